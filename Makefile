@@ -1,0 +1,68 @@
+# spraysim build. Plain make, no configure step.
+#   make            build bin/spraysim (optimised)
+#   make run        build and run the default experiment (one.cm on its fat tree)
+#   make test       install the test framework if missing, build and run every test
+#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      the benchmark suite (minutes; not part of the tests)
+#   make clean
+
+CC      ?= gcc
+CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
+OPT     ?= -O2 -g -march=x86-64-v2
+CFLAGS  ?=
+ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CFLAGS)
+LDLIBS  := -lm
+
+SRC_LIB := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c))
+SRC_ALL := $(SRC_LIB) src/cli/main.c
+HDRS    := $(wildcard src/*.h src/*/*.h)
+
+BUILD   ?= build
+OBJ_LIB := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC_LIB))
+TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+
+SHARED  ?= ../shared
+
+.PHONY: all run test asan bench clean deps check-tests
+
+BIN     ?= bin/spraysim
+
+all: $(BIN)
+
+$(BIN): $(OBJ_LIB) $(BUILD)/cli/main.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -c -o $@ $<
+
+# The unit-test framework is Debian's cmocka; install it when it is missing
+# (the quick start runs as root on a fresh Debian machine).
+deps:
+	@if [ ! -f /usr/include/cmocka.h ]; then \
+	  echo "installing libcmocka-dev (unit-test framework)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev >/dev/null) || \
+	  { echo "could not install libcmocka-dev; install it and re-run"; exit 1; }; \
+	fi
+
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(OBJ_LIB) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
+
+run: $(BIN)
+	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
+
+test: deps $(BIN) $(TESTS)
+	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) sh tests/run_all.sh $(TESTS)
+
+asan:
+	$(MAKE) test BUILD=build-asan BIN=build-asan/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	  LDLIBS="-lm -fsanitize=address,undefined"
+
+bench: $(BIN)
+	@SHARED=$(SHARED) sh bench/run.sh
+
+clean:
+	rm -rf build build-asan bin

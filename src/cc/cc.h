@@ -1,0 +1,76 @@
+/* cc.h: the interface between a transport and a sender congestion-control
+ * algorithm, in the spirit of Linux's struct tcp_congestion_ops.
+ *
+ * A CC module sees only what a NIC sees: ACK and NACK events with the bytes
+ * they newly acknowledge, an RTT sample when the sample is trustworthy, the
+ * ECN echo, and timeouts. It answers with a congestion window. Each module
+ * keeps its per-flow state in one struct whose first member is
+ * `struct cc_window`, so the transport reads the window without a call.
+ */
+#ifndef SPRAYSIM_CC_H
+#define SPRAYSIM_CC_H
+
+#include "../core/core.h"
+
+struct cc_window {
+    uint64_t cwnd_bytes;
+};
+
+/* Per-flow configuration handed to init(). Sizes in bytes, times in ps. */
+struct cc_params {
+    uint32_t mtu_bytes;          /* full data packet on the wire */
+    uint32_t mss_bytes;          /* payload per packet */
+    simtime_ps base_rtt_ps;      /* the flow's starting base RTT estimate */
+    simtime_ps network_rtt_ps;   /* the network's largest unloaded RTT */
+    uint32_t linkspeed_mbps;     /* the host's NIC speed */
+    uint64_t init_cwnd_bytes;    /* 0 = the algorithm's default */
+    simtime_ps target_qdelay_ps; /* 0 = the algorithm's default */
+    int qa_gate;                 /* < 0 = the algorithm's default */
+    bool trimming;               /* switches trim (NACK feedback is available) */
+    double q3_pressure;          /* NSCC: per-base-RTT decrease in the ECN/low-delay quadrant */
+};
+
+struct cc_ack {
+    simtime_ps now;
+    uint64_t newly_acked_bytes;  /* growth of the receiver's byte count */
+    bool rtt_valid;              /* raw_rtt_ps is a trustworthy sample */
+    simtime_ps raw_rtt_ps;
+    bool ecn;                    /* the acknowledged packet was CE-marked */
+    uint64_t in_flight_bytes;    /* after this ACK was applied */
+};
+
+struct cc_nack {
+    simtime_ps now;
+    uint32_t pkt_bytes;          /* full size of the packet that was trimmed */
+    simtime_ps raw_rtt_ps;       /* send-to-NACK time of that packet */
+    bool last_hop;               /* trimmed at the receiver's ToR downlink */
+    uint64_t in_flight_bytes;
+};
+
+struct cc_ops {
+    const char *name;
+    const char *description;
+    size_t state_size;
+    void (*init)(void *state, const struct cc_params *p);
+    void (*on_ack)(void *state, const struct cc_ack *a);
+    void (*on_nack)(void *state, const struct cc_nack *n);
+    void (*on_timeout)(void *state, simtime_ps now, uint32_t pkt_bytes);
+    /* Named per-flow counters (bytes added or removed by each mechanism). */
+    unsigned n_counters;
+    const char *const *counter_names;
+    void (*counters)(const void *state, double *out);
+};
+
+static inline uint64_t cc_cwnd(const void *state)
+{
+    return ((const struct cc_window *)state)->cwnd_bytes;
+}
+
+/* Looks an algorithm up by name; NULL when unknown. */
+const struct cc_ops *cc_find(const char *name);
+/* Comma-separated list of names, for --help and error messages. */
+const char *cc_names(void);
+
+extern const struct cc_ops cc_nscc_ops;
+
+#endif

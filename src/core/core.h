@@ -1,0 +1,114 @@
+/* core.h: the simulator's foundation shared by every module.
+ *
+ * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
+ * 213 days, far beyond any experiment). The event queue is an implicit 4-ary
+ * min-heap keyed by (time, insertion sequence), so simultaneous events run in
+ * the order they were scheduled and every run is reproducible. Random numbers
+ * come from independent xoshiro256** streams, each derived from the single
+ * user seed and a stream identifier, so adding a consumer of randomness in one
+ * module never perturbs another module's stream. Errors in user input are
+ * reported through one function that prints one line and exits with status 2.
+ */
+#ifndef SPRAYSIM_CORE_H
+#define SPRAYSIM_CORE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+typedef uint64_t simtime_ps;
+
+#define PS_PER_NS 1000ULL
+#define PS_PER_US 1000000ULL
+#define PS_PER_MS 1000000000ULL
+#define PS_PER_S 1000000000000ULL
+#define SIMTIME_NEVER UINT64_MAX
+
+/* ---- events ------------------------------------------------------------ */
+
+/* What an event means is decided by the dispatcher (src/sim.c); the queue
+ * only orders (time, seq) pairs and carries a kind and an object index. */
+struct event {
+    simtime_ps time_ps;
+    uint64_t seq;
+    uint32_t kind;
+    uint32_t id;
+};
+
+struct event_queue {
+    struct event *heap;
+    size_t count;
+    size_t capacity;
+    uint64_t next_seq;
+    uint64_t pushed_total; /* events ever scheduled, for events/second */
+};
+
+void eq_init(struct event_queue *q, size_t initial_capacity);
+void eq_free(struct event_queue *q);
+void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id);
+/* Removes the earliest event into *out; returns false when empty. */
+bool eq_pop(struct event_queue *q, struct event *out);
+static inline simtime_ps eq_peek_time(const struct event_queue *q)
+{
+    return q->count ? q->heap[0].time_ps : SIMTIME_NEVER;
+}
+
+/* ---- random numbers ---------------------------------------------------- */
+
+struct rng {
+    uint64_t s[4];
+};
+
+/* Streams are named so that a module's draws depend only on (seed, stream). */
+enum rng_stream {
+    RNG_STREAM_ECN = 1,    /* RED marking decisions at switch ports */
+    RNG_STREAM_LB = 2,     /* per-flow load-balancer randomness (xor masks) */
+    RNG_STREAM_HASH = 3,   /* per-switch ECMP hash salts */
+    RNG_STREAM_WORKLOAD = 4,
+    RNG_STREAM_TEST = 99,
+};
+
+void rng_seed(struct rng *r, uint64_t seed, uint64_t stream, uint64_t substream);
+uint64_t rng_next(struct rng *r);
+/* Uniform integer in [0, n) without modulo bias. n must be > 0. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+/* Uniform double in [0, 1). */
+double rng_uniform(struct rng *r);
+
+/* A stateless 64-bit mixer (splitmix64 finaliser), used for ECMP hashing. */
+static inline uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    x ^= x >> 31;
+    return x;
+}
+
+/* ---- errors and memory --------------------------------------------------- */
+
+/* Bad user input: prints "spraysim: <message>" on one line, exits 2. */
+_Noreturn void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Internal failure (out of memory, I/O): prints and exits 1. */
+_Noreturn void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *ptr, size_t size);
+
+/* Writes a whole buffer to path atomically: a temporary file in the same
+ * directory, fsync'd, then renamed over path. Returns false on failure. */
+bool write_file_atomic(const char *path, const char *data, size_t len);
+
+/* A growable text buffer for building outputs before the atomic write. */
+struct strbuf {
+    char *data;
+    size_t len;
+    size_t cap;
+};
+void sb_init(struct strbuf *b);
+void sb_free(struct strbuf *b);
+void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

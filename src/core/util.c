@@ -1,0 +1,183 @@
+/* util.c: random-number streams, error exits, checked allocation, text
+ * buffers and atomic file writes: the small services every module uses.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- xoshiro256** seeded through splitmix64 ----------------------------- */
+
+static uint64_t splitmix_next(uint64_t *state)
+{
+    *state += 0x9e3779b97f4a7c15ULL;
+    return mix64(*state);
+}
+
+void rng_seed(struct rng *r, uint64_t seed, uint64_t stream, uint64_t substream)
+{
+    uint64_t st = seed ^ mix64(stream * 0x9e3779b97f4a7c15ULL + 1) ^ mix64(substream + 0x632be59bd9b4e019ULL);
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix_next(&st);
+    if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
+        r->s[0] = 1;
+}
+
+static inline uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+uint64_t rng_next(struct rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return result;
+}
+
+uint64_t rng_below(struct rng *r, uint64_t n)
+{
+    uint64_t threshold = (0 - n) % n; /* 2^64 mod n */
+    for (;;) {
+        uint64_t x = rng_next(r);
+        if (x >= threshold)
+            return x % n;
+    }
+}
+
+double rng_uniform(struct rng *r)
+{
+    return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* ---- errors and memory --------------------------------------------------- */
+
+void die_input(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("spraysim: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(2);
+}
+
+void die_internal(const char *fmt, ...)
+{
+    va_list ap;
+    fflush(stdout);
+    fputs("spraysim: internal error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+void *xmalloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p)
+        die_internal("out of memory allocating %zu bytes", size);
+    return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        die_internal("out of memory allocating %zu x %zu bytes", count, size);
+    return p;
+}
+
+void *xrealloc(void *ptr, size_t size)
+{
+    void *p = realloc(ptr, size ? size : 1);
+    if (!p)
+        die_internal("out of memory reallocating %zu bytes", size);
+    return p;
+}
+
+/* ---- text buffers ----------------------------------------------------------- */
+
+void sb_init(struct strbuf *b)
+{
+    b->cap = 4096;
+    b->len = 0;
+    b->data = xmalloc(b->cap);
+    b->data[0] = '\0';
+}
+
+void sb_free(struct strbuf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+        va_end(ap);
+        if (n < 0)
+            die_internal("formatting output failed");
+        if ((size_t)n < b->cap - b->len) {
+            b->len += (size_t)n;
+            return;
+        }
+        b->cap = (b->cap + (size_t)n + 1) * 2;
+        b->data = xrealloc(b->data, b->cap);
+    }
+}
+
+/* ---- atomic writes ------------------------------------------------------------ */
+
+bool write_file_atomic(const char *path, const char *data, size_t len)
+{
+    size_t plen = strlen(path);
+    char *tmp = xmalloc(plen + 32);
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) {
+        free(tmp);
+        return false;
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return false;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
+        unlink(tmp);
+        free(tmp);
+        return false;
+    }
+    free(tmp);
+    return true;
+}

@@ -1,0 +1,27 @@
+/* registry.c: the table of sender load balancers selectable with --lb or
+ * the reference flag -load_balancing_algo.
+ */
+#include "lb.h"
+
+#include <string.h>
+
+static const struct lb_ops *const all_lb[] = {
+    &lb_single_ops,
+    &lb_oblivious_ops,
+    &lb_reps_ops,
+};
+
+const struct lb_ops *lb_find(const char *name)
+{
+    if (!strcmp(name, "ecmp"))
+        return &lb_single_ops;
+    for (size_t i = 0; i < sizeof all_lb / sizeof all_lb[0]; i++)
+        if (!strcmp(all_lb[i]->name, name))
+            return all_lb[i];
+    return NULL;
+}
+
+const char *lb_names(void)
+{
+    return "single (alias ecmp), oblivious, reps";
+}

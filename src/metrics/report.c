@@ -1,0 +1,301 @@
+/* report.c: turns a finished run into numbers: FCT statistics, the stdout
+ * summary, and the output files. FCT is the reference simulator's: from the
+ * flow's start until its sender holds the acknowledgement of the last byte.
+ * Every file is built in memory and written atomically (temp + rename).
+ */
+#include "report.h"
+
+#include "../cc/cc.h"
+#include "../lb/lb.h"
+#include "../transport/flow.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+static simtime_ps path_latency_ps(const struct topo *t, uint32_t hops)
+{
+    const struct tier_spec *ts = t->spec.tier;
+    if (hops <= 2)
+        return 2 * ts[0].downlink_latency_ps + ts[0].switch_latency_ps;
+    if (hops <= 4)
+        return 2 * (ts[0].downlink_latency_ps + ts[1].downlink_latency_ps) + 2 * ts[0].switch_latency_ps +
+               ts[1].switch_latency_ps;
+    return t->diameter_latency_ps;
+}
+
+simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f)
+{
+    uint32_t hdr = s->cfg.hdr_bytes, mss = s->cfg.mtu_bytes - hdr;
+    uint32_t rate = s->topo.spec.tier[0].downlink_mbps;
+    uint64_t wire = f->size_bytes + (uint64_t)f->n_pkts * hdr;
+    uint32_t last = f->last_payload_bytes + hdr;
+    (void)mss;
+    uint32_t hops = topo_hops(&s->topo, f->src, f->dst);
+    simtime_ps lat = path_latency_ps(&s->topo, hops);
+    return (simtime_ps)((double)wire * 8e6 / rate) + (hops - 1) * serialize_ps(last, rate) + lat +
+           hops * serialize_ps(hdr, rate) + lat;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of a sorted array. */
+static double percentile(const double *v, uint32_t n, double p)
+{
+    if (!n)
+        return 0;
+    double rank = ceil(p / 100.0 * n);
+    uint32_t i = rank < 1 ? 0 : (uint32_t)rank - 1;
+    return v[i < n ? i : n - 1];
+}
+
+void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->wall_s = wall_s;
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        r->peak_rss_kb = (uint64_t)ru.ru_maxrss;
+    double *fct = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(double));
+    uint32_t n = 0;
+    double sum = 0;
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        if (f->state != FLOW_DONE)
+            continue;
+        fct[n] = (double)(f->finish_ps - f->start_ps) / PS_PER_US;
+        sum += fct[n++];
+    }
+    qsort(fct, n, sizeof(double), cmp_double);
+    r->finished = n;
+    r->fct_median_us = percentile(fct, n, 50);
+    r->fct_p99_us = percentile(fct, n, 99);
+    r->fct_max_us = n ? fct[n - 1] : 0;
+    r->fct_mean_us = n ? sum / n : 0;
+    free(fct);
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        r->drops += p->st.drops;
+        r->trims += p->st.trims;
+        r->ecn_marks += p->st.ecn_marks;
+        /* packets held by the port: both queues and the one on the wire */
+        for (uint32_t q = p->ctl_head; q != PKT_NONE; q = s->pool.pkts[q].next) {
+            r->pkts_in_network++;
+            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
+        }
+        for (uint32_t q = p->data_head; q != PKT_NONE; q = s->pool.pkts[q].next) {
+            r->pkts_in_network++;
+            r->data_in_network++;
+        }
+        if (p->in_service != PKT_NONE) {
+            r->pkts_in_network++;
+            r->data_in_network += s->pool.pkts[p->in_service].type == PKT_DATA;
+        }
+    }
+    /* packets on links: pending arrival events */
+    for (size_t i = 0; i < s->eq.count; i++) {
+        if (s->eq.heap[i].kind != EV_PKT_ARRIVE)
+            continue;
+        r->pkts_in_network++;
+        r->data_in_network += s->pool.pkts[s->eq.heap[i].id].type == PKT_DATA;
+    }
+    r->data_drops = s->tot.data_drops;
+}
+
+void report_stdout(const struct sim *s, const struct run_stats *r)
+{
+    const struct config *c = &s->cfg;
+    printf("spraysim: %u hosts, %u switches, %u-tier tree; cc %s, lb %s, %u paths, trimming %s, seed %llu\n",
+           s->n_hosts, s->n_switches, s->topo.spec.tiers, s->cc->name, s->lb->name, c->paths,
+           c->trimming ? "on" : "off", (unsigned long long)c->seed);
+    printf("network: base RTT %.3f us, BDP %llu B, queue %u B, ECN %u-%u B, min RTO %.1f us\n",
+           (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, s->queue_bytes,
+           s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    printf("flows: %u of %u finished", r->finished, s->n_flows);
+    if (r->finished < s->n_flows) {
+        printf(" (%u unfinished at %.1f us:", s->n_flows - r->finished, (double)s->now / PS_PER_US);
+        unsigned shown = 0;
+        for (uint32_t i = 0; i < s->n_flows && shown < 10; i++)
+            if (s->flows[i].state != FLOW_DONE) {
+                printf(" %u", s->flows[i].id);
+                shown++;
+            }
+        printf("%s)", s->n_flows - r->finished > 10 ? " ..." : "");
+    }
+    printf("\n");
+    printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us\n", r->fct_median_us, r->fct_p99_us,
+           r->fct_max_us, r->fct_mean_us);
+    printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu drops, %llu ECN marks, %llu timeouts\n",
+           (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
+           (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
+           (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
+    printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
+           (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
+           r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
+}
+
+static void fmt_time_us(struct strbuf *b, simtime_ps t)
+{
+    /* exact decimal microseconds: picoseconds have six decimals */
+    sb_printf(b, "%llu.%06llu", (unsigned long long)(t / PS_PER_US), (unsigned long long)(t % PS_PER_US));
+}
+
+void report_flows_csv(const struct sim *s, struct strbuf *b)
+{
+    sb_printf(b, "flow_id,src,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us,"
+                 "packets,retransmits,nacks,acks,ecn_acks,timeouts");
+    for (unsigned k = 0; k < s->cc->n_counters; k++)
+        sb_printf(b, ",%s", s->cc->counter_names[k]);
+    sb_printf(b, "\n");
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        sb_printf(b, "%u,%u,%u,%llu,", f->id, f->src, f->dst, (unsigned long long)f->size_bytes);
+        if (f->state != FLOW_WAITING)
+            fmt_time_us(b, f->start_ps);
+        sb_printf(b, ",");
+        simtime_ps ideal = ideal_fct_ps(s, f);
+        if (f->state == FLOW_DONE) {
+            fmt_time_us(b, f->finish_ps);
+            sb_printf(b, ",");
+            fmt_time_us(b, f->finish_ps - f->start_ps);
+            sb_printf(b, ",");
+            fmt_time_us(b, ideal);
+            sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->start_ps) / (double)ideal);
+        } else {
+            sb_printf(b, ",,");
+            fmt_time_us(b, ideal);
+            sb_printf(b, ",,");
+        }
+        if (f->rcv_complete)
+            fmt_time_us(b, f->rcv_done_ps);
+        sb_printf(b, ",%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)f->c.pkts_sent,
+                  (unsigned long long)f->c.retransmits, (unsigned long long)f->c.nacks, (unsigned long long)f->c.acks,
+                  (unsigned long long)f->c.ecn_acks, (unsigned long long)f->c.timeouts);
+        double ctr[32] = {0};
+        unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
+        if (f->cc_counters)
+            memcpy(ctr, f->cc_counters, nc * sizeof(double));
+        else if (f->cc_state)
+            s->cc->counters(f->cc_state, ctr);
+        for (unsigned k = 0; k < nc; k++)
+            sb_printf(b, ",%.0f", ctr[k]);
+        sb_printf(b, "\n");
+    }
+}
+
+static const char *tier_name(const struct sim *s, uint32_t node)
+{
+    if (node < s->n_hosts)
+        return "host";
+    static const char *names[] = {"tor", "agg", "core"};
+    uint32_t tier = s->switches[node - s->n_hosts].tier;
+    if (tier == 1 && s->topo.spec.tiers == 2)
+        return "spine";
+    return names[tier];
+}
+
+static void queues_csv(const struct sim *s, struct strbuf *b)
+{
+    sb_printf(b, "port,node,node_kind,peer,peer_kind,direction,rate_gbps,limit_bytes,tx_packets,tx_bytes,"
+                 "peak_bytes,mean_bytes,ecn_marks,trims,drops\n");
+    double dur = s->now ? (double)s->now : 1.0;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        double mean = (double)p->st.occupancy_byte_ps / dur;
+        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu\n", i, p->owner_node,
+                  tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
+                  p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
+                  (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes,
+                  (unsigned long long)p->st.peak_bytes, mean, (unsigned long long)p->st.ecn_marks,
+                  (unsigned long long)p->st.trims, (unsigned long long)p->st.drops);
+    }
+}
+
+static void json_str(struct strbuf *b, const char *v)
+{
+    sb_printf(b, "\"");
+    for (; v && *v; v++) {
+        if (*v == '"' || *v == '\\')
+            sb_printf(b, "\\%c", *v);
+        else if ((unsigned char)*v < 0x20)
+            sb_printf(b, "\\u%04x", *v);
+        else
+            sb_printf(b, "%c", *v);
+    }
+    sb_printf(b, "\"");
+}
+
+static void summary_json(const struct sim *s, const struct run_stats *r, struct strbuf *b)
+{
+    const struct config *c = &s->cfg;
+    sb_printf(b, "{\n  \"tool\": \"spraysim\",\n  \"inputs\": {\"tm\": ");
+    json_str(b, c->tm_path);
+    sb_printf(b, ", \"topo\": ");
+    if (c->topo_path)
+        json_str(b, c->topo_path);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, "},\n  \"config\": {\"seed\": %llu, \"cc\": ", (unsigned long long)c->seed);
+    json_str(b, s->cc->name);
+    sb_printf(b, ", \"lb\": ");
+    json_str(b, s->lb->name);
+    sb_printf(b, ", \"paths\": %u, \"trimming\": %s, \"mtu_bytes\": %u, \"linkspeed_gbps\": %g, \"end_us\": %.3f, "
+                 "\"target_qdelay_us\": %.3f, \"qa_gate\": %d},\n",
+              c->paths, c->trimming ? "true" : "false", c->mtu_bytes, c->linkspeed_mbps / 1000.0,
+              (double)c->end_ps / PS_PER_US, (double)c->target_qdelay_ps / PS_PER_US, c->qa_gate);
+    sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
+                 "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": %u, \"ecn_kmin_bytes\": %u, "
+                 "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f},\n",
+              s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
+              (unsigned long long)s->bdp_bytes, s->queue_bytes, s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default,
+              (double)s->min_rto_ps / PS_PER_US);
+    sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u, \"fct_median_us\": %.6f, "
+                 "\"fct_p99_us\": %.6f, \"fct_max_us\": %.6f, \"fct_mean_us\": %.6f},\n",
+              s->n_flows, r->finished, s->n_flows - r->finished, r->fct_median_us, r->fct_p99_us, r->fct_max_us,
+              r->fct_mean_us);
+    sb_printf(b, "  \"packets\": {\"data_sent\": %llu, \"retransmits\": %llu, \"acks\": %llu, \"nacks\": %llu, "
+                 "\"trims\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
+                 "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu},\n",
+              (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
+              (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
+              (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos,
+              (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
+              (unsigned long long)r->data_in_network);
+    sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
+              (unsigned long long)s->events_processed);
+}
+
+static void write_or_die(const char *dir, const char *name, const struct strbuf *b)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    char *path = xmalloc(n);
+    snprintf(path, n, "%s/%s", dir, name);
+    if (!write_file_atomic(path, b->data, b->len))
+        die_internal("cannot write %s: %s", path, strerror(errno));
+    free(path);
+}
+
+void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir)
+{
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        die_input("--out %s: cannot create directory: %s", dir, strerror(errno));
+    struct strbuf b;
+    sb_init(&b);
+    report_flows_csv(s, &b);
+    write_or_die(dir, "flows.csv", &b);
+    b.len = 0;
+    queues_csv(s, &b);
+    write_or_die(dir, "queues.csv", &b);
+    b.len = 0;
+    summary_json(s, r, &b);
+    write_or_die(dir, "summary.json", &b);
+    sb_free(&b);
+}

@@ -1,0 +1,30 @@
+/* report.h: what a finished run reports: the human summary on stdout and
+ * the machine-readable files (flows.csv, queues.csv, summary.json). */
+#ifndef SPRAYSIM_REPORT_H
+#define SPRAYSIM_REPORT_H
+
+#include "../sim.h"
+
+struct run_stats {
+    double wall_s;
+    uint64_t peak_rss_kb;
+    uint32_t finished;
+    double fct_median_us, fct_p99_us, fct_max_us, fct_mean_us;
+    uint64_t drops, trims, ecn_marks;
+    /* packet conservation, counted independently of the send counters */
+    uint64_t data_in_network;   /* data packets in queues, in service or on links */
+    uint64_t pkts_in_network;   /* all packets (data and control) likewise */
+    uint64_t data_drops;
+};
+
+/* Idealised completion time of flow f on an idle network (ps). */
+simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f);
+void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
+void report_stdout(const struct sim *s, const struct run_stats *r);
+/* Writes DIR/flows.csv, DIR/queues.csv and DIR/summary.json atomically;
+ * exits 1 with a message when the directory cannot be written. */
+void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir);
+/* Builds the flows.csv text (for tests of byte-identical output). */
+void report_flows_csv(const struct sim *s, struct strbuf *b);
+
+#endif

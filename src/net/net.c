@@ -1,0 +1,168 @@
+/* net.c: output ports (queue + link) and the forwarding step at a switch.
+ *
+ * A port serialises one packet at a time: when it finishes, the packet is
+ * handed to the far end of the link with one arrival event after the link's
+ * latency, and the next packet starts. Control packets go first. Data that
+ * would overflow the data class is trimmed to a header (or dropped), as the
+ * reference simulator's composite queue does. ECN is decided when a data
+ * packet leaves, on the data bytes it leaves behind: above kmax always,
+ * between kmin and kmax with a linearly rising probability (RED). Host NICs
+ * hold only control packets; they pull data from the transport when free,
+ * so a sender decides what to send at the moment the wire is available.
+ */
+#include "net.h"
+
+#include "../sim.h"
+#include "../topo/fabric.h"
+#include "../transport/transport.h"
+
+static inline void account_occupancy(struct port *p, simtime_ps now)
+{
+    p->st.occupancy_byte_ps += (__uint128_t)p->data_bytes * (now - p->st.last_change_ps);
+    p->st.last_change_ps = now;
+}
+
+static void start_next(struct sim *s, uint32_t port_idx);
+
+static inline void list_append(struct packet_pool *pool, uint32_t *head, uint32_t *tail, uint32_t idx)
+{
+    pool->pkts[idx].next = PKT_NONE;
+    if (*tail == PKT_NONE)
+        *head = idx;
+    else
+        pool->pkts[*tail].next = idx;
+    *tail = idx;
+}
+
+static inline uint32_t list_pop(struct packet_pool *pool, uint32_t *head, uint32_t *tail)
+{
+    uint32_t idx = *head;
+    *head = pool->pkts[idx].next;
+    if (*head == PKT_NONE)
+        *tail = PKT_NONE;
+    return idx;
+}
+
+static void drop_packet(struct sim *s, struct port *p, uint32_t pkt_idx)
+{
+    p->st.drops++;
+    transport_on_drop(s, pkt_idx);
+    pkt_release(&s->pool, pkt_idx);
+}
+
+void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+{
+    struct port *p = &s->ports[port_idx];
+    struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    bool is_data = pkt->type == PKT_DATA && !(pkt->flags & PKTF_TRIMMED);
+    if (is_data && !(p->flags & PORTF_HOST_NIC)) {
+        if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
+            account_occupancy(p, s->now);
+            p->data_bytes += pkt->size_bytes;
+            if (p->data_bytes > p->st.peak_bytes)
+                p->st.peak_bytes = p->data_bytes;
+            list_append(&s->pool, &p->data_head, &p->data_tail, pkt_idx);
+            if (p->in_service == PKT_NONE)
+                start_next(s, port_idx);
+            return;
+        }
+        if (!(p->flags & PORTF_TRIM)) {
+            drop_packet(s, p, pkt_idx);
+            return;
+        }
+        /* Trim: keep the header so the receiver can NACK at once. */
+        pkt->size_bytes = s->cfg.hdr_bytes;
+        pkt->flags |= PKTF_TRIMMED;
+        if (p->flags & PORTF_LASTHOP)
+            pkt->flags |= PKTF_TRIM_LASTHOP;
+        p->st.trims++;
+    }
+    if (p->ctl_bytes + pkt->size_bytes > p->ctl_limit_bytes) {
+        drop_packet(s, p, pkt_idx);
+        return;
+    }
+    p->ctl_bytes += pkt->size_bytes;
+    list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
+    if (p->in_service == PKT_NONE)
+        start_next(s, port_idx);
+}
+
+/* Picks the next packet (control first, then data, then for a NIC the
+ * transport's next data packet) and schedules the end of its serialisation. */
+static void start_next(struct sim *s, uint32_t port_idx)
+{
+    struct port *p = &s->ports[port_idx];
+    uint32_t idx;
+    if (p->ctl_head != PKT_NONE) {
+        idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
+    } else if (p->data_head != PKT_NONE) {
+        idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
+    } else if (p->flags & PORTF_HOST_NIC) {
+        idx = transport_nic_pull(s, p->owner_node);
+        if (idx == PKT_NONE)
+            return;
+    } else {
+        return;
+    }
+    p->in_service = idx;
+    sim_at(s, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE, port_idx);
+}
+
+void port_tx_done(struct sim *s, uint32_t port_idx)
+{
+    struct port *p = &s->ports[port_idx];
+    uint32_t idx = p->in_service;
+    struct packet *pkt = pkt_at(&s->pool, idx);
+    p->in_service = PKT_NONE;
+    bool is_data = pkt->type == PKT_DATA && !(pkt->flags & PKTF_TRIMMED);
+    if (p->flags & PORTF_HOST_NIC) {
+        if (!is_data)
+            p->ctl_bytes -= pkt->size_bytes;
+    } else if (is_data) {
+        account_occupancy(p, s->now);
+        p->data_bytes -= pkt->size_bytes;
+        if (p->flags & PORTF_ECN) {
+            uint32_t q = p->data_bytes;
+            bool mark = false;
+            if (q > p->ecn_kmax_bytes)
+                mark = true;
+            else if (q > p->ecn_kmin_bytes)
+                mark = rng_below(&s->ecn_rng, p->ecn_kmax_bytes - p->ecn_kmin_bytes) < q - p->ecn_kmin_bytes;
+            if (mark) {
+                pkt->flags |= PKTF_ECN_CE;
+                p->st.ecn_marks++;
+            }
+        }
+    } else {
+        p->ctl_bytes -= pkt->size_bytes;
+    }
+    p->st.tx_packets++;
+    p->st.tx_bytes += pkt->size_bytes;
+    pkt->node = p->peer_node;
+    sim_at(s, s->now + p->latency_ps, EV_PKT_ARRIVE, idx);
+    start_next(s, port_idx);
+}
+
+void nic_kick(struct sim *s, uint32_t host)
+{
+    uint32_t port_idx = s->hosts[host].nic_port;
+    if (s->ports[port_idx].in_service == PKT_NONE)
+        start_next(s, port_idx);
+}
+
+void node_receive(struct sim *s, uint32_t pkt_idx)
+{
+    struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    uint32_t node = pkt->node;
+    if (node < s->n_hosts) {
+        transport_receive(s, pkt_idx);
+        return;
+    }
+    port_enqueue(s, fabric_route(s, node - s->n_hosts, pkt), pkt_idx);
+}
+
+void net_close_stats(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        account_occupancy(&s->ports[i], s->now);
+}

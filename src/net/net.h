@@ -1,0 +1,95 @@
+/* net.h: the fabric: ports (an output queue plus the link behind it),
+ * switches and host NICs, stored as flat arrays indexed by integers.
+ *
+ * A port owns one direction of one link. Its queue has two priority classes:
+ * control packets (ACK, NACK, trimmed headers) always leave before data.
+ * The data class has a byte limit; a data packet that would overflow it is
+ * trimmed to its header and queued as control (or dropped when trimming is
+ * off or the control class is full). ECN is decided at dequeue with RED
+ * between kmin and kmax. Only the packet at the head of a port is ever
+ * scheduled: a port has at most one pending "transmission done" event.
+ *
+ * Nodes are numbered hosts first (0 .. n_hosts-1), then switches.
+ */
+#ifndef SPRAYSIM_NET_H
+#define SPRAYSIM_NET_H
+
+#include "packet.h"
+
+enum port_flag {
+    PORTF_TRIM = 1 << 0,      /* trim instead of drop on overflow */
+    PORTF_ECN = 1 << 1,       /* RED/ECN marking at dequeue */
+    PORTF_LASTHOP = 1 << 2,   /* faces a host: a trim here is a last-hop trim */
+    PORTF_HOST_NIC = 1 << 3,  /* a host's NIC: data is pulled from the transport */
+};
+
+struct port_stats {
+    uint64_t tx_packets;
+    uint64_t tx_bytes;
+    uint64_t ecn_marks;
+    uint64_t trims;
+    uint64_t drops;
+    uint64_t peak_bytes;
+    /* integral of queued data bytes over time (byte * ps), for the mean */
+    __uint128_t occupancy_byte_ps;
+    simtime_ps last_change_ps;
+};
+
+struct port {
+    /* queue */
+    uint32_t ctl_head, ctl_tail;
+    uint32_t data_head, data_tail;
+    uint32_t data_bytes;      /* queued data bytes, including the one in service */
+    uint32_t ctl_bytes;
+    uint32_t data_limit_bytes;
+    uint32_t ctl_limit_bytes;
+    uint32_t ecn_kmin_bytes;
+    uint32_t ecn_kmax_bytes;
+    uint32_t in_service;      /* packet being serialised, or PKT_NONE */
+    uint32_t flags;           /* enum port_flag */
+    /* link */
+    uint32_t owner_node;
+    uint32_t peer_node;
+    uint32_t rate_mbps;
+    uint32_t up;              /* 1 if this port points up the tree */
+    simtime_ps latency_ps;    /* propagation plus the receiving switch's latency */
+    struct port_stats st;
+};
+
+struct host {
+    uint32_t nic_port;
+    /* ring of sender flows that may have something to send (transport owns it) */
+    uint32_t ready_head;
+    uint32_t ready_count;
+};
+
+struct switch_node {
+    uint32_t first_port;
+    uint16_t n_down;          /* ports [first_port, first_port+n_down) face down */
+    uint16_t n_up;            /* then n_up ports that face up */
+    uint8_t tier;             /* 0 = top of rack */
+    uint32_t index_in_tier;
+    uint64_t hash_salt;       /* per-switch ECMP salt so tiers hash independently */
+};
+
+struct sim;
+
+/* Stamps and enqueues a packet on a port; starts transmission if idle.
+ * Applies trimming / drop-tail to data packets. */
+void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
+/* Handles the end of a packet's serialisation on a port. */
+void port_tx_done(struct sim *s, uint32_t port_idx);
+/* Starts the NIC if it is idle (called by the transport when data appears). */
+void nic_kick(struct sim *s, uint32_t host);
+/* A packet reaches a node (switch: forward; host: hand to the transport). */
+void node_receive(struct sim *s, uint32_t pkt_idx);
+/* Brings every port's occupancy integral up to `now` (before reading stats). */
+void net_close_stats(struct sim *s);
+
+/* Serialisation time of `bytes` on a link of `rate_mbps`. */
+static inline simtime_ps serialize_ps(uint32_t bytes, uint32_t rate_mbps)
+{
+    return ((uint64_t)bytes * 8000000ULL + rate_mbps - 1) / rate_mbps;
+}
+
+#endif

@@ -1,0 +1,44 @@
+/* packet.c: the packet pool. Grows geometrically while a run warms up and
+ * then recycles through its free list, so the steady state never mallocs.
+ */
+#include "packet.h"
+
+#include <stdlib.h>
+
+static void link_free_range(struct packet_pool *p, uint32_t from, uint32_t to)
+{
+    for (uint32_t i = from; i < to; i++)
+        p->pkts[i].next = (i + 1 < to) ? i + 1 : p->free_head;
+    p->free_head = from;
+}
+
+void pool_init(struct packet_pool *p, uint32_t initial_capacity)
+{
+    if (initial_capacity < 64)
+        initial_capacity = 64;
+    p->pkts = xcalloc(initial_capacity, sizeof(*p->pkts));
+    p->capacity = initial_capacity;
+    p->free_head = PKT_NONE;
+    p->in_use = 0;
+    p->peak_in_use = 0;
+    link_free_range(p, 0, initial_capacity);
+}
+
+void pool_free(struct packet_pool *p)
+{
+    free(p->pkts);
+    p->pkts = NULL;
+    p->capacity = 0;
+}
+
+uint32_t pool_grow_and_alloc(struct packet_pool *p)
+{
+    uint32_t old = p->capacity;
+    if (old >= UINT32_MAX / 2)
+        die_internal("packet pool exhausted (%u packets)", old);
+    uint32_t cap = old * 2;
+    p->pkts = xrealloc(p->pkts, (size_t)cap * sizeof(*p->pkts));
+    p->capacity = cap;
+    link_free_range(p, old, cap);
+    return pkt_alloc(p);
+}

@@ -1,0 +1,87 @@
+/* packet.h: the one packet structure every layer passes along, and the pool
+ * it lives in.
+ *
+ * Packets are referred to by 32-bit indices into one pool array, never by
+ * pointers held across events, so queues are intrusive singly linked lists
+ * through `next` and the pool can grow (realloc) without invalidating them.
+ * The pool keeps a free list; once a run reaches steady state no packet is
+ * allocated with malloc. Fields are integers sized as a NIC would hold them.
+ */
+#ifndef SPRAYSIM_PACKET_H
+#define SPRAYSIM_PACKET_H
+
+#include "../core/core.h"
+
+#define PKT_NONE UINT32_MAX
+
+enum pkt_type {
+    PKT_DATA = 0,
+    PKT_ACK = 1,
+    PKT_NACK = 2,
+};
+
+enum pkt_flag {
+    PKTF_ECN_CE = 1 << 0,       /* data: a switch marked Congestion Experienced */
+    PKTF_TRIMMED = 1 << 1,      /* data: payload cut by a switch, header only */
+    PKTF_TRIM_LASTHOP = 1 << 2, /* trimmed at the port that faces the receiver */
+    PKTF_AR = 1 << 3,           /* data: ACK Request, receiver must ACK at once */
+    PKTF_RTX = 1 << 4,          /* data: this is a retransmission */
+    PKTF_ECN_ECHO = 1 << 5,     /* ack: the acknowledged packet carried CE */
+    PKTF_RTX_ECHO = 1 << 6,     /* ack/nack: the acknowledged packet was a retransmission */
+};
+
+struct packet {
+    uint32_t next;        /* intrusive queue / free-list link */
+    uint32_t flow;        /* connection index */
+    uint32_t seq;         /* data/nack: packet sequence number; ack: cumulative ack */
+    uint32_t size_bytes;  /* bytes on the wire now (shrinks when trimmed) */
+    uint32_t src_host;    /* host that emitted this packet */
+    uint32_t dst_host;    /* host it is addressed to */
+    uint32_t node;        /* node it is travelling to (set when it leaves a port) */
+    uint32_t ref_seq;     /* ack: sequence number of the packet that triggered it */
+    uint16_t entropy;     /* entropy value: picks the ECMP path; echoed in acks */
+    uint8_t type;         /* enum pkt_type */
+    uint8_t flags;        /* enum pkt_flag */
+    uint32_t sack_base;   /* ack: sequence number of bit 0 of sack_bits */
+    simtime_ps ts_ps;     /* data: time sent (the sender also keeps its own record) */
+    uint64_t sack_bits;   /* ack: bit i set = seq (sack_base + i) received */
+    uint64_t recvd_bytes; /* ack/nack: receiver's running total of data bytes received */
+};
+
+struct packet_pool {
+    struct packet *pkts;
+    uint32_t capacity;
+    uint32_t free_head;
+    uint32_t in_use;
+    uint32_t peak_in_use;
+};
+
+void pool_init(struct packet_pool *p, uint32_t initial_capacity);
+void pool_free(struct packet_pool *p);
+
+static inline struct packet *pkt_at(const struct packet_pool *p, uint32_t idx)
+{
+    return &p->pkts[idx];
+}
+
+uint32_t pool_grow_and_alloc(struct packet_pool *p);
+
+static inline uint32_t pkt_alloc(struct packet_pool *p)
+{
+    uint32_t idx = p->free_head;
+    if (idx == PKT_NONE)
+        return pool_grow_and_alloc(p);
+    p->free_head = p->pkts[idx].next;
+    if (++p->in_use > p->peak_in_use)
+        p->peak_in_use = p->in_use;
+    return idx;
+}
+
+static inline void pkt_release(struct packet_pool *p, uint32_t idx)
+{
+    p->pkts[idx].next = p->free_head;
+    p->free_head = idx;
+    p->in_use--;
+}
+
+#endif

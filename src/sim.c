@@ -1,0 +1,209 @@
+/* sim.c: builds a run from its configuration and drives the event loop.
+ *
+ * Setup derives the network constants the reference simulator derives (see
+ * README "Defaults"): the largest unloaded RTT across the tree, the BDP, the
+ * queue size (one BDP of packets with trimming, five without), the RED
+ * thresholds (20% and 80% of one BDP) and the minimum RTO (15 us plus the
+ * time to drain six full queues, seed 002 Sec. 6). The loop pops events in
+ * (time, sequence) order and hands each to the module that owns it.
+ */
+#include "sim.h"
+
+#include "cc/cc.h"
+#include "lb/lb.h"
+#include "topo/fabric.h"
+#include "transport/flow.h"
+#include "transport/transport.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void config_defaults(struct config *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->seed = 13;                        /* reference simulator's default seed */
+    c->end_ps = 1000 * PS_PER_US;        /* -end default: 1000 us */
+    c->tiers = 3;
+    c->linkspeed_mbps = 100000;          /* 100 Gb/s */
+    c->mtu_bytes = 4150;                 /* data packet on the wire */
+    c->hdr_bytes = 64;                   /* ACK, NACK and trimmed header */
+    c->paths = 64;
+    c->trimming = true;
+    c->qa_gate = -1;
+    c->hop_latency_ps = 1 * PS_PER_US;
+    c->switch_latency_ps = 0;
+    c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
+    c->reps_buffer = 8;
+    c->cc_name = "nscc";
+    c->lb_name = "reps";
+}
+
+static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
+{
+    return (uint32_t)((a + b - 1) / b);
+}
+
+void sim_setup(struct sim *s, const struct config *cfg)
+{
+    char err[1024];
+    memset(s, 0, sizeof(*s));
+    s->cfg = *cfg;
+    struct config *c = &s->cfg;
+
+    s->cc = cc_find(c->cc_name);
+    if (!s->cc)
+        die_input("--cc: unknown algorithm '%s' (known: %s)", c->cc_name, cc_names());
+    s->lb = lb_find(c->lb_name);
+    if (!s->lb)
+        die_input("--lb: unknown load balancer '%s' (known: %s)", c->lb_name, lb_names());
+
+    if (!c->tm_path)
+        die_input("no connection matrix: give -tm FILE");
+    if (!cm_read_file(&s->cm, c->tm_path, err, sizeof err))
+        die_input("%s", err);
+    if (s->cm.n_failures)
+        die_input("%s:%u: failure lines are parsed but link and switch failures are not modelled yet",
+                  c->tm_path, s->cm.failures[0].line);
+    if (c->nodes && c->nodes != s->cm.nodes)
+        die_input("-nodes %u disagrees with %s, which says Nodes %u", c->nodes, c->tm_path, s->cm.nodes);
+
+    struct topo_spec spec;
+    if (c->topo_path) {
+        if (!topo_read_file(&spec, c->topo_path, err, sizeof err))
+            die_input("%s", err);
+        if (spec.nodes != s->cm.nodes)
+            die_input("%s says Nodes %u but %s says Nodes %u", c->topo_path, spec.nodes, c->tm_path, s->cm.nodes);
+    } else if (!topo_default_spec(&spec, s->cm.nodes, c->tiers, c->linkspeed_mbps, c->hop_latency_ps,
+                                  c->switch_latency_ps, err, sizeof err)) {
+        die_input("%s: %s", c->tm_path, err);
+    }
+    if (!topo_derive(&s->topo, &spec, err, sizeof err))
+        die_input("%s: %s", c->topo_path ? c->topo_path : "default topology", err);
+
+    /* Largest unloaded RTT: propagation both ways along the diameter, one
+     * data and one ACK serialisation per hop at the host's speed. */
+    const struct topo *t = &s->topo;
+    s->base_rtt_ps = 2 * t->diameter_latency_ps +
+                     (simtime_ps)t->diameter_hops * (serialize_ps(c->mtu_bytes, c->linkspeed_mbps) +
+                                                     serialize_ps(c->hdr_bytes, c->linkspeed_mbps));
+    s->bdp_bytes = (uint64_t)((double)s->base_rtt_ps * c->linkspeed_mbps / 8e6);
+    uint32_t bdp_pkts = ceil_div_u64(s->bdp_bytes, c->mtu_bytes);
+    uint32_t qpkts = c->queue_pkts ? c->queue_pkts : bdp_pkts * (c->trimming ? 1 : 5);
+    if ((uint64_t)qpkts * c->mtu_bytes > UINT32_MAX / 2)
+        die_input("-q: queue of %u packets is too large", qpkts);
+    s->queue_bytes = qpkts * c->mtu_bytes;
+    uint32_t lo = c->ecn_low_pkts ? c->ecn_low_pkts : (uint32_t)ceil(0.2 * bdp_pkts);
+    uint32_t hi = c->ecn_high_pkts ? c->ecn_high_pkts : (uint32_t)ceil(0.8 * bdp_pkts);
+    if (lo > hi)
+        die_input("-ecn: low threshold %u exceeds high threshold %u (packets)", lo, hi);
+    if (hi > qpkts)
+        die_input("-ecn: high threshold %u exceeds the queue size of %u packets", hi, qpkts);
+    s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
+    s->ecn_kmax_bytes_default = hi * c->mtu_bytes;
+    /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops. */
+    s->min_rto_ps = 15 * PS_PER_US + (simtime_ps)((double)s->queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
+
+    rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
+    eq_init(&s->eq, 1 << 16);
+    pool_init(&s->pool, 1 << 14);
+    fabric_build(s);
+    transport_setup(s);
+    s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        if (s->cm.conns[i].start_ps != SIMTIME_NEVER) {
+            s->flows[i].start_scheduled = true;
+            sim_at(s, s->cm.conns[i].start_ps, EV_FLOW_START, i);
+        }
+}
+
+void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
+{
+    uint32_t ti = cm_trigger_index(&s->cm, trigger_id);
+    if (ti == UINT32_MAX)
+        return;
+    const struct cm_trigger *tr = &s->cm.triggers[ti];
+    uint32_t n = ++s->trigger_counts[ti];
+    bool fire_all = (tr->type == TRIGGER_ONESHOT && n == 1) || (tr->type == TRIGGER_BARRIER && n == tr->count);
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        if (s->cm.conns[i].start_trigger != trigger_id || s->flows[i].start_scheduled)
+            continue;
+        if (fire_all || tr->type == TRIGGER_MULTISHOT) {
+            s->flows[i].start_scheduled = true;
+            sim_at(s, s->now, EV_FLOW_START, i);
+            if (!fire_all)
+                break; /* multishot: one waiting connection per activation, in file order */
+        }
+    }
+}
+
+static double wall_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void sim_run(struct sim *s)
+{
+    struct event ev;
+    bool progress = s->cfg.progress && isatty(STDERR_FILENO);
+    double wall_start = wall_seconds(), last_print = wall_start;
+    bool printed = false;
+    while (!s->stop && s->eq.count) {
+        if (eq_peek_time(&s->eq) > s->cfg.end_ps)
+            break;
+        eq_pop(&s->eq, &ev);
+        s->now = ev.time_ps;
+        s->events_processed++;
+        switch (ev.kind) {
+        case EV_PORT_TX_DONE:
+            port_tx_done(s, ev.id);
+            break;
+        case EV_PKT_ARRIVE:
+            node_receive(s, ev.id);
+            break;
+        case EV_FLOW_START:
+            transport_flow_start(s, ev.id);
+            break;
+        case EV_FLOW_RTO:
+            transport_rto_timer(s, ev.id);
+            break;
+        default:
+            die_internal("unknown event kind %u", ev.kind);
+        }
+        if (progress && (s->events_processed & 0xfffff) == 0) {
+            double w = wall_seconds();
+            if (w - last_print >= 1.0) {
+                last_print = w;
+                printed = true;
+                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s   ",
+                        w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
+                        s->flows_finished, s->n_flows, s->events_processed / (w - wall_start) / 1e6);
+            }
+        }
+    }
+    if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_flows && !s->eq.count) {
+        /* nothing left to happen: time stands where the last event was */
+    } else if (!s->stop) {
+        s->now = s->cfg.end_ps;
+    }
+    if (printed)
+        fputc('\n', stderr);
+    net_close_stats(s);
+}
+
+void sim_free(struct sim *s)
+{
+    transport_free(s);
+    free(s->ports);
+    free(s->hosts);
+    free(s->switches);
+    free(s->trigger_counts);
+    cm_free(&s->cm);
+    eq_free(&s->eq);
+    pool_free(&s->pool);
+}

@@ -1,0 +1,128 @@
+/* sim.h: the simulation as one object: configuration, clock and event queue,
+ * packet pool, fabric, flows and the modules plugged into them.
+ *
+ * Every module receives a `struct sim *` and touches only its own part plus
+ * the narrow calls declared in the module headers. The event kinds below are
+ * the complete vocabulary of the dispatcher in sim.c.
+ */
+#ifndef SPRAYSIM_SIM_H
+#define SPRAYSIM_SIM_H
+
+#include "core/core.h"
+#include "net/net.h"
+#include "topo/topo.h"
+#include "workload/cm.h"
+
+enum event_kind {
+    EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
+    EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
+    EV_FLOW_START = 3,   /* id = flow */
+    EV_FLOW_RTO = 4,     /* id = flow: retransmission timer (lazily re-armed) */
+    EV_PROGRESS = 5,     /* periodic progress line on a terminal */
+};
+
+/* Everything a run is configured with; filled by the CLI, defaults in
+ * config_defaults(). Sizes in bytes, times in picoseconds, rates in Mb/s. */
+struct config {
+    const char *tm_path;
+    const char *topo_path;
+    const char *out_dir;
+    uint64_t seed;
+    simtime_ps end_ps;
+    uint32_t nodes;              /* -nodes; 0 = from the matrix */
+    uint32_t tiers;              /* default tree when no -topo */
+    uint32_t linkspeed_mbps;     /* host NIC speed (and all links without -topo) */
+    uint32_t mtu_bytes;          /* full data packet on the wire */
+    uint32_t hdr_bytes;          /* header: ACK, NACK and trimmed sizes */
+    uint32_t queue_pkts;         /* -q; 0 = auto (one BDP, five without trimming) */
+    uint32_t ecn_low_pkts;       /* -ecn; 0 = auto (20% / 80% of one BDP) */
+    uint32_t ecn_high_pkts;
+    uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
+    uint32_t paths;              /* -paths: entropy values per flow */
+    bool trimming;
+    simtime_ps target_qdelay_ps; /* 0 = NSCC default */
+    int qa_gate;                 /* -1 = NSCC default */
+    simtime_ps hop_latency_ps;
+    simtime_ps switch_latency_ps;
+    double q3_pressure;
+    uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
+    uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
+    const char *cc_name;
+    const char *lb_name;
+    bool progress;                /* progress line on stderr */
+    bool quiet;
+};
+
+void config_defaults(struct config *c);
+
+struct flow;
+struct cc_ops;
+struct lb_ops;
+
+struct sim_totals {
+    uint64_t data_pkts_sent;
+    uint64_t rtx_pkts_sent;
+    uint64_t acks_sent;
+    uint64_t nacks_sent;
+    uint64_t data_pkts_delivered; /* full data packets that reached their receiver */
+    uint64_t trimmed_delivered;   /* trimmed headers that reached their receiver */
+    uint64_t ctl_delivered;       /* acks and nacks consumed by a sender */
+    uint64_t rtos;
+    uint64_t data_drops;          /* data packets (whole or trimmed) dropped */
+    uint64_t ctl_drops;
+};
+
+struct sim {
+    struct config cfg;
+    simtime_ps now;
+    struct event_queue eq;
+    struct packet_pool pool;
+    struct rng ecn_rng;
+
+    /* fabric */
+    struct topo topo;
+    uint32_t n_hosts, n_switches, n_ports;
+    struct port *ports;
+    struct host *hosts;
+    struct switch_node *switches;
+
+    /* derived network constants */
+    simtime_ps base_rtt_ps;      /* network's largest unloaded RTT */
+    uint64_t bdp_bytes;          /* base_rtt x host link rate */
+    uint32_t queue_bytes;
+    uint32_t ecn_kmin_bytes_default;
+    uint32_t ecn_kmax_bytes_default;
+    simtime_ps min_rto_ps;
+
+    /* workload */
+    struct conn_matrix cm;
+    uint32_t n_flows;
+    struct flow *flows;
+    uint32_t flows_finished;
+    uint32_t flows_started;
+    uint32_t *trigger_counts;    /* activations so far, per trigger */
+
+    const struct cc_ops *cc;
+    const struct lb_ops *lb;
+
+    struct sim_totals tot;
+    uint64_t events_processed;
+    bool stop;
+};
+
+/* Builds everything from the configuration (exits 2 on bad input). */
+void sim_setup(struct sim *s, const struct config *cfg);
+/* Runs to the end time or until every flow has finished. */
+void sim_run(struct sim *s);
+void sim_free(struct sim *s);
+
+/* A connection's done-trigger fired: starts whatever waits on it. */
+void sim_trigger_activate(struct sim *s, uint32_t trigger_id);
+
+/* Schedules an event relative to nothing: absolute simulated time. */
+static inline void sim_at(struct sim *s, simtime_ps t, uint32_t kind, uint32_t id)
+{
+    eq_push(&s->eq, t, kind, id);
+}
+
+#endif

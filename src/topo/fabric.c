@@ -1,0 +1,176 @@
+/* fabric.c: wires a derived tree into ports and answers "which output port"
+ * for a packet at a switch.
+ *
+ * Port layout per switch: down ports first, then up ports. ToR up port u goes
+ * to aggregation switch u / bundle of its pod (every ToR reaches every agg of
+ * its pod, or every spine in a leaf-spine). Aggregation switch at position p
+ * of its pod has up port u to core p + aggs_per_pod * (u / bundle); a core's
+ * down port d goes to pod d / bundle. Upward hops, and the choice among the
+ * parallel links of a bundle, hash (flow, entropy value, per-switch salt), as
+ * ECMP does; the downward switch is fixed by the destination.
+ */
+#include "fabric.h"
+
+#include "../sim.h"
+
+#include <string.h>
+
+static uint32_t add_port(struct sim *s, uint32_t owner, uint32_t peer, uint32_t mbps, simtime_ps latency_ps,
+                         uint32_t flags, uint32_t queue_bytes, bool up)
+{
+    uint32_t idx = s->n_ports++;
+    struct port *p = &s->ports[idx];
+    memset(p, 0, sizeof(*p));
+    p->ctl_head = p->ctl_tail = p->data_head = p->data_tail = PKT_NONE;
+    p->in_service = PKT_NONE;
+    p->owner_node = owner;
+    p->peer_node = peer;
+    p->rate_mbps = mbps;
+    p->latency_ps = latency_ps;
+    p->flags = flags;
+    p->up = up;
+    p->data_limit_bytes = queue_bytes;
+    p->ctl_limit_bytes = queue_bytes;
+    return idx;
+}
+
+static uint32_t count_ports(const struct topo *t)
+{
+    const struct topo_spec *sp = &t->spec;
+    uint64_t n = t->spec.nodes;                              /* host NICs */
+    n += (uint64_t)t->n_tor * (sp->tier[0].radix_down + sp->tier[0].radix_up);
+    n += (uint64_t)t->n_agg * (sp->tier[1].radix_down + (sp->tiers == 3 ? sp->tier[1].radix_up : 0));
+    if (sp->tiers == 3)
+        n += (uint64_t)t->n_core * sp->tier[2].radix_down;
+    if (n > UINT32_MAX / 2)
+        die_input("topology too large (%llu ports)", (unsigned long long)n);
+    return (uint32_t)n;
+}
+
+void fabric_build(struct sim *s)
+{
+    const struct topo *t = &s->topo;
+    const struct topo_spec *sp = &t->spec;
+    const struct config *c = &s->cfg;
+    uint32_t H = sp->nodes;
+    s->n_hosts = H;
+    s->n_switches = t->n_tor + t->n_agg + t->n_core;
+    s->ports = xcalloc(count_ports(t), sizeof(struct port));
+    s->hosts = xcalloc(H, sizeof(struct host));
+    s->switches = xcalloc(s->n_switches, sizeof(struct switch_node));
+    s->n_ports = 0;
+
+    uint32_t tor0 = H, agg0 = H + t->n_tor, core0 = agg0 + t->n_agg;
+    uint32_t ecn = PORTF_ECN;
+    uint32_t trim = c->trimming ? PORTF_TRIM : 0;
+    struct rng salt_rng;
+    rng_seed(&salt_rng, c->seed, RNG_STREAM_HASH, 0);
+
+    /* Queue size per port: a tier's Queue_Down / Queue_Up when the file gives
+     * one (and -q does not override it), else the run's default. */
+    uint32_t qd[TOPO_MAX_TIERS], qu[TOPO_MAX_TIERS];
+    for (uint32_t i = 0; i < TOPO_MAX_TIERS; i++) {
+        qd[i] = (!c->queue_pkts && sp->tier[i].queue_down_bytes) ? sp->tier[i].queue_down_bytes : s->queue_bytes;
+        qu[i] = (!c->queue_pkts && sp->tier[i].queue_up_bytes) ? sp->tier[i].queue_up_bytes : s->queue_bytes;
+    }
+
+    /* Host NICs: serialise at the tier 0 link speed toward their ToR. */
+    for (uint32_t h = 0; h < H; h++) {
+        uint32_t tor = tor0 + h / t->hosts_per_tor;
+        s->hosts[h].nic_port = add_port(s, h, tor, sp->tier[0].downlink_mbps,
+                                        sp->tier[0].downlink_latency_ps + sp->tier[0].switch_latency_ps,
+                                        PORTF_HOST_NIC, UINT32_MAX, true);
+        s->hosts[h].ready_head = UINT32_MAX;
+    }
+    /* ToRs */
+    for (uint32_t i = 0; i < t->n_tor; i++) {
+        struct switch_node *sw = &s->switches[i];
+        sw->tier = 0;
+        sw->index_in_tier = i;
+        sw->hash_salt = rng_next(&salt_rng);
+        sw->first_port = s->n_ports;
+        sw->n_down = (uint16_t)t->hosts_per_tor;
+        sw->n_up = (uint16_t)sp->tier[0].radix_up;
+        for (uint32_t d = 0; d < t->hosts_per_tor; d++)
+            add_port(s, tor0 + i, i * t->hosts_per_tor + d, sp->tier[0].downlink_mbps, sp->tier[0].downlink_latency_ps,
+                     ecn | trim | PORTF_LASTHOP, qd[0], false);
+        uint32_t pod = sp->tiers == 3 ? i / t->tors_per_pod : 0;
+        for (uint32_t u = 0; u < sp->tier[0].radix_up; u++) {
+            uint32_t agg = pod * t->aggs_per_pod + u / t->tor_bundle;
+            add_port(s, tor0 + i, agg0 + agg, sp->tier[1].downlink_mbps,
+                     sp->tier[1].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qu[0], true);
+        }
+    }
+    /* Aggregation switches (spines in a leaf-spine) */
+    for (uint32_t i = 0; i < t->n_agg; i++) {
+        struct switch_node *sw = &s->switches[t->n_tor + i];
+        sw->tier = 1;
+        sw->index_in_tier = i;
+        sw->hash_salt = rng_next(&salt_rng);
+        sw->first_port = s->n_ports;
+        uint32_t pod = i / t->aggs_per_pod, pos = i % t->aggs_per_pod;
+        uint32_t ntors = sp->tiers == 3 ? t->tors_per_pod : t->n_tor;
+        uint32_t first_tor = sp->tiers == 3 ? pod * t->tors_per_pod : 0;
+        sw->n_down = (uint16_t)(ntors * t->tor_bundle);
+        sw->n_up = (uint16_t)(sp->tiers == 3 ? sp->tier[1].radix_up : 0);
+        for (uint32_t d = 0; d < sw->n_down; d++)
+            add_port(s, agg0 + i, tor0 + first_tor + d / t->tor_bundle, sp->tier[1].downlink_mbps,
+                     sp->tier[1].downlink_latency_ps + sp->tier[0].switch_latency_ps, ecn | trim, qd[1], false);
+        for (uint32_t u = 0; u < sw->n_up; u++) {
+            uint32_t core = pos + t->aggs_per_pod * (u / t->agg_bundle);
+            add_port(s, agg0 + i, core0 + core, sp->tier[2].downlink_mbps,
+                     sp->tier[2].downlink_latency_ps + sp->tier[2].switch_latency_ps, ecn | trim, qu[1], true);
+        }
+    }
+    /* Cores */
+    for (uint32_t i = 0; i < t->n_core; i++) {
+        struct switch_node *sw = &s->switches[t->n_tor + t->n_agg + i];
+        sw->tier = 2;
+        sw->index_in_tier = i;
+        sw->hash_salt = rng_next(&salt_rng);
+        sw->first_port = s->n_ports;
+        sw->n_down = (uint16_t)(t->pods * t->agg_bundle);
+        sw->n_up = 0;
+        uint32_t pos = i % t->aggs_per_pod;
+        for (uint32_t d = 0; d < sw->n_down; d++) {
+            uint32_t agg = (d / t->agg_bundle) * t->aggs_per_pod + pos;
+            add_port(s, core0 + i, agg0 + agg, sp->tier[2].downlink_mbps,
+                     sp->tier[2].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qd[2], false);
+        }
+    }
+    /* ECN thresholds on every switch port, scaled to each port's own limit
+     * when the file gives per-tier queues. */
+    for (uint32_t i = H; i < s->n_ports; i++) {
+        struct port *p = &s->ports[i];
+        uint64_t lim = p->data_limit_bytes;
+        p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
+        p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);
+    }
+}
+
+uint32_t fabric_route(const struct sim *s, uint32_t sw_idx, const struct packet *p)
+{
+    const struct topo *t = &s->topo;
+    const struct switch_node *sw = &s->switches[sw_idx];
+    uint32_t dst = p->dst_host;
+    uint64_t h = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt);
+    switch (sw->tier) {
+    case 0:
+        if (dst / t->hosts_per_tor == sw->index_in_tier)
+            return sw->first_port + dst % t->hosts_per_tor;
+        return sw->first_port + sw->n_down + (uint32_t)(h % sw->n_up);
+    case 1: {
+        uint32_t dst_tor = dst / t->hosts_per_tor;
+        if (t->spec.tiers == 2)
+            return sw->first_port + dst_tor * t->tor_bundle + (uint32_t)(h % t->tor_bundle);
+        uint32_t pod = sw->index_in_tier / t->aggs_per_pod;
+        if (dst_tor / t->tors_per_pod == pod)
+            return sw->first_port + (dst_tor % t->tors_per_pod) * t->tor_bundle + (uint32_t)(h % t->tor_bundle);
+        return sw->first_port + sw->n_down + (uint32_t)(h % sw->n_up);
+    }
+    default: {
+        uint32_t pod = dst / t->spec.podsize;
+        return sw->first_port + pod * t->agg_bundle + (uint32_t)(h % t->agg_bundle);
+    }
+    }
+}

@@ -1,0 +1,16 @@
+/* fabric.h: building the ports of a derived tree, and per-switch routing. */
+#ifndef SPRAYSIM_FABRIC_H
+#define SPRAYSIM_FABRIC_H
+
+#include "../net/packet.h"
+
+struct sim;
+
+/* Allocates hosts, switches and ports for s->topo with s->queue_bytes and
+ * the ECN defaults already computed. */
+void fabric_build(struct sim *s);
+/* Output port (global index) for packet p at switch sw_idx (0-based switch
+ * index, not node id). */
+uint32_t fabric_route(const struct sim *s, uint32_t sw_idx, const struct packet *p);
+
+#endif

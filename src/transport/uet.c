@@ -1,0 +1,591 @@
+/* uet.c: the Ultra Ethernet packet delivery sublayer as the reference
+ * simulator models it (seed 002 Sec. 6 and 8): one message per connection,
+ * per-packet sequence numbers and entropy values, a receiver reassembly
+ * bitmap, cumulative plus 64-bit selective ACKs, delayed ACKs, NACKs for
+ * trimmed packets, retransmission, and a retransmission timeout.
+ *
+ * Sender: a flow may send when cwnd >= bytes in flight + the next packet.
+ * Retransmissions go before new data and carry the AR (ACK request) flag;
+ * a new packet carries AR when it is the last of the backlog or when the
+ * window will be full after it (seed 002 Sec. 8). The RTO is one timer per
+ * flow, min_rto after the oldest unacknowledged transmission; on expiry that
+ * one packet is resent and the window shrinks by its size.
+ *
+ * Receiver: ACKs at once for a CE-marked packet, an AR packet, the first
+ * packet of the flow and duplicates; otherwise when 16 KB (wire bytes) have
+ * accumulated. A trimmed header gets an immediate NACK. Every ACK names the
+ * packet that triggered it (RTT sample, entropy and ECN echo for the load
+ * balancer) and carries the receiver's running byte count, from which the
+ * sender learns how much a coalesced ACK acknowledged.
+ */
+#include "transport.h"
+
+#include "../cc/cc.h"
+#include "../lb/lb.h"
+#include "../sim.h"
+#include "flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define READY_NONE UINT32_MAX
+
+static inline uint32_t mss_bytes(const struct sim *s)
+{
+    return s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+}
+
+static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
+{
+    return flow_pkt_payload(f, seq, mss_bytes(s)) + s->cfg.hdr_bytes;
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+void transport_setup(struct sim *s)
+{
+    uint32_t mss = mss_bytes(s);
+    s->n_flows = s->cm.n_conns;
+    s->flows = xcalloc(s->n_flows ? s->n_flows : 1, sizeof(struct flow));
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct cm_conn *c = &s->cm.conns[i];
+        struct flow *f = &s->flows[i];
+        f->src = c->src;
+        f->dst = c->dst;
+        f->id = c->id;
+        f->conn_index = i;
+        f->size_bytes = c->size_bytes;
+        uint64_t n = (c->size_bytes + mss - 1) / mss;
+        if (n > UINT32_MAX / 2)
+            die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
+                      (unsigned long long)c->size_bytes);
+        f->n_pkts = (uint32_t)n;
+        f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
+        f->state = FLOW_WAITING;
+        f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
+        f->ready_next = f->ready_prev = READY_NONE;
+    }
+}
+
+static void free_sender_state(struct flow *f)
+{
+    free(f->tx_state);
+    free(f->tx_count);
+    free(f->tx_time_ps);
+    free(f->rtx_ring);
+    free(f->cc_state);
+    free(f->lb_state);
+    f->tx_state = f->tx_count = NULL;
+    f->tx_time_ps = NULL;
+    f->rtx_ring = NULL;
+    f->cc_state = f->lb_state = NULL;
+}
+
+void transport_free(struct sim *s)
+{
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        free_sender_state(&s->flows[i]);
+        free(s->flows[i].rcv_bits);
+        free(s->flows[i].cc_counters);
+    }
+    free(s->flows);
+    s->flows = NULL;
+}
+
+/* ---- the NIC's ring of flows that may send ------------------------------------------ */
+
+static void ready_insert(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->in_ready_ring)
+        return;
+    struct host *h = &s->hosts[f->src];
+    f->in_ready_ring = true;
+    if (h->ready_head == READY_NONE) {
+        h->ready_head = fi;
+        f->ready_next = f->ready_prev = fi;
+    } else {
+        /* insert just before head: the end of the round-robin order */
+        uint32_t head = h->ready_head;
+        uint32_t tail = s->flows[head].ready_prev;
+        f->ready_next = head;
+        f->ready_prev = tail;
+        s->flows[tail].ready_next = fi;
+        s->flows[head].ready_prev = fi;
+    }
+    h->ready_count++;
+}
+
+static void ready_remove(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (!f->in_ready_ring)
+        return;
+    struct host *h = &s->hosts[f->src];
+    f->in_ready_ring = false;
+    if (--h->ready_count == 0) {
+        h->ready_head = READY_NONE;
+    } else {
+        s->flows[f->ready_prev].ready_next = f->ready_next;
+        s->flows[f->ready_next].ready_prev = f->ready_prev;
+        if (h->ready_head == fi)
+            h->ready_head = f->ready_next;
+    }
+    f->ready_next = f->ready_prev = READY_NONE;
+}
+
+/* Drops retransmission-queue entries that were acknowledged meanwhile. */
+static void rtx_skip_stale(struct flow *f)
+{
+    while (f->rtx_len && f->tx_state[f->rtx_ring[f->rtx_head]] != TX_RTX_QUEUED) {
+        f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
+        f->rtx_len--;
+    }
+}
+
+static void rtx_push(struct flow *f, uint32_t seq)
+{
+    f->tx_state[seq] = TX_RTX_QUEUED;
+    f->rtx_ring[(f->rtx_head + f->rtx_len) % f->n_pkts] = seq;
+    f->rtx_len++;
+}
+
+/* Sequence number the flow would send next, or UINT32_MAX when it has none. */
+static uint32_t next_seq_to_send(struct flow *f)
+{
+    rtx_skip_stale(f);
+    if (f->rtx_len)
+        return f->rtx_ring[f->rtx_head];
+    if (f->next_new_seq < f->n_pkts)
+        return f->next_new_seq;
+    return UINT32_MAX;
+}
+
+static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
+{
+    if (f->state != FLOW_ACTIVE)
+        return false;
+    uint32_t seq = next_seq_to_send(f);
+    if (seq == UINT32_MAX)
+        return false;
+    uint64_t cwnd = cc_cwnd(f->cc_state);
+    if (cwnd < f->in_flight_bytes + pkt_wire_bytes(s, f, seq))
+        return false;
+    *seq_out = seq;
+    return true;
+}
+
+static void arm_rto(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->rto_event_pending)
+        return;
+    f->rto_event_pending = true;
+    f->rto_event_ps = s->now + s->min_rto_ps;
+    sim_at(s, f->rto_event_ps, EV_FLOW_RTO, fi);
+}
+
+static void sender_wake(struct sim *s, uint32_t fi)
+{
+    uint32_t seq;
+    struct flow *f = &s->flows[fi];
+    if (can_send(s, f, &seq)) {
+        ready_insert(s, fi);
+        nic_kick(s, f->src);
+    }
+}
+
+static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
+{
+    struct flow *f = &s->flows[fi];
+    bool rtx = f->tx_state[seq] == TX_RTX_QUEUED;
+    if (rtx) {
+        f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
+        f->rtx_len--;
+    } else {
+        f->next_new_seq++;
+    }
+    uint32_t size = pkt_wire_bytes(s, f, seq);
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *p = pkt_at(&s->pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = PKT_DATA;
+    p->flow = fi;
+    p->seq = seq;
+    p->size_bytes = size;
+    p->src_host = f->src;
+    p->dst_host = f->dst;
+    p->ts_ps = s->now;
+    p->entropy = s->lb->next_entropy(f->lb_state, seq, s->now);
+    f->tx_state[seq] = TX_IN_FLIGHT;
+    if (f->tx_count[seq] < UINT8_MAX)
+        f->tx_count[seq]++;
+    f->tx_time_ps[seq] = s->now;
+    f->in_flight_bytes += size;
+    f->c.pkts_sent++;
+    s->tot.data_pkts_sent++;
+    if (rtx) {
+        p->flags |= PKTF_RTX | PKTF_AR;
+        f->c.retransmits++;
+        s->tot.rtx_pkts_sent++;
+    } else {
+        /* AR: last packet of the backlog, or the window is full after this one. */
+        bool last = f->next_new_seq >= f->n_pkts && f->rtx_len == 0;
+        if (last || f->in_flight_bytes + size >= cc_cwnd(f->cc_state))
+            p->flags |= PKTF_AR;
+    }
+    arm_rto(s, fi);
+    return idx;
+}
+
+uint32_t transport_nic_pull(struct sim *s, uint32_t host)
+{
+    struct host *h = &s->hosts[host];
+    while (h->ready_head != READY_NONE) {
+        uint32_t fi = h->ready_head;
+        struct flow *f = &s->flows[fi];
+        uint32_t seq;
+        if (!can_send(s, f, &seq)) {
+            ready_remove(s, fi);
+            continue;
+        }
+        uint32_t idx = make_data_packet(s, fi, seq);
+        h->ready_head = f->ready_next; /* round robin among the host's flows */
+        return idx;
+    }
+    return PKT_NONE;
+}
+
+/* ---- flow start ----------------------------------------------------------------- */
+
+void transport_flow_start(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->state != FLOW_WAITING)
+        return;
+    f->state = FLOW_ACTIVE;
+    f->start_ps = s->now;
+    s->flows_started++;
+    uint32_t n = f->n_pkts;
+    f->tx_state = xcalloc(n, 1);
+    f->tx_count = xcalloc(n, 1);
+    f->tx_time_ps = xcalloc(n, sizeof(simtime_ps));
+    f->rtx_ring = xcalloc(n, sizeof(uint32_t));
+    f->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
+
+    struct cc_params cp = {
+        .mtu_bytes = s->cfg.mtu_bytes,
+        .mss_bytes = mss_bytes(s),
+        .base_rtt_ps = s->base_rtt_ps,
+        .network_rtt_ps = s->base_rtt_ps,
+        .linkspeed_mbps = s->cfg.linkspeed_mbps,
+        .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
+        .target_qdelay_ps = s->cfg.target_qdelay_ps,
+        .qa_gate = s->cfg.qa_gate,
+        .trimming = s->cfg.trimming,
+        .q3_pressure = s->cfg.q3_pressure,
+    };
+    f->cc_state = xcalloc(1, s->cc->state_size);
+    s->cc->init(f->cc_state, &cp);
+    struct lb_params lp = {
+        .paths = s->cfg.paths,
+        .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
+        .buffer_size = s->cfg.reps_buffer,
+        .trimming = s->cfg.trimming,
+        .seed = s->cfg.seed,
+        .flow_index = fi,
+    };
+    f->lb_state = xcalloc(1, s->lb->state_size);
+    s->lb->init(f->lb_state, &lp);
+    sender_wake(s, fi);
+}
+
+/* ---- receiver --------------------------------------------------------------------- */
+
+static inline bool rcv_has(const struct flow *f, uint32_t seq)
+{
+    return (f->rcv_bits[seq >> 6] >> (seq & 63)) & 1;
+}
+
+static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t type)
+{
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *a = pkt_at(&s->pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = type;
+    a->flow = data->flow;
+    a->size_bytes = s->cfg.hdr_bytes;
+    a->src_host = data->dst_host;
+    a->dst_host = data->src_host;
+    a->entropy = data->entropy;
+    a->ref_seq = data->seq;
+    if (data->flags & PKTF_ECN_CE)
+        a->flags |= PKTF_ECN_ECHO;
+    if (data->flags & PKTF_RTX)
+        a->flags |= PKTF_RTX_ECHO;
+    return idx;
+}
+
+static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
+{
+    uint32_t idx = new_ctl_packet(s, data, PKT_ACK);
+    struct packet *a = pkt_at(&s->pool, idx);
+    a->seq = f->rcv_cum;
+    a->recvd_bytes = f->rcv_bytes;
+    /* The bitmap starts at the triggering packet when it is urgent (ECN or
+     * AR), else as late as lets it still cover that packet. */
+    uint32_t base;
+    if (data->flags & (PKTF_ECN_CE | PKTF_AR))
+        base = data->seq;
+    else
+        base = data->seq >= 63 ? data->seq - 63 : 0;
+    if (base < f->rcv_cum + 1)
+        base = f->rcv_cum + 1;
+    a->sack_base = base;
+    uint64_t bits = 0;
+    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
+        if (rcv_has(f, base + i))
+            bits |= 1ULL << i;
+    a->sack_bits = bits;
+    f->rcv_unacked_bytes = 0;
+    s->tot.acks_sent++;
+    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+}
+
+static void receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
+{
+    if (p->flags & PKTF_TRIMMED) {
+        s->tot.trimmed_delivered++;
+        if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+            send_ack(s, f, p);
+            return;
+        }
+        uint32_t idx = new_ctl_packet(s, p, PKT_NACK);
+        struct packet *n = pkt_at(&s->pool, idx);
+        n->seq = p->seq;
+        n->recvd_bytes = f->rcv_bytes;
+        if (p->flags & PKTF_TRIM_LASTHOP)
+            n->flags |= PKTF_TRIM_LASTHOP;
+        s->tot.nacks_sent++;
+        port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+        return;
+    }
+    s->tot.data_pkts_delivered++;
+    if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+        send_ack(s, f, p); /* duplicate: acknowledge at once */
+        return;
+    }
+    bool first = f->rcv_bytes == 0;
+    f->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
+    f->rcv_pkts++;
+    f->rcv_bytes += p->size_bytes;
+    f->rcv_unacked_bytes += p->size_bytes;
+    while (f->rcv_cum < f->n_pkts && rcv_has(f, f->rcv_cum))
+        f->rcv_cum++;
+    if (f->rcv_cum == f->n_pkts && !f->rcv_complete) {
+        f->rcv_complete = true;
+        f->rcv_done_ps = s->now;
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        if (c->recv_done_trigger != CM_NO_TRIGGER)
+            sim_trigger_activate(s, c->recv_done_trigger);
+    }
+    /* An AR that arrives while holes remain is remembered: the ACK that
+     * matters is the one sent when the holes fill (the reference's
+     * _ack_request), else a reordered tail would wait for the RTO. */
+    bool holes_filled = f->rcv_pkts == f->rcv_cum;
+    if (p->flags & PKTF_AR)
+        f->rcv_ack_request = true;
+    bool ar_due = f->rcv_ack_request && holes_filled;
+    if ((p->flags & (PKTF_ECN_CE | PKTF_AR)) || first || ar_due ||
+        f->rcv_unacked_bytes >= s->cfg.ack_threshold_bytes) {
+        if (holes_filled)
+            f->rcv_ack_request = false;
+        send_ack(s, f, p);
+    }
+}
+
+/* ---- sender feedback ------------------------------------------------------------------- */
+
+static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
+{
+    uint8_t st = f->tx_state[seq];
+    if (st == TX_ACKED || st == TX_UNSENT)
+        return;
+    if (st == TX_IN_FLIGHT)
+        f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
+    f->tx_state[seq] = TX_ACKED;
+}
+
+static void flow_finish(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    f->state = FLOW_DONE;
+    f->finish_ps = s->now;
+    s->flows_finished++;
+    ready_remove(s, fi);
+    if (s->cc->n_counters) {
+        f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
+        s->cc->counters(f->cc_state, f->cc_counters);
+    }
+    free_sender_state(f);
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    if (c->send_done_trigger != CM_NO_TRIGGER)
+        sim_trigger_activate(s, c->send_done_trigger);
+    if (s->flows_finished == s->n_flows)
+        s->stop = true;
+}
+
+/* RTT samples are trusted only when it is clear which transmission was
+ * acknowledged (seed 002 Sec. 4e). */
+static bool rtt_sample_valid(const struct flow *f, uint32_t seq, bool rtx_echo)
+{
+    if (f->tx_state[seq] != TX_IN_FLIGHT)
+        return false;
+    uint8_t n = f->tx_count[seq];
+    return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
+}
+
+static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
+{
+    struct flow *f = &s->flows[fi];
+    f->c.acks++;
+    uint64_t newly = 0;
+    if (a->recvd_bytes > f->recvd_bytes_seen) {
+        newly = a->recvd_bytes - f->recvd_bytes_seen;
+        f->recvd_bytes_seen = a->recvd_bytes;
+    }
+    bool ecn = a->flags & PKTF_ECN_ECHO;
+    if (ecn)
+        f->c.ecn_acks++;
+    uint32_t ref = a->ref_seq < f->n_pkts ? a->ref_seq : 0;
+    bool valid = rtt_sample_valid(f, ref, a->flags & PKTF_RTX_ECHO);
+    simtime_ps raw_rtt = valid ? s->now - f->tx_time_ps[ref] : 0;
+
+    uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
+    for (uint32_t q = f->cum_acked; q < cum; q++)
+        mark_acked(s, f, q);
+    if (cum > f->cum_acked)
+        f->cum_acked = cum;
+    uint64_t bits = a->sack_bits;
+    while (bits) {
+        uint32_t i = (uint32_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        uint32_t q = a->sack_base + i;
+        if (q < f->n_pkts)
+            mark_acked(s, f, q);
+    }
+    while (f->cum_acked < f->n_pkts && f->tx_state[f->cum_acked] == TX_ACKED)
+        f->cum_acked++;
+
+    s->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
+    struct cc_ack ev = {
+        .now = s->now,
+        .newly_acked_bytes = newly,
+        .rtt_valid = valid,
+        .raw_rtt_ps = raw_rtt,
+        .ecn = ecn,
+        .in_flight_bytes = f->in_flight_bytes,
+    };
+    s->cc->on_ack(f->cc_state, &ev);
+    if (f->cum_acked >= f->n_pkts) {
+        flow_finish(s, fi);
+        return;
+    }
+    sender_wake(s, fi);
+}
+
+static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
+{
+    struct flow *f = &s->flows[fi];
+    f->c.nacks++;
+    uint32_t seq = n->seq;
+    if (seq >= f->n_pkts || f->tx_state[seq] != TX_IN_FLIGHT)
+        return;
+    uint32_t size = pkt_wire_bytes(s, f, seq);
+    bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
+    f->in_flight_bytes -= size;
+    rtx_push(f, seq);
+    struct cc_nack ev = {
+        .now = s->now,
+        .pkt_bytes = size,
+        .raw_rtt_ps = s->now - f->tx_time_ps[seq],
+        .last_hop = last_hop,
+        .in_flight_bytes = f->in_flight_bytes,
+    };
+    s->cc->on_nack(f->cc_state, &ev);
+    /* A trim at the receiver's own downlink says nothing about the path. */
+    enum lb_signal sig = last_hop ? ((n->flags & PKTF_ECN_ECHO) ? LB_ECN : LB_GOOD) : LB_NACK;
+    s->lb->feedback(f->lb_state, n->entropy, sig, s->now);
+    sender_wake(s, fi);
+}
+
+void transport_receive(struct sim *s, uint32_t pkt_idx)
+{
+    struct packet *p = pkt_at(&s->pool, pkt_idx);
+    uint32_t fi = p->flow;
+    struct flow *f = &s->flows[fi];
+    switch (p->type) {
+    case PKT_DATA:
+        receiver_on_data(s, f, p);
+        break;
+    case PKT_ACK:
+        s->tot.ctl_delivered++;
+        if (f->state == FLOW_ACTIVE)
+            sender_on_ack(s, fi, p);
+        break;
+    case PKT_NACK:
+        s->tot.ctl_delivered++;
+        if (f->state == FLOW_ACTIVE)
+            sender_on_nack(s, fi, p);
+        break;
+    default:
+        die_internal("unknown packet type %u", p->type);
+    }
+    pkt_release(&s->pool, pkt_idx);
+}
+
+void transport_on_drop(struct sim *s, uint32_t pkt_idx)
+{
+    /* Loss is discovered by the sender (NACK, timeout), never by an oracle:
+     * the drop is only counted here. */
+    if (pkt_at(&s->pool, pkt_idx)->type == PKT_DATA)
+        s->tot.data_drops++;
+    else
+        s->tot.ctl_drops++;
+}
+
+/* ---- retransmission timeout ---------------------------------------------------------------- */
+
+void transport_rto_timer(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    f->rto_event_pending = false;
+    if (f->state != FLOW_ACTIVE)
+        return;
+    /* The oldest transmission still unacknowledged. */
+    uint32_t oldest = UINT32_MAX;
+    simtime_ps oldest_t = SIMTIME_NEVER;
+    for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++) {
+        if (f->tx_state[q] == TX_IN_FLIGHT && f->tx_time_ps[q] < oldest_t) {
+            oldest_t = f->tx_time_ps[q];
+            oldest = q;
+        }
+    }
+    if (oldest == UINT32_MAX)
+        return; /* nothing outstanding: re-armed by the next transmission */
+    if (oldest_t + s->min_rto_ps > s->now) {
+        f->rto_event_pending = true;
+        f->rto_event_ps = oldest_t + s->min_rto_ps;
+        sim_at(s, f->rto_event_ps, EV_FLOW_RTO, fi);
+        return;
+    }
+    uint32_t size = pkt_wire_bytes(s, f, oldest);
+    f->c.timeouts++;
+    s->tot.rtos++;
+    f->in_flight_bytes -= size;
+    rtx_push(f, oldest);
+    s->lb->feedback(f->lb_state, 0, LB_TIMEOUT, s->now);
+    s->cc->on_timeout(f->cc_state, s->now, size);
+    arm_rto(s, fi);
+    sender_wake(s, fi);
+}
