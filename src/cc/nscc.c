@@ -15,7 +15,7 @@
  * extreme delay, then ignores the ECN of packets already in flight.
  * Every constant is scaled from the 100 Gb/s, 12 us reference network.
  */
-#include "cc.h"
+#include "nscc.h"
 
 #include <math.h>
 
@@ -52,60 +52,8 @@
  * reference uses an absolute 1 us. */
 #define NSCC_FAST_DELAY_PS (1 * PS_PER_US)
 
-enum nscc_counter {
-    NC_FAIR_INC,
-    NC_PROP_INC,
-    NC_FAST_INC,
-    NC_ETA_INC,
-    NC_MULTI_DEC,
-    NC_QUICK_DEC,
-    NC_NACK_DEC,
-    NC_COUNT
-};
-
 static const char *const nscc_counter_names[NC_COUNT] = {
     "fair_inc", "prop_inc", "fast_inc", "eta_inc", "multi_dec", "quick_dec", "nack_dec",
-};
-
-struct nscc {
-    struct cc_window win;     /* must be first */
-    /* configuration */
-    uint32_t mtu_bytes;
-    uint32_t linkspeed_mbps;
-    simtime_ps network_rtt_ps;
-    simtime_ps target_qdelay_ps;
-    simtime_ps qa_threshold_ps;
-    int qa_gate;
-    double alpha_per_ps;      /* proportional increase per byte per ps of headroom */
-    double fi_bytes;          /* fair increase constant */
-    double eta_bytes;
-    double fast_scale;
-    double q3_pressure;
-    uint64_t min_cwnd_bytes;
-    uint64_t fulfill_bytes;
-    /* path state */
-    simtime_ps base_rtt_ps;
-    double avg_delay_ps;
-    uint64_t maxwnd_bytes;
-    /* increase batching */
-    double inc_bytes;
-    double inc_fair_pending, inc_prop_pending;
-    uint64_t received_bytes;
-    simtime_ps last_adjust_ps;
-    /* decrease pacing */
-    simtime_ps last_dec_ps;
-    simtime_ps last_q3_dec_ps;
-    /* fast increase */
-    uint64_t fi_count_bytes;
-    bool increasing;
-    /* quick adapt */
-    simtime_ps qa_end_ps;
-    uint64_t achieved_bytes;
-    bool trigger_qa;
-    uint64_t bytes_to_ignore;
-    uint64_t bytes_ignored;
-    uint64_t in_flight_bytes; /* last known, for the ignore phase */
-    double ctr[NC_COUNT];
 };
 
 static uint64_t bdp_of(simtime_ps rtt_ps, uint32_t mbps)
@@ -225,6 +173,12 @@ static bool fast_increase(struct nscc *n, uint64_t newly, double delay_ps)
     return false;
 }
 
+double nscc_md_kept_fraction(double avg_rtt, double target_rtt, double gamma)
+{
+    double keep = 1.0 - gamma * (avg_rtt - target_rtt) / avg_rtt;
+    return keep < NSCC_MD_MIN_KEEP ? NSCC_MD_MIN_KEEP : keep;
+}
+
 /* Multiplicative decrease on the filtered RTT, at most once per base RTT
  * (seed 002 Sec. 3b): kept = max(1 - gamma (avg_rtt - target_rtt)/avg_rtt, 0.5). */
 static void multiplicative_decrease(struct nscc *n, simtime_ps now)
@@ -237,9 +191,7 @@ static void multiplicative_decrease(struct nscc *n, simtime_ps now)
         return;
     double avg_rtt = (double)n->base_rtt_ps + n->avg_delay_ps;
     double target_rtt = (double)(n->base_rtt_ps + n->target_qdelay_ps);
-    double keep = 1.0 - NSCC_GAMMA * (avg_rtt - target_rtt) / avg_rtt;
-    if (keep < NSCC_MD_MIN_KEEP)
-        keep = NSCC_MD_MIN_KEEP;
+    double keep = nscc_md_kept_fraction(avg_rtt, target_rtt, NSCC_GAMMA);
     uint64_t before = n->win.cwnd_bytes;
     n->win.cwnd_bytes = (uint64_t)((double)before * keep);
     if (n->win.cwnd_bytes < n->min_cwnd_bytes)

@@ -122,13 +122,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         account_occupancy(p, s->now);
         p->data_bytes -= pkt->size_bytes;
         if (p->flags & PORTF_ECN) {
-            uint32_t q = p->data_bytes;
-            bool mark = false;
-            if (q > p->ecn_kmax_bytes)
-                mark = true;
-            else if (q > p->ecn_kmin_bytes)
-                mark = rng_below(&s->ecn_rng, p->ecn_kmax_bytes - p->ecn_kmin_bytes) < q - p->ecn_kmin_bytes;
-            if (mark) {
+            if (red_mark(&s->ecn_rng, p->data_bytes, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
                 pkt->flags |= PKTF_ECN_CE;
                 p->st.ecn_marks++;
             }

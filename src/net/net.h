@@ -86,6 +86,17 @@ void node_receive(struct sim *s, uint32_t pkt_idx);
 /* Brings every port's occupancy integral up to `now` (before reading stats). */
 void net_close_stats(struct sim *s);
 
+/* RED at dequeue on the data bytes left behind: never at or below kmin,
+ * always above kmax, in between with probability (q - kmin)/(kmax - kmin). */
+static inline bool red_mark(struct rng *r, uint32_t q_bytes, uint32_t kmin_bytes, uint32_t kmax_bytes)
+{
+    if (q_bytes > kmax_bytes)
+        return true;
+    if (q_bytes <= kmin_bytes)
+        return false;
+    return rng_below(r, kmax_bytes - kmin_bytes) < q_bytes - kmin_bytes;
+}
+
 /* Serialisation time of `bytes` on a link of `rate_mbps`. */
 static inline simtime_ps serialize_ps(uint32_t bytes, uint32_t rate_mbps)
 {

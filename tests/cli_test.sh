@@ -1,0 +1,325 @@
+#!/bin/sh
+# cli_test.sh: command-line tests of the spraysim binary. Run from the
+# repository root by tests/run_all.sh as `sh tests/cli_test.sh`, with
+#   SPRAYSIM  the binary (default bin/spraysim)
+#   SHARED    the shared data directory (default ../shared)
+# Prints one line per check, starting with "ok " or "FAIL " (run_all.sh counts
+# them). Never stops early; exit status is non-zero when any check failed.
+# POSIX sh only. Takes a few seconds.
+
+SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+SHARED=${SHARED:-../shared}
+M=$SHARED/data/htsim/matrices
+TOPOS=$SHARED/data/htsim/topologies
+
+# a relative binary path must survive no cd; make it absolute anyway
+case $SPRAYSIM in
+/*) ;;
+*) SPRAYSIM=$(pwd)/$SPRAYSIM ;;
+esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-cli.XXXXXX") || { echo "FAIL mktemp -d"; exit 1; }
+trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T"; exit 1' HUP INT TERM
+
+nfail=0
+ok() { echo "ok $*"; }
+fail() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+
+# run NAME ARGS...: runs the simulator; status in $rc, outputs in $T/out, $T/err
+run() {
+    "$SPRAYSIM" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+}
+
+# bad NAME PATTERN ARGS...: the run must exit 2 with exactly one stderr line,
+# starting "spraysim: " and containing the fixed string PATTERN.
+bad() {
+    name=$1
+    pat=$2
+    shift 2
+    run "$@"
+    nl=$(wc -l <"$T/err" | tr -d ' ')
+    first=$(head -n 1 "$T/err")
+    if [ "$rc" -ne 2 ]; then
+        fail "$name: exit status $rc, want 2 (stderr: $first)"
+    elif [ "$nl" != 1 ]; then
+        fail "$name: $nl lines on stderr, want 1: $(head -c 300 "$T/err" | tr '\n' '|')"
+    elif [ "$(head -c 10 "$T/err")" != "spraysim: " ]; then
+        fail "$name: stderr does not start with 'spraysim: ': $first"
+    elif ! grep -F -q -e "$pat" "$T/err"; then
+        fail "$name: stderr does not mention '$pat': $first"
+    else
+        ok "$name: exit 2, one line naming '$pat'"
+    fi
+}
+
+# garbage N SEED: N deterministic pseudo-random bytes (all 256 values, NUL
+# included) on stdout. A small LCG keeps every product exact in awk's doubles,
+# so every awk produces the same bytes.
+garbage() {
+    printf "$(awk -v n="$1" -v s="$2" 'BEGIN {
+        x = s
+        for (i = 0; i < n; i++) { x = (x * 75 + 74) % 65537; printf "\\%03o", x % 256 }
+    }')"
+}
+# the same without NUL bytes and newlines (one long line of binary text)
+garbage_text() {
+    printf "$(awk -v n="$1" -v s="$2" 'BEGIN {
+        x = s
+        for (i = 0; i < n; i++) {
+            x = (x * 75 + 74) % 65537; b = x % 256
+            if (b == 0 || b == 10 || b == 37 || b == 92) b = 32
+            printf "\\%03o", b
+        }
+    }')"
+}
+
+if [ ! -x "$SPRAYSIM" ]; then
+    fail "binary $SPRAYSIM is missing or not executable (run make)"
+fi
+if [ ! -f "$M/one.cm" ]; then
+    fail "shared data missing: $M/one.cm (set SHARED)"
+fi
+
+# ---------------------------------------------------------------- bad input
+bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus
+bad "flag missing its value" "-paths" -tm "$M/one.cm" -paths
+bad "non-numeric value" "-paths" -tm "$M/one.cm" -paths abc
+bad "out-of-range -paths 0" "-paths" -tm "$M/one.cm" -paths 0
+bad "out-of-range -qa_gate 99" "-qa_gate" -tm "$M/one.cm" -qa_gate 99
+bad "-tm of a nonexistent file" "$T/nonexistent.cm" -tm "$T/nonexistent.cm"
+bad "no -tm at all" "-tm" -paths 8
+bad "negative -end" "-end" -tm "$M/one.cm" -end -5
+bad "-ecn missing its second value" "-ecn" -tm "$M/one.cm" -ecn 5
+
+printf 'Nodes 16\nConnections 2\n0->99 start 0 size 10\n1->2 start 0 size 10\n' >"$T/x.cm"
+bad ".cm bad connection line" "$T/x.cm:3:" -tm "$T/x.cm"
+
+printf 'Nodes 16\nConnections 3\n0->1 start 0 size 10\n1->2 start 0 size 10\n' >"$T/count.cm"
+bad ".cm Connections count disagrees" "$T/count.cm:" -tm "$T/count.cm"
+
+printf 'Nodes 16\nTiers 2\nPodsize 16\n\nTier 0\nBogus_key 3\n' >"$T/bad.topo"
+bad ".topo unknown key" "$T/bad.topo:6:" -tm "$M/one.cm" -topo "$T/bad.topo"
+
+bad ".topo Nodes disagrees with .cm" "Nodes" -tm "$M/one.cm" -topo "$TOPOS/leaf_spine_tiny.topo"
+bad "-nodes disagrees with .cm" "-nodes" -tm "$M/one.cm" -nodes 32
+bad "-ecn low > high" "-ecn" -tm "$M/one.cm" -ecn 30 10
+bad "-ecn high above -q" "-ecn" -tm "$M/one.cm" -ecn 10 60 -q 40
+bad "--cc unknown" "--cc" -tm "$M/one.cm" --cc nosuchcc
+bad "--lb unknown" "--lb" -tm "$M/one.cm" --lb nosuchlb
+bad "--cc=unknown" "--cc" -tm "$M/one.cm" --cc=nosuchcc
+
+printf 'Nodes 17\nConnections 1\n0->1 start 0 size 10\n' >"$T/n17.cm"
+bad ".cm Nodes 17 fits no fat tree" "$T/n17.cm" -tm "$T/n17.cm"
+
+: >"$T/empty.cm"
+bad "empty .cm" "$T/empty.cm" -tm "$T/empty.cm"
+
+garbage 2000 42 >"$T/garbage.cm"
+if [ "$(wc -c <"$T/garbage.cm" | tr -d ' ')" = 2000 ]; then
+    ok "garbage generator wrote 2000 bytes"
+else
+    fail "garbage generator wrote $(wc -c <"$T/garbage.cm") bytes, want 2000"
+fi
+bad "binary-garbage .cm" "$T/garbage.cm" -tm "$T/garbage.cm"
+
+garbage_text 2000 7 >"$T/garbage2.cm"
+bad "binary-garbage .cm without NUL bytes" "$T/garbage2.cm:1:" -tm "$T/garbage2.cm"
+
+{
+    printf 'Nodes 16\nConnections 4\n'
+    garbage_text 1000 9
+} >"$T/garbage3.cm"
+bad "valid header then binary garbage" "$T/garbage3.cm:3:" -tm "$T/garbage3.cm"
+
+# ---------------------------------------------------------------- good runs
+run -tm "$M/one.cm" --out "$T/one"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out"; then
+    ok "one.cm runs: exit 0, '1 of 1 finished'"
+else
+    fail "one.cm: exit $rc, stdout: $(grep flows: "$T/out"), stderr: $(head -n 3 "$T/err")"
+fi
+if [ ! -s "$T/err" ]; then
+    ok "one.cm: nothing on stderr when it is not a terminal"
+else
+    fail "one.cm: stderr not empty: $(head -c 200 "$T/err")"
+fi
+
+missing=
+for f in flows.csv queues.csv summary.json; do
+    [ -s "$T/one/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then
+    ok "--out writes flows.csv, queues.csv, summary.json"
+else
+    fail "--out DIR lacks:$missing"
+fi
+
+hdr=$(head -n 1 "$T/one/flows.csv" 2>/dev/null)
+case $hdr in
+flow_id,src,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown*)
+    ok "flows.csv header starts with the FCT columns" ;;
+*) fail "flows.csv header: '$hdr'" ;;
+esac
+missing=
+for c in packets retransmits nacks ecn_acks fair_inc prop_inc fast_inc eta_inc multi_dec quick_dec nack_dec; do
+    case ",$hdr," in
+    *",$c,"*) ;;
+    *) missing="$missing $c" ;;
+    esac
+done
+if [ -z "$missing" ]; then
+    ok "flows.csv has packet and NSCC counter columns"
+else
+    fail "flows.csv header lacks:$missing"
+fi
+
+# every row has as many fields as the header
+bad_rows=$(awk -F, 'NR == 1 { n = NF; next } NF != n { c++ } END { print c + 0 }' "$T/one/flows.csv" 2>/dev/null)
+if [ "${bad_rows:-x}" = 0 ]; then
+    ok "flows.csv rows have as many fields as the header"
+else
+    fail "flows.csv: ${bad_rows:-?} rows with a wrong field count"
+fi
+
+# 1 + Connections lines, on a matrix with many connections
+run -tm "$M/perm_16n_16c_2MB.cm" -seed 5 --out "$T/p1"
+lines=$(wc -l <"$T/p1/flows.csv" 2>/dev/null | tr -d ' ')
+conns=$(sed -n 's/^Connections[ \t]*\([0-9]*\).*/\1/p' "$M/perm_16n_16c_2MB.cm")
+if [ "$rc" -eq 0 ] && [ "${lines:-0}" -eq $((conns + 1)) ]; then
+    ok "flows.csv has 1 + Connections ($conns) lines"
+else
+    fail "perm_16n_16c_2MB.cm: exit $rc, flows.csv has ${lines:-no} lines, want $((conns + 1))"
+fi
+lines=$(wc -l <"$T/one/flows.csv" 2>/dev/null | tr -d ' ')
+if [ "${lines:-0}" -eq 2 ]; then
+    ok "one.cm flows.csv has 2 lines"
+else
+    fail "one.cm flows.csv has ${lines:-no} lines, want 2"
+fi
+
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/one/summary.json" 2>"$T/pyerr"; then
+        ok "summary.json is valid JSON"
+    else
+        fail "summary.json is not valid JSON: $(tail -n 1 "$T/pyerr")"
+    fi
+else
+    echo "ok (skipped) summary.json JSON validity: no python3"
+fi
+if grep -q '"finished": 1' "$T/one/summary.json" 2>/dev/null; then
+    ok "summary.json reports 1 finished flow"
+else
+    fail "summary.json lacks '\"finished\": 1'"
+fi
+
+leftover=$(ls -a "$T/one" "$T/p1" 2>/dev/null | grep -F '.tmp.')
+if [ -z "$leftover" ]; then
+    ok "no *.tmp.* files left in --out DIR"
+else
+    fail "temporary files left in --out DIR: $leftover"
+fi
+
+# --out into a path that cannot be a directory
+: >"$T/notadir"
+bad "--out under a regular file" "--out" -tm "$M/one.cm" --out "$T/notadir/sub"
+
+# ---------------------------------------------------------------- determinism
+run -tm "$M/perm_16n_16c_2MB.cm" -seed 5 --out "$T/p2"
+if [ "$rc" -eq 0 ] && cmp -s "$T/p1/flows.csv" "$T/p2/flows.csv"; then
+    ok "same -seed: byte-identical flows.csv"
+else
+    fail "same -seed: exit $rc, flows.csv differs between two runs"
+fi
+if cmp -s "$T/p1/summary.json" "$T/p2/summary.json"; then
+    ok "same -seed: byte-identical summary.json"
+else
+    fail "same -seed: summary.json differs between two runs"
+fi
+run -tm "$M/perm_16n_16c_2MB.cm" -seed 6 -paths 128 --out "$T/p3"
+if [ "$rc" -eq 0 ] && [ -f "$T/p3/flows.csv" ] && ! cmp -s "$T/p1/flows.csv" "$T/p3/flows.csv"; then
+    ok "different -seed with -paths 128: flows.csv differs"
+else
+    fail "different -seed with -paths 128: exit $rc, flows.csv identical to seed 5"
+fi
+run -tm "$M/perm_16n_16c_2MB.cm" -seed 5 -paths 128 --out "$T/p4"
+run -tm "$M/perm_16n_16c_2MB.cm" -seed 6 -paths 128 --out "$T/p5"
+if [ "$rc" -eq 0 ] && ! cmp -s "$T/p4/flows.csv" "$T/p5/flows.csv"; then
+    ok "-paths 128: seed 5 and seed 6 give different flows.csv"
+else
+    fail "-paths 128: seed 5 and seed 6 give identical flows.csv (exit $rc)"
+fi
+
+# ---------------------------------------------------------------- unfinished flows
+run -tm "$M/incast.cm" -end 500 --out "$T/inc"
+if [ "$rc" -eq 0 ] && grep -q "0 of 15 finished" "$T/out" && grep -q "unfinished" "$T/out"; then
+    ok "incast.cm -end 500: exit 0, '0 of 15 finished', unfinished listed"
+else
+    fail "incast.cm -end 500: exit $rc, stdout: $(grep flows: "$T/out")"
+fi
+nonempty=$(awk -F, 'NR > 1 && $6 != "" { c++ } END { print c + 0 }' "$T/inc/flows.csv" 2>/dev/null)
+rows=$(awk 'END { print NR - 1 }' "$T/inc/flows.csv" 2>/dev/null)
+if [ "${rows:-0}" -eq 15 ] && [ "${nonempty:-x}" = 0 ]; then
+    ok "incast.cm -end 500: 15 rows, finish_us empty in every row"
+else
+    fail "incast.cm -end 500: ${rows:-?} rows, ${nonempty:-?} with a finish_us"
+fi
+if grep -q '"unfinished": 15' "$T/inc/summary.json" 2>/dev/null; then
+    ok "incast.cm -end 500: summary.json says 15 unfinished"
+else
+    fail "incast.cm -end 500: summary.json lacks '\"unfinished\": 15'"
+fi
+
+# ---------------------------------------------------------------- help
+for h in -help --help; do
+    run "$h"
+    if [ "$rc" -eq 0 ] && grep -q -e "-tm" "$T/out" && grep -q -e "--out" "$T/out"; then
+        ok "$h: exit 0, mentions -tm and --out"
+    else
+        fail "$h: exit $rc or usage lacks -tm/--out"
+    fi
+done
+
+# ---------------------------------------------------------------- generator
+if sh tools/gen_cm.sh perm 16 1000 7 >"$T/gen.cm" 2>"$T/generr"; then
+    run -tm "$T/gen.cm"
+    if [ "$rc" -eq 0 ] && grep -q "16 of 16 finished" "$T/out"; then
+        ok "gen_cm.sh perm 16 1000 7 runs: '16 of 16 finished'"
+    else
+        fail "gen_cm.sh perm 16 1000 7: simulator exit $rc, $(grep flows: "$T/out") $(head -n 1 "$T/err")"
+    fi
+else
+    fail "gen_cm.sh perm 16 1000 7 failed: $(head -n 1 "$T/generr")"
+fi
+self=$(awk -F'[ >-]+' 'NR > 2 && $1 == $2 { c++ } END { print c + 0 }' "$T/gen.cm" 2>/dev/null)
+dsts=$(awk 'NR > 2 { split($1, a, "->"); print a[2] }' "$T/gen.cm" 2>/dev/null | sort -u | wc -l | tr -d ' ')
+if [ "${self:-x}" = 0 ] && [ "$dsts" = 16 ]; then
+    ok "gen_cm.sh perm: a permutation with no self-sends"
+else
+    fail "gen_cm.sh perm: ${self:-?} self-sends, $dsts distinct destinations (want 0 and 16)"
+fi
+sh tools/gen_cm.sh perm 16 1000 7 >"$T/gen2.cm" 2>/dev/null
+sh tools/gen_cm.sh perm 16 1000 8 >"$T/gen3.cm" 2>/dev/null
+if cmp -s "$T/gen.cm" "$T/gen2.cm" && ! cmp -s "$T/gen.cm" "$T/gen3.cm"; then
+    ok "gen_cm.sh perm: same seed same file, other seed other file"
+else
+    fail "gen_cm.sh perm: not deterministic in its seed"
+fi
+if sh tools/gen_cm.sh incast 16 0 1000 >"$T/inc16.cm" 2>/dev/null; then
+    run -tm "$T/inc16.cm" -end 5000
+    if [ "$rc" -eq 0 ] && grep -q "15 of 15 finished" "$T/out"; then
+        ok "gen_cm.sh incast 16 0 1000 runs: '15 of 15 finished'"
+    else
+        fail "gen_cm.sh incast 16 0 1000: simulator exit $rc, $(grep flows: "$T/out") $(head -n 1 "$T/err")"
+    fi
+else
+    fail "gen_cm.sh incast 16 0 1000 failed"
+fi
+if sh tools/gen_cm.sh bogus >/dev/null 2>&1; then
+    fail "gen_cm.sh accepts an unknown subcommand"
+else
+    ok "gen_cm.sh rejects an unknown subcommand"
+fi
+
+[ "$nfail" -eq 0 ]

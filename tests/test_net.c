@@ -1,0 +1,277 @@
+/* test_net.c: switch output ports: RED/ECN marking frequency, trimming into
+ * the control class, strict priority of control over data, drop-tail when
+ * trimming is off, and serialisation timing. Ports are exercised on a real
+ * fabric (the default 16-node fat tree) by driving their events by hand.
+ */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "sim.h"
+#include "transport/flow.h"
+
+static struct sim S;
+
+static void setup_sim(bool trimming)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.trimming = trimming;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+}
+
+/* ToR 0's first downlink (to host 0): a last-hop port. */
+static uint32_t tor_down_port(void)
+{
+    return S.switches[0].first_port;
+}
+
+static uint32_t new_pkt(uint8_t type, uint32_t seq, uint32_t size)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = type;
+    p->seq = seq;
+    p->size_bytes = size;
+    p->dst_host = 0;
+    return idx;
+}
+
+/* Runs the port's own events; records the packets that leave, in order. */
+static int drain(uint32_t port, uint32_t *out, int max, uint32_t *flags_out)
+{
+    struct event ev;
+    int n = 0;
+    while (eq_pop(&S.eq, &ev)) {
+        S.now = ev.time_ps;
+        if (ev.kind == EV_PORT_TX_DONE && ev.id == port) {
+            port_tx_done(&S, port);
+        } else if (ev.kind == EV_PKT_ARRIVE) {
+            struct packet *p = pkt_at(&S.pool, ev.id);
+            if (n < max) {
+                out[n] = p->seq;
+                if (flags_out)
+                    flags_out[n] = p->flags | ((uint32_t)p->type << 8);
+                n++;
+            }
+            pkt_release(&S.pool, ev.id);
+        }
+    }
+    return n;
+}
+
+static void clear_events(void)
+{
+    struct event ev;
+    while (eq_pop(&S.eq, &ev))
+        ;
+}
+
+static void test_red_mark_function_bounds(void **st)
+{
+    (void)st;
+    struct rng r;
+    rng_seed(&r, 1, RNG_STREAM_TEST, 0);
+    for (int i = 0; i < 1000; i++) {
+        assert_false(red_mark(&r, 1000, 1000, 5000)); /* at kmin: never */
+        assert_false(red_mark(&r, 0, 1000, 5000));
+        assert_true(red_mark(&r, 5001, 1000, 5000));  /* above kmax: always */
+    }
+}
+
+static void test_red_mark_frequency_linear(void **st)
+{
+    (void)st;
+    struct rng r;
+    rng_seed(&r, 2, RNG_STREAM_TEST, 0);
+    const int n = 100000;
+    double fractions[] = {0.1, 0.25, 0.5, 0.9};
+    for (size_t k = 0; k < sizeof fractions / sizeof fractions[0]; k++) {
+        uint32_t q = 1000 + (uint32_t)(fractions[k] * 4000);
+        int marks = 0;
+        for (int i = 0; i < n; i++)
+            marks += red_mark(&r, q, 1000, 5000);
+        double p = fractions[k], sd = sqrt(p * (1 - p) / n);
+        /* within 5 standard deviations of the linear RED probability */
+        assert_true(fabs((double)marks / n - p) < 5 * sd);
+    }
+}
+
+static void test_ecn_marks_on_a_real_port(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    struct port *p = &S.ports[port];
+    p->ecn_kmin_bytes = 5 * 4150;
+    p->ecn_kmax_bytes = 15 * 4150;
+    for (uint32_t i = 0; i < 21; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    uint32_t seqs[32], flags[32];
+    int n = drain(port, seqs, 32, flags);
+    assert_int_equal(n, 21);
+    /* packet i leaves 20-i packets behind: 20..16 always marked, 5..0 never */
+    for (int i = 0; i < 5; i++)
+        assert_true(flags[i] & PKTF_ECN_CE);
+    for (int i = 15; i < 21; i++)
+        assert_false(flags[i] & PKTF_ECN_CE);
+    assert_true(p->st.ecn_marks >= 5 && p->st.ecn_marks <= 15);
+    sim_free(&S);
+}
+
+static void test_trim_overflow_goes_to_control_first(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    struct port *p = &S.ports[port];
+    p->flags &= ~(uint32_t)PORTF_ECN;
+    uint32_t limit_pkts = p->data_limit_bytes / 4150; /* 43 by default */
+    assert_int_equal(limit_pkts, 43);
+    for (uint32_t i = 0; i < 50; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    assert_int_equal(p->st.trims, 50 - limit_pkts);
+    assert_int_equal(p->data_bytes, limit_pkts * 4150);
+    assert_int_equal(p->ctl_bytes, (50 - limit_pkts) * 64);
+    uint32_t seqs[64], flags[64];
+    int n = drain(port, seqs, 64, flags);
+    assert_int_equal(n, 50);
+    /* seq 0 was already on the wire; then the 7 trimmed headers jump ahead */
+    assert_int_equal(seqs[0], 0);
+    for (int i = 1; i <= 7; i++) {
+        assert_int_equal(seqs[i], limit_pkts + (uint32_t)i - 1);
+        assert_true(flags[i] & PKTF_TRIMMED);
+        assert_true(flags[i] & PKTF_TRIM_LASTHOP);
+    }
+    for (int i = 8; i < 50; i++) {
+        assert_int_equal(seqs[i], (uint32_t)i - 7);
+        assert_false(flags[i] & PKTF_TRIMMED);
+    }
+    assert_int_equal(p->data_bytes, 0);
+    assert_int_equal(p->ctl_bytes, 0);
+    sim_free(&S);
+}
+
+static void test_trim_in_fabric_is_not_last_hop(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = S.switches[0].first_port + S.switches[0].n_down; /* ToR uplink */
+    for (uint32_t i = 0; i < 45; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    uint32_t seqs[64], flags[64];
+    int n = drain(port, seqs, 64, flags);
+    assert_int_equal(n, 45);
+    int trimmed = 0;
+    for (int i = 0; i < n; i++)
+        if (flags[i] & PKTF_TRIMMED) {
+            trimmed++;
+            assert_false(flags[i] & PKTF_TRIM_LASTHOP);
+        }
+    assert_int_equal(trimmed, 2);
+    sim_free(&S);
+}
+
+static void test_drop_tail_without_trimming(void **st)
+{
+    (void)st;
+    setup_sim(false);
+    uint32_t port = tor_down_port();
+    struct port *p = &S.ports[port];
+    uint32_t limit = p->data_limit_bytes / 4150; /* 5 BDP without trimming */
+    assert_int_equal(limit, 5 * 43);
+    for (uint32_t i = 0; i < limit + 10; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    assert_int_equal(p->st.drops, 10);
+    assert_int_equal(p->st.trims, 0);
+    assert_int_equal(S.tot.data_drops, 10);
+    uint32_t seqs[512];
+    int n = drain(port, seqs, 512, NULL);
+    assert_int_equal(n, (int)limit);
+    assert_int_equal(seqs[n - 1], limit - 1); /* the tail was dropped */
+    sim_free(&S);
+}
+
+static void test_control_has_strict_priority(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    for (uint32_t i = 0; i < 3; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 100, 64));
+    port_enqueue(&S, port, new_pkt(PKT_NACK, 101, 64));
+    uint32_t seqs[8];
+    int n = drain(port, seqs, 8, NULL);
+    assert_int_equal(n, 5);
+    uint32_t expect[] = {0, 100, 101, 1, 2};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(seqs[i], expect[i]);
+    sim_free(&S);
+}
+
+static void test_serialisation_and_latency(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 0, 4150));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 1, 4150));
+    struct event ev;
+    simtime_ps arrivals[2];
+    int n = 0;
+    while (eq_pop(&S.eq, &ev)) {
+        S.now = ev.time_ps;
+        if (ev.kind == EV_PORT_TX_DONE)
+            port_tx_done(&S, ev.id);
+        else if (ev.kind == EV_PKT_ARRIVE) {
+            arrivals[n++] = ev.time_ps;
+            pkt_release(&S.pool, ev.id);
+        }
+    }
+    /* 4150 B at 100 Gb/s = 332 ns, then 1 us of link */
+    assert_int_equal(n, 2);
+    assert_int_equal(arrivals[0], 332000 + 1000000);
+    assert_int_equal(arrivals[1], 2 * 332000 + 1000000);
+    assert_int_equal(serialize_ps(64, 100000), 5120);
+    assert_int_equal(S.ports[port].st.tx_bytes, 8300);
+    clear_events();
+    sim_free(&S);
+}
+
+static void test_occupancy_statistics(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    for (uint32_t i = 0; i < 4; i++)
+        port_enqueue(&S, port, new_pkt(PKT_DATA, i, 4150));
+    uint32_t seqs[8];
+    drain(port, seqs, 8, NULL);
+    struct port *p = &S.ports[port];
+    assert_int_equal(p->st.peak_bytes, 4 * 4150);
+    net_close_stats(&S);
+    /* queue held 4,3,2,1 packets for 332 ns each */
+    __uint128_t expect = (__uint128_t)(4 + 3 + 2 + 1) * 4150 * 332000;
+    assert_true(p->st.occupancy_byte_ps == expect);
+    sim_free(&S);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_red_mark_function_bounds),
+        cmocka_unit_test(test_red_mark_frequency_linear),
+        cmocka_unit_test(test_ecn_marks_on_a_real_port),
+        cmocka_unit_test(test_trim_overflow_goes_to_control_first),
+        cmocka_unit_test(test_trim_in_fabric_is_not_last_hop),
+        cmocka_unit_test(test_drop_tail_without_trimming),
+        cmocka_unit_test(test_control_has_strict_priority),
+        cmocka_unit_test(test_serialisation_and_latency),
+        cmocka_unit_test(test_occupancy_statistics),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

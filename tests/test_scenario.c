@@ -1,0 +1,235 @@
+/* test_scenario.c: end-to-end runs on small fabrics, checking physics and
+ * invariants rather than code paths: an idle-path flow finishes at the time
+ * first principles give; an incast shares the bottleneck fairly; every data
+ * packet sent is accounted for; one seed gives one byte-exact output;
+ * triggers chain connections; the reference simulator's published 16-node
+ * bounds hold.
+ */
+#include "testutil.h"
+
+#include "metrics/report.h"
+#include "sim.h"
+#include "transport/flow.h"
+
+#include <math.h>
+
+static struct sim S;
+
+static void run(const char *tm, const char *topo, uint32_t paths, double end_us, bool trimming, uint64_t seed)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.topo_path = topo;
+    c.paths = paths;
+    if (paths == 1)
+        c.lb_name = "single";
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    c.trimming = trimming;
+    c.seed = seed;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
+static double fct_us(uint32_t i)
+{
+    const struct flow *f = &S.flows[i];
+    return (double)(f->finish_ps - f->start_ps) / PS_PER_US;
+}
+
+static double max_fct_us(void)
+{
+    double m = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++) {
+        assert_int_equal(S.flows[i].state, FLOW_DONE);
+        if (fct_us(i) > m)
+            m = fct_us(i);
+    }
+    return m;
+}
+
+static void test_single_flow_matches_first_principles(void **st)
+{
+    (void)st;
+    /* cross-pod (6 hops), same-pod (4 hops) and same-rack (2 hops) flows */
+    const char *cases[] = {
+        "Nodes 16\nConnections 1\n0->13 start 0 size 2000000\n",
+        "Nodes 16\nConnections 1\n0->2 start 0 size 1000000\n",
+        "Nodes 16\nConnections 1\n0->1 start 5 size 300000\n",
+    };
+    for (size_t k = 0; k < 3; k++) {
+        run(temp_file(cases[k], ".cm"), NULL, 64, 1000, true, 13);
+        assert_int_equal(S.flows_finished, 1);
+        double ideal = (double)ideal_fct_ps(&S, &S.flows[0]) / PS_PER_US;
+        double got = fct_us(0);
+        assert_true(got >= ideal * 0.999);
+        assert_true(got <= ideal * 1.02);
+        assert_int_equal(S.tot.rtx_pkts_sent, 0);
+        sim_free(&S);
+    }
+    /* the reference's own number for one.cm: about 176 us */
+    run(shared_path("htsim/matrices/one.cm"), NULL, 64, 1000, true, 13);
+    assert_true(fabs(fct_us(0) - 176.0) < 2.0);
+    sim_free(&S);
+}
+
+static double jain(const double *x, uint32_t n)
+{
+    double s = 0, s2 = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        s += x[i];
+        s2 += x[i] * x[i];
+    }
+    return s * s / (n * s2);
+}
+
+static void test_incast_is_fair(void **st)
+{
+    (void)st;
+    char text[4096];
+    int off = snprintf(text, sizeof text, "Nodes 16\nConnections 8\n");
+    for (int i = 0; i < 8; i++)
+        off += snprintf(text + off, sizeof text - (size_t)off, "%d->15 start 0 size 512000\n", i * 2);
+    run(temp_file(text, ".cm"), NULL, 64, 5000, true, 13);
+    assert_int_equal(S.flows_finished, 8);
+    double thr[8];
+    for (uint32_t i = 0; i < 8; i++)
+        thr[i] = (double)S.flows[i].size_bytes / fct_us(i);
+    assert_true(jain(thr, 8) >= 0.9);
+    /* and the bottleneck was kept busy: the last flow ends near 8 x 512 KB / 100 Gb/s */
+    double ideal_us = 8.0 * 512000 * 8 / 100e3 * (4150.0 / 4086.0);
+    assert_true(max_fct_us() < ideal_us * 1.15);
+    sim_free(&S);
+}
+
+/* Every data packet sent is delivered whole, delivered trimmed, dropped, or
+ * still in the network; and every packet in the pool is somewhere in it. */
+static void check_conservation(void)
+{
+    struct run_stats r;
+    report_collect(&S, 0, &r);
+    assert_int_equal(S.tot.data_pkts_sent,
+                     S.tot.data_pkts_delivered + S.tot.trimmed_delivered + S.tot.data_drops + r.data_in_network);
+    assert_int_equal(S.pool.in_use, r.pkts_in_network);
+}
+
+static void test_packet_conservation(void **st)
+{
+    (void)st;
+    /* trimming, stopped mid-run so packets are in flight */
+    run(shared_path("htsim/matrices/perm_16n_16c_2MB.cm"), NULL, 1, 150, true, 13);
+    assert_true(S.tot.trimmed_delivered > 0);
+    check_conservation();
+    sim_free(&S);
+    /* without trimming: drops, and the run completes through timeouts */
+    run(shared_path("htsim/matrices/incast.cm"), NULL, 64, 3000, false, 13);
+    assert_true(S.tot.data_drops > 0);
+    check_conservation();
+    sim_free(&S);
+    run(shared_path("htsim/matrices/incast.cm"), NULL, 64, 400, false, 13);
+    check_conservation();
+    sim_free(&S);
+}
+
+static char *flows_csv(const char *tm, uint32_t paths, uint64_t seed)
+{
+    run(tm, NULL, paths, 1000, true, seed);
+    struct strbuf b;
+    sb_init(&b);
+    report_flows_csv(&S, &b);
+    sim_free(&S);
+    return b.data;
+}
+
+static void test_same_seed_same_output(void **st)
+{
+    (void)st;
+    const char *tm = shared_path("htsim/matrices/perm_16n_16c_2MB.cm");
+    char *a = flows_csv(tm, 128, 7);
+    char *b = flows_csv(tm, 128, 7);
+    assert_string_equal(a, b);
+    char *c = flows_csv(tm, 128, 8);
+    assert_true(strcmp(a, c) != 0); /* the seed reaches the ECMP salts and RED */
+    free(a);
+    free(b);
+    free(c);
+}
+
+static void test_triggers_chain_connections(void **st)
+{
+    (void)st;
+    const char *text = "Nodes 16\nConnections 5\nTriggers 3\n"
+                       "0->5 id 1 start 0 size 100000 send_done_trigger 1\n"
+                       "1->6 id 2 start 0 size 300000 send_done_trigger 2\n"
+                       "2->7 id 3 trigger 1 size 50000 send_done_trigger 2\n"
+                       "3->8 id 4 trigger 2 size 50000\n"
+                       "4->9 id 5 trigger 3 size 50000 recv_done_trigger 3\n"
+                       "trigger id 1 oneshot\n"
+                       "trigger id 2 barrier count 2\n"
+                       "trigger id 3 multishot\n";
+    run(temp_file(text, ".cm"), NULL, 64, 2000, true, 13);
+    struct flow *f = S.flows;
+    assert_int_equal(f[2].start_ps, f[0].finish_ps);        /* oneshot on 1's completion */
+    simtime_ps both = f[1].finish_ps > f[2].finish_ps ? f[1].finish_ps : f[2].finish_ps;
+    assert_int_equal(f[3].start_ps, both);                   /* barrier of two */
+    assert_int_equal(f[4].state, FLOW_WAITING);              /* never activated */
+    assert_int_equal(S.flows_finished, 4);
+    sim_free(&S);
+}
+
+/* shared/data/htsim/README.md: bounds asserted by the reference simulator's
+ * own regression suite for the 16-node cases. */
+static void test_reference_bounds_16_nodes(void **st)
+{
+    (void)st;
+    struct {
+        const char *cm;
+        uint32_t paths;
+        double end_us, bound_us;
+    } cases[] = {
+        {"htsim/matrices/one.cm", 64, 1000, 190},
+        {"htsim/matrices/bidir.cm", 64, 1000, 190},
+        {"htsim/matrices/incast.cm", 64, 5000, 2550},
+        {"htsim/matrices/perm_16n_16c_2MB.cm", 128, 1000, 210},
+        {"htsim/matrices/perm_16n_16c_2MB.cm", 1, 3000, 1300},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        run(shared_path(cases[k].cm), NULL, cases[k].paths, cases[k].end_us, true, 13);
+        assert_int_equal(S.flows_finished, S.n_flows);
+        double m = max_fct_us();
+        if (m >= cases[k].bound_us)
+            fail_msg("%s paths %u: tail FCT %.1f us above bound %.0f", cases[k].cm, cases[k].paths, m,
+                     cases[k].bound_us);
+        sim_free(&S);
+    }
+}
+
+static void test_leaf_spine_topology_runs(void **st)
+{
+    (void)st;
+    char text[4096];
+    int off = snprintf(text, sizeof text, "Nodes 32\nConnections 32\n");
+    for (int i = 0; i < 32; i++)
+        off += snprintf(text + off, sizeof text - (size_t)off, "%d->%d start 0 size 200000\n", i, (i + 8) % 32);
+    run(temp_file(text, ".cm"), shared_path("htsim/topologies/leaf_spine_tiny.topo"), 64, 3000, true, 13);
+    assert_int_equal(S.flows_finished, 32);
+    /* 4:1 oversubscribed: every ToR sends 8 x 200 KB through 2 uplinks */
+    double lower = 8.0 * 200000 * 8 / (2 * 100e3);
+    assert_true(max_fct_us() > lower);
+    check_conservation();
+    sim_free(&S);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_single_flow_matches_first_principles),
+        cmocka_unit_test(test_incast_is_fair),
+        cmocka_unit_test(test_packet_conservation),
+        cmocka_unit_test(test_same_seed_same_output),
+        cmocka_unit_test(test_triggers_chain_connections),
+        cmocka_unit_test(test_reference_bounds_16_nodes),
+        cmocka_unit_test(test_leaf_spine_topology_runs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
