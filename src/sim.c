@@ -109,6 +109,27 @@ void sim_setup(struct sim *s, const struct config *cfg)
 
     rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
     eq_init(&s->eq, 1 << 16);
+    {
+        /* Calendar resolution: about 32 events per bucket (a run makes ~16
+         * events per packet, each host one packet per serialisation time),
+         * and a wheel turn of a few link traversals. Speed only. */
+        simtime_ps ser = serialize_ps(c->mtu_bytes, c->linkspeed_mbps);
+        double width = 2.0 * (double)ser / (double)s->cm.nodes;
+        unsigned shift = 0;
+        while (shift < 40 && (double)(1ULL << (shift + 1)) <= width)
+            shift++;
+        simtime_ps max_lat = 0;
+        for (uint32_t i = 0; i < TOPO_MAX_TIERS; i++) {
+            simtime_ps l = s->topo.spec.tier[i].downlink_latency_ps + s->topo.spec.tier[i].switch_latency_ps;
+            if (l > max_lat)
+                max_lat = l;
+        }
+        simtime_ps horizon = 4 * (max_lat + ser);
+        unsigned nlog = 4;
+        while (nlog < 20 && ((simtime_ps)1 << (nlog + shift)) < horizon)
+            nlog++;
+        eq_set_resolution(&s->eq, shift, nlog);
+    }
     pool_init(&s->pool, 1 << 14);
     fabric_build(s);
     transport_setup(s);

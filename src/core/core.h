@@ -35,23 +35,55 @@ struct event {
     uint32_t id;
 };
 
+struct event_vec {
+    struct event *ev;
+    uint32_t len;
+    uint32_t cap;
+};
+
+#define EV_CHUNK_EVENTS 31
+#define CHUNK_NONE UINT32_MAX
+struct ev_chunk {
+    struct event ev[EV_CHUNK_EVENTS];
+    uint32_t n;
+    uint32_t next;
+};
+
+struct bucket {
+    uint32_t head, tail; /* chunk list, CHUNK_NONE when empty */
+};
+
+/* A calendar queue: see events.c for why and how. */
 struct event_queue {
-    struct event *heap;
-    size_t count;
-    size_t capacity;
+    struct event_vec active;    /* binary heap: events of the current bucket */
+    struct event_vec overflow;  /* 4-ary heap: events beyond one wheel turn */
+    struct bucket *buckets;     /* unsorted events, a chunk list per bucket */
+    struct ev_chunk *chunks;    /* shared chunk pool */
+    uint32_t nchunks;
+    uint32_t free_chunk;
+    uint32_t nbuckets;          /* power of two */
+    unsigned shift;             /* bucket width = 2^shift ps */
+    uint32_t cur_index;
+    simtime_ps cur_start;       /* start time of the current bucket */
+    uint64_t in_wheel;          /* events held in buckets */
+    size_t count;               /* all pending events */
     uint64_t next_seq;
-    uint64_t pushed_total; /* events ever scheduled, for events/second */
+    uint64_t pushed_total;      /* events ever scheduled, for events/second */
 };
 
 void eq_init(struct event_queue *q, size_t initial_capacity);
+/* Bucket width 2^bucket_shift ps and 2^nbuckets_log2 buckets; only while
+ * the queue is empty. Performance only: the order of events never depends
+ * on it. */
+void eq_set_resolution(struct event_queue *q, unsigned bucket_shift, unsigned nbuckets_log2);
 void eq_free(struct event_queue *q);
 void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id);
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
-static inline simtime_ps eq_peek_time(const struct event_queue *q)
-{
-    return q->count ? q->heap[0].time_ps : SIMTIME_NEVER;
-}
+/* Time of the earliest pending event, SIMTIME_NEVER when empty. */
+simtime_ps eq_peek_time(struct event_queue *q);
+/* Calls fn for every pending event, in no particular order. */
+void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx);
 
 /* ---- random numbers ---------------------------------------------------- */
 

@@ -57,6 +57,20 @@ static double percentile(const double *v, uint32_t n, double p)
     return v[i < n ? i : n - 1];
 }
 
+struct count_ctx {
+    const struct sim *s;
+    struct run_stats *r;
+};
+
+static void count_arrival(const struct event *e, void *arg)
+{
+    struct count_ctx *c = arg;
+    if (e->kind != EV_PKT_ARRIVE)
+        return;
+    c->r->pkts_in_network++;
+    c->r->data_in_network += c->s->pool.pkts[e->id].type == PKT_DATA;
+}
+
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
 {
     memset(r, 0, sizeof(*r));
@@ -101,12 +115,8 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         }
     }
     /* packets on links: pending arrival events */
-    for (size_t i = 0; i < s->eq.count; i++) {
-        if (s->eq.heap[i].kind != EV_PKT_ARRIVE)
-            continue;
-        r->pkts_in_network++;
-        r->data_in_network += s->pool.pkts[s->eq.heap[i].id].type == PKT_DATA;
-    }
+    struct count_ctx ctx = {s, r};
+    eq_visit(&s->eq, count_arrival, &ctx);
     r->data_drops = s->tot.data_drops;
 }
 

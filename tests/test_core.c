@@ -1,0 +1,660 @@
+/* test_core.c: unit tests for the simulator's foundation (src/core/): the
+ * event queue pops in (time, insertion) order, including under a long random
+ * interleaving of pushes and pops checked against a sorted reference, and
+ * grows past its initial capacity; the random streams are reproducible,
+ * independent per (seed, stream, substream), match the published xoshiro256**
+ * output and draw uniformly; atomic file writes leave exactly the content and
+ * no temporary file; text buffers grow correctly.
+ */
+#include "testutil.h"
+
+#include "core/core.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <sys/stat.h>
+
+/* ---- event queue ------------------------------------------------------------ */
+
+static void test_eq_pops_in_time_order(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 16);
+    const simtime_ps times[] = { 50, 10, 40, 30, 20, 0, 60 };
+    for (uint32_t i = 0; i < 7; i++)
+        eq_push(&q, times[i], 7, i);
+    const simtime_ps want[] = { 0, 10, 20, 30, 40, 50, 60 };
+    const uint32_t want_id[] = { 5, 1, 4, 3, 2, 0, 6 };
+    struct event e;
+    for (int i = 0; i < 7; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.time_ps, want[i]);
+        assert_int_equal(e.id, want_id[i]);
+        assert_int_equal(e.kind, 7);
+    }
+    assert_int_equal(q.count, 0);
+    eq_free(&q);
+}
+
+static void test_eq_equal_times_pop_in_insertion_order(void **state)
+{
+    (void)state;
+    /* Simultaneous events must run in the order they were scheduled, or runs
+     * would not be reproducible. Mix in other times so the heap really has to
+     * reorder, and use more events than one heap level holds. */
+    struct event_queue q;
+    eq_init(&q, 16);
+    for (uint32_t i = 0; i < 200; i++)
+        eq_push(&q, (i % 3 == 0) ? 1000 : (i % 3 == 1 ? 500 : 2000), i % 3, i);
+    struct event e;
+    uint32_t last_id[3] = { 0, 0, 0 };
+    bool seen[3] = { false, false, false };
+    simtime_ps last_t = 0;
+    uint64_t last_seq = 0;
+    for (int i = 0; i < 200; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_true(e.time_ps >= last_t);
+        if (i > 0 && e.time_ps == last_t)
+            assert_true(e.seq > last_seq);
+        uint32_t g = e.kind;
+        if (seen[g])
+            assert_true(e.id > last_id[g]);
+        seen[g] = true;
+        last_id[g] = e.id;
+        last_t = e.time_ps;
+        last_seq = e.seq;
+    }
+    /* the last event of the latest time (2000, ids 2, 5, ..., 197) pops last */
+    assert_int_equal(last_id[2], 197);
+    assert_false(eq_pop(&q, &e));
+    eq_free(&q);
+}
+
+static void test_eq_empty_pop_returns_false(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 0);
+    struct event e = { 123, 456, 7, 8 };
+    assert_false(eq_pop(&q, &e));
+    /* a failed pop must not touch *out */
+    assert_int_equal(e.time_ps, 123);
+    assert_int_equal(e.id, 8);
+    eq_push(&q, 5, 1, 1);
+    assert_true(eq_pop(&q, &e));
+    assert_false(eq_pop(&q, &e));
+    assert_int_equal(q.count, 0);
+    eq_free(&q);
+}
+
+static void test_eq_peek_time(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 4);
+    assert_int_equal(eq_peek_time(&q), SIMTIME_NEVER);
+    eq_push(&q, 300, 0, 0);
+    assert_int_equal(eq_peek_time(&q), 300);
+    eq_push(&q, 100, 0, 1);
+    assert_int_equal(eq_peek_time(&q), 100);
+    eq_push(&q, 200, 0, 2);
+    assert_int_equal(eq_peek_time(&q), 100);
+    struct event e;
+    eq_pop(&q, &e);
+    assert_int_equal(eq_peek_time(&q), 200);
+    eq_pop(&q, &e);
+    eq_pop(&q, &e);
+    assert_int_equal(eq_peek_time(&q), SIMTIME_NEVER);
+    eq_free(&q);
+}
+
+static void test_eq_grows_beyond_initial_capacity(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 1); /* rounded up to 16 */
+    size_t cap0 = q.capacity;
+    assert_true(cap0 >= 1);
+    const uint32_t n = 5000;
+    /* push in descending time so every push sifts to the root */
+    for (uint32_t i = 0; i < n; i++)
+        eq_push(&q, (simtime_ps)(n - i) * 10, 0, i);
+    assert_int_equal(q.count, n);
+    assert_true(q.capacity >= n);
+    assert_true(q.capacity > cap0);
+    assert_int_equal(q.pushed_total, n);
+    struct event e;
+    for (uint32_t i = 0; i < n; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.time_ps, (simtime_ps)(i + 1) * 10);
+        assert_int_equal(e.id, n - 1 - i);
+    }
+    assert_false(eq_pop(&q, &e));
+    /* pushed_total counts every push ever, not the current content */
+    assert_int_equal(q.pushed_total, n);
+    eq_free(&q);
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s >> 33;
+}
+
+struct ref_ev {
+    simtime_ps t;
+    uint64_t seq;
+    uint32_t id;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+    const struct ref_ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return 0;
+}
+
+static void test_eq_stress_matches_sorted_reference(void **state)
+{
+    (void)state;
+    /* As in a simulation, every push is at or after the time of the last
+     * popped event; then the popped sequence must be exactly all pushed
+     * events sorted by (time, seq). Small delays make ties frequent. */
+    const uint32_t n = 100000;
+    struct ref_ev *pushed = calloc(n, sizeof *pushed);
+    struct ref_ev *popped = calloc(n, sizeof *popped);
+    assert_non_null(pushed);
+    assert_non_null(popped);
+    struct event_queue q;
+    eq_init(&q, 16);
+    uint64_t s = 42;
+    uint32_t np = 0, no = 0;
+    simtime_ps now = 0;
+    while (no < n) {
+        bool do_push = np < n && (q.count == 0 || lcg(&s) % 100 < 55);
+        if (do_push) {
+            simtime_ps t = now + lcg(&s) % 64;
+            pushed[np] = (struct ref_ev){ t, q.next_seq, np };
+            eq_push(&q, t, 3, np);
+            np++;
+        } else {
+            struct event e;
+            assert_true(eq_pop(&q, &e));
+            assert_true(e.time_ps >= now);
+            now = e.time_ps;
+            popped[no++] = (struct ref_ev){ e.time_ps, e.seq, e.id };
+            assert_int_equal(e.kind, 3);
+        }
+    }
+    assert_int_equal(q.count, 0);
+    qsort(pushed, n, sizeof *pushed, cmp_ref);
+    for (uint32_t i = 0; i < n; i++) {
+        if (pushed[i].t != popped[i].t || pushed[i].seq != popped[i].seq || pushed[i].id != popped[i].id)
+            fail_msg("pop %u: got (t=%llu seq=%llu id=%u), want (t=%llu seq=%llu id=%u)", i,
+                     (unsigned long long)popped[i].t, (unsigned long long)popped[i].seq, popped[i].id,
+                     (unsigned long long)pushed[i].t, (unsigned long long)pushed[i].seq, pushed[i].id);
+    }
+    eq_free(&q);
+    free(pushed);
+    free(popped);
+}
+
+static void test_eq_stress_arbitrary_times_against_linear_scan(void **state)
+{
+    (void)state;
+    /* Pushes anywhere in time, including before already popped events: each
+     * pop must return the minimum (time, seq) among the pending events, which
+     * a linear scan of a plain array computes independently of the heap. */
+    const uint32_t ops = 30000;
+    struct ref_ev *pend = calloc(ops, sizeof *pend);
+    assert_non_null(pend);
+    uint32_t npend = 0;
+    struct event_queue q;
+    eq_init(&q, 16);
+    uint64_t s = 7;
+    for (uint32_t op = 0; op < ops; op++) {
+        if (npend == 0 || lcg(&s) % 3 != 0) {
+            simtime_ps t = lcg(&s) % 500; /* many ties */
+            pend[npend++] = (struct ref_ev){ t, q.next_seq, op };
+            eq_push(&q, t, 0, op);
+        } else {
+            uint32_t best = 0;
+            for (uint32_t i = 1; i < npend; i++)
+                if (cmp_ref(&pend[i], &pend[best]) < 0)
+                    best = i;
+            struct event e;
+            assert_true(eq_pop(&q, &e));
+            assert_int_equal(e.time_ps, pend[best].t);
+            assert_int_equal(e.seq, pend[best].seq);
+            assert_int_equal(e.id, pend[best].id);
+            pend[best] = pend[--npend];
+        }
+        assert_int_equal(q.count, npend);
+    }
+    eq_free(&q);
+    free(pend);
+}
+
+static void test_eq_extreme_times(void **state)
+{
+    (void)state;
+    /* The full 64-bit range orders correctly (no signed or narrowing compare). */
+    struct event_queue q;
+    eq_init(&q, 16);
+    eq_push(&q, UINT64_MAX - 1, 0, 0);
+    eq_push(&q, (simtime_ps)1 << 63, 0, 1);
+    eq_push(&q, 0, 0, 2);
+    eq_push(&q, ((simtime_ps)1 << 32) + 1, 0, 3);
+    eq_push(&q, (simtime_ps)1 << 32, 0, 4);
+    const uint32_t want[] = { 2, 4, 3, 1, 0 };
+    struct event e;
+    for (int i = 0; i < 5; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.id, want[i]);
+    }
+    eq_free(&q);
+}
+
+/* ---- random numbers ------------------------------------------------------------ */
+
+static void test_rng_xoshiro_reference_output(void **state)
+{
+    (void)state;
+    /* xoshiro256** from the state {1,2,3,4}: values from the reference
+     * algorithm (Blackman & Vigna), computed independently in Python. */
+    struct rng r = { { 1, 2, 3, 4 } };
+    const uint64_t want[] = { 11520ULL, 0ULL, 1509978240ULL, 1215971899390074240ULL, 1216172134540287360ULL,
+                              607988272756665600ULL };
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(rng_next(&r), want[i]);
+}
+
+static void test_rng_same_seed_same_sequence(void **state)
+{
+    (void)state;
+    struct rng a, b;
+    rng_seed(&a, 13, RNG_STREAM_TEST, 5);
+    rng_seed(&b, 13, RNG_STREAM_TEST, 5);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(rng_next(&a), rng_next(&b));
+    /* re-seeding restarts the sequence */
+    struct rng c;
+    rng_seed(&c, 13, RNG_STREAM_TEST, 5);
+    rng_seed(&a, 13, RNG_STREAM_TEST, 5);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(rng_next(&a), rng_next(&c));
+}
+
+/* Number of equal values at equal positions in the first 64 outputs. */
+static int same_positions(uint64_t seed1, uint64_t st1, uint64_t sub1, uint64_t seed2, uint64_t st2, uint64_t sub2)
+{
+    struct rng a, b;
+    rng_seed(&a, seed1, st1, sub1);
+    rng_seed(&b, seed2, st2, sub2);
+    int same = 0;
+    for (int i = 0; i < 64; i++)
+        same += rng_next(&a) == rng_next(&b);
+    return same;
+}
+
+static void test_rng_streams_and_substreams_differ(void **state)
+{
+    (void)state;
+    /* Each module's stream must be independent of the others; two 64-bit
+     * outputs that coincide by chance are (practically) impossible. */
+    assert_int_equal(same_positions(13, RNG_STREAM_ECN, 0, 13, RNG_STREAM_LB, 0), 0);
+    assert_int_equal(same_positions(13, RNG_STREAM_LB, 0, 13, RNG_STREAM_LB, 1), 0);
+    assert_int_equal(same_positions(13, RNG_STREAM_LB, 1, 13, RNG_STREAM_LB, 2), 0);
+    assert_int_equal(same_positions(13, RNG_STREAM_HASH, 0, 14, RNG_STREAM_HASH, 0), 0);
+    /* stream and substream are not interchangeable */
+    assert_int_equal(same_positions(13, 2, 3, 13, 3, 2), 0);
+    /* seed 0, stream 0, substream 0 still gives a working (non-zero) generator */
+    struct rng z;
+    rng_seed(&z, 0, 0, 0);
+    uint64_t orv = 0;
+    for (int i = 0; i < 8; i++)
+        orv |= rng_next(&z);
+    assert_true(orv != 0);
+    /* many substreams (one per flow): all first outputs distinct */
+    enum { NSUB = 4096 };
+    uint64_t *first = malloc(NSUB * sizeof *first);
+    assert_non_null(first);
+    for (uint64_t i = 0; i < NSUB; i++) {
+        struct rng r;
+        rng_seed(&r, 13, RNG_STREAM_LB, i);
+        first[i] = rng_next(&r);
+    }
+    for (int i = 0; i < NSUB; i++)
+        for (int j = i + 1; j < NSUB; j++)
+            if (first[i] == first[j])
+                fail_msg("substreams %d and %d start with the same value", i, j);
+    free(first);
+}
+
+static void test_rng_below_range_and_uniformity(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 13, RNG_STREAM_TEST, 0);
+    enum { N = 10, DRAWS = 100000 };
+    unsigned count[N] = { 0 };
+    for (int i = 0; i < DRAWS; i++) {
+        uint64_t x = rng_below(&r, N);
+        assert_true(x < N);
+        count[x]++;
+    }
+    /* Chi-square with 9 degrees of freedom: 27.9 at p = 0.001; 40 is a very
+     * generous bound that a biased generator (e.g. always even) blows far past. */
+    double expected = (double)DRAWS / N, chi2 = 0;
+    for (int i = 0; i < N; i++)
+        chi2 += (count[i] - expected) * (count[i] - expected) / expected;
+    if (chi2 > 40.0)
+        fail_msg("chi-square %.1f over 10 bins exceeds 40", chi2);
+    /* n = 1 is always 0 */
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(rng_below(&r, 1), 0);
+}
+
+static void test_rng_below_large_and_awkward_n(void **state)
+{
+    (void)state;
+    /* n just above 2^63 makes about half of all raw draws rejections; results
+     * must still stay below n and cover the upper half of the range. */
+    struct rng r;
+    rng_seed(&r, 99, RNG_STREAM_TEST, 1);
+    const uint64_t big = (1ULL << 63) + 12345;
+    int high = 0;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t x = rng_below(&r, big);
+        assert_true(x < big);
+        high += x >= big / 2;
+    }
+    assert_true(high > 800 && high < 1200);
+    /* n = 3: uniform over three values, all hit */
+    unsigned c3[3] = { 0, 0, 0 };
+    for (int i = 0; i < 30000; i++)
+        c3[rng_below(&r, 3)]++;
+    for (int i = 0; i < 3; i++)
+        assert_true(c3[i] > 9000 && c3[i] < 11000);
+    /* n = UINT64_MAX */
+    for (int i = 0; i < 100; i++)
+        assert_true(rng_below(&r, UINT64_MAX) < UINT64_MAX);
+}
+
+static void test_rng_uniform_in_unit_interval(void **state)
+{
+    (void)state;
+    struct rng r;
+    rng_seed(&r, 2024, RNG_STREAM_TEST, 0);
+    double sum = 0, lo = 1, hi = 0;
+    unsigned below_tenth = 0;
+    const int n = 100000;
+    for (int i = 0; i < n; i++) {
+        double u = rng_uniform(&r);
+        assert_true(u >= 0.0);
+        assert_true(u < 1.0);
+        sum += u;
+        lo = u < lo ? u : lo;
+        hi = u > hi ? u : hi;
+        below_tenth += u < 0.1;
+    }
+    /* mean 0.5 with sd 0.29/sqrt(n) ~ 0.0009: 0.01 is > 10 sd */
+    assert_true(fabs(sum / n - 0.5) < 0.01);
+    assert_true(lo < 0.001);
+    assert_true(hi > 0.999);
+    assert_true(below_tenth > 9000 && below_tenth < 11000);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_mix64_is_a_mixer(void **state)
+{
+    (void)state;
+    /* mix64 is used for ECMP hashing: consecutive inputs must not map to
+     * consecutive outputs, and it is a bijection, so no two of many inputs
+     * collide. Known value: the splitmix64 finaliser of 1, computed
+     * independently in Python. */
+    assert_int_equal(mix64(0), 0);
+    assert_int_equal(mix64(1), 6238072747940578789ULL);
+    unsigned low_bit = 0;
+    for (uint64_t i = 0; i < 10000; i++)
+        low_bit += (unsigned)(mix64(i) & 1);
+    assert_true(low_bit > 4700 && low_bit < 5300);
+    enum { M = 100000 };
+    uint64_t *v = malloc(M * sizeof *v);
+    for (uint64_t i = 0; i < M; i++)
+        v[i] = mix64(i);
+    qsort(v, M, sizeof *v, cmp_u64);
+    for (int i = 1; i < M; i++)
+        assert_true(v[i] != v[i - 1]);
+    free(v);
+}
+
+/* ---- files and text buffers ------------------------------------------------------- */
+
+static char *make_temp_dir(void)
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/spraysim-core-XXXXXX");
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp failed");
+    return dir;
+}
+
+static int count_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = malloc(1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void test_write_file_atomic_content_and_no_temp(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    const char *text = "{\"a\": 1}\n";
+    assert_true(write_file_atomic(path, text, strlen(text)));
+    size_t len;
+    char *got = slurp(path, &len);
+    assert_non_null(got);
+    assert_int_equal(len, strlen(text));
+    assert_string_equal(got, text);
+    free(got);
+    /* only the target remains: the temporary was renamed, not copied */
+    assert_int_equal(count_dir_entries(dir), 1);
+
+    /* Overwriting with shorter content leaves exactly the new content. */
+    assert_true(write_file_atomic(path, "xy", 2));
+    got = slurp(path, &len);
+    assert_int_equal(len, 2);
+    assert_memory_equal(got, "xy", 2);
+    free(got);
+    assert_int_equal(count_dir_entries(dir), 1);
+
+    /* Empty content and binary content with NULs. */
+    assert_true(write_file_atomic(path, "", 0));
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);
+    const char bin[5] = { 'a', 0, 'b', 0, 'c' };
+    assert_true(write_file_atomic(path, bin, sizeof bin));
+    got = slurp(path, &len);
+    assert_int_equal(len, 5);
+    assert_memory_equal(got, bin, 5);
+    free(got);
+    assert_int_equal(count_dir_entries(dir), 1);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_write_file_atomic_large(void **state)
+{
+    (void)state;
+    char *dir = make_temp_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/big.txt", dir);
+    size_t n = 600000;
+    char *data = malloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + i % 26);
+    assert_true(write_file_atomic(path, data, n));
+    size_t len;
+    char *got = slurp(path, &len);
+    assert_int_equal(len, n);
+    assert_memory_equal(got, data, n);
+    free(got);
+    free(data);
+    assert_int_equal(count_dir_entries(dir), 1);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_write_file_atomic_failure(void **state)
+{
+    (void)state;
+    /* A missing directory fails cleanly (false), creating nothing. */
+    char *dir = make_temp_dir();
+    char path[160];
+    snprintf(path, sizeof path, "%s/no/such/dir/out.txt", dir);
+    assert_false(write_file_atomic(path, "x", 1));
+    assert_int_equal(count_dir_entries(dir), 0);
+    /* Renaming over a directory fails, and the temporary is removed. */
+    snprintf(path, sizeof path, "%s/sub", dir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    char sub_file[192];
+    snprintf(sub_file, sizeof sub_file, "%s/f", path);
+    FILE *f = fopen(sub_file, "w");
+    assert_non_null(f);
+    fclose(f);
+    assert_false(write_file_atomic(path, "x", 1));
+    assert_int_equal(count_dir_entries(dir), 1); /* just "sub" */
+    unlink(sub_file);
+    rmdir(path);
+    rmdir(dir);
+}
+
+static void test_sb_printf_grows_for_long_strings(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    sb_init(&b);
+    assert_int_equal(b.len, 0);
+    assert_string_equal(b.data, "");
+    /* One write far longer than the initial capacity. */
+    size_t n = 50000;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('A' + i % 23);
+    big[n] = '\0';
+    sb_printf(&b, "<%s>", big);
+    assert_int_equal(b.len, n + 2);
+    assert_int_equal(strlen(b.data), n + 2);
+    assert_int_equal(b.data[0], '<');
+    assert_memory_equal(b.data + 1, big, n);
+    assert_int_equal(b.data[n + 1], '>');
+    assert_true(b.cap > b.len);
+    /* Appending continues after the existing text. */
+    sb_printf(&b, "%d-%s", 42, "end");
+    assert_int_equal(b.len, n + 2 + 6);
+    assert_string_equal(b.data + n + 2, "42-end");
+    free(big);
+    sb_free(&b);
+    assert_null(b.data);
+}
+
+static void test_sb_printf_many_appends_and_boundaries(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    sb_init(&b);
+    /* Fill to exactly one byte below the capacity, then one more byte:
+     * the NUL must always fit. */
+    size_t room = b.cap - 1;
+    char *fill = malloc(room + 1);
+    memset(fill, 'z', room);
+    fill[room] = '\0';
+    sb_printf(&b, "%s", fill);
+    assert_int_equal(b.len, room);
+    assert_int_equal(b.data[room], '\0');
+    sb_printf(&b, "!");
+    assert_int_equal(b.len, room + 1);
+    assert_int_equal(b.data[room], '!');
+    assert_int_equal(b.data[room + 1], '\0');
+    free(fill);
+    sb_free(&b);
+
+    /* Many small appends equal one big reference built separately. */
+    sb_init(&b);
+    size_t ref_cap = 1 << 20, ref_len = 0;
+    char *ref = malloc(ref_cap);
+    for (int i = 0; i < 50000; i++) {
+        sb_printf(&b, "%d,%s;", i, (i % 7) ? "x" : "");
+        ref_len += (size_t)snprintf(ref + ref_len, ref_cap - ref_len, "%d,%s;", i, (i % 7) ? "x" : "");
+    }
+    assert_int_equal(b.len, ref_len);
+    assert_int_equal(strlen(b.data), ref_len);
+    assert_memory_equal(b.data, ref, ref_len);
+    free(ref);
+    /* An empty format changes nothing. */
+    size_t before = b.len;
+    sb_printf(&b, "%s", "");
+    assert_int_equal(b.len, before);
+    sb_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eq_pops_in_time_order),
+        cmocka_unit_test(test_eq_equal_times_pop_in_insertion_order),
+        cmocka_unit_test(test_eq_empty_pop_returns_false),
+        cmocka_unit_test(test_eq_peek_time),
+        cmocka_unit_test(test_eq_grows_beyond_initial_capacity),
+        cmocka_unit_test(test_eq_stress_matches_sorted_reference),
+        cmocka_unit_test(test_eq_stress_arbitrary_times_against_linear_scan),
+        cmocka_unit_test(test_eq_extreme_times),
+        cmocka_unit_test(test_rng_xoshiro_reference_output),
+        cmocka_unit_test(test_rng_same_seed_same_sequence),
+        cmocka_unit_test(test_rng_streams_and_substreams_differ),
+        cmocka_unit_test(test_rng_below_range_and_uniformity),
+        cmocka_unit_test(test_rng_below_large_and_awkward_n),
+        cmocka_unit_test(test_rng_uniform_in_unit_interval),
+        cmocka_unit_test(test_mix64_is_a_mixer),
+        cmocka_unit_test(test_write_file_atomic_content_and_no_temp),
+        cmocka_unit_test(test_write_file_atomic_large),
+        cmocka_unit_test(test_write_file_atomic_failure),
+        cmocka_unit_test(test_sb_printf_grows_for_long_strings),
+        cmocka_unit_test(test_sb_printf_many_appends_and_boundaries),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
