@@ -219,7 +219,7 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
-        double mean = (double)p->st.occupancy_byte_ps / dur;
+        double mean = p->st.occupancy_byte_ps / dur;
         sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu\n", i, p->owner_node,
                   tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
                   p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,

@@ -18,7 +18,7 @@
 
 static inline void account_occupancy(struct port *p, simtime_ps now)
 {
-    p->st.occupancy_byte_ps += (__uint128_t)p->data_bytes * (now - p->st.last_change_ps);
+    p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(now - p->st.last_change_ps);
     p->st.last_change_ps = now;
 }
 

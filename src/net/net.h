@@ -29,14 +29,14 @@ struct port_stats {
     uint64_t ecn_marks;
     uint64_t trims;
     uint64_t drops;
-    uint64_t peak_bytes;
-    /* integral of queued data bytes over time (byte * ps), for the mean */
-    __uint128_t occupancy_byte_ps;
+    double occupancy_byte_ps;  /* integral of queued data bytes over time, for the mean */
     simtime_ps last_change_ps;
+    uint32_t peak_bytes;
 };
 
+/* Two cache lines: everything a packet's passage touches is in the first
+ * (queue, limits, link), the counters in the second. */
 struct port {
-    /* queue */
     uint32_t ctl_head, ctl_tail;
     uint32_t data_head, data_tail;
     uint32_t data_bytes;      /* queued data bytes, including the one in service */
@@ -46,15 +46,15 @@ struct port {
     uint32_t ecn_kmin_bytes;
     uint32_t ecn_kmax_bytes;
     uint32_t in_service;      /* packet being serialised, or PKT_NONE */
-    uint32_t flags;           /* enum port_flag */
-    /* link */
-    uint32_t owner_node;
     uint32_t peer_node;
     uint32_t rate_mbps;
-    uint32_t up;              /* 1 if this port points up the tree */
+    uint16_t flags;           /* enum port_flag */
+    uint8_t up;               /* 1 if this port points up the tree */
+    uint8_t pad;
     simtime_ps latency_ps;    /* propagation plus the receiving switch's latency */
     struct port_stats st;
-};
+    uint32_t owner_node;
+} __attribute__((aligned(64)));
 
 struct host {
     uint32_t nic_port;

@@ -4,6 +4,16 @@
 #include "packet.h"
 
 #include <stdlib.h>
+#include <string.h>
+
+/* Packets are 64 bytes: keep each in one cache line. */
+static struct packet *alloc_aligned(uint32_t n)
+{
+    struct packet *p = aligned_alloc(64, (size_t)n * sizeof(struct packet));
+    if (!p)
+        die_internal("out of memory for %u packets", n);
+    return p;
+}
 
 static void link_free_range(struct packet_pool *p, uint32_t from, uint32_t to)
 {
@@ -16,7 +26,8 @@ void pool_init(struct packet_pool *p, uint32_t initial_capacity)
 {
     if (initial_capacity < 64)
         initial_capacity = 64;
-    p->pkts = xcalloc(initial_capacity, sizeof(*p->pkts));
+    p->pkts = alloc_aligned(initial_capacity);
+    memset(p->pkts, 0, (size_t)initial_capacity * sizeof(*p->pkts));
     p->capacity = initial_capacity;
     p->free_head = PKT_NONE;
     p->in_use = 0;
@@ -37,7 +48,10 @@ uint32_t pool_grow_and_alloc(struct packet_pool *p)
     if (old >= UINT32_MAX / 2)
         die_internal("packet pool exhausted (%u packets)", old);
     uint32_t cap = old * 2;
-    p->pkts = xrealloc(p->pkts, (size_t)cap * sizeof(*p->pkts));
+    struct packet *np = alloc_aligned(cap);
+    memcpy(np, p->pkts, (size_t)old * sizeof(*p->pkts));
+    free(p->pkts);
+    p->pkts = np;
     p->capacity = cap;
     link_free_range(p, old, cap);
     return pkt_alloc(p);

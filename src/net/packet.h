@@ -47,6 +47,7 @@ struct packet {
     uint64_t sack_bits;   /* ack: bit i set = seq (sack_base + i) received */
     uint64_t recvd_bytes; /* ack/nack: receiver's running total of data bytes received */
 };
+_Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
 
 struct packet_pool {
     struct packet *pkts;

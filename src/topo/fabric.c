@@ -13,6 +13,7 @@
 
 #include "../sim.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t add_port(struct sim *s, uint32_t owner, uint32_t peer, uint32_t mbps, simtime_ps latency_ps,
@@ -55,7 +56,11 @@ void fabric_build(struct sim *s)
     uint32_t H = sp->nodes;
     s->n_hosts = H;
     s->n_switches = t->n_tor + t->n_agg + t->n_core;
-    s->ports = xcalloc(count_ports(t), sizeof(struct port));
+    uint32_t nports = count_ports(t);
+    s->ports = aligned_alloc(64, (size_t)nports * sizeof(struct port));
+    if (!s->ports)
+        die_internal("out of memory for %u ports", nports);
+    memset(s->ports, 0, (size_t)nports * sizeof(struct port));
     s->hosts = xcalloc(H, sizeof(struct host));
     s->switches = xcalloc(s->n_switches, sizeof(struct switch_node));
     s->n_ports = 0;

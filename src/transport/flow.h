@@ -20,6 +20,14 @@ enum tx_state {
     TX_RTX_QUEUED = 3, /* known lost (NACK or timeout), waiting to be resent */
 };
 
+/* What the sender remembers of each packet, in one record so a send or an
+ * ACK touches one cache line per packet rather than three arrays. */
+struct tx_rec {
+    simtime_ps time_ps;      /* latest transmission */
+    uint8_t state;           /* enum tx_state */
+    uint8_t count;           /* transmissions, saturating at 255 */
+};
+
 struct flow_counters {
     uint64_t pkts_sent;      /* data packets put on the wire, retransmissions included */
     uint64_t retransmits;
@@ -49,9 +57,7 @@ struct flow {
     uint32_t cum_acked;      /* every seq below is acknowledged */
     uint64_t in_flight_bytes;
     uint64_t recvd_bytes_seen;
-    uint8_t *tx_state;       /* enum tx_state per packet */
-    uint8_t *tx_count;       /* transmissions per packet */
-    simtime_ps *tx_time_ps;  /* time of the latest transmission */
+    struct tx_rec *tx;       /* per packet: state, transmissions, last send time */
     uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission */
     uint32_t rtx_head, rtx_len;
     bool rto_event_pending;

@@ -69,14 +69,11 @@ void transport_setup(struct sim *s)
 
 static void free_sender_state(struct flow *f)
 {
-    free(f->tx_state);
-    free(f->tx_count);
-    free(f->tx_time_ps);
+    free(f->tx);
     free(f->rtx_ring);
     free(f->cc_state);
     free(f->lb_state);
-    f->tx_state = f->tx_count = NULL;
-    f->tx_time_ps = NULL;
+    f->tx = NULL;
     f->rtx_ring = NULL;
     f->cc_state = f->lb_state = NULL;
 }
@@ -137,7 +134,7 @@ static void ready_remove(struct sim *s, uint32_t fi)
 /* Drops retransmission-queue entries that were acknowledged meanwhile. */
 static void rtx_skip_stale(struct flow *f)
 {
-    while (f->rtx_len && f->tx_state[f->rtx_ring[f->rtx_head]] != TX_RTX_QUEUED) {
+    while (f->rtx_len && f->tx[f->rtx_ring[f->rtx_head]].state != TX_RTX_QUEUED) {
         f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
         f->rtx_len--;
     }
@@ -145,7 +142,7 @@ static void rtx_skip_stale(struct flow *f)
 
 static void rtx_push(struct flow *f, uint32_t seq)
 {
-    f->tx_state[seq] = TX_RTX_QUEUED;
+    f->tx[seq].state = TX_RTX_QUEUED;
     f->rtx_ring[(f->rtx_head + f->rtx_len) % f->n_pkts] = seq;
     f->rtx_len++;
 }
@@ -198,7 +195,7 @@ static void sender_wake(struct sim *s, uint32_t fi)
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
-    bool rtx = f->tx_state[seq] == TX_RTX_QUEUED;
+    bool rtx = f->tx[seq].state == TX_RTX_QUEUED;
     if (rtx) {
         f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
         f->rtx_len--;
@@ -217,10 +214,10 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->entropy = s->lb->next_entropy(f->lb_state, seq, s->now);
-    f->tx_state[seq] = TX_IN_FLIGHT;
-    if (f->tx_count[seq] < UINT8_MAX)
-        f->tx_count[seq]++;
-    f->tx_time_ps[seq] = s->now;
+    f->tx[seq].state = TX_IN_FLIGHT;
+    if (f->tx[seq].count < UINT8_MAX)
+        f->tx[seq].count++;
+    f->tx[seq].time_ps = s->now;
     f->in_flight_bytes += size;
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
@@ -267,9 +264,7 @@ void transport_flow_start(struct sim *s, uint32_t fi)
     f->start_ps = s->now;
     s->flows_started++;
     uint32_t n = f->n_pkts;
-    f->tx_state = xcalloc(n, 1);
-    f->tx_count = xcalloc(n, 1);
-    f->tx_time_ps = xcalloc(n, sizeof(simtime_ps));
+    f->tx = xcalloc(n, sizeof(struct tx_rec));
     f->rtx_ring = xcalloc(n, sizeof(uint32_t));
     f->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
@@ -408,12 +403,12 @@ static void receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
 
 static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
 {
-    uint8_t st = f->tx_state[seq];
+    uint8_t st = f->tx[seq].state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return;
     if (st == TX_IN_FLIGHT)
         f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
-    f->tx_state[seq] = TX_ACKED;
+    f->tx[seq].state = TX_ACKED;
 }
 
 static void flow_finish(struct sim *s, uint32_t fi)
@@ -439,9 +434,9 @@ static void flow_finish(struct sim *s, uint32_t fi)
  * acknowledged (seed 002 Sec. 4e). */
 static bool rtt_sample_valid(const struct flow *f, uint32_t seq, bool rtx_echo)
 {
-    if (f->tx_state[seq] != TX_IN_FLIGHT)
+    if (f->tx[seq].state != TX_IN_FLIGHT)
         return false;
-    uint8_t n = f->tx_count[seq];
+    uint8_t n = f->tx[seq].count;
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
@@ -459,7 +454,7 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         f->c.ecn_acks++;
     uint32_t ref = a->ref_seq < f->n_pkts ? a->ref_seq : 0;
     bool valid = rtt_sample_valid(f, ref, a->flags & PKTF_RTX_ECHO);
-    simtime_ps raw_rtt = valid ? s->now - f->tx_time_ps[ref] : 0;
+    simtime_ps raw_rtt = valid ? s->now - f->tx[ref].time_ps : 0;
 
     uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
     for (uint32_t q = f->cum_acked; q < cum; q++)
@@ -474,7 +469,7 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         if (q < f->n_pkts)
             mark_acked(s, f, q);
     }
-    while (f->cum_acked < f->n_pkts && f->tx_state[f->cum_acked] == TX_ACKED)
+    while (f->cum_acked < f->n_pkts && f->tx[f->cum_acked].state == TX_ACKED)
         f->cum_acked++;
 
     s->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
@@ -499,7 +494,7 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
     uint32_t seq = n->seq;
-    if (seq >= f->n_pkts || f->tx_state[seq] != TX_IN_FLIGHT)
+    if (seq >= f->n_pkts || f->tx[seq].state != TX_IN_FLIGHT)
         return;
     uint32_t size = pkt_wire_bytes(s, f, seq);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
@@ -508,7 +503,7 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct cc_nack ev = {
         .now = s->now,
         .pkt_bytes = size,
-        .raw_rtt_ps = s->now - f->tx_time_ps[seq],
+        .raw_rtt_ps = s->now - f->tx[seq].time_ps,
         .last_hop = last_hop,
         .in_flight_bytes = f->in_flight_bytes,
     };
@@ -566,8 +561,8 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     uint32_t oldest = UINT32_MAX;
     simtime_ps oldest_t = SIMTIME_NEVER;
     for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++) {
-        if (f->tx_state[q] == TX_IN_FLIGHT && f->tx_time_ps[q] < oldest_t) {
-            oldest_t = f->tx_time_ps[q];
+        if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < oldest_t) {
+            oldest_t = f->tx[q].time_ps;
             oldest = q;
         }
     }
