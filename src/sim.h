@@ -69,6 +69,7 @@ struct sim_totals {
     uint64_t ctl_delivered;       /* acks and nacks consumed by a sender */
     uint64_t rtos;
     uint64_t data_drops;          /* data packets (whole or trimmed) dropped */
+    uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
 };
 

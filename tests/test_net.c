@@ -195,6 +195,43 @@ static void test_drop_tail_without_trimming(void **st)
     sim_free(&S);
 }
 
+static void test_full_control_class_bounces_header_to_sender(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port(); /* ToR 0 -> host 0 */
+    struct port *p = &S.ports[port];
+    p->ctl_limit_bytes = 2 * 64;      /* room for two headers */
+    p->flags &= ~(uint32_t)PORTF_ECN;
+    for (uint32_t i = 0; i < 46; i++) {
+        uint32_t idx = new_pkt(PKT_DATA, i, 4150);
+        pkt_at(&S.pool, idx)->src_host = 5; /* another pod */
+        pkt_at(&S.pool, idx)->flow = 3;
+        port_enqueue(&S, port, idx);
+    }
+    assert_int_equal(p->st.trims, 3);
+    assert_int_equal(p->st.bounces, 1);
+    assert_int_equal(S.tot.data_bounced, 1);
+    /* the bounced header left through a ToR uplink as a NACK to host 5 */
+    int found = 0;
+    for (uint32_t u = 0; u < S.switches[0].n_up; u++) {
+        struct port *up = &S.ports[S.switches[0].first_port + S.switches[0].n_down + u];
+        uint32_t q = up->in_service;
+        if (q == PKT_NONE)
+            continue;
+        struct packet *k = pkt_at(&S.pool, q);
+        assert_int_equal(k->type, PKT_NACK);
+        assert_true(k->flags & PKTF_BOUNCED);
+        assert_int_equal(k->dst_host, 5);
+        assert_int_equal(k->src_host, 0);
+        assert_int_equal(k->seq, 45);
+        found++;
+    }
+    assert_int_equal(found, 1);
+    clear_events();
+    sim_free(&S);
+}
+
 static void test_control_has_strict_priority(void **st)
 {
     (void)st;
@@ -255,7 +292,7 @@ static void test_occupancy_statistics(void **st)
     assert_int_equal(p->st.peak_bytes, 4 * 4150);
     net_close_stats(&S);
     /* queue held 4,3,2,1 packets for 332 ns each */
-    __uint128_t expect = (__uint128_t)(4 + 3 + 2 + 1) * 4150 * 332000;
+    double expect = (double)(4 + 3 + 2 + 1) * 4150 * 332000;
     assert_true(p->st.occupancy_byte_ps == expect);
     sim_free(&S);
 }
@@ -269,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_trim_overflow_goes_to_control_first),
         cmocka_unit_test(test_trim_in_fabric_is_not_last_hop),
         cmocka_unit_test(test_drop_tail_without_trimming),
+        cmocka_unit_test(test_full_control_class_bounces_header_to_sender),
         cmocka_unit_test(test_control_has_strict_priority),
         cmocka_unit_test(test_serialisation_and_latency),
         cmocka_unit_test(test_occupancy_statistics),

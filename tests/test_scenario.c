@@ -14,6 +14,7 @@
 #include <math.h>
 
 static struct sim S;
+static uint32_t g_queue_pkts; /* -q for the next run() (0 = default) */
 
 static void run(const char *tm, const char *topo, uint32_t paths, double end_us, bool trimming, uint64_t seed)
 {
@@ -27,6 +28,11 @@ static void run(const char *tm, const char *topo, uint32_t paths, double end_us,
     c.end_ps = (simtime_ps)(end_us * PS_PER_US);
     c.trimming = trimming;
     c.seed = seed;
+    c.queue_pkts = g_queue_pkts;
+    if (g_queue_pkts) {
+        c.ecn_low_pkts = 1;
+        c.ecn_high_pkts = g_queue_pkts;
+    }
     sim_setup(&S, &c);
     sim_run(&S);
 }
@@ -102,14 +108,15 @@ static void test_incast_is_fair(void **st)
     sim_free(&S);
 }
 
-/* Every data packet sent is delivered whole, delivered trimmed, dropped, or
- * still in the network; and every packet in the pool is somewhere in it. */
+/* Every data packet sent is delivered whole, delivered trimmed, bounced back
+ * as a NACK, dropped, or still in the network; and every packet in the pool is somewhere in it. */
 static void check_conservation(void)
 {
     struct run_stats r;
     report_collect(&S, 0, &r);
     assert_int_equal(S.tot.data_pkts_sent,
-                     S.tot.data_pkts_delivered + S.tot.trimmed_delivered + S.tot.data_drops + r.data_in_network);
+                     S.tot.data_pkts_delivered + S.tot.trimmed_delivered + S.tot.data_drops + S.tot.data_bounced +
+                         r.data_in_network);
     assert_int_equal(S.pool.in_use, r.pkts_in_network);
 }
 
@@ -127,6 +134,19 @@ static void test_packet_conservation(void **st)
     check_conservation();
     sim_free(&S);
     run(shared_path("htsim/matrices/incast.cm"), NULL, 64, 400, false, 13);
+    check_conservation();
+    sim_free(&S);
+    /* A 1023-to-1 incast: headers trimmed upstream arrive back to back from
+     * many ports, the control class overflows and headers bounce back. */
+    char *text = malloc(1 << 16);
+    int off = snprintf(text, 1 << 16, "Nodes 1024\nConnections 1023\n");
+    for (int i = 1; i < 1024; i++)
+        off += snprintf(text + off, (1 << 16) - (size_t)off, "%d->0 start 0 size 50000\n", i);
+    run(temp_file(text, ".cm"), NULL, 128, 20000, true, 13);
+    free(text);
+    assert_true(S.tot.data_bounced > 0);
+    assert_int_equal(S.flows_finished, 1023);
+    assert_int_equal(S.tot.rtos, 0); /* every loss was reported by a NACK */
     check_conservation();
     sim_free(&S);
 }

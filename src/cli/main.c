@@ -8,6 +8,7 @@
 #include "../metrics/report.h"
 #include "../sim.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +70,7 @@ static const char *need_value(int argc, char **argv, int *i, const char *flag)
 
 static uint64_t parse_uint(const char *flag, const char *v, uint64_t min, uint64_t max)
 {
-    if (!v || !*v || v[0] == '-' || v[0] == '+' || v[0] == ' ')
+    if (!v || !isdigit((unsigned char)v[0]))
         die_input("%s: '%s' is not a non-negative integer", flag, v ? v : "");
     errno = 0;
     char *end;
@@ -120,7 +121,8 @@ int main(int argc, char **argv)
         if (!strncmp(arg, "--", 2) && (eq = strchr(arg, '='))) {
             *eq = '\0';
         }
-#define VALUE() (eq ? eq + 1 : need_value(argc, argv, &i, arg))
+        bool value_used = false;
+#define VALUE() (value_used = true, eq ? eq + 1 : need_value(argc, argv, &i, arg))
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help") || !strcmp(arg, "-help")) {
             usage(stdout);
             return 0;
@@ -190,8 +192,8 @@ int main(int argc, char **argv)
         } else {
             die_input("unknown flag '%s' (see --help)", arg);
         }
-        if (eq && (arg[0] != '-' || arg[1] != '-'))
-            die_input("%s takes no '=' value", arg);
+        if (eq && !value_used)
+            die_input("%s takes no value", arg);
 #undef VALUE
     }
     (void)lb_set_by_flag;

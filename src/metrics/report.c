@@ -143,10 +143,10 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("\n");
     printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us\n", r->fct_median_us, r->fct_p99_us,
            r->fct_max_us, r->fct_mean_us);
-    printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu drops, %llu ECN marks, %llu timeouts\n",
+    printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu bounced, %llu drops, %llu ECN marks, %llu timeouts\n",
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
-           (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
+           (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
@@ -215,17 +215,17 @@ static const char *tier_name(const struct sim *s, uint32_t node)
 static void queues_csv(const struct sim *s, struct strbuf *b)
 {
     sb_printf(b, "port,node,node_kind,peer,peer_kind,direction,rate_gbps,limit_bytes,tx_packets,tx_bytes,"
-                 "peak_bytes,mean_bytes,ecn_marks,trims,drops\n");
+                 "peak_bytes,mean_bytes,ecn_marks,trims,bounces,drops\n");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         double mean = p->st.occupancy_byte_ps / dur;
-        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu\n", i, p->owner_node,
+        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu\n", i, p->owner_node,
                   tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
                   p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
                   (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes,
                   (unsigned long long)p->st.peak_bytes, mean, (unsigned long long)p->st.ecn_marks,
-                  (unsigned long long)p->st.trims, (unsigned long long)p->st.drops);
+                  (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces, (unsigned long long)p->st.drops);
     }
 }
 
@@ -235,8 +235,8 @@ static void json_str(struct strbuf *b, const char *v)
     for (; v && *v; v++) {
         if (*v == '"' || *v == '\\')
             sb_printf(b, "\\%c", *v);
-        else if ((unsigned char)*v < 0x20)
-            sb_printf(b, "\\u%04x", *v);
+        else if ((unsigned char)*v < 0x20 || (unsigned char)*v >= 0x7f)
+            sb_printf(b, "\\u%04x", (unsigned char)*v); /* keeps the file valid JSON for any path bytes */
         else
             sb_printf(b, "%c", *v);
     }
@@ -272,12 +272,12 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               s->n_flows, r->finished, s->n_flows - r->finished, r->fct_median_us, r->fct_p99_us, r->fct_max_us,
               r->fct_mean_us);
     sb_printf(b, "  \"packets\": {\"data_sent\": %llu, \"retransmits\": %llu, \"acks\": %llu, \"nacks\": %llu, "
-                 "\"trims\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
+                 "\"trims\": %llu, \"bounced\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
                  "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu},\n",
               (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
               (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
-              (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos,
-              (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
+              (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks,
+              (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
               (unsigned long long)r->data_in_network);
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);

@@ -29,6 +29,7 @@ struct port_stats {
     uint64_t ecn_marks;
     uint64_t trims;
     uint64_t drops;
+    uint64_t bounces;         /* trimmed headers returned to their sender */
     double occupancy_byte_ps;  /* integral of queued data bytes over time, for the mean */
     simtime_ps last_change_ps;
     uint32_t peak_bytes;

@@ -28,6 +28,7 @@ enum pkt_flag {
     PKTF_RTX = 1 << 4,          /* data: this is a retransmission */
     PKTF_ECN_ECHO = 1 << 5,     /* ack: the acknowledged packet carried CE */
     PKTF_RTX_ECHO = 1 << 6,     /* ack/nack: the acknowledged packet was a retransmission */
+    PKTF_BOUNCED = 1 << 7,      /* nack: a switch returned the trimmed header (control queue full) */
 };
 
 struct packet {

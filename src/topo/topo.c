@@ -44,9 +44,10 @@ bool topo_default_spec(struct topo_spec *spec, uint32_t nodes, uint32_t tiers, u
         if (n == nodes)
             break;
         if (n > nodes || k > 4096) {
+            uint64_t below = k > 2 ? (tiers == 3 ? (uint64_t)(k - 2) * (k - 2) * (k - 2) / 4 : (uint64_t)(k - 2) * (k - 2) / 2) : 0;
             snprintf(err, errlen,
-                     "%u nodes fit no %u-tier k-ary fat tree (%s); give a -topo file",
-                     nodes, tiers, tiers == 3 ? "need k^3/4: 16, 54, 128, 250, 432, 1024, 8192, ..." : "need k^2/2: 8, 18, 32, 50, 72, 128, ...");
+                     "%u nodes fit no %u-tier k-ary fat tree (nearest: %llu with k=%u, %llu with k=%u); give a -topo file",
+                     nodes, tiers, (unsigned long long)below, k - 2, (unsigned long long)n, k);
             return false;
         }
     }
