@@ -183,6 +183,15 @@ void sim_run(struct sim *s)
         eq_pop(&s->eq, &ev);
         s->now = ev.time_ps;
         s->events_processed++;
+        if (s->eq.active.len) {
+            /* Start fetching what the next event will touch while this one
+             * runs: at scale the loop waits on memory, not on arithmetic. */
+            const struct event *nx = &s->eq.active.ev[0];
+            if (nx->kind == EV_PKT_ARRIVE)
+                __builtin_prefetch(&s->pool.pkts[nx->id]);
+            else if (nx->kind == EV_PORT_TX_DONE)
+                __builtin_prefetch(&s->ports[nx->id]);
+        }
         switch (ev.kind) {
         case EV_PORT_TX_DONE:
             port_tx_done(s, ev.id);
