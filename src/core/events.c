@@ -210,13 +210,12 @@ void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t 
     q->pushed_total++;
     q->count++;
     simtime_ps w = bucket_width(q);
-    simtime_ps cur_end = q->cur_start + w;
-    if (time_ps < cur_end) {
+    /* offsets from cur_start, so the last bucket of time cannot wrap */
+    if (time_ps < q->cur_start || time_ps - q->cur_start < w) {
         bheap_push(&q->active, &e);
         return;
     }
-    simtime_ps horizon = q->cur_start + (simtime_ps)q->nbuckets * w;
-    if (time_ps < horizon && horizon > q->cur_start) {
+    if (time_ps - q->cur_start < (simtime_ps)q->nbuckets * w) {
         bucket_append(q, &q->buckets[(time_ps >> q->shift) & (q->nbuckets - 1)], &e);
         q->in_wheel++;
         return;
@@ -260,8 +259,7 @@ static void advance(struct event_queue *q)
             q->in_wheel -= q->active.len;
             bheap_heapify(&q->active);
         }
-        simtime_ps cur_end = q->cur_start + w;
-        while (q->overflow.len && q->overflow.ev[0].time_ps < cur_end) {
+        while (q->overflow.len && q->overflow.ev[0].time_ps - q->cur_start < w) {
             struct event e;
             qheap_pop(&q->overflow, &e);
             bheap_push(&q->active, &e);
