@@ -187,17 +187,21 @@ void sim_run(struct sim *s)
             /* Start fetching what the next event will touch while this one
              * runs: at scale the loop waits on memory, not on arithmetic. */
             const struct event *nx = &s->eq.active.ev[0];
-            if (nx->kind == EV_PKT_ARRIVE)
+            if (nx->kind == EV_PKT_ARRIVE) {
                 __builtin_prefetch(&s->pool.pkts[nx->id]);
-            else if (nx->kind == EV_PORT_TX_DONE)
+                if (nx->aux != PORT_NONE)
+                    __builtin_prefetch(&s->ports[nx->aux]);
+            } else if (nx->kind == EV_PORT_TX_DONE) {
                 __builtin_prefetch(&s->ports[nx->id]);
+                __builtin_prefetch(&s->pool.pkts[nx->aux]);
+            }
         }
         switch (ev.kind) {
         case EV_PORT_TX_DONE:
             port_tx_done(s, ev.id);
             break;
         case EV_PKT_ARRIVE:
-            node_receive(s, ev.id);
+            node_receive(s, ev.id, ev.aux);
             break;
         case EV_FLOW_START:
             transport_flow_start(s, ev.id);

@@ -30,9 +30,10 @@ typedef uint64_t simtime_ps;
  * only orders (time, seq) pairs and carries a kind and an object index. */
 struct event {
     simtime_ps time_ps;
-    uint64_t seq;
-    uint32_t kind;
-    uint32_t id;
+    uint64_t seq : 56;  /* insertion order: breaks ties deterministically */
+    uint64_t kind : 8;
+    uint32_t id;        /* the object the event is about */
+    uint32_t aux;       /* a hint the dispatcher may use (e.g. a precomputed port) */
 };
 
 struct event_vec {
@@ -77,7 +78,11 @@ void eq_init(struct event_queue *q, size_t initial_capacity);
  * on it. */
 void eq_set_resolution(struct event_queue *q, unsigned bucket_shift, unsigned nbuckets_log2);
 void eq_free(struct event_queue *q);
-void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id);
+void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
+static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)
+{
+    eq_push_aux(q, time_ps, kind, id, 0);
+}
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
 /* Time of the earliest pending event, SIMTIME_NEVER when empty. */

@@ -204,9 +204,9 @@ static inline simtime_ps bucket_width(const struct event_queue *q)
     return (simtime_ps)1 << q->shift;
 }
 
-void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)
+void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
 {
-    struct event e = {time_ps, q->next_seq++, kind, id};
+    struct event e = {.time_ps = time_ps, .seq = q->next_seq++, .kind = kind, .id = id, .aux = aux};
     q->pushed_total++;
     q->count++;
     simtime_ps w = bucket_width(q);

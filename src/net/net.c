@@ -136,7 +136,8 @@ static void start_next(struct sim *s, uint32_t port_idx)
         return;
     }
     p->in_service = idx;
-    sim_at(s, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE, port_idx);
+    eq_push_aux(&s->eq, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE,
+                port_idx, idx);
 }
 
 void port_tx_done(struct sim *s, uint32_t port_idx)
@@ -163,8 +164,13 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     }
     p->st.tx_packets++;
     p->st.tx_bytes += pkt->size_bytes;
-    pkt->node = p->peer_node;
-    sim_at(s, s->now + p->latency_ps, EV_PKT_ARRIVE, idx);
+    uint32_t peer = p->peer_node;
+    pkt->node = peer;
+    /* ECMP routing depends only on the packet and the switch, so the output
+     * port at the next switch is computed now, while the packet is in cache,
+     * and carried in the arrival event (the dispatcher prefetches it). */
+    uint32_t next_port = peer >= s->n_hosts ? fabric_route(s, peer - s->n_hosts, pkt) : PORT_NONE;
+    eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
 }
 
@@ -175,15 +181,13 @@ void nic_kick(struct sim *s, uint32_t host)
         start_next(s, port_idx);
 }
 
-void node_receive(struct sim *s, uint32_t pkt_idx)
+void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 {
-    struct packet *pkt = pkt_at(&s->pool, pkt_idx);
-    uint32_t node = pkt->node;
-    if (node < s->n_hosts) {
+    if (out_port == PORT_NONE) {
         transport_receive(s, pkt_idx);
         return;
     }
-    port_enqueue(s, fabric_route(s, node - s->n_hosts, pkt), pkt_idx);
+    port_enqueue(s, out_port, pkt_idx);
 }
 
 void net_close_stats(struct sim *s)

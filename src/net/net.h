@@ -82,8 +82,11 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 void port_tx_done(struct sim *s, uint32_t port_idx);
 /* Starts the NIC if it is idle (called by the transport when data appears). */
 void nic_kick(struct sim *s, uint32_t host);
-/* A packet reaches a node (switch: forward; host: hand to the transport). */
-void node_receive(struct sim *s, uint32_t pkt_idx);
+#define PORT_NONE UINT32_MAX
+/* A packet reaches pkt->node: a switch forwards it to out_port (routed when
+ * it left the previous hop); a host (out_port PORT_NONE) hands it to the
+ * transport. */
+void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port);
 /* Brings every port's occupancy integral up to `now` (before reading stats). */
 void net_close_stats(struct sim *s);
 
