@@ -183,10 +183,10 @@ void sim_run(struct sim *s)
         eq_pop(&s->eq, &ev);
         s->now = ev.time_ps;
         s->events_processed++;
-        if (s->eq.active.len) {
+        const struct event *nx = eq_next_in_bucket(&s->eq);
+        if (nx) {
             /* Start fetching what the next event will touch while this one
              * runs: at scale the loop waits on memory, not on arithmetic. */
-            const struct event *nx = &s->eq.active.ev[0];
             if (nx->kind == EV_PKT_ARRIVE) {
                 __builtin_prefetch(&s->pool.pkts[nx->id]);
                 if (nx->aux != PORT_NONE)

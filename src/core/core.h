@@ -56,7 +56,9 @@ struct bucket {
 
 /* A calendar queue: see events.c for why and how. */
 struct event_queue {
-    struct event_vec active;    /* binary heap: events of the current bucket */
+    struct event_vec run;       /* the current bucket, sorted by (time, seq) */
+    uint32_t run_pos;           /* next unconsumed entry of run */
+    struct event_vec active;    /* binary heap: events added to the current bucket */
     struct event_vec overflow;  /* 4-ary heap: events beyond one wheel turn */
     struct bucket *buckets;     /* unsorted events, a chunk list per bucket */
     struct ev_chunk *chunks;    /* shared chunk pool */
@@ -87,6 +89,11 @@ static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t k
 bool eq_pop(struct event_queue *q, struct event *out);
 /* Time of the earliest pending event, SIMTIME_NEVER when empty. */
 simtime_ps eq_peek_time(struct event_queue *q);
+/* The earliest pending event (not removed), or NULL when empty. */
+const struct event *eq_peek(struct event_queue *q);
+/* The next event if it is in the current bucket, else NULL; never moves the
+ * wheel (for prefetching). */
+const struct event *eq_next_in_bucket(const struct event_queue *q);
 /* Calls fn for every pending event, in no particular order. */
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx);
 

@@ -4,9 +4,12 @@
  * nanoseconds to a few microseconds ahead (a serialisation, a link). A single
  * heap over all pending events spent two thirds of the run time in pop (perf,
  * 1024-node permutation); so time is cut into buckets of 2^shift ps. Events
- * for the current bucket live in a small binary heap ("active"); events up to
- * one wheel turn ahead are appended, unsorted, to their bucket and heapified
- * when the wheel reaches it; events further out (timeouts) wait in an
+ * for the current bucket live in a sorted run, with a small binary heap
+ * ("active") for events scheduled into the current bucket meanwhile; events up to
+ * one wheel turn ahead are appended, unsorted, to their bucket and sorted
+ * when the wheel reaches it (appends arrive in sequence order, so a bucket
+ * whose events share one time, as in synchronised workloads, is already in
+ * order and costs nothing; a heap there cost a third of the run); events further out (timeouts) wait in an
  * overflow 4-ary heap and move in when their bucket comes up. Within a
  * bucket, order is (time, insertion sequence), so simultaneous events keep
  * the order they were scheduled in and runs are deterministic. An event
@@ -75,14 +78,6 @@ static void bheap_pop(struct event_vec *h, struct event *out)
     h->ev[0] = h->ev[--h->len];
     if (h->len > 1)
         bheap_sift_down(h, 0);
-}
-
-static void bheap_heapify(struct event_vec *h)
-{
-    if (h->len < 2)
-        return;
-    for (uint32_t i = h->len / 2; i-- > 0;)
-        bheap_sift_down(h, i);
 }
 
 /* ---- 4-ary heap for far-future events ------------------------------------------ */
@@ -195,6 +190,7 @@ void eq_free(struct event_queue *q)
     free(q->buckets);
     free(q->chunks);
     free(q->active.ev);
+    free(q->run.ev);
     free(q->overflow.ev);
     memset(q, 0, sizeof(*q));
 }
@@ -223,11 +219,45 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
     qheap_push(&q->overflow, &e);
 }
 
-/* Moves the wheel forward until the active heap holds the earliest events. */
+static int cmp_event(const void *a, const void *b)
+{
+    const struct event *x = a, *y = b;
+    return ev_before(x, y) ? -1 : ev_before(y, x);
+}
+
+/* Orders a freshly loaded bucket by (time, seq). */
+static void sort_run(struct event *ev, uint32_t n)
+{
+    uint32_t i = 1;
+    while (i < n && !ev_before(&ev[i], &ev[i - 1]))
+        i++;
+    if (i >= n)
+        return; /* already in order: the common synchronised case */
+    if (n <= 48) {
+        for (; i < n; i++) {
+            struct event x = ev[i];
+            uint32_t j = i;
+            while (j > 0 && ev_before(&x, &ev[j - 1])) {
+                ev[j] = ev[j - 1];
+                j--;
+            }
+            ev[j] = x;
+        }
+        return;
+    }
+    qsort(ev, n, sizeof(*ev), cmp_event);
+}
+
+static inline bool current_empty(const struct event_queue *q)
+{
+    return q->run_pos == q->run.len && q->active.len == 0;
+}
+
+/* Moves the wheel forward until the current bucket holds the earliest events. */
 static void advance(struct event_queue *q)
 {
     simtime_ps w = bucket_width(q);
-    while (q->active.len == 0) {
+    while (current_empty(q)) {
         if (q->in_wheel == 0) {
             if (q->overflow.len == 0)
                 return;
@@ -242,22 +272,23 @@ static void advance(struct event_queue *q)
         }
         q->cur_index = (uint32_t)((q->cur_start >> q->shift) & (q->nbuckets - 1));
         struct bucket *b = &q->buckets[q->cur_index];
+        q->run.len = 0;
+        q->run_pos = 0;
         if (b->head != CHUNK_NONE) {
-            /* copy the bucket's chunks into the active heap, then heapify */
             uint32_t c = b->head;
             while (c != CHUNK_NONE) {
                 struct ev_chunk *ch = &q->chunks[c];
-                vec_reserve(&q->active, q->active.len + ch->n);
-                memcpy(q->active.ev + q->active.len, ch->ev, ch->n * sizeof(struct event));
-                q->active.len += ch->n;
+                vec_reserve(&q->run, q->run.len + ch->n);
+                memcpy(q->run.ev + q->run.len, ch->ev, ch->n * sizeof(struct event));
+                q->run.len += ch->n;
                 uint32_t next = ch->next;
                 ch->next = q->free_chunk;
                 q->free_chunk = c;
                 c = next;
             }
             b->head = b->tail = CHUNK_NONE;
-            q->in_wheel -= q->active.len;
-            bheap_heapify(&q->active);
+            q->in_wheel -= q->run.len;
+            sort_run(q->run.ev, q->run.len);
         }
         while (q->overflow.len && q->overflow.ev[0].time_ps - q->cur_start < w) {
             struct event e;
@@ -267,29 +298,57 @@ static void advance(struct event_queue *q)
     }
 }
 
+const struct event *eq_peek(struct event_queue *q)
+{
+    if (current_empty(q)) {
+        advance(q);
+        if (current_empty(q))
+            return NULL;
+    }
+    if (q->run_pos == q->run.len)
+        return &q->active.ev[0];
+    if (q->active.len == 0 || ev_before(&q->run.ev[q->run_pos], &q->active.ev[0]))
+        return &q->run.ev[q->run_pos];
+    return &q->active.ev[0];
+}
+
 simtime_ps eq_peek_time(struct event_queue *q)
 {
-    if (q->active.len == 0)
-        advance(q);
-    return q->active.len ? q->active.ev[0].time_ps : SIMTIME_NEVER;
+    const struct event *e = eq_peek(q);
+    return e ? e->time_ps : SIMTIME_NEVER;
 }
 
 bool eq_pop(struct event_queue *q, struct event *out)
 {
-    if (q->active.len == 0) {
-        advance(q);
-        if (q->active.len == 0)
-            return false;
-    }
-    bheap_pop(&q->active, out);
+    const struct event *e = eq_peek(q);
+    if (!e)
+        return false;
+    if (e == &q->active.ev[0] && q->active.len)
+        bheap_pop(&q->active, out);
+    else
+        *out = q->run.ev[q->run_pos++];
     q->count--;
     return true;
+}
+
+/* The next event without removing it, or NULL; only when the current bucket
+ * is non-empty (never advances the wheel), for prefetching. */
+const struct event *eq_next_in_bucket(const struct event_queue *q)
+{
+    if (q->run_pos < q->run.len) {
+        if (q->active.len && ev_before(&q->active.ev[0], &q->run.ev[q->run_pos]))
+            return &q->active.ev[0];
+        return &q->run.ev[q->run_pos];
+    }
+    return q->active.len ? &q->active.ev[0] : NULL;
 }
 
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx)
 {
     for (uint32_t i = 0; i < q->active.len; i++)
         fn(&q->active.ev[i], ctx);
+    for (uint32_t i = q->run_pos; i < q->run.len; i++)
+        fn(&q->run.ev[i], ctx);
     for (uint32_t i = 0; i < q->overflow.len; i++)
         fn(&q->overflow.ev[i], ctx);
     for (uint32_t b = 0; b < q->nbuckets; b++)
