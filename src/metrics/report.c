@@ -34,11 +34,19 @@ simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f)
     uint32_t rate = s->topo.spec.tier[0].downlink_mbps;
     uint64_t wire = f->size_bytes + (uint64_t)f->n_pkts * hdr;
     uint32_t last = f->last_payload_bytes + hdr;
-    (void)mss;
     uint32_t hops = topo_hops(&s->topo, f->src, f->dst);
     simtime_ps lat = path_latency_ps(&s->topo, hops);
-    return (simtime_ps)((double)wire * 8e6 / rate) + (hops - 1) * serialize_ps(last, rate) + lat +
-           hops * serialize_ps(hdr, rate) + lat;
+    /* The NIC sends every byte back to back; each later hop stores and
+     * forwards. A short last packet can overtake the full one before it, so
+     * the data is complete when the later of the two arrives. */
+    simtime_ps nic_done = (simtime_ps)((double)wire * 8e6 / rate);
+    simtime_ps last_arrival = nic_done + (hops - 1) * serialize_ps(last, rate);
+    if (f->n_pkts > 1) {
+        simtime_ps prev = nic_done - serialize_ps(last, rate) + (hops - 1) * serialize_ps(mss + hdr, rate);
+        if (prev > last_arrival)
+            last_arrival = prev;
+    }
+    return last_arrival + lat + hops * serialize_ps(hdr, rate) + lat;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -257,10 +265,18 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     json_str(b, s->cc->name);
     sb_printf(b, ", \"lb\": ");
     json_str(b, s->lb->name);
-    sb_printf(b, ", \"paths\": %u, \"trimming\": %s, \"mtu_bytes\": %u, \"linkspeed_gbps\": %g, \"end_us\": %.3f, "
-                 "\"target_qdelay_us\": %.3f, \"qa_gate\": %d},\n",
+    sb_printf(b, ", \"paths\": %u, \"trimming\": %s, \"mtu_bytes\": %u, \"linkspeed_gbps\": %g, \"end_us\": %.3f, ",
               c->paths, c->trimming ? "true" : "false", c->mtu_bytes, c->linkspeed_mbps / 1000.0,
-              (double)c->end_ps / PS_PER_US, (double)c->target_qdelay_ps / PS_PER_US, c->qa_gate);
+              (double)c->end_ps / PS_PER_US);
+    /* null = the algorithm's own default (see README, NSCC) */
+    if (c->target_qdelay_ps)
+        sb_printf(b, "\"target_qdelay_us\": %.6f, ", (double)c->target_qdelay_ps / PS_PER_US);
+    else
+        sb_printf(b, "\"target_qdelay_us\": null, ");
+    if (c->qa_gate >= 0)
+        sb_printf(b, "\"qa_gate\": %d},\n", c->qa_gate);
+    else
+        sb_printf(b, "\"qa_gate\": null},\n");
     sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
                  "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": %u, \"ecn_kmin_bytes\": %u, "
                  "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f},\n",

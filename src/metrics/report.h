@@ -17,7 +17,8 @@ struct run_stats {
     uint64_t data_drops;
 };
 
-/* Idealised completion time of flow f on an idle network (ps). */
+/* Completion time of flow f alone on an idle network, from first principles
+ * (line rate at the host, store-and-forward at each hop, the ACK's return). */
 simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f);
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
 void report_stdout(const struct sim *s, const struct run_stats *r);
