@@ -14,6 +14,23 @@
 
 struct cc_window {
     uint64_t cwnd_bytes;
+    /* When non-zero, the transport spaces packet departures at least this far
+     * apart (Swift paces when its window falls below one packet). */
+    simtime_ps pacing_gap_ps;
+};
+
+/* How the transport detects loss for this algorithm, besides NACKs of
+ * trimmed packets and the retransmission timeout, which every mode has. */
+enum cc_loss_mode {
+    CC_LOSS_NACK_RTO = 0,  /* nothing more (NSCC, SMaRTT; SLEEK when -sleek is given) */
+    CC_LOSS_DUPACK = 1,    /* dupack_threshold duplicate cumulative ACKs => the first hole is lost (NewReno) */
+    CC_LOSS_SACK_HOLE = 2, /* a packet is lost once dupack_threshold later packets are selectively acked (Swift) */
+};
+
+/* One "--cc-opt name=value" given on the command line. */
+struct cc_option {
+    const char *name;
+    double value;
 };
 
 /* Per-flow configuration handed to init(). Sizes in bytes, times in ps. */
@@ -28,7 +45,13 @@ struct cc_params {
     int qa_gate;                 /* < 0 = the algorithm's default */
     bool trimming;               /* switches trim (NACK feedback is available) */
     double q3_pressure;          /* NSCC: per-base-RTT decrease in the ECN/low-delay quadrant */
+    uint32_t path_hops;          /* links from sender to receiver (Swift's topology scaling) */
+    const struct cc_option *opts;/* algorithm options (--cc-opt), validated against option_names */
+    unsigned n_opts;
 };
+
+/* Value of option `name` from p->opts, or `def` when it was not given. */
+double cc_opt(const struct cc_params *p, const char *name, double def);
 
 struct cc_ack {
     simtime_ps now;
@@ -55,6 +78,14 @@ struct cc_ops {
     void (*on_ack)(void *state, const struct cc_ack *a);
     void (*on_nack)(void *state, const struct cc_nack *n);
     void (*on_timeout)(void *state, simtime_ps now, uint32_t pkt_bytes);
+    /* A packet declared lost by duplicate ACKs, SACK holes or SLEEK (not a
+     * NACK, not a timeout). May be NULL: no reaction. */
+    void (*on_loss)(void *state, simtime_ps now, uint32_t pkt_bytes);
+    enum cc_loss_mode loss_mode;
+    uint32_t dupack_threshold;   /* for CC_LOSS_DUPACK / CC_LOSS_SACK_HOLE */
+    /* Names of the options this algorithm accepts (NULL-terminated), each
+     * with its default and seed citation in the algorithm's file. */
+    const char *const *option_names;
     /* Named per-flow counters (bytes added or removed by each mechanism). */
     unsigned n_counters;
     const char *const *counter_names;
@@ -72,5 +103,13 @@ const struct cc_ops *cc_find(const char *name);
 const char *cc_names(void);
 
 extern const struct cc_ops cc_nscc_ops;
+extern const struct cc_ops cc_mnscc_ops;
+extern const struct cc_ops cc_smartt_ops;
+extern const struct cc_ops cc_swift_ops;
+extern const struct cc_ops cc_lswift_ops;
+extern const struct cc_ops cc_mswift_ops;
+extern const struct cc_ops cc_dctcp_ops;
+extern const struct cc_ops cc_mprdma_ops;
+extern const struct cc_ops cc_newreno_ops;
 
 #endif

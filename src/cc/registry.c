@@ -5,6 +5,14 @@
 
 #include <string.h>
 
+double cc_opt(const struct cc_params *p, const char *name, double def)
+{
+    for (unsigned i = 0; i < p->n_opts; i++)
+        if (!strcmp(p->opts[i].name, name))
+            return p->opts[i].value;
+    return def;
+}
+
 static const struct cc_ops *const all_cc[] = {
     &cc_nscc_ops,
 };
