@@ -61,6 +61,13 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (!s->lb)
         die_input("--lb: unknown load balancer '%s' (known: %s)", c->lb_name, lb_names());
 
+    for (unsigned i = 0; i < c->n_cc_opts; i++) {
+        bool known = false;
+        for (const char *const *n = s->cc->option_names; n && *n; n++)
+            known |= !strcmp(*n, c->cc_opts[i].name);
+        if (!known)
+            die_input("--cc-opt: '%s' is not an option of %s (see README)", c->cc_opts[i].name, s->cc->name);
+    }
     if (!c->tm_path)
         die_input("no connection matrix: give -tm FILE");
     if (!cm_read_file(&s->cm, c->tm_path, err, sizeof err))
@@ -208,6 +215,9 @@ void sim_run(struct sim *s)
             break;
         case EV_FLOW_RTO:
             transport_rto_timer(s, ev.id);
+            break;
+        case EV_FLOW_PACE:
+            transport_pace_timer(s, ev.id);
             break;
         default:
             die_internal("unknown event kind %u", ev.kind);

@@ -12,13 +12,14 @@
 #include "net/net.h"
 #include "topo/topo.h"
 #include "workload/cm.h"
+#include "cc/cc.h"
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
     EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
     EV_FLOW_START = 3,   /* id = flow */
     EV_FLOW_RTO = 4,     /* id = flow: retransmission timer (lazily re-armed) */
-    EV_PROGRESS = 5,     /* periodic progress line on a terminal */
+    EV_FLOW_PACE = 5,    /* id = flow: the pacing gap has elapsed */
 };
 
 /* Everything a run is configured with; filled by the CLI, defaults in
@@ -49,6 +50,8 @@ struct config {
     uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
     const char *cc_name;
     const char *lb_name;
+    struct cc_option cc_opts[16]; /* --cc-opt name=value */
+    unsigned n_cc_opts;
     bool progress;                /* progress line on stderr */
     bool quiet;
 };

@@ -54,6 +54,7 @@ static void usage(FILE *out)
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR\n"
             "  --seed S              same as -seed\n"
             "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
+            "  --cc-opt NAME=VALUE   an option of the selected algorithm (repeatable; README lists them)\n"
             "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
             "  --progress / --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
@@ -181,6 +182,16 @@ int main(int argc, char **argv)
             cfg.out_dir = VALUE();
         } else if (!strcmp(arg, "--q3-pressure")) {
             cfg.q3_pressure = parse_double(arg, VALUE(), 0, 0.5);
+        } else if (!strcmp(arg, "--cc-opt")) {
+            const char *v = VALUE();
+            const char *eqs = strchr(v, '=');
+            if (!eqs || eqs == v)
+                die_input("--cc-opt: '%s' is not name=value", v);
+            if (cfg.n_cc_opts == sizeof cfg.cc_opts / sizeof cfg.cc_opts[0])
+                die_input("--cc-opt: at most %zu options", sizeof cfg.cc_opts / sizeof cfg.cc_opts[0]);
+            struct cc_option *o = &cfg.cc_opts[cfg.n_cc_opts++];
+            o->name = strndup(v, (size_t)(eqs - v));
+            o->value = parse_double("--cc-opt", eqs + 1, -1e18, 1e18);
         } else if (!strcmp(arg, "--reps-buffer")) {
             cfg.reps_buffer = (uint32_t)parse_uint(arg, VALUE(), 1, 256);
         } else if (!strcmp(arg, "--progress")) {

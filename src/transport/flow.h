@@ -35,6 +35,7 @@ struct flow_counters {
     uint64_t acks;
     uint64_t ecn_acks;
     uint64_t timeouts;
+    uint64_t fast_losses;    /* losses found by dup-ACKs, SACK holes or SLEEK */
 };
 
 struct flow {
@@ -62,6 +63,15 @@ struct flow {
     uint32_t rtx_head, rtx_len;
     bool rto_event_pending;
     simtime_ps rto_event_ps;
+    bool pace_event_pending;
+    simtime_ps last_send_ps;
+    /* duplicate-ACK and SACK-hole loss detection */
+    uint32_t dupacks;
+    uint32_t prev_cum;
+    bool in_recovery;
+    uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
+    uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
+    simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
     void *cc_state;
     void *lb_state;
     /* NIC ready ring (doubly linked through flow indices) */

@@ -165,11 +165,30 @@ static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
     uint32_t seq = next_seq_to_send(f);
     if (seq == UINT32_MAX)
         return false;
-    uint64_t cwnd = cc_cwnd(f->cc_state);
-    if (cwnd < f->in_flight_bytes + pkt_wire_bytes(s, f, seq))
+    const struct cc_window *w = f->cc_state;
+    /* A window below one packet still lets one packet out when nothing is in
+     * flight: pacing, not the window, then sets the rate. */
+    if (w->cwnd_bytes < f->in_flight_bytes + pkt_wire_bytes(s, f, seq) &&
+        !(w->pacing_gap_ps && f->in_flight_bytes == 0))
+        return false;
+    if (w->pacing_gap_ps && f->c.pkts_sent && s->now < f->last_send_ps + w->pacing_gap_ps)
         return false;
     *seq_out = seq;
     return true;
+}
+
+/* When pacing holds a flow back, wake it when the gap has elapsed. */
+static void arm_pace(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    const struct cc_window *w = f->cc_state;
+    if (f->pace_event_pending || !w->pacing_gap_ps || !f->c.pkts_sent)
+        return;
+    simtime_ps t = f->last_send_ps + w->pacing_gap_ps;
+    if (t <= s->now)
+        return;
+    f->pace_event_pending = true;
+    sim_at(s, t, EV_FLOW_PACE, fi);
 }
 
 static void arm_rto(struct sim *s, uint32_t fi)
@@ -189,7 +208,16 @@ static void sender_wake(struct sim *s, uint32_t fi)
     if (can_send(s, f, &seq)) {
         ready_insert(s, fi);
         nic_kick(s, f->src);
+    } else {
+        arm_pace(s, fi);
     }
+}
+
+void transport_pace_timer(struct sim *s, uint32_t fi)
+{
+    s->flows[fi].pace_event_pending = false;
+    if (s->flows[fi].state == FLOW_ACTIVE)
+        sender_wake(s, fi);
 }
 
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
@@ -219,6 +247,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         f->tx[seq].count++;
     f->tx[seq].time_ps = s->now;
     f->in_flight_bytes += size;
+    f->last_send_ps = s->now;
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
     if (rtx) {
@@ -244,6 +273,7 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host)
         uint32_t seq;
         if (!can_send(s, f, &seq)) {
             ready_remove(s, fi);
+            arm_pace(s, fi);
             continue;
         }
         uint32_t idx = make_data_packet(s, fi, seq);
@@ -279,6 +309,9 @@ void transport_flow_start(struct sim *s, uint32_t fi)
         .qa_gate = s->cfg.qa_gate,
         .trimming = s->cfg.trimming,
         .q3_pressure = s->cfg.q3_pressure,
+        .path_hops = topo_hops(&s->topo, f->src, f->dst),
+        .opts = s->cfg.cc_opts,
+        .n_opts = s->cfg.n_cc_opts,
     };
     f->cc_state = xcalloc(1, s->cc->state_size);
     s->cc->init(f->cc_state, &cp);
@@ -371,6 +404,10 @@ static void receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
         return;
     }
     bool first = f->rcv_bytes == 0;
+    /* TCP-like loss detection needs a (duplicate) ACK for every packet that
+     * arrives out of order, as a TCP receiver sends one. */
+    bool tcp_like = s->cc->loss_mode != CC_LOSS_NACK_RTO;
+    bool out_of_order = tcp_like && (p->seq != f->rcv_cum || f->rcv_pkts > f->rcv_cum);
     f->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
     f->rcv_pkts++;
     f->rcv_bytes += p->size_bytes;
@@ -391,7 +428,7 @@ static void receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     if (p->flags & PKTF_AR)
         f->rcv_ack_request = true;
     bool ar_due = f->rcv_ack_request && holes_filled;
-    if ((p->flags & (PKTF_ECN_CE | PKTF_AR)) || first || ar_due ||
+    if ((p->flags & (PKTF_ECN_CE | PKTF_AR)) || first || ar_due || out_of_order ||
         f->rcv_unacked_bytes >= s->cfg.ack_threshold_bytes) {
         if (holes_filled)
             f->rcv_ack_request = false;
@@ -409,6 +446,62 @@ static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
     if (st == TX_IN_FLIGHT)
         f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     f->tx[seq].state = TX_ACKED;
+    if (f->tx[seq].time_ps > f->rack_time_ps)
+        f->rack_time_ps = f->tx[seq].time_ps;
+    if (seq + 1 > f->highest_acked)
+        f->highest_acked = seq + 1;
+}
+
+/* A packet found lost without a NACK or timeout: resend it first. */
+static void declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
+{
+    uint32_t size = pkt_wire_bytes(s, f, seq);
+    f->in_flight_bytes -= size;
+    rtx_push(f, seq);
+    f->c.fast_losses++;
+    if (tell_cc && s->cc->on_loss)
+        s->cc->on_loss(f->cc_state, s->now, size);
+}
+
+/* NewReno-style: dupack_threshold duplicate cumulative ACKs mark the first
+ * hole lost and start a recovery that ends when everything sent before it is
+ * acknowledged; a partial ACK in recovery marks the next hole lost. */
+static void detect_loss_dupack(struct sim *s, struct flow *f)
+{
+    uint32_t cum = f->cum_acked;
+    if (cum > f->prev_cum) {
+        f->dupacks = 0;
+        f->prev_cum = cum;
+        if (f->in_recovery) {
+            if (cum >= f->recover_seq)
+                f->in_recovery = false;
+            else if (f->tx[cum].state == TX_IN_FLIGHT)
+                declare_lost(s, f, cum, false);
+        }
+        return;
+    }
+    if (cum >= f->n_pkts || ++f->dupacks != s->cc->dupack_threshold || f->in_recovery)
+        return;
+    f->in_recovery = true;
+    f->recover_seq = f->next_new_seq;
+    if (f->tx[cum].state == TX_IN_FLIGHT)
+        declare_lost(s, f, cum, true);
+}
+
+/* SACK-based: an unacknowledged packet is lost once dupack_threshold packets
+ * above it were acknowledged and at least one of them was sent after it
+ * (so a retransmission is not condemned by acknowledgements of older sends).
+ * With spraying this turns reordering into loss, as Swift's SACK does. */
+static void detect_loss_sack(struct sim *s, struct flow *f)
+{
+    uint32_t above = 0;
+    for (uint32_t q = f->highest_acked; q-- > f->cum_acked;) {
+        uint8_t st = f->tx[q].state;
+        if (st == TX_ACKED)
+            above++;
+        else if (st == TX_IN_FLIGHT && above >= s->cc->dupack_threshold && f->tx[q].time_ps < f->rack_time_ps)
+            declare_lost(s, f, q, true);
+    }
 }
 
 static void flow_finish(struct sim *s, uint32_t fi)
@@ -471,6 +564,11 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     }
     while (f->cum_acked < f->n_pkts && f->tx[f->cum_acked].state == TX_ACKED)
         f->cum_acked++;
+
+    if (s->cc->loss_mode == CC_LOSS_DUPACK)
+        detect_loss_dupack(s, f);
+    else if (s->cc->loss_mode == CC_LOSS_SACK_HOLE)
+        detect_loss_sack(s, f);
 
     s->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
     struct cc_ack ev = {
