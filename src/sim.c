@@ -114,6 +114,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops. */
     s->min_rto_ps = 15 * PS_PER_US + (simtime_ps)((double)s->queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
 
+    /* seed 002 Sec. 6: probes every base_rtt + target_Qdelay of silence */
+    s->probe_period_ps = s->base_rtt_ps + (c->target_qdelay_ps ? c->target_qdelay_ps
+                                                                : (simtime_ps)((double)s->base_rtt_ps * (c->trimming ? 0.75 : 1.0)));
     rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
     eq_init(&s->eq, 1 << 16);
     {
@@ -218,6 +221,9 @@ void sim_run(struct sim *s)
             break;
         case EV_FLOW_PACE:
             transport_pace_timer(s, ev.id);
+            break;
+        case EV_FLOW_PROBE:
+            transport_probe_timer(s, ev.id);
             break;
         default:
             die_internal("unknown event kind %u", ev.kind);

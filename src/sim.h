@@ -20,6 +20,7 @@ enum event_kind {
     EV_FLOW_START = 3,   /* id = flow */
     EV_FLOW_RTO = 4,     /* id = flow: retransmission timer (lazily re-armed) */
     EV_FLOW_PACE = 5,    /* id = flow: the pacing gap has elapsed */
+    EV_FLOW_PROBE = 6,   /* id = flow: check whether the flow needs a probe (SLEEK) */
 };
 
 /* Everything a run is configured with; filled by the CLI, defaults in
@@ -41,6 +42,7 @@ struct config {
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
     uint32_t paths;              /* -paths: entropy values per flow */
     bool trimming;
+    bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
     int qa_gate;                 /* -1 = NSCC default */
     simtime_ps hop_latency_ps;
@@ -71,6 +73,8 @@ struct sim_totals {
     uint64_t trimmed_delivered;   /* trimmed headers that reached their receiver */
     uint64_t ctl_delivered;       /* acks and nacks consumed by a sender */
     uint64_t rtos;
+    uint64_t probes_sent;
+    uint64_t rts_sent;
     uint64_t data_drops;          /* data packets (whole or trimmed) dropped */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
@@ -97,6 +101,7 @@ struct sim {
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;
+    simtime_ps probe_period_ps;  /* base RTT + target queueing delay */
 
     /* workload */
     struct conn_matrix cm;

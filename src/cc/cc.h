@@ -14,6 +14,9 @@
 
 struct cc_window {
     uint64_t cwnd_bytes;
+    /* The algorithm's maximum window, 0 if it has none (SLEEK caps its
+     * reordering threshold with it). */
+    uint64_t maxwnd_bytes;
     /* When non-zero, the transport spaces packet departures at least this far
      * apart (Swift paces when its window falls below one packet). */
     simtime_ps pacing_gap_ps;

@@ -64,6 +64,7 @@ static uint64_t bdp_of(simtime_ps rtt_ps, uint32_t mbps)
 
 static void clamp_cwnd(struct nscc *n)
 {
+    n->win.maxwnd_bytes = n->maxwnd_bytes;
     if (n->win.cwnd_bytes > n->maxwnd_bytes)
         n->win.cwnd_bytes = n->maxwnd_bytes;
     if (n->win.cwnd_bytes < n->min_cwnd_bytes)
@@ -97,6 +98,7 @@ static void nscc_init(void *state, const struct cc_params *p)
     if (n->maxwnd_bytes < n->min_cwnd_bytes)
         n->maxwnd_bytes = n->min_cwnd_bytes;
     n->win.cwnd_bytes = p->init_cwnd_bytes ? p->init_cwnd_bytes : n->maxwnd_bytes;
+    n->win.maxwnd_bytes = n->maxwnd_bytes;
     if (n->win.cwnd_bytes < n->min_cwnd_bytes)
         n->win.cwnd_bytes = n->min_cwnd_bytes;
 }

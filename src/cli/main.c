@@ -42,6 +42,7 @@ static void usage(FILE *out)
             "  -sender_cc_algo NAME  same as --cc\n"
             "  -load_balancing_algo NAME  same as --lb\n"
             "  -disable_trim         switches drop instead of trimming\n"
+            "  -sleek                SLEEK loss recovery and probes (seed 002 Sec. 6)\n"
             "  -target_q_delay US    NSCC target queueing delay (default 0.75 base RTT, 1.0 without trimming)\n"
             "  -qa_gate N            Quick Adapt gate: fires when achieved < maxwnd >> N (default 3)\n"
             "  -hop_latency US       per-link latency without -topo (default 1)\n"
@@ -168,6 +169,8 @@ int main(int argc, char **argv)
                           lb_names());
         } else if (!strcmp(arg, "-disable_trim")) {
             cfg.trimming = false;
+        } else if (!strcmp(arg, "-sleek")) {
+            cfg.sleek = true;
         } else if (!strcmp(arg, "-target_q_delay")) {
             cfg.target_qdelay_ps = us_to_ps(parse_double(arg, VALUE(), 0.001, 1e6));
         } else if (!strcmp(arg, "-qa_gate")) {

@@ -155,6 +155,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
            (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
+    if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
+        printf("recovery: %llu probes, %llu requests to send\n", (unsigned long long)s->tot.probes_sent,
+               (unsigned long long)s->tot.rts_sent);
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
@@ -289,12 +292,14 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               r->fct_mean_us);
     sb_printf(b, "  \"packets\": {\"data_sent\": %llu, \"retransmits\": %llu, \"acks\": %llu, \"nacks\": %llu, "
                  "\"trims\": %llu, \"bounced\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
-                 "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu},\n",
+                 "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu, "
+                 "\"probes\": %llu, \"rts\": %llu},\n",
               (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
               (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
               (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks,
               (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
-              (unsigned long long)r->data_in_network);
+              (unsigned long long)r->data_in_network, (unsigned long long)s->tot.probes_sent,
+              (unsigned long long)s->tot.rts_sent);
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }

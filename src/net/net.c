@@ -81,8 +81,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
 {
     struct port *p = &s->ports[port_idx];
     struct packet *pkt = pkt_at(&s->pool, pkt_idx);
-    bool is_data = pkt->type == PKT_DATA && !(pkt->flags & PKTF_TRIMMED);
-    if (is_data && !(p->flags & PORTF_HOST_NIC)) {
+    if (pkt_in_data_class(pkt) && !(p->flags & PORTF_HOST_NIC)) {
         if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
             account_occupancy(p, s->now);
             p->data_bytes += pkt->size_bytes;
@@ -126,9 +125,12 @@ static void start_next(struct sim *s, uint32_t port_idx)
     uint32_t idx;
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
+        p->in_service_queue = SERVED_FROM_CTL;
     } else if (p->data_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
+        p->in_service_queue = SERVED_FROM_DATA;
     } else if (p->flags & PORTF_HOST_NIC) {
+        p->in_service_queue = SERVED_FROM_TRANSPORT;
         idx = transport_nic_pull(s, p->owner_node);
         if (idx == PKT_NONE)
             return;
@@ -146,11 +148,9 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     uint32_t idx = p->in_service;
     struct packet *pkt = pkt_at(&s->pool, idx);
     p->in_service = PKT_NONE;
-    bool is_data = pkt->type == PKT_DATA && !(pkt->flags & PKTF_TRIMMED);
-    if (p->flags & PORTF_HOST_NIC) {
-        if (!is_data)
-            p->ctl_bytes -= pkt->size_bytes;
-    } else if (is_data) {
+    if (p->in_service_queue == SERVED_FROM_CTL) {
+        p->ctl_bytes -= pkt->size_bytes;
+    } else if (p->in_service_queue == SERVED_FROM_DATA) {
         account_occupancy(p, s->now);
         p->data_bytes -= pkt->size_bytes;
         if (p->flags & PORTF_ECN) {
@@ -159,8 +159,6 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
                 p->st.ecn_marks++;
             }
         }
-    } else {
-        p->ctl_bytes -= pkt->size_bytes;
     }
     p->st.tx_packets++;
     p->st.tx_bytes += pkt->size_bytes;

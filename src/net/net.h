@@ -23,6 +23,12 @@ enum port_flag {
     PORTF_HOST_NIC = 1 << 3,  /* a host's NIC: data is pulled from the transport */
 };
 
+enum served_from {
+    SERVED_FROM_CTL = 0,
+    SERVED_FROM_DATA = 1,
+    SERVED_FROM_TRANSPORT = 2, /* a NIC's data, pulled from the transport */
+};
+
 struct port_stats {
     uint64_t tx_packets;
     uint64_t tx_bytes;
@@ -51,7 +57,7 @@ struct port {
     uint32_t rate_mbps;
     uint16_t flags;           /* enum port_flag */
     uint8_t up;               /* 1 if this port points up the tree */
-    uint8_t pad;
+    uint8_t in_service_queue; /* enum served_from: which class the packet on the wire left */
     simtime_ps latency_ps;    /* propagation plus the receiving switch's latency */
     struct port_stats st;
     uint32_t owner_node;

@@ -18,6 +18,9 @@ enum pkt_type {
     PKT_DATA = 0,
     PKT_ACK = 1,
     PKT_NACK = 2,
+    PKT_PROBE = 3,     /* header-only, travels in the data class: "did you get everything?" */
+    PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
+    PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
 };
 
 enum pkt_flag {
@@ -44,7 +47,10 @@ struct packet {
     uint8_t type;         /* enum pkt_type */
     uint8_t flags;        /* enum pkt_flag */
     uint32_t sack_base;   /* ack: sequence number of bit 0 of sack_bits */
-    simtime_ps ts_ps;     /* data: time sent (the sender also keeps its own record) */
+    union {
+        simtime_ps ts_ps;  /* data, probe: time sent (the sender also keeps its own record) */
+        uint64_t ooo_pkts; /* ack: packets the receiver holds beyond the cumulative ACK */
+    };
     uint64_t sack_bits;   /* ack: bit i set = seq (sack_base + i) received */
     uint64_t recvd_bytes; /* ack/nack: receiver's running total of data bytes received */
 };
@@ -60,6 +66,13 @@ struct packet_pool {
 
 void pool_init(struct packet_pool *p, uint32_t initial_capacity);
 void pool_free(struct packet_pool *p);
+
+/* Data and probes queue in the data class (and can be trimmed); everything
+ * else, and anything already trimmed, is control. */
+static inline bool pkt_in_data_class(const struct packet *p)
+{
+    return (p->type == PKT_DATA || p->type == PKT_PROBE) && !(p->flags & PKTF_TRIMMED);
+}
 
 static inline struct packet *pkt_at(const struct packet_pool *p, uint32_t idx)
 {

@@ -35,7 +35,9 @@ struct flow_counters {
     uint64_t acks;
     uint64_t ecn_acks;
     uint64_t timeouts;
-    uint64_t fast_losses;    /* losses found by dup-ACKs, SACK holes or SLEEK */
+    uint64_t fast_losses;    /* losses found by dup-ACKs, SACK holes, SLEEK or probes */
+    uint64_t probes;
+    uint64_t rts;
 };
 
 struct flow {
@@ -72,6 +74,16 @@ struct flow {
     uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
     uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
     simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
+    /* SLEEK (seed 002 Sec. 6) */
+    bool sleek_recovery;
+    uint32_t sleek_recovery_seq; /* highest sequence sent when recovery began */
+    simtime_ps sleek_start_ps;
+    /* probes and request-to-send */
+    simtime_ps last_ack_ps;
+    bool probe_outstanding;
+    simtime_ps probe_sent_ps;
+    bool probe_event_pending;
+    simtime_ps last_rts_ps;
     void *cc_state;
     void *lb_state;
     /* NIC ready ring (doubly linked through flow indices) */
@@ -89,6 +101,11 @@ struct flow {
     struct flow_counters c;
     double *cc_counters;     /* final CC counters, kept after the state is freed */
 };
+
+struct sim;
+/* One SLEEK step for flow fi given the receiver's out-of-order count
+ * (exposed for the unit test of seed 002's worked example). */
+void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts);
 
 static inline uint32_t flow_pkt_payload(const struct flow *f, uint32_t seq, uint32_t mss)
 {

@@ -19,6 +19,7 @@ void transport_on_drop(struct sim *s, uint32_t pkt_idx);
 void transport_flow_start(struct sim *s, uint32_t flow);
 void transport_rto_timer(struct sim *s, uint32_t flow);
 void transport_pace_timer(struct sim *s, uint32_t flow);
+void transport_probe_timer(struct sim *s, uint32_t flow);
 /* Allocates flows from the connection matrix (before the run). */
 void transport_setup(struct sim *s);
 void transport_free(struct sim *s);

@@ -220,6 +220,8 @@ void transport_pace_timer(struct sim *s, uint32_t fi)
         sender_wake(s, fi);
 }
 
+static void arm_probe(struct sim *s, uint32_t fi);
+
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
@@ -261,6 +263,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
             p->flags |= PKTF_AR;
     }
     arm_rto(s, fi);
+    arm_probe(s, fi);
     return idx;
 }
 
@@ -354,19 +357,8 @@ static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t
     return idx;
 }
 
-static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
+static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
 {
-    uint32_t idx = new_ctl_packet(s, data, PKT_ACK);
-    struct packet *a = pkt_at(&s->pool, idx);
-    a->seq = f->rcv_cum;
-    a->recvd_bytes = f->rcv_bytes;
-    /* The bitmap starts at the triggering packet when it is urgent (ECN or
-     * AR), else as late as lets it still cover that packet. */
-    uint32_t base;
-    if (data->flags & (PKTF_ECN_CE | PKTF_AR))
-        base = data->seq;
-    else
-        base = data->seq >= 63 ? data->seq - 63 : 0;
     if (base < f->rcv_cum + 1)
         base = f->rcv_cum + 1;
     a->sack_base = base;
@@ -375,6 +367,35 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
         if (rcv_has(f, base + i))
             bits |= 1ULL << i;
     a->sack_bits = bits;
+    a->seq = f->rcv_cum;
+    a->recvd_bytes = f->rcv_bytes;
+    a->ooo_pkts = f->rcv_pkts - f->rcv_cum;
+}
+
+/* Answer to a probe or an RTS: the receiver's whole state, at once. */
+static void send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
+{
+    uint32_t idx = new_ctl_packet(s, req, PKT_PROBE_ACK);
+    struct packet *a = pkt_at(&s->pool, idx);
+    a->flags = 0;
+    fill_sack(f, a, f->rcv_cum + 1);
+    a->ref_seq = req->type == PKT_RTS ? UINT32_MAX : 0;
+    s->tot.acks_sent++;
+    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+}
+
+static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
+{
+    uint32_t idx = new_ctl_packet(s, data, PKT_ACK);
+    struct packet *a = pkt_at(&s->pool, idx);
+    /* The bitmap starts at the triggering packet when it is urgent (ECN or
+     * AR), else as late as lets it still cover that packet. */
+    uint32_t base;
+    if (data->flags & (PKTF_ECN_CE | PKTF_AR))
+        base = data->seq;
+    else
+        base = data->seq >= 63 ? data->seq - 63 : 0;
+    fill_sack(f, a, base);
     f->rcv_unacked_bytes = 0;
     s->tot.acks_sent++;
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
@@ -533,6 +554,131 @@ static bool rtt_sample_valid(const struct flow *f, uint32_t seq, bool rtx_echo)
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
+/* Cumulative and selective acknowledgements of an ACK or a state ACK. */
+static void apply_ack_state(const struct sim *s, struct flow *f, const struct packet *a)
+{
+    f->last_ack_ps = s->now;
+    uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
+    for (uint32_t q = f->cum_acked; q < cum; q++)
+        mark_acked(s, f, q);
+    if (cum > f->cum_acked)
+        f->cum_acked = cum;
+    uint64_t bits = a->sack_bits;
+    while (bits) {
+        uint32_t i = (uint32_t)__builtin_ctzll(bits);
+        bits &= bits - 1;
+        uint32_t q = a->sack_base + i;
+        if (q < f->n_pkts)
+            mark_acked(s, f, q);
+    }
+    while (f->cum_acked < f->n_pkts && f->tx[f->cum_acked].state == TX_ACKED)
+        f->cum_acked++;
+}
+
+/* SLEEK (seed 002 Sec. 6): when more packets are out of order than
+ * min(1.5 cwnd, maxwnd) allows, snapshot the highest sequence sent and
+ * retransmit the holes below it, scanning at most one window of packets
+ * from the cumulative ACK per call; recovery ends when the cumulative ACK
+ * passes the snapshot. Packets already resent in this recovery are skipped. */
+void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts)
+{
+    struct flow *f = &s->flows[fi];
+    const struct cc_window *w = f->cc_state;
+    uint32_t mtu = s->cfg.mtu_bytes;
+    uint64_t cwnd_pkts = (w->cwnd_bytes + mtu - 1) / mtu;
+    if (!f->sleek_recovery) {
+        /* seed 002 Sec. 6: loss_retx_factor 1.5, capped at maxwnd */
+        uint64_t thresh_bytes = w->cwnd_bytes + w->cwnd_bytes / 2;
+        if (w->maxwnd_bytes && thresh_bytes > w->maxwnd_bytes)
+            thresh_bytes = w->maxwnd_bytes;
+        if (ooo_pkts <= thresh_bytes / mtu || f->next_new_seq == 0)
+            return;
+        f->sleek_recovery = true;
+        f->sleek_recovery_seq = f->next_new_seq - 1;
+        f->sleek_start_ps = s->now;
+    }
+    if (f->cum_acked > f->sleek_recovery_seq) {
+        f->sleek_recovery = false;
+        return;
+    }
+    uint64_t end = (uint64_t)f->cum_acked + (cwnd_pkts ? cwnd_pkts : 1);
+    if (end > f->sleek_recovery_seq)
+        end = f->sleek_recovery_seq;
+    for (uint32_t q = f->cum_acked; q < end; q++)
+        if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < f->sleek_start_ps)
+            declare_lost(s, f, q, true);
+}
+
+static void send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
+{
+    struct flow *f = &s->flows[fi];
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *p = pkt_at(&s->pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = type;
+    p->flow = fi;
+    p->seq = f->next_new_seq;
+    p->size_bytes = s->cfg.hdr_bytes;
+    p->src_host = f->src;
+    p->dst_host = f->dst;
+    p->ts_ps = s->now;
+    p->entropy = s->lb->next_entropy(f->lb_state, f->next_new_seq, s->now);
+    port_enqueue(s, s->hosts[f->src].nic_port, idx);
+}
+
+static void arm_probe(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (!s->cfg.sleek || f->probe_event_pending)
+        return;
+    f->probe_event_pending = true;
+    sim_at(s, s->now + s->probe_period_ps, EV_FLOW_PROBE, fi);
+}
+
+/* Probes (seed 002 Sec. 6): after base_rtt + target_Qdelay with data in
+ * flight and no ACK, ask the receiver for its state. */
+void transport_probe_timer(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    f->probe_event_pending = false;
+    if (f->state != FLOW_ACTIVE || f->in_flight_bytes == 0)
+        return;
+    simtime_ps quiet_since = f->last_ack_ps > f->probe_sent_ps ? f->last_ack_ps : f->probe_sent_ps;
+    if (quiet_since < f->start_ps)
+        quiet_since = f->start_ps;
+    if (s->now >= quiet_since + s->probe_period_ps && !f->probe_outstanding) {
+        f->probe_outstanding = true;
+        f->probe_sent_ps = s->now;
+        f->c.probes++;
+        s->tot.probes_sent++;
+        send_header_packet(s, fi, PKT_PROBE);
+    } else if (f->probe_outstanding && s->now >= f->probe_sent_ps + s->min_rto_ps) {
+        f->probe_outstanding = false; /* the probe or its answer was lost */
+    }
+    arm_probe(s, fi);
+}
+
+/* A state ACK answers a probe or an RTS. A fast probe answer means the
+ * path is clear, so whatever was sent before the probe and is still missing
+ * is gone; a slow one proves nothing (seed 002 Sec. 6). */
+static void sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
+{
+    struct flow *f = &s->flows[fi];
+    apply_ack_state(s, f, a);
+    if (a->ref_seq != UINT32_MAX && f->probe_outstanding) {
+        f->probe_outstanding = false;
+        if (s->now - f->probe_sent_ps <= s->probe_period_ps)
+            for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
+                if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < f->probe_sent_ps)
+                    declare_lost(s, f, q, true);
+    }
+    if (f->cum_acked >= f->n_pkts) {
+        flow_finish(s, fi);
+        return;
+    }
+    sender_wake(s, fi);
+}
+
 static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
 {
     struct flow *f = &s->flows[fi];
@@ -549,21 +695,9 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     bool valid = rtt_sample_valid(f, ref, a->flags & PKTF_RTX_ECHO);
     simtime_ps raw_rtt = valid ? s->now - f->tx[ref].time_ps : 0;
 
-    uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
-    for (uint32_t q = f->cum_acked; q < cum; q++)
-        mark_acked(s, f, q);
-    if (cum > f->cum_acked)
-        f->cum_acked = cum;
-    uint64_t bits = a->sack_bits;
-    while (bits) {
-        uint32_t i = (uint32_t)__builtin_ctzll(bits);
-        bits &= bits - 1;
-        uint32_t q = a->sack_base + i;
-        if (q < f->n_pkts)
-            mark_acked(s, f, q);
-    }
-    while (f->cum_acked < f->n_pkts && f->tx[f->cum_acked].state == TX_ACKED)
-        f->cum_acked++;
+    apply_ack_state(s, f, a);
+    if (s->cfg.sleek)
+        uet_sleek_step(s, fi, a->ooo_pkts);
 
     if (s->cc->loss_mode == CC_LOSS_DUPACK)
         detect_loss_dupack(s, f);
@@ -631,6 +765,15 @@ void transport_receive(struct sim *s, uint32_t pkt_idx)
         if (f->state == FLOW_ACTIVE)
             sender_on_nack(s, fi, p);
         break;
+    case PKT_PROBE:
+    case PKT_RTS:
+        send_state_ack(s, f, p);
+        break;
+    case PKT_PROBE_ACK:
+        s->tot.ctl_delivered++;
+        if (f->state == FLOW_ACTIVE)
+            sender_on_state_ack(s, fi, p);
+        break;
     default:
         die_internal("unknown packet type %u", p->type);
     }
@@ -679,6 +822,20 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     rtx_push(f, oldest);
     s->lb->feedback(f->lb_state, 0, LB_TIMEOUT, s->now);
     s->cc->on_timeout(f->cc_state, s->now, size);
-    arm_rto(s, fi);
+    /* Request to send (seed 002 Sec. 6): when the window cannot even carry
+     * the retransmission, ask the receiver for its state so acknowledgements
+     * that were lost stop holding the window; at most one per base RTT. */
+    if (cc_cwnd(f->cc_state) < size + f->in_flight_bytes &&
+        (f->last_rts_ps == 0 || s->now - f->last_rts_ps >= s->base_rtt_ps)) {
+        f->last_rts_ps = s->now;
+        f->c.rts++;
+        s->tot.rts_sent++;
+        send_header_packet(s, fi, PKT_RTS);
+    }
+    /* The timer restarts from the next-oldest transmission, which may be
+     * overdue already: look again now (one packet per expiry, as htsim). */
+    f->rto_event_pending = true;
+    f->rto_event_ps = s->now;
+    sim_at(s, s->now, EV_FLOW_RTO, fi);
     sender_wake(s, fi);
 }
