@@ -15,6 +15,13 @@ double cc_opt(const struct cc_params *p, const char *name, double def)
 
 static const struct cc_ops *const all_cc[] = {
     &cc_nscc_ops,
+    &cc_swift_ops,
+    &cc_lswift_ops,
+    &cc_mswift_ops,
+    &cc_smartt_ops,
+    &cc_dctcp_ops,
+    &cc_mprdma_ops,
+    &cc_newreno_ops,
 };
 
 const struct cc_ops *cc_find(const char *name)
@@ -27,5 +34,5 @@ const struct cc_ops *cc_find(const char *name)
 
 const char *cc_names(void)
 {
-    return "nscc";
+    return "nscc, swift, lswift, mswift, smartt, dctcp, mprdma, newreno";
 }

@@ -1,0 +1,382 @@
+/* smartt.c: SMaRTT, the per-ACK ECN + delay window control of seed 003
+ * (conference version, Sec. 3), from which Ultra Ethernet's NSCC descends
+ * but which differs from it: SMaRTT reacts on every ACK, with no batching,
+ * no eta term and no filtered delay, and it decreases gently on ECN at low
+ * delay (Fair Decrease) where NSCC only steers.
+ *
+ * Per ACK the ECN echo and the packet's RTT against the target trtt = 1.5
+ * base RTT (Sec. 3.5) pick one of four cases (Alg. 1 lines 19-27):
+ *   ECN,    rtt <= trtt -> Fair Decrease        cwnd -= cwnd/bdp * fd * size      (Eq. 1)
+ *   ECN,    rtt >  trtt -> Multiplicative Dec.  cwnd -= min(size, (rtt-trtt)/rtt * md * size)
+ *                                                 plus a Fair Decrease            (Eq. 2)
+ *   no ECN, rtt >  trtt -> Fair Increase        cwnd += size/cwnd * mtu * fi      (Eq. 3)
+ *   no ECN, rtt <= trtt -> Multiplicative Inc.  cwnd += min(size, (trtt-rtt)/rtt * size/cwnd * mtu * mi)
+ *                                                 plus a Fair Increase            (Eq. 4)
+ * with md = 2, fi = 0.25, fd = 0.8, mi = brtt/(trtt-brtt) = 2 (Sec. 3.2,
+ * 3.5); fi and mi are multiplied by gamma = bdp / (100 Gb/s x 12 us), fd and
+ * md are not (Sec. 3.5 "Scaling"). "size" is the bytes the ACK newly
+ * acknowledges (a coalesced ACK counts as the packets it covers).
+ * Wait-to-Decrease (Sec. 3.6.1) keeps an EWMA of ECN-marked packets and
+ * allows the two decreases only when it is >= 0.25. FastIncrease (Alg. 3)
+ * adds k = 2 MTU per ACK once a cwnd's worth of bytes came back with RTT ~
+ * base RTT and no ECN. A trimmed packet (NACK) or a timeout takes its size
+ * off the window and arms QuickAdapt (Alg. 1 lines 28-34, Alg. 2): at the
+ * end of the current trtt measurement period the window becomes
+ * qa_scaling x max(bytes acknowledged in the period, mtu), qa_scaling = 0.8,
+ * and the ACKs of the packets then in flight are ignored (bytes-to-ignore).
+ * Without trimming (seed 000 Sec. III-E "QuickAdapt without trimming")
+ * QuickAdapt is also armed by an RTT above 2 x trtt (a queue beyond what a
+ * 1-BDP trimming queue allows) and fires only if the period's acknowledged
+ * bytes are below half the window; md doubles (seed 003 Sec. 3.3). The
+ * window stays within [1 MTU, maxwnd], maxwnd = 1.25 BDP (Sec. 3.5).
+ *
+ * The base RTT (and with it bdp, trtt, maxwnd and gamma) starts at the
+ * network's largest unloaded RTT and follows the smallest RTT sampled, so
+ * constants scale with the path (seed 000 Sec. III-J "Scaling", III a).
+ *
+ * The journal version (seed 000 Sec. III) differs; its choices are options:
+ *   --cc-opt maxwnd_bdp=1.5   maximum window 1.5 BDP (seed 000 III-J)
+ *   --cc-opt md_form=1        cwnd *= max(0.5, 1 - 0.8 (avg_rtt - trtt)/avg_rtt)
+ *                             at most once per base RTT on an EWMA of the RTT
+ *                             (seed 000 Eq. 1), no Fair Decrease added
+ *   --cc-opt fd=0             ECN at low delay: no window change, the load
+ *                             balancer steers (seed 000 III-I1)
+ *   --cc-opt qa_scaling=1     (seed 000 III-E)
+ *   --cc-opt wtd_threshold=0  no Wait-to-Decrease (seed 000 does not have it)
+ * Choices the seeds leave open (each a named constant below): the WTD EWMA
+ * weight, "rtt ~ brtt" for FastIncrease, the no-trimming QuickAdapt
+ * thresholds, and the RTT EWMA weight of md_form=1. QuickAdapt counts only
+ * bytes delivered (ACKed), not trimmed headers, as Sec. 3.3 says "bytes
+ * received".
+ */
+#include "cc.h"
+
+#include <math.h>
+
+/* seed 003 Sec. 3.5 "Scaling": reference network 100 Gb/s, 12 us RTT. */
+#define SM_REF_BDP_BYTES 150000.0
+/* seed 003 Sec. 3.5: trtt = 1.5 base RTT; maxwnd 1.25 BDP (seed 000 III-J: 1.5). */
+#define SM_TRTT_MULT 1.5
+#define SM_MAXWND_BDP 1.25
+/* seed 003 Sec. 3.2.2 / 3.5: md = 2, fd = 0.8, fi = 0.25 (100 Gb/s, 4 KiB MTU). */
+#define SM_MD 2.0
+#define SM_FD 0.8
+#define SM_FI 0.25
+/* seed 003 Sec. 3.3: md doubles when timeouts replace trimming. */
+#define SM_MD_NOTRIM_FACTOR 2.0
+/* seed 003 Sec. 3.4 / Alg. 3: k = 2 MTU per ACK. */
+#define SM_FAST_K 2.0
+/* seed 003 Sec. 3.5 "QuickAdapt Scaling": 0.8 (seed 000 III-E: 1). */
+#define SM_QA_SCALING 0.8
+/* seed 003 Sec. 3.6.1: no decrease while avg_wtd < 0.25. The EWMA weight
+ * is not given; we use 1/16 per packet (DCTCP's g, RFC 8257). */
+#define SM_WTD_THRESHOLD 0.25
+#define SM_WTD_ALPHA (1.0 / 16)
+/* Alg. 3 "rtt ~ brtt": not quantified; we take within 5% of the base RTT
+ * (0.7 us at 14 us, about two 4 KB packets of queueing at 100 Gb/s). */
+#define SM_FAST_RTT_SLACK 0.05
+/* seed 000 III-E a): without trimming, "RTT high and acked bytes low
+ * compared to cwnd"; we take RTT > 2 trtt and acked < cwnd / 2. */
+#define SM_QA_NOTRIM_RTT_MULT 2.0
+#define SM_QA_NOTRIM_ACKED_FRAC 0.5
+/* seed 000 Eq. 1: kept = max(0.5, 1 - 0.8 (avg_rtt - trtt)/avg_rtt); the
+ * EWMA weight of avg_rtt is not given, we use seed 002's 0.0125. */
+#define SM_MD1_GAMMA 0.8
+#define SM_MD1_MIN_KEEP 0.5
+#define SM_MD1_EWMA 0.0125
+
+enum {
+    SC_FAIR_INC,
+    SC_PROP_INC,
+    SC_FAST_INC,
+    SC_FAIR_DEC,
+    SC_MULTI_DEC,
+    SC_QUICK_DEC,
+    SC_NACK_DEC,
+    SC_RTO_DEC,
+    SC_COUNT
+};
+
+static const char *const smartt_counter_names[SC_COUNT] = {
+    "fair_inc", "prop_inc", "fast_inc", "fair_dec", "multi_dec", "quick_dec", "nack_dec", "rto_dec",
+};
+
+static const char *const smartt_option_names[] = {
+    "maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold", "trtt_mult", NULL,
+};
+
+struct smartt {
+    struct cc_window win; /* must be first */
+    double cwnd;          /* exact window; win.cwnd_bytes is its floor */
+    /* configuration */
+    uint32_t mtu;
+    uint32_t linkspeed_mbps;
+    bool trimming;
+    int md_form;
+    double maxwnd_bdp, trtt_mult, md, fd, fi, k, qa_scaling, wtd_alpha, wtd_threshold;
+    /* path state, following the smallest RTT seen */
+    simtime_ps brtt, trtt;
+    double bdp, maxwnd, gamma, mi;
+    simtime_ps last_rtt;
+    /* QuickAdapt (Alg. 2) */
+    simtime_ps qa_end;
+    uint64_t acked;
+    bool trigger_qa;
+    bool delay_high; /* no-trimming trigger seen in this period */
+    uint64_t bytes_to_ignore, bytes_ignored;
+    /* FastIncrease (Alg. 3) */
+    uint64_t fi_count;
+    bool increasing;
+    /* Wait-to-Decrease (Sec. 3.6.1) */
+    double avg_wtd;
+    /* md_form = 1 */
+    double avg_rtt;
+    simtime_ps last_md;
+    double ctr[SC_COUNT];
+};
+
+static double opt_in(const struct cc_params *p, const char *name, double def, double lo, double hi)
+{
+    double v = cc_opt(p, name, def);
+    if (!(v >= lo && v <= hi))
+        die_input("--cc-opt %s=%g: out of range [%g, %g] for smartt", name, v, lo, hi);
+    return v;
+}
+
+static void set_base_rtt(struct smartt *s, simtime_ps brtt)
+{
+    s->brtt = brtt;
+    s->trtt = (simtime_ps)llround((double)brtt * s->trtt_mult);
+    s->bdp = (double)brtt * s->linkspeed_mbps / 8e6;
+    s->maxwnd = s->maxwnd_bdp * s->bdp;
+    if (s->maxwnd < s->mtu)
+        s->maxwnd = s->mtu;
+    s->gamma = s->bdp / SM_REF_BDP_BYTES;
+    /* mi = brtt / (trtt - brtt) (Sec. 3.2.4), scaled by gamma (Sec. 3.5) */
+    s->mi = (double)brtt / (double)(s->trtt - brtt) * s->gamma;
+}
+
+static void clamp(struct smartt *s)
+{
+    if (s->cwnd > s->maxwnd)
+        s->cwnd = s->maxwnd;
+    if (s->cwnd < s->mtu)
+        s->cwnd = s->mtu;
+    s->win.cwnd_bytes = (uint64_t)s->cwnd;
+}
+
+static void smartt_init(void *state, const struct cc_params *p)
+{
+    struct smartt *s = state;
+    s->mtu = p->mtu_bytes;
+    s->linkspeed_mbps = p->linkspeed_mbps;
+    s->trimming = p->trimming;
+    s->maxwnd_bdp = opt_in(p, "maxwnd_bdp", SM_MAXWND_BDP, 0.01, 1000);
+    s->md_form = (int)opt_in(p, "md_form", 0, 0, 1);
+    s->md = opt_in(p, "md", SM_MD * (p->trimming ? 1 : SM_MD_NOTRIM_FACTOR), 0, 1000);
+    s->fd = opt_in(p, "fd", SM_FD, 0, 1000);
+    s->fi = opt_in(p, "fi", SM_FI, 0, 1000);
+    s->k = opt_in(p, "k", SM_FAST_K, 0, 1000);
+    s->qa_scaling = opt_in(p, "qa_scaling", SM_QA_SCALING, 0.01, 10);
+    s->wtd_alpha = opt_in(p, "wtd_alpha", SM_WTD_ALPHA, 0, 1);
+    s->wtd_threshold = opt_in(p, "wtd_threshold", SM_WTD_THRESHOLD, 0, 1);
+    s->trtt_mult = opt_in(p, "trtt_mult", SM_TRTT_MULT, 1.01, 100);
+    set_base_rtt(s, p->base_rtt_ps);
+    s->last_rtt = s->brtt;
+    s->avg_rtt = (double)s->brtt;
+    s->cwnd = p->init_cwnd_bytes ? (double)p->init_cwnd_bytes : s->maxwnd;
+    clamp(s);
+}
+
+/* Alg. 2. */
+static bool quick_adapt(struct smartt *s, simtime_ps now, uint64_t in_flight)
+{
+    bool adapted = false;
+    if (now >= s->qa_end) {
+        bool by_delay = !s->trimming && s->delay_high &&
+                        (double)s->acked < SM_QA_NOTRIM_ACKED_FRAC * s->cwnd;
+        if ((s->trigger_qa || by_delay) && s->qa_end != 0) {
+            s->trigger_qa = false;
+            adapted = true;
+            double before = s->cwnd;
+            double a = (double)(s->acked > s->mtu ? s->acked : s->mtu);
+            s->cwnd = a * s->qa_scaling;
+            clamp(s);
+            s->ctr[SC_QUICK_DEC] += before - s->cwnd;
+            s->bytes_to_ignore = in_flight;
+            s->bytes_ignored = 0;
+        }
+        s->qa_end = now + s->trtt;
+        s->acked = 0;
+        s->delay_high = false;
+    }
+    return adapted;
+}
+
+/* Alg. 3. */
+static bool fast_increase(struct smartt *s, uint64_t size, simtime_ps rtt, bool ecn)
+{
+    if (!ecn && (double)rtt <= (double)s->brtt * (1 + SM_FAST_RTT_SLACK)) {
+        s->fi_count += size;
+        if ((double)s->fi_count > s->cwnd || s->increasing) {
+            double before = s->cwnd;
+            s->cwnd += s->k * s->mtu;
+            clamp(s);
+            s->ctr[SC_FAST_INC] += s->cwnd - before;
+            s->increasing = true;
+            return true;
+        }
+    } else {
+        s->fi_count = 0;
+        s->increasing = false;
+    }
+    return s->increasing;
+}
+
+/* Sec. 3.6.1: avg_wtd = a ecn + (1 - a) avg_wtd for each packet acknowledged. */
+static bool wait_to_decrease(struct smartt *s, uint64_t size, bool ecn)
+{
+    double n = size > s->mtu ? floor((double)size / s->mtu + 0.5) : 1;
+    double keep = pow(1 - s->wtd_alpha, n);
+    s->avg_wtd = keep * s->avg_wtd + (1 - keep) * (ecn ? 1.0 : 0.0);
+    return s->avg_wtd >= s->wtd_threshold;
+}
+
+static double fair_decrease_amount(const struct smartt *s, double size)
+{
+    return s->cwnd / s->bdp * s->fd * size; /* Eq. 1 */
+}
+
+static double fair_increase_amount(const struct smartt *s, double size)
+{
+    return size / s->cwnd * s->mtu * s->fi * s->gamma; /* Eq. 3 */
+}
+
+static void smartt_on_ack(void *state, const struct cc_ack *a)
+{
+    struct smartt *s = state;
+    uint64_t size = a->newly_acked_bytes;
+    s->acked += size;
+    s->bytes_ignored += size;
+    if (a->rtt_valid && a->raw_rtt_ps > 0) {
+        if (a->raw_rtt_ps < s->brtt)
+            set_base_rtt(s, a->raw_rtt_ps);
+        s->last_rtt = a->raw_rtt_ps;
+        s->avg_rtt = SM_MD1_EWMA * (double)a->raw_rtt_ps + (1 - SM_MD1_EWMA) * s->avg_rtt;
+        if (!s->trimming && (double)a->raw_rtt_ps > SM_QA_NOTRIM_RTT_MULT * (double)s->trtt)
+            s->delay_high = true;
+    }
+    if (s->bytes_ignored < s->bytes_to_ignore)
+        return; /* Alg. 1 line 8: feedback from before the last QuickAdapt */
+    if (size == 0)
+        return; /* a duplicate ACK carries no new feedback */
+    simtime_ps rtt = s->last_rtt;
+    bool ecn = a->ecn;
+    bool can_decrease = wait_to_decrease(s, size, ecn);
+    bool adp = quick_adapt(s, a->now, a->in_flight_bytes);
+    bool finc = fast_increase(s, size, rtt, ecn);
+    if (adp || finc)
+        return;
+    double sz = (double)size;
+    double before = s->cwnd;
+    bool high = rtt > s->trtt;
+    if (ecn && !high && can_decrease) {
+        s->cwnd -= fair_decrease_amount(s, sz);
+        clamp(s);
+        s->ctr[SC_FAIR_DEC] += before - s->cwnd;
+    } else if (ecn && high && can_decrease) {
+        if (s->md_form == 0) {
+            double r = (double)rtt;
+            double md = (r - (double)s->trtt) / r * s->md * sz; /* Eq. 2 */
+            if (md > sz)
+                md = sz;
+            s->cwnd -= md;
+            clamp(s);
+            s->ctr[SC_MULTI_DEC] += before - s->cwnd;
+            double mid = s->cwnd;
+            s->cwnd -= fair_decrease_amount(s, sz);
+            clamp(s);
+            s->ctr[SC_FAIR_DEC] += mid - s->cwnd;
+        } else if (s->last_md == 0 || a->now - s->last_md > s->brtt) {
+            /* seed 000 Eq. 1, once per base RTT */
+            double keep = 1 - (s->avg_rtt - (double)s->trtt) / s->avg_rtt * SM_MD1_GAMMA;
+            if (keep < SM_MD1_MIN_KEEP)
+                keep = SM_MD1_MIN_KEEP;
+            if (keep < 1) {
+                s->cwnd *= keep;
+                clamp(s);
+                s->ctr[SC_MULTI_DEC] += before - s->cwnd;
+                s->last_md = a->now;
+            }
+        }
+    } else if (!ecn && high) {
+        s->cwnd += fair_increase_amount(s, sz);
+        clamp(s);
+        s->ctr[SC_FAIR_INC] += s->cwnd - before;
+    } else if (!ecn) {
+        double r = (double)rtt;
+        double mi = ((double)s->trtt - r) / r * sz / s->cwnd * s->mtu * s->mi; /* Eq. 4 */
+        if (mi > sz)
+            mi = sz;
+        double fi = fair_increase_amount(s, sz);
+        s->cwnd += mi + fi;
+        clamp(s);
+        double added = s->cwnd - before;
+        double pi_part = added < mi ? added : mi;
+        s->ctr[SC_PROP_INC] += pi_part;
+        s->ctr[SC_FAIR_INC] += added - pi_part;
+    }
+}
+
+/* Alg. 1 lines 28-34: a trimmed packet or a timeout. */
+static void loss_event(struct smartt *s, simtime_ps now, uint32_t size, uint64_t in_flight, int ctr)
+{
+    s->bytes_ignored += size;
+    double before = s->cwnd;
+    s->cwnd -= size;
+    clamp(s);
+    s->ctr[ctr] += before - s->cwnd;
+    s->trigger_qa = true;
+    if (s->bytes_ignored >= s->bytes_to_ignore)
+        quick_adapt(s, now, in_flight);
+}
+
+static void smartt_on_nack(void *state, const struct cc_nack *k)
+{
+    struct smartt *s = state;
+    if (k->raw_rtt_ps > 0 && k->raw_rtt_ps < s->brtt)
+        set_base_rtt(s, k->raw_rtt_ps);
+    loss_event(s, k->now, k->pkt_bytes, k->in_flight_bytes, SC_NACK_DEC);
+}
+
+static void smartt_on_timeout(void *state, simtime_ps now, uint32_t pkt_bytes)
+{
+    struct smartt *s = state;
+    /* The transport does not report in-flight bytes with a timeout; the
+     * window bounds them. */
+    loss_event(s, now, pkt_bytes, (uint64_t)s->cwnd, SC_RTO_DEC);
+}
+
+static void smartt_counters(const void *state, double *out)
+{
+    const struct smartt *s = state;
+    for (int i = 0; i < SC_COUNT; i++)
+        out[i] = s->ctr[i];
+}
+
+const struct cc_ops cc_smartt_ops = {
+    .name = "smartt",
+    .description = "SMaRTT per-ACK ECN+delay window control (seed 003; journal variants via --cc-opt, seed 000)",
+    .state_size = sizeof(struct smartt),
+    .init = smartt_init,
+    .on_ack = smartt_on_ack,
+    .on_nack = smartt_on_nack,
+    .on_timeout = smartt_on_timeout,
+    .on_loss = NULL,
+    .loss_mode = CC_LOSS_NACK_RTO,
+    .dupack_threshold = 0,
+    .option_names = smartt_option_names,
+    .n_counters = SC_COUNT,
+    .counter_names = smartt_counter_names,
+    .counters = smartt_counters,
+};

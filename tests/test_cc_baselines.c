@@ -1,0 +1,623 @@
+/* test_cc_baselines.c: the baseline congestion controls (SMaRTT, DCTCP,
+ * MP-RDMA's per-packet ECN window, NewReno) reacting to scripted ACK, NACK,
+ * loss and timeout sequences, with the window after each step computed from
+ * the formulas of seeds 003/000 (SMaRTT), RFC 8257 (DCTCP), MP-RDMA (NSDI
+ * 2018) and RFC 5681/6582 (NewReno); then each algorithm end to end: one
+ * flow fills an idle bottleneck, two flows into one receiver share it.
+ *
+ * The unit tests use the reference network of seed 003 Sec. 3.5 (100 Gb/s,
+ * 12 us base RTT, BDP 150 KB), so SMaRTT's scaling factor gamma is 1.
+ * The algorithms are seen only through their ops, the window and the
+ * counters, as the transport sees them.
+ */
+#include "testutil.h"
+
+#include "cc/cc.h"
+#include "metrics/report.h"
+#include "sim.h"
+#include "transport/flow.h"
+
+#include <math.h>
+
+#define US PS_PER_US
+#define MTU 4150.0
+#define RTT (12 * US)
+#define BDP 150000.0
+#define TRTT (18 * US) /* 1.5 x base RTT */
+
+static struct cc_option g_opts[8];
+static unsigned g_nopts;
+
+static void opt(const char *name, double v)
+{
+    g_opts[g_nopts].name = name;
+    g_opts[g_nopts].value = v;
+    g_nopts++;
+}
+
+static void *make(const struct cc_ops *ops, uint64_t init_cwnd, bool trimming)
+{
+    void *st = calloc(1, ops->state_size);
+    struct cc_params p = {
+        .mtu_bytes = (uint32_t)MTU,
+        .mss_bytes = (uint32_t)MTU - 64,
+        .base_rtt_ps = RTT,
+        .network_rtt_ps = RTT,
+        .linkspeed_mbps = 100000,
+        .init_cwnd_bytes = init_cwnd,
+        .qa_gate = -1,
+        .trimming = trimming,
+        .opts = g_opts,
+        .n_opts = g_nopts,
+    };
+    ops->init(st, &p);
+    g_nopts = 0;
+    return st;
+}
+
+static double W(const void *st)
+{
+    return (double)cc_cwnd(st);
+}
+
+static void ack(const struct cc_ops *ops, void *st, simtime_ps now, uint64_t bytes, simtime_ps rtt, bool ecn,
+                uint64_t in_flight)
+{
+    struct cc_ack a = {.now = now, .newly_acked_bytes = bytes, .rtt_valid = rtt != 0, .raw_rtt_ps = rtt,
+                       .ecn = ecn, .in_flight_bytes = in_flight};
+    ops->on_ack(st, &a);
+}
+
+static void nack(const struct cc_ops *ops, void *st, simtime_ps now, uint64_t in_flight)
+{
+    struct cc_nack k = {.now = now, .pkt_bytes = (uint32_t)MTU, .raw_rtt_ps = 20 * US, .in_flight_bytes = in_flight};
+    ops->on_nack(st, &k);
+}
+
+static double counter(const struct cc_ops *ops, const void *st, const char *name)
+{
+    double v[16];
+    ops->counters(st, v);
+    for (unsigned i = 0; i < ops->n_counters; i++)
+        if (!strcmp(ops->counter_names[i], name))
+            return v[i];
+    fail_msg("no counter %s", name);
+    return 0;
+}
+
+/* Windows are floors of an exact double: allow one byte. */
+#define assert_win(st, expect) assert_true(fabs(W(st) - (expect)) <= 1.0)
+
+/* ---- SMaRTT (seed 003 Sec. 3) ---------------------------------------------------------- */
+
+static const struct cc_ops *SM = &cc_smartt_ops;
+
+static void test_smartt_init_and_bounds(void **st)
+{
+    (void)st;
+    void *s = make(SM, 0, true);
+    assert_win(s, 1.25 * BDP); /* starts at maxwnd = 1.25 BDP (Sec. 3.5) */
+    /* clean ACKs never push it above maxwnd */
+    for (int i = 0; i < 200; i++)
+        ack(SM, s, (simtime_ps)i * US, (uint64_t)MTU, RTT, false, 100000);
+    assert_win(s, 1.25 * BDP);
+    free(s);
+    opt("maxwnd_bdp", 1.5); /* seed 000 Sec. III-J */
+    s = make(SM, 0, true);
+    assert_win(s, 1.5 * BDP);
+    free(s);
+    /* Fair Decrease with WTD off drives it down to, never below, one MTU */
+    opt("wtd_threshold", 0);
+    s = make(SM, 20000, true);
+    for (int i = 0; i < 2000; i++)
+        ack(SM, s, (simtime_ps)i * US, (uint64_t)MTU, 14 * US, true, 100000);
+    assert_win(s, MTU);
+    free(s);
+}
+
+/* Eq. 4 (+ Eq. 3): no ECN, rtt <= trtt. Eq. 3: no ECN, rtt > trtt. */
+static void test_smartt_increases(void **st)
+{
+    (void)st;
+    void *s = make(SM, 100000, true);
+    double w = 100000;
+    double rtt = 14e6;  /* 14 us: below trtt, above base RTT (no FastIncrease) */
+    double mi = (18e6 - rtt) / rtt * MTU / w * MTU * 2.0; /* mi = brtt/(trtt-brtt) = 2 */
+    double fi = MTU / w * MTU * 0.25;
+    ack(SM, s, 1 * US, (uint64_t)MTU, 14 * US, false, 50000);
+    w += mi + fi;
+    assert_win(s, w);
+    assert_true(fabs(counter(SM, s, "prop_inc") - mi) < 1e-6);
+    assert_true(fabs(counter(SM, s, "fair_inc") - fi) < 1e-6);
+    /* Fair Increase alone at rtt = 20 us > trtt */
+    double w2 = W(s);
+    double exact = w;
+    ack(SM, s, 2 * US, (uint64_t)MTU, 20 * US, false, 50000);
+    exact += MTU / exact * MTU * 0.25;
+    assert_win(s, exact);
+    assert_true(W(s) > w2);
+    free(s);
+}
+
+/* Eq. 1 and Eq. 2 (+ Eq. 1), with Wait-to-Decrease disabled. */
+static void test_smartt_decreases(void **st)
+{
+    (void)st;
+    opt("wtd_threshold", 0);
+    void *s = make(SM, 100000, true);
+    double w = 100000;
+    /* Fair Decrease: ECN, rtt = 14 us <= trtt: cwnd -= cwnd/bdp * fd * size */
+    ack(SM, s, 1 * US, (uint64_t)MTU, 14 * US, true, 50000);
+    w -= w / BDP * 0.8 * MTU;
+    assert_win(s, w);
+    /* Multiplicative Decrease: ECN, rtt = 30 us: (30-18)/30 * md(2) * size = 0.8 size, then FD */
+    ack(SM, s, 2 * US, (uint64_t)MTU, 30 * US, true, 50000);
+    w -= 0.8 * MTU;
+    w -= w / BDP * 0.8 * MTU;
+    assert_win(s, w);
+    /* rtt = 40 us: (40-18)/40 * 2 = 1.1 size, capped at one size */
+    ack(SM, s, 3 * US, (uint64_t)MTU, 40 * US, true, 50000);
+    w -= MTU;
+    w -= w / BDP * 0.8 * MTU;
+    assert_win(s, w);
+    assert_true(counter(SM, s, "multi_dec") > 0.8 * MTU + MTU - 2);
+    free(s);
+    /* without trimming md doubles (seed 003 Sec. 3.3): 0.4 * 4 > 1 => one size */
+    opt("wtd_threshold", 0);
+    s = make(SM, 100000, false);
+    w = 100000;
+    ack(SM, s, 1 * US, (uint64_t)MTU, 30 * US, true, 50000);
+    w -= MTU;
+    w -= w / BDP * 0.8 * MTU;
+    assert_win(s, w);
+    free(s);
+}
+
+/* Sec. 3.6.1: no decrease while the per-packet ECN EWMA is below 0.25. */
+static void test_smartt_wait_to_decrease(void **st)
+{
+    (void)st;
+    void *s = make(SM, 100000, true);
+    /* avg after n marked packets = 1 - (15/16)^n: below 0.25 for n <= 4 */
+    for (int n = 1; n <= 4; n++) {
+        ack(SM, s, (simtime_ps)n * US, (uint64_t)MTU, 14 * US, true, 50000);
+        assert_win(s, 100000);
+    }
+    ack(SM, s, 5 * US, (uint64_t)MTU, 14 * US, true, 50000);
+    assert_win(s, 100000 - 100000 / BDP * 0.8 * MTU);
+    free(s);
+    /* a coalesced ACK of 4 marked packets counts as 4 packets, not one */
+    s = make(SM, 100000, true);
+    ack(SM, s, 1 * US, (uint64_t)(4 * MTU), 14 * US, true, 50000);
+    assert_win(s, 100000);
+    ack(SM, s, 2 * US, (uint64_t)MTU, 14 * US, true, 50000);
+    assert_true(W(s) < 100000);
+    free(s);
+}
+
+/* Alg. 3: after more than cwnd bytes with rtt ~ brtt and no ECN, +k MTU per ACK. */
+static void test_smartt_fast_increase(void **st)
+{
+    (void)st;
+    void *s = make(SM, 60000, true);
+    double count = 0;
+    int i = 0;
+    for (;; i++) {
+        double before = W(s);
+        ack(SM, s, (simtime_ps)(i + 1) * US, (uint64_t)MTU, RTT, false, 50000);
+        count += MTU;
+        if (counter(SM, s, "fast_inc") > 0) {
+            assert_true(count > before);        /* only once count > cwnd */
+            assert_true(count - MTU <= before);  /* and not later */
+            assert_win(s, before + 2 * MTU);
+            break;
+        }
+        assert_true(W(s) - before < MTU); /* proportional increase until then */
+    }
+    /* stays active: +2 MTU per ACK */
+    double before = W(s);
+    ack(SM, s, 100 * US, (uint64_t)MTU, RTT, false, 50000);
+    assert_win(s, before + 2 * MTU);
+    /* an ECN mark ends it; the next clean ACK is a proportional increase again */
+    ack(SM, s, 101 * US, (uint64_t)MTU, RTT, true, 50000);
+    before = W(s);
+    ack(SM, s, 102 * US, (uint64_t)MTU, RTT, false, 50000);
+    assert_true(W(s) - before < MTU);
+    free(s);
+}
+
+/* Alg. 1 lines 28-34 and Alg. 2: a trim takes its size off and arms
+ * QuickAdapt; at the end of the trtt period cwnd = 0.8 x bytes acked in
+ * it; the ACKs of the packets then in flight are ignored. */
+static void test_smartt_quick_adapt(void **st)
+{
+    (void)st;
+    void *s = make(SM, 100000, true);
+    ack(SM, s, 1 * US, (uint64_t)MTU, 20 * US, false, 90000); /* opens the period: end = 1 + 18 us */
+    double acked = 0;
+    for (int i = 0; i < 5; i++) {
+        ack(SM, s, (simtime_ps)(2 + i) * US, (uint64_t)MTU, 20 * US, false, 90000);
+        acked += MTU;
+    }
+    double w = W(s);
+    nack(SM, s, 8 * US, 90000);
+    assert_win(s, w - MTU); /* the trim's size, no QuickAdapt before the period ends */
+    assert_true(fabs(counter(SM, s, "nack_dec") - MTU) < 1);
+    /* a second trim in the same period: only its size again */
+    nack(SM, s, 9 * US, 90000);
+    assert_win(s, w - 2 * MTU);
+    /* the first ACK after the period ends fires QuickAdapt */
+    ack(SM, s, 20 * US, (uint64_t)MTU, 20 * US, false, 60000);
+    acked += MTU;
+    assert_win(s, 0.8 * acked);
+    assert_true(counter(SM, s, "quick_dec") > 0);
+    /* ignore phase: 60000 bytes of feedback change nothing, even marked and late */
+    double q = W(s);
+    for (int i = 0; i < 14; i++) { /* 14 x 4150 = 58100 < 60000 */
+        ack(SM, s, (simtime_ps)(21 + i) * US, (uint64_t)MTU, 50 * US, true, 60000);
+        assert_win(s, q);
+    }
+    /* the 15th ACK completes the 60000 bytes and is acted upon (WTD still
+     * low for a first marked ACK: no decrease; clean and late: fair increase) */
+    ack(SM, s, 40 * US, (uint64_t)MTU, 20 * US, false, 60000);
+    assert_win(s, q + MTU / q * MTU * 0.25);
+    free(s);
+}
+
+/* seed 000 Sec. III-E a): without trimming, a high RTT with few bytes
+ * acknowledged in the period triggers QuickAdapt; a timeout does as a trim. */
+static void test_smartt_quick_adapt_without_trimming(void **st)
+{
+    (void)st;
+    void *s = make(SM, 150000, false);
+    ack(SM, s, 1 * US, (uint64_t)MTU, 20 * US, false, 90000); /* period ends at 19 us */
+    /* RTT 40 us > 2 trtt, 3 packets acknowledged: low against cwnd/2 */
+    for (int i = 0; i < 3; i++)
+        ack(SM, s, (simtime_ps)(2 + i) * US, (uint64_t)MTU, 40 * US, false, 90000);
+    ack(SM, s, 20 * US, (uint64_t)MTU, 40 * US, false, 90000);
+    assert_win(s, 0.8 * 4 * MTU);
+    free(s);
+    /* high RTT but many bytes acknowledged: no QuickAdapt */
+    s = make(SM, 50000, false);
+    ack(SM, s, 1 * US, (uint64_t)MTU, 20 * US, false, 90000);
+    for (int i = 0; i < 8; i++)
+        ack(SM, s, (simtime_ps)(2 + i) * US, (uint64_t)MTU, 40 * US, false, 90000);
+    ack(SM, s, 20 * US, (uint64_t)MTU, 40 * US, false, 90000);
+    assert_true(counter(SM, s, "quick_dec") == 0);
+    free(s);
+    /* with trimming a high RTT alone does not trigger it */
+    s = make(SM, 150000, true);
+    ack(SM, s, 1 * US, (uint64_t)MTU, 20 * US, false, 90000);
+    ack(SM, s, 2 * US, (uint64_t)MTU, 40 * US, false, 90000);
+    ack(SM, s, 20 * US, (uint64_t)MTU, 40 * US, false, 90000);
+    assert_true(counter(SM, s, "quick_dec") == 0);
+    /* a timeout takes the packet off and arms it like a trim */
+    double w = W(s);
+    SM->on_timeout(s, 21 * US, (uint32_t)MTU);
+    assert_win(s, w - MTU);
+    assert_true(fabs(counter(SM, s, "rto_dec") - MTU) < 1);
+    ack(SM, s, 25 * US, (uint64_t)MTU, 20 * US, false, 90000);
+    ack(SM, s, 30 * US, (uint64_t)MTU, 20 * US, false, 90000);
+    ack(SM, s, 40 * US, (uint64_t)MTU, 20 * US, false, 90000); /* period 20..38 us ended */
+    assert_win(s, 0.8 * 3 * MTU);
+    free(s);
+}
+
+/* seed 000 Eq. 1 (md_form=1): kept fraction max(0.5, 1 - 0.8 (avg-trtt)/avg),
+ * at most once per base RTT. */
+static void test_smartt_journal_md_form(void **st)
+{
+    (void)st;
+    opt("md_form", 1);
+    opt("wtd_threshold", 0);
+    void *s = make(SM, 150000, true);
+    simtime_ps last_cut = 0;
+    int cuts = 0;
+    for (int i = 1; i <= 400; i++) {
+        double before = W(s);
+        ack(SM, s, (simtime_ps)i * US / 2, (uint64_t)MTU, 60 * US, true, 90000);
+        if (W(s) < before) {
+            assert_true(W(s) >= 0.5 * before - 1); /* kept >= 0.5 (window floors: 1 B) */
+            if (cuts)
+                assert_true((simtime_ps)i * US / 2 - last_cut > RTT);
+            last_cut = (simtime_ps)i * US / 2;
+            cuts++;
+        }
+    }
+    assert_true(cuts >= 3);
+    assert_true(counter(SM, s, "fair_dec") == 0); /* no Fair Decrease added in this form */
+    free(s);
+}
+
+/* ---- DCTCP (RFC 8257) ---------------------------------------------------------------- */
+
+static const struct cc_ops *DC = &cc_dctcp_ops;
+
+static void test_dctcp_alpha_and_cut(void **st)
+{
+    (void)st;
+    assert_int_equal(DC->loss_mode, CC_LOSS_DUPACK);
+    assert_int_equal(DC->dupack_threshold, 3);
+    void *d = make(DC, 0, true);
+    assert_win(d, BDP); /* default initial window: one BDP */
+    free(d);
+    const uint64_t IF = 41500; /* in flight reported with every ACK */
+    d = make(DC, 415000, true);
+    double w = 415000, alpha = 1.0, g = 1.0 / 16;
+    /* ACK 1, clean: closes the first observation window (F = 0), slow start */
+    ack(DC, d, 1 * US, (uint64_t)MTU, 0, false, IF);
+    alpha = (1 - g) * alpha;
+    w += MTU;
+    assert_win(d, w);
+    /* ACK 2, marked: cut by alpha/2 */
+    ack(DC, d, 2 * US, (uint64_t)MTU, 0, true, IF);
+    w *= 1 - alpha / 2;
+    assert_win(d, w);
+    /* ACKs 3-6 marked, 7-11 clean: no second cut and no growth within the window */
+    for (int i = 3; i <= 11; i++) {
+        ack(DC, d, (simtime_ps)i * US, (uint64_t)MTU, 0, i <= 6, IF);
+        assert_win(d, w);
+    }
+    /* ACK 12 ends the observation window (acked 11 packets, 5 marked) and the
+     * reduction window: congestion avoidance, + mtu * acked / cwnd */
+    ack(DC, d, 12 * US, (uint64_t)MTU, 0, false, IF);
+    alpha = (1 - g) * alpha + g * 5.0 / 11;
+    w += MTU * MTU / w;
+    assert_win(d, w);
+    /* ACK 13 marked: cut with the updated alpha */
+    ack(DC, d, 13 * US, (uint64_t)MTU, 0, true, IF);
+    w *= 1 - alpha / 2;
+    assert_win(d, w);
+    free(d);
+}
+
+static void test_dctcp_alpha_converges_to_marked_fraction(void **st)
+{
+    (void)st;
+    /* every byte marked for many windows: alpha -> 1 and each window's cut
+     * approaches a halving: alpha_n = 1 - (1-g)^n (from alpha_init 0) */
+    opt("alpha_init", 0);
+    void *d = make(DC, 400000, true);
+    uint64_t IF = 0; /* nothing else in flight: every ACK ends a window */
+    double alpha = 0, g = 1.0 / 16;
+    for (int i = 1; i <= 40; i++) {
+        double before = W(d);
+        ack(DC, d, (simtime_ps)i * US, (uint64_t)MTU, 0, true, IF);
+        alpha = (1 - g) * alpha + g;
+        if (before * (1 - alpha / 2) >= MTU)
+            assert_true(fabs(W(d) - before * (1 - alpha / 2)) <= 1.0);
+    }
+    free(d);
+}
+
+static void test_dctcp_loss_and_timeout(void **st)
+{
+    (void)st;
+    void *d = make(DC, 100000, true);
+    DC->on_loss(d, 1 * US, (uint32_t)MTU);
+    assert_win(d, 50000);
+    DC->on_loss(d, 2 * US, (uint32_t)MTU); /* same window: no second halving */
+    assert_win(d, 50000);
+    nack(DC, d, 3 * US, 50000);
+    assert_win(d, 50000);
+    DC->on_timeout(d, 4 * US, (uint32_t)MTU);
+    assert_win(d, MTU);
+    /* slow start back to ssthresh = 25000, then congestion avoidance */
+    for (int i = 0; i < 5; i++)
+        ack(DC, d, (simtime_ps)(5 + i) * US, (uint64_t)MTU, 0, false, 4150);
+    assert_win(d, 6 * MTU);
+    ack(DC, d, 10 * US, (uint64_t)MTU, 0, false, 4150); /* slow start stops at ssthresh */
+    assert_win(d, 25000);
+    ack(DC, d, 20 * US, (uint64_t)MTU, 0, false, 4150);
+    assert_win(d, 25000 + MTU * MTU / 25000);
+    free(d);
+}
+
+/* ---- MP-RDMA per-packet ECN window ----------------------------------------------------- */
+
+static const struct cc_ops *MP = &cc_mprdma_ops;
+
+static void test_mprdma_per_packet(void **st)
+{
+    (void)st;
+    assert_int_equal(MP->loss_mode, CC_LOSS_NACK_RTO);
+    void *m = make(MP, 100000, true);
+    double w = 100000;
+    ack(MP, m, 1 * US, (uint64_t)MTU, 0, false, 0); /* +1/cwnd packets = mtu*mtu/cwnd bytes */
+    w += MTU * MTU / w;
+    assert_win(m, w);
+    ack(MP, m, 2 * US, (uint64_t)MTU, 0, true, 0); /* -1/2 packet */
+    w -= MTU / 2;
+    assert_win(m, w);
+    ack(MP, m, 3 * US, (uint64_t)(4 * MTU), 0, true, 0); /* coalesced: 4 marked packets */
+    w -= 2 * MTU;
+    assert_win(m, w);
+    ack(MP, m, 4 * US, (uint64_t)(4 * MTU), 0, false, 0);
+    w += MTU * 4 * MTU / w;
+    assert_win(m, w);
+    nack(MP, m, 5 * US, 0); /* a trim counts as a marked packet */
+    w -= MTU / 2;
+    assert_win(m, w);
+    MP->on_timeout(m, 6 * US, (uint32_t)MTU);
+    w /= 2;
+    assert_win(m, w);
+    /* a window's worth of clean ACKs adds one packet */
+    double start = W(m);
+    int pkts = (int)(start / MTU);
+    for (int i = 0; i < pkts; i++)
+        ack(MP, m, (simtime_ps)(10 + i) * US, (uint64_t)MTU, 0, false, 0);
+    assert_true(W(m) - start > 0.8 * MTU && W(m) - start <= MTU + 1);
+    /* bounds: [1 MTU, 1.5 BDP] */
+    for (int i = 0; i < 200; i++)
+        ack(MP, m, (simtime_ps)(100 + i) * US, (uint64_t)MTU, 0, true, 0);
+    assert_win(m, MTU);
+    free(m);
+    m = make(MP, 0, true);
+    assert_win(m, BDP);
+    for (int i = 0; i < 20000; i++)
+        ack(MP, m, (simtime_ps)i * US, (uint64_t)MTU, 0, false, 0);
+    assert_win(m, 1.5 * BDP);
+    free(m);
+}
+
+/* ---- NewReno (RFC 5681, 6582) ----------------------------------------------------------- */
+
+static const struct cc_ops *NR = &cc_newreno_ops;
+
+static void test_newreno(void **st)
+{
+    (void)st;
+    assert_int_equal(NR->loss_mode, CC_LOSS_DUPACK);
+    assert_int_equal(NR->dupack_threshold, 3);
+    void *r = make(NR, (uint64_t)(10 * MTU), true);
+    /* slow start: a window of ACKs doubles it, twice */
+    for (int rtt = 0; rtt < 2; rtt++) {
+        double w = W(r);
+        int n = (int)(w / MTU);
+        for (int i = 0; i < n; i++)
+            ack(NR, r, (simtime_ps)(rtt * 100 + i) * US, (uint64_t)MTU, 0, false, (uint64_t)w);
+        assert_win(r, 2 * w);
+    }
+    assert_win(r, 40 * MTU);
+    /* three duplicate ACKs (the transport's on_loss): ssthresh = cwnd = half */
+    NR->on_loss(r, 300 * US, (uint32_t)MTU);
+    assert_win(r, 20 * MTU);
+    assert_true(fabs(counter(NR, r, "loss_dec") - 20 * MTU) < 1);
+    /* recovery: the 40 packets outstanding at the cut are acknowledged; no
+     * growth (and no second halving) until the last of them */
+    for (int i = 0; i < 39; i++) {
+        ack(NR, r, (simtime_ps)(301 + i) * US, (uint64_t)MTU, 0, false, (uint64_t)(20 * MTU));
+        assert_win(r, 20 * MTU);
+    }
+    NR->on_loss(r, 340 * US, (uint32_t)MTU);
+    assert_win(r, 20 * MTU);
+    ack(NR, r, 341 * US, (uint64_t)MTU, 0, false, (uint64_t)(20 * MTU));
+    assert_win(r, 20 * MTU + MTU / 20); /* recovery over: congestion avoidance, + mtu^2/cwnd */
+    /* congestion avoidance: one window of ACKs adds just under one MSS */
+    double w = W(r);
+    for (int i = 0; i < 20; i++)
+        ack(NR, r, (simtime_ps)(500 + i) * US, (uint64_t)MTU, 0, false, (uint64_t)w);
+    assert_true(W(r) - w > 0.9 * MTU && W(r) - w <= MTU + 1);
+    /* RTO: ssthresh = cwnd/2, cwnd = 1 MSS; slow start back to ssthresh */
+    double ss = W(r) / 2;
+    NR->on_timeout(r, 600 * US, (uint32_t)MTU);
+    assert_win(r, MTU);
+    ack(NR, r, 601 * US, (uint64_t)MTU, 0, false, (uint64_t)MTU);
+    assert_win(r, 2 * MTU); /* slow start again */
+    for (int i = 0; i < 100 && W(r) < floor(ss); i++)
+        ack(NR, r, (simtime_ps)(602 + i) * US, (uint64_t)MTU, 0, false, (uint64_t)MTU);
+    assert_win(r, ss); /* up to ssthresh exactly */
+    free(r);
+    /* a trimmed packet's NACK halves like a loss, once per window */
+    r = make(NR, 100000, true);
+    nack(NR, r, 1 * US, 100000);
+    assert_win(r, 50000);
+    nack(NR, r, 2 * US, 100000);
+    assert_win(r, 50000);
+    free(r);
+}
+
+static void test_option_names(void **st)
+{
+    (void)st;
+    /* every option the code reads is declared */
+    const char *sm[] = {"maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold",
+                        "trtt_mult"};
+    for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
+        bool found = false;
+        for (const char *const *n = SM->option_names; *n; n++)
+            found |= !strcmp(*n, sm[i]);
+        assert_true(found);
+    }
+    assert_non_null(cc_find("smartt"));
+    assert_non_null(cc_find("dctcp"));
+    assert_non_null(cc_find("mprdma"));
+    assert_non_null(cc_find("newreno"));
+    assert_non_null(strstr(cc_names(), "newreno"));
+}
+
+/* ---- end to end ------------------------------------------------------------------------------ */
+
+static struct sim S;
+
+static void run(const char *cc, const char *tm, uint32_t paths)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.cc_name = cc;
+    c.paths = paths;
+    if (paths == 1)
+        c.lb_name = "single";
+    c.end_ps = 5000 * US;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
+static double fct_ps(uint32_t i)
+{
+    return (double)(S.flows[i].finish_ps - S.flows[i].start_ps);
+}
+
+static const char *const ALL[] = {"smartt", "dctcp", "mprdma", "newreno"};
+
+static void test_e2e_single_flow_fills_bottleneck(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 2000000\n", ".cm");
+    for (size_t k = 0; k < 4; k++) {
+        run(ALL[k], tm, 64);
+        assert_int_equal(S.flows_finished, 1);
+        double ideal = (double)ideal_fct_ps(&S, &S.flows[0]);
+        if (!(fct_ps(0) <= ideal / 0.9))
+            fail_msg("%s: FCT %.1f us, ideal %.1f us", ALL[k], fct_ps(0) / US, ideal / US);
+        sim_free(&S);
+    }
+}
+
+static void test_e2e_two_flows_share_fairly(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 2000000\n1->15 start 0 size 2000000\n",
+                               ".cm");
+    for (size_t k = 0; k < 4; k++) {
+        run(ALL[k], tm, 64);
+        assert_int_equal(S.flows_finished, 2);
+        /* equal sizes, same start: throughput ~ 1/FCT */
+        double x0 = 1.0 / fct_ps(0), x1 = 1.0 / fct_ps(1);
+        double jain = (x0 + x1) * (x0 + x1) / (2 * (x0 * x0 + x1 * x1));
+        if (!(jain >= 0.9))
+            fail_msg("%s: Jain %.3f (FCTs %.1f, %.1f us)", ALL[k], jain, fct_ps(0) / US, fct_ps(1) / US);
+        /* the per-packet window controls also keep the shared link busy */
+        if (k == 0 || k == 2) {
+            double ideal = 2 * (double)ideal_fct_ps(&S, &S.flows[0]);
+            double last = fmax(fct_ps(0), fct_ps(1));
+            if (!(last <= ideal / 0.9))
+                fail_msg("%s: both done at %.1f us, ideal %.1f us", ALL[k], last / US, ideal / US);
+        }
+        sim_free(&S);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_smartt_init_and_bounds),
+        cmocka_unit_test(test_smartt_increases),
+        cmocka_unit_test(test_smartt_decreases),
+        cmocka_unit_test(test_smartt_wait_to_decrease),
+        cmocka_unit_test(test_smartt_fast_increase),
+        cmocka_unit_test(test_smartt_quick_adapt),
+        cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
+        cmocka_unit_test(test_smartt_journal_md_form),
+        cmocka_unit_test(test_dctcp_alpha_and_cut),
+        cmocka_unit_test(test_dctcp_alpha_converges_to_marked_fraction),
+        cmocka_unit_test(test_dctcp_loss_and_timeout),
+        cmocka_unit_test(test_mprdma_per_packet),
+        cmocka_unit_test(test_newreno),
+        cmocka_unit_test(test_option_names),
+        cmocka_unit_test(test_e2e_single_flow_fills_bottleneck),
+        cmocka_unit_test(test_e2e_two_flows_share_fairly),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

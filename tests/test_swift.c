@@ -1,0 +1,570 @@
+/* test_swift.c: Swift, LSwift and MSwift against scripted ACK sequences, with
+ * every expected window recomputed here from the formulas (Swift paper Alg. 1
+ * and Sec. 3.5; seed 004 Sec. III, Eq. 8; constants of seed 001 Table 2),
+ * the median helper's order statistics, and end-to-end runs: each algorithm
+ * alone fills a bottleneck, and two flows of one algorithm share it fairly.
+ *
+ * Reference network: 100 Gb/s, 12 us base RTT, 4150-byte packets, so
+ * BDP = 150000 B = 36.14 packets, base_target = 24 us, fs_range = 60 us.
+ */
+#include "testutil.h"
+
+#include "cc/cc.h"
+#include "cc/median.h"
+#include "metrics/report.h"
+#include "sim.h"
+#include "transport/flow.h"
+
+#include <math.h>
+
+#define US PS_PER_US
+#define MTU 4150u
+#define RTT (12 * US)
+#define T0 (1000 * US) /* scripted ACKs start here */
+
+/* Formulas, in packets and microseconds, with the defaults of swift.c. */
+static const double base_target_us = 24.0; /* 2 x RTT, seed 001 */
+static const double fs_range_us = 60.0;    /* 5 x RTT, seed 001 */
+static const double beta = 0.8, max_mdf = 0.5, ai = 1.0;
+
+static double fs_us(double cwnd)
+{
+    double alpha = fs_range_us / (1 / sqrt(0.1) - 1 / sqrt(100.0));
+    double f = alpha / sqrt(cwnd) - alpha / sqrt(100.0);
+    return f < 0 ? 0 : f > fs_range_us ? fs_range_us : f;
+}
+
+static double target_us(double cwnd, double hop_us) { return base_target_us + hop_us + fs_us(cwnd); }
+
+static double md(double cwnd, double delay_us, double tgt_us)
+{
+    double f = 1 - beta * (delay_us - tgt_us) / delay_us;
+    return cwnd * (f < 1 - max_mdf ? 1 - max_mdf : f);
+}
+
+static double inc(double cwnd, double acked_pkts) { return cwnd >= 1 ? cwnd + ai * acked_pkts / cwnd : cwnd + ai * acked_pkts; }
+
+/* A flow's CC state, generously sized (MSwift is the largest). */
+struct flowcc {
+    const struct cc_ops *ops;
+    void *st;
+};
+
+static struct cc_option g_opts[8];
+static unsigned g_nopts;
+
+static void opt(const char *name, double v)
+{
+    g_opts[g_nopts].name = name;
+    g_opts[g_nopts].value = v;
+    g_nopts++;
+}
+
+static struct flowcc make(const struct cc_ops *ops, double cwnd_pkts, uint32_t hops)
+{
+    struct flowcc f = {ops, calloc(1, ops->state_size)};
+    struct cc_params p = {
+        .mtu_bytes = MTU,
+        .mss_bytes = MTU - 64,
+        .base_rtt_ps = RTT,
+        .network_rtt_ps = RTT,
+        .linkspeed_mbps = 100000,
+        .init_cwnd_bytes = (uint64_t)llround(cwnd_pkts * MTU),
+        .qa_gate = -1,
+        .trimming = true,
+        .path_hops = hops,
+        .opts = g_opts,
+        .n_opts = g_nopts,
+    };
+    ops->init(f.st, &p);
+    g_nopts = 0;
+    return f;
+}
+
+static struct cc_window win(struct flowcc f) { return *(const struct cc_window *)f.st; }
+
+static void ack(struct flowcc f, simtime_ps now, double pkts, double rtt_us)
+{
+    struct cc_ack a = {.now = now,
+                       .newly_acked_bytes = (uint64_t)llround(pkts * MTU),
+                       .rtt_valid = rtt_us > 0,
+                       .raw_rtt_ps = (simtime_ps)llround(rtt_us * US),
+                       .in_flight_bytes = 0};
+    f.ops->on_ack(f.st, &a);
+}
+
+/* The window the transport sees for `cwnd` packets (at least one packet). */
+static void expect_cwnd(struct flowcc f, double cwnd)
+{
+    uint64_t b = (uint64_t)llround(cwnd * MTU);
+    if (b < MTU)
+        b = MTU;
+    uint64_t got = win(f).cwnd_bytes;
+    if (got + 1 < b || got > b + 1)
+        fail_msg("cwnd %llu bytes, expected %llu (%.6f packets)", (unsigned long long)got, (unsigned long long)b, cwnd);
+}
+
+static void done(struct flowcc f) { free(f.st); }
+
+/* ---- Swift ---------------------------------------------------------------------------- */
+
+static void test_defaults_from_seed(void **st)
+{
+    (void)st;
+    /* initial window 1 BDP (seed 001 Table 2), cap 1.25 BDP */
+    struct flowcc f = make(&cc_swift_ops, 0, 0);
+    expect_cwnd(f, 150000.0 / MTU);
+    assert_int_equal(win(f).pacing_gap_ps, 0);
+    assert_int_equal(win(f).maxwnd_bytes, 187500);
+    done(f);
+    assert_int_equal(cc_swift_ops.loss_mode, CC_LOSS_SACK_HOLE);
+    assert_int_equal(cc_swift_ops.dupack_threshold, 3);
+    assert_int_equal(cc_lswift_ops.loss_mode, CC_LOSS_NACK_RTO);
+    assert_int_equal(cc_mswift_ops.loss_mode, CC_LOSS_NACK_RTO);
+    assert_ptr_equal(cc_find("swift"), &cc_swift_ops);
+    assert_ptr_equal(cc_find("lswift"), &cc_lswift_ops);
+    assert_ptr_equal(cc_find("mswift"), &cc_mswift_ops);
+    assert_non_null(strstr(cc_names(), "mswift"));
+}
+
+static void test_additive_increase_per_rtt(void **st)
+{
+    (void)st;
+    /* one window of single-packet ACKs below target adds about ai packets */
+    struct flowcc f = make(&cc_swift_ops, 10, 0);
+    double c = 10;
+    for (int i = 0; i < 10; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, 12.0);
+        c = inc(c, 1);
+        expect_cwnd(f, c);
+    }
+    assert_true(c > 10.95 && c < 11.0);
+    /* a coalesced ACK of four packets adds ai x 4 / cwnd */
+    ack(f, T0 + 20 * US, 4, 12.0);
+    c = inc(c, 4);
+    expect_cwnd(f, c);
+    done(f);
+    /* below one packet: ai x acked */
+    f = make(&cc_swift_ops, 0.5, 0);
+    ack(f, T0, 1, 12.0);
+    expect_cwnd(f, 1.5);
+    assert_int_equal(win(f).pacing_gap_ps, 0);
+    done(f);
+}
+
+static void test_md_bounded_and_once_per_rtt(void **st)
+{
+    (void)st;
+    struct flowcc f = make(&cc_swift_ops, 10, 0);
+    /* a large delay: the cut is bounded by max_mdf */
+    double c = md(10, 100.0, target_us(10, 0));
+    assert_true(fabs(c - 5.0) < 1e-12);
+    ack(f, T0, 1, 100.0);
+    expect_cwnd(f, c);
+    /* srtt = 12 + (100 - 12)/8 = 23 us: nothing more within it */
+    ack(f, T0 + 10 * US, 1, 100.0); /* srtt now 32.625 us */
+    expect_cwnd(f, c);
+    /* 40 us after the cut (> srtt 32.6), a moderate delay cuts by beta's formula */
+    double tgt = target_us(c, 0);
+    ack(f, T0 + 40 * US, 1, 40.0);
+    double c2 = md(c, 40.0, tgt);
+    assert_true(c2 > c * (1 - max_mdf) && c2 < c);
+    expect_cwnd(f, c2);
+    done(f);
+}
+
+static void test_target_scales_with_hops_and_window(void **st)
+{
+    (void)st;
+    /* cwnd 10: target = 24 + fs(10) = 28.24 us */
+    double t10 = target_us(10, 0);
+    assert_true(fabs(t10 - 28.2366) < 1e-3);
+    struct flowcc f = make(&cc_swift_ops, 10, 6);
+    ack(f, T0, 1, t10 + 0.2); /* no hop scaling by default: above target */
+    expect_cwnd(f, md(10, t10 + 0.2, t10));
+    done(f);
+    /* hop_scale_us = 2 on a 6-hop path raises the target by 12 us */
+    opt("hop_scale_us", 2);
+    f = make(&cc_swift_ops, 10, 6);
+    double t = target_us(10, 12);
+    ack(f, T0, 1, t - 0.1);
+    expect_cwnd(f, inc(10, 1));
+    done(f);
+    opt("hop_scale_us", 2);
+    f = make(&cc_swift_ops, 10, 6);
+    ack(f, T0, 1, t + 0.1);
+    expect_cwnd(f, md(10, t + 0.1, t));
+    done(f);
+    /* flow scaling: at fs_max_cwnd (100) the target is base_target alone;
+     * below fs_min_cwnd (0.1) it is base_target + fs_range */
+    assert_true(fabs(target_us(100, 0) - 24.0) < 1e-9);
+    opt("max_cwnd_bdp", 4);
+    f = make(&cc_swift_ops, 100, 0);
+    ack(f, T0, 1, 25.0); /* 25 us > 24 us: decrease */
+    expect_cwnd(f, md(100, 25.0, 24.0));
+    done(f);
+    f = make(&cc_swift_ops, 10, 0);
+    ack(f, T0, 1, 25.0); /* the same delay is below target at cwnd 10 */
+    expect_cwnd(f, inc(10, 1));
+    done(f);
+    /* cwnd 0.05 (208 B): 83 us < 84 us, so ai x acked is added; the
+     * transport sees the new window through the pacing gap srtt / cwnd */
+    f = make(&cc_swift_ops, 0.05, 0);
+    ack(f, T0, 0.5, 83.0);
+    double c = inc(208.0 / MTU, 0.5);
+    double srtt_us = 12.0 + (83.0 - 12.0) / 8;
+    assert_true(llabs((long long)win(f).pacing_gap_ps - llround(srtt_us * US / c)) <= 2);
+    done(f);
+}
+
+static void test_pacing_below_one_packet(void **st)
+{
+    (void)st;
+    struct flowcc f = make(&cc_swift_ops, 1.5, 0);
+    ack(f, T0, 1, 12.0); /* srtt stays 12 us */
+    double c = inc(1.5, 1);
+    assert_int_equal(win(f).pacing_gap_ps, 0);
+    ack(f, T0 + US, 1, 100.0); /* srtt = 12 + 88/8 = 23 us */
+    c = md(c, 100.0, target_us(c, 0));
+    /* 2.17 -> 1.08: still one packet or more */
+    assert_true(c >= 1);
+    assert_int_equal(win(f).pacing_gap_ps, 0);
+    f.ops->on_loss(f.st, T0 + 30 * US, MTU); /* 30 us >= srtt: cut by max_mdf */
+    c *= 1 - max_mdf;
+    assert_true(c < 1);
+    expect_cwnd(f, c); /* the transport still sees one packet */
+    assert_int_equal(win(f).cwnd_bytes, MTU);
+    assert_int_equal(win(f).pacing_gap_ps, (simtime_ps)llround(23.0 * US / c));
+    done(f);
+}
+
+static void test_loss_cuts_once_per_rtt(void **st)
+{
+    (void)st;
+    const struct cc_ops *all[3] = {&cc_swift_ops, &cc_lswift_ops, &cc_mswift_ops};
+    for (int k = 0; k < 3; k++) {
+        struct flowcc f = make(all[k], 20, 0);
+        f.ops->on_loss(f.st, T0, MTU);
+        expect_cwnd(f, 10);
+        f.ops->on_loss(f.st, T0 + 5 * US, MTU); /* within srtt (12 us) */
+        expect_cwnd(f, 10);
+        struct cc_nack n = {.now = T0 + 13 * US, .pkt_bytes = MTU, .raw_rtt_ps = RTT};
+        f.ops->on_nack(f.st, &n); /* a trimmed packet: the same cut */
+        expect_cwnd(f, 5);
+        double ctr[4];
+        f.ops->counters(f.st, ctr);
+        assert_true(fabs(ctr[2] - 15.0 * MTU) < 1e-6); /* loss_dec */
+        done(f);
+    }
+}
+
+static void test_timeouts_reset_to_min_cwnd(void **st)
+{
+    (void)st;
+    struct flowcc f = make(&cc_swift_ops, 16, 0);
+    f.ops->on_timeout(f.st, T0, MTU);
+    expect_cwnd(f, 8);
+    f.ops->on_timeout(f.st, T0 + US, MTU); /* within an RTT: no cut */
+    expect_cwnd(f, 8);
+    f.ops->on_timeout(f.st, T0 + 20 * US, MTU);
+    expect_cwnd(f, 4);
+    f.ops->on_timeout(f.st, T0 + 40 * US, MTU);
+    expect_cwnd(f, 2);
+    f.ops->on_timeout(f.st, T0 + 41 * US, MTU); /* fifth in a row: min_cwnd */
+    expect_cwnd(f, 0.001);
+    assert_int_equal(win(f).pacing_gap_ps, (simtime_ps)llround(12.0 * US / 0.001));
+    done(f);
+    /* an ACK between timeouts restarts the count */
+    f = make(&cc_swift_ops, 16, 0);
+    double c = 16;
+    for (int i = 0; i < 4; i++) {
+        f.ops->on_timeout(f.st, T0 + (simtime_ps)i * 100 * US, MTU);
+        c *= 0.5;
+    }
+    ack(f, T0 + 401 * US, 1, 12.0);
+    c = inc(c, 1);
+    f.ops->on_timeout(f.st, T0 + 500 * US, MTU);
+    c *= 0.5;
+    expect_cwnd(f, c);
+    done(f);
+}
+
+/* ---- LSwift ----------------------------------------------------------------------------- */
+
+static void test_lswift_five_successive_delays(void **st)
+{
+    (void)st;
+    struct flowcc f = make(&cc_lswift_ops, 10, 0);
+    double hi = 60.0;
+    for (int i = 0; i < 4; i++)
+        ack(f, T0 + (simtime_ps)i * US, 1, hi);
+    expect_cwnd(f, 10); /* four delayed ACKs: no change */
+    ack(f, T0 + 4 * US, 1, 12.0);
+    double c = inc(10, 1); /* a good one: increase, and the run restarts */
+    expect_cwnd(f, c);
+    for (int i = 0; i < 4; i++)
+        ack(f, T0 + (simtime_ps)(5 + i) * US, 1, hi);
+    expect_cwnd(f, c);
+    ack(f, T0 + 9 * US, 1, hi); /* the fifth in a row */
+    c = md(c, hi, target_us(c, 0));
+    expect_cwnd(f, c);
+    done(f);
+    /* Swift itself decreases at the first delayed ACK */
+    f = make(&cc_swift_ops, 10, 0);
+    ack(f, T0, 1, hi);
+    expect_cwnd(f, md(10, hi, target_us(10, 0)));
+    done(f);
+}
+
+/* ---- MSwift ------------------------------------------------------------------------------ */
+
+static void test_mswift_median_of_half_window(void **st)
+{
+    (void)st;
+    double lo = 12.0, hi = 60.0;
+    /* W = 8 -> H = 4 (Eq. 8). delayed_pkts = 1 isolates the median decision. */
+    opt("delayed_pkts", 1);
+    struct flowcc f = make(&cc_mswift_ops, 8, 0);
+    double c = 8;
+    double seq[4] = {lo, lo, hi, hi};
+    for (int i = 0; i < 4; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, seq[i]);
+        c = inc(c, 1); /* medians: lo, lo, lo, lo (lower median of [lo lo hi hi]) */
+        expect_cwnd(f, c);
+    }
+    assert_true(c > 8 && c < 10); /* H still 4 */
+    ack(f, T0 + 4 * US, 1, hi); /* [lo hi hi hi]: median hi */
+    c = md(c, hi, target_us(c, 0));
+    expect_cwnd(f, c);
+    done(f);
+    /* Swift on the same sequence cuts at the first high sample */
+    f = make(&cc_swift_ops, 8, 0);
+    ack(f, T0, 1, lo);
+    ack(f, T0 + US, 1, lo);
+    ack(f, T0 + 2 * US, 1, hi);
+    assert_true(win(f).cwnd_bytes < 8 * MTU);
+    done(f);
+}
+
+static void test_mswift_history_follows_window(void **st)
+{
+    (void)st;
+    double lo = 12.0, hi = 60.0;
+    /* W = 20 -> H = 10: after 6 low and 4 high delays the median is low */
+    opt("delayed_pkts", 1);
+    struct flowcc f = make(&cc_mswift_ops, 20, 0);
+    double c = 20;
+    for (int i = 0; i < 10; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 6 ? lo : hi);
+        c = inc(c, 1);
+    }
+    expect_cwnd(f, c);
+    done(f);
+    /* a fixed history of 4 sees [lo hi hi hi] at the 9th ACK and cuts there,
+     * where H = 10 still sees a low median (6 low of 9) */
+    opt("delayed_pkts", 1);
+    opt("history", 4);
+    f = make(&cc_mswift_ops, 20, 0);
+    c = 20;
+    for (int i = 0; i < 9; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 6 ? lo : hi);
+        c = i < 8 ? inc(c, 1) : md(c, hi, target_us(c, 0));
+    }
+    expect_cwnd(f, c);
+    done(f);
+    /* with the default five-delay rule MSwift needs five high medians */
+    f = make(&cc_mswift_ops, 8, 0);
+    c = 8;
+    for (int i = 0; i < 9; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 2 ? lo : hi);
+        /* medians (H = 4): lo lo lo lo hi hi hi hi hi -> cut at the ninth */
+        if (i < 4)
+            c = inc(c, 1);
+        else if (i == 8)
+            c = md(c, hi, target_us(c, 0));
+    }
+    expect_cwnd(f, c);
+    done(f);
+}
+
+static void test_mswift_percentiles(void **st)
+{
+    (void)st;
+    double lo = 12.0, hi = 60.0;
+    /* P90 of [lo lo lo hi] (H = 4) is hi: cut at the fourth ACK */
+    opt("delayed_pkts", 1);
+    opt("percentile", 90);
+    struct flowcc f = make(&cc_mswift_ops, 8, 0);
+    double c = 8;
+    for (int i = 0; i < 4; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 3 ? lo : hi);
+        c = i < 3 ? inc(c, 1) : md(c, hi, target_us(c, 0));
+    }
+    expect_cwnd(f, c);
+    done(f);
+    /* P10 of [lo hi hi hi] is lo: no cut, where the median would cut */
+    opt("delayed_pkts", 1);
+    opt("percentile", 10);
+    f = make(&cc_mswift_ops, 8, 0);
+    c = 8;
+    for (int i = 0; i < 4; i++) {
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 1 ? lo : hi);
+        c = inc(c, 1);
+    }
+    expect_cwnd(f, c);
+    done(f);
+    opt("delayed_pkts", 1);
+    f = make(&cc_mswift_ops, 8, 0);
+    for (int i = 0; i < 4; i++)
+        ack(f, T0 + (simtime_ps)i * US, 1, i < 1 ? lo : hi);
+    assert_true(win(f).cwnd_bytes < 8 * MTU);
+    done(f);
+}
+
+/* ---- median helper ------------------------------------------------------------------------ */
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_median_edge_cases(void **st)
+{
+    (void)st;
+    static struct median_hist m;
+    median_init(&m);
+    assert_int_equal(median_count(&m), 0);
+    assert_true(median_percentile(&m, 4, 50) == 0.0); /* empty */
+    median_push(&m, 7);
+    assert_true(median_percentile(&m, 100, 50) == 7); /* H above samples seen */
+    median_push(&m, 3);
+    median_push(&m, 9);
+    assert_true(median_percentile(&m, 1, 50) == 9);   /* H = 1: the newest */
+    assert_true(median_percentile(&m, 3, 50) == 7);
+    assert_true(median_percentile(&m, 2, 50) == 3);   /* lower median of {3, 9} */
+    assert_true(median_percentile(&m, 3, 10) == 3);
+    assert_true(median_percentile(&m, 3, 90) == 9);
+    assert_true(median_percentile(&m, 3, 100) == 9);
+    assert_true(median_percentile(&m, 3, 0) == 3);
+    assert_true(median_percentile(&m, 50, 50) == 7);  /* all three */
+    /* wraparound: only the newest MEDIAN_CAP samples remain */
+    median_init(&m);
+    for (uint32_t i = 0; i < MEDIAN_CAP + 10; i++)
+        median_push(&m, i < 10 ? 1e9 : (double)i);
+    assert_int_equal(median_count(&m), MEDIAN_CAP);
+    assert_true(median_percentile(&m, 5000, 100) == MEDIAN_CAP + 9); /* the 1e9s are gone */
+    assert_true(median_percentile(&m, 5000, 0) == 10);
+}
+
+static void test_median_matches_sorting(void **st)
+{
+    (void)st;
+    static struct median_hist m;
+    static double ref[MEDIAN_CAP];
+    uint64_t x = 88172645463325252ULL;
+    for (int trial = 0; trial < 300; trial++) {
+        median_init(&m);
+        uint32_t n = 1 + (uint32_t)(trial * 7 % 1500);
+        for (uint32_t i = 0; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            median_push(&m, (double)(x % (trial % 3 ? 1000 : 4))); /* many ties too */
+        }
+        uint32_t h = 1 + (uint32_t)(x % 1100);
+        uint32_t k = h < median_count(&m) ? h : median_count(&m);
+        /* the newest k samples, from the ring */
+        for (uint32_t i = 0; i < k; i++)
+            ref[i] = m.s[(m.head + MEDIAN_CAP - k + i) % MEDIAN_CAP];
+        qsort(ref, k, sizeof ref[0], cmp_d);
+        double ps[] = {10, 50, 90, 100, 33.3};
+        for (int j = 0; j < 5; j++) {
+            uint32_t rank = (uint32_t)ceil(ps[j] / 100 * k);
+            if (rank < 1)
+                rank = 1;
+            assert_true(median_percentile(&m, h, ps[j]) == ref[rank - 1]);
+        }
+    }
+}
+
+/* ---- end to end ---------------------------------------------------------------------------- */
+
+static struct sim S;
+
+static void run(const char *cc, const char *tm, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.cc_name = cc;
+    c.end_ps = (simtime_ps)(end_us * US);
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
+static double jain2(double a, double b) { return (a + b) * (a + b) / (2 * (a * a + b * b)); }
+
+static void test_one_flow_fills_the_bottleneck(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->1 start 0 size 2000000\n2->13 start 0 size 2000000\n", ".cm");
+    const char *ccs[3] = {"swift", "lswift", "mswift"};
+    for (int k = 0; k < 3; k++) {
+        run(ccs[k], cm, 2000);
+        assert_int_equal(S.flows_finished, 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            const struct flow *f = &S.flows[i];
+            double fct = (double)(f->finish_ps - f->start_ps);
+            double ideal = (double)ideal_fct_ps(&S, f);
+            if (fct > ideal / 0.9)
+                fail_msg("%s flow %u: FCT %.3f us, ideal %.3f us", ccs[k], i, fct / US, ideal / US);
+        }
+        sim_free(&S);
+    }
+}
+
+static void test_two_flows_share_fairly(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 2000000\n1->15 start 0 size 2000000\n", ".cm");
+    const char *ccs[3] = {"swift", "lswift", "mswift"};
+    for (int k = 0; k < 3; k++) {
+        run(ccs[k], cm, 5000);
+        assert_int_equal(S.flows_finished, 2);
+        simtime_ps first = S.flows[0].finish_ps < S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
+        simtime_ps last = S.flows[0].finish_ps > S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
+        /* the shared link stays busy: both done within 1/0.9 of 4 MB at line rate */
+        double ideal2 = 2.0 * (double)ideal_fct_ps(&S, &S.flows[0]);
+        assert_true((double)last <= ideal2 / 0.9);
+        sim_free(&S);
+        /* bytes each flow delivered by the time the first one finished */
+        run(ccs[k], cm, (double)first / US - 0.001);
+        double a = (double)S.flows[0].rcv_bytes, b = (double)S.flows[1].rcv_bytes;
+        double j = jain2(a, b);
+        if (j < 0.9)
+            fail_msg("%s: delivered %.0f and %.0f bytes, Jain %.3f", ccs[k], a, b, j);
+        sim_free(&S);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults_from_seed),
+        cmocka_unit_test(test_additive_increase_per_rtt),
+        cmocka_unit_test(test_md_bounded_and_once_per_rtt),
+        cmocka_unit_test(test_target_scales_with_hops_and_window),
+        cmocka_unit_test(test_pacing_below_one_packet),
+        cmocka_unit_test(test_loss_cuts_once_per_rtt),
+        cmocka_unit_test(test_timeouts_reset_to_min_cwnd),
+        cmocka_unit_test(test_lswift_five_successive_delays),
+        cmocka_unit_test(test_mswift_median_of_half_window),
+        cmocka_unit_test(test_mswift_history_follows_window),
+        cmocka_unit_test(test_mswift_percentiles),
+        cmocka_unit_test(test_median_edge_cases),
+        cmocka_unit_test(test_median_matches_sorting),
+        cmocka_unit_test(test_one_flow_fills_the_bottleneck),
+        cmocka_unit_test(test_two_flows_share_fairly),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
