@@ -15,8 +15,21 @@ enum lb_signal {
     LB_GOOD = 0,    /* ACK without ECN */
     LB_ECN = 1,     /* ACK with ECN echo */
     LB_NACK = 2,    /* packet trimmed inside the fabric */
-    LB_TIMEOUT = 3, /* retransmission timeout (EV unknown) */
+    LB_TIMEOUT = 3, /* retransmission timeout of the packet sent with `entropy`,
+                     * or LB_EV_UNKNOWN when the transport does not know it */
 };
+
+/* The entropy of an LB_TIMEOUT whose packet's EV the transport does not
+ * know: no path is blamed. With -paths 65536 this is also a real EV; a
+ * timeout on that one EV is then not blamed either. */
+#define LB_EV_UNKNOWN 0xFFFFu
+
+/* Largest -paths: EVs are 16 bits. */
+#define LB_MAX_PATHS 65536u
+
+/* Bitmap's fixed part of the state is at most this many bytes (checked in
+ * bitmap.c); its state_size is this plus one byte per path of LB_MAX_PATHS. */
+#define LB_BITMAP_HEADER_MAX 64u
 
 struct lb_params {
     uint32_t paths;      /* number of entropy values, -paths */
@@ -25,12 +38,19 @@ struct lb_params {
     bool trimming;
     uint64_t seed;       /* the run's seed */
     uint32_t flow_index; /* so every flow gets its own random stream */
+    bool reps_freeze;    /* REPS: freeze the recycled entropies on a timeout
+                          * (htsim uec_mp UecMpReps); false = plain REPS */
 };
 
 struct lb_ops {
     const char *name;
     const char *description;
-    size_t state_size;
+    size_t state_size;   /* bytes of per-flow state for any lb_params */
+    /* Optional (NULL = state_size): bytes of per-flow state for these
+     * parameters, never more than state_size. Balancers whose state grows
+     * with -paths (Bitmap, Mixed) size it here so a flow with 64 paths
+     * does not carry room for 65536. The state must be zeroed. */
+    size_t (*state_bytes)(const struct lb_params *p);
     void (*init)(void *state, const struct lb_params *p);
     /* seq: the packet's sequence number (REPS explores during the first BDP). */
     uint16_t (*next_entropy)(void *state, uint32_t seq, simtime_ps now);
@@ -43,5 +63,18 @@ const char *lb_names(void);
 extern const struct lb_ops lb_single_ops;
 extern const struct lb_ops lb_oblivious_ops;
 extern const struct lb_ops lb_reps_ops;
+extern const struct lb_ops lb_bitmap_ops;
+extern const struct lb_ops lb_mixed_ops;
+
+/* Bytes of state a flow needs with `ops` and `p` (state_bytes, else state_size). */
+static inline size_t lb_state_bytes(const struct lb_ops *ops, const struct lb_params *p)
+{
+    return ops->state_bytes ? ops->state_bytes(p) : ops->state_size;
+}
+
+/* Inspection, for tests and diagnostics: the current penalty (0..15) of an
+ * entropy in a Bitmap state, or in the Bitmap half of a Mixed state. */
+uint8_t lb_bitmap_penalty(const void *bitmap_state, uint16_t ev);
+uint8_t lb_mixed_penalty(const void *mixed_state, uint16_t ev);
 
 #endif

@@ -9,6 +9,8 @@ static const struct lb_ops *const all_lb[] = {
     &lb_single_ops,
     &lb_oblivious_ops,
     &lb_reps_ops,
+    &lb_bitmap_ops,
+    &lb_mixed_ops,
 };
 
 const struct lb_ops *lb_find(const char *name)
@@ -23,5 +25,5 @@ const struct lb_ops *lb_find(const char *name)
 
 const char *lb_names(void)
 {
-    return "single (alias ecmp), oblivious, reps";
+    return "single (alias ecmp), oblivious, reps, bitmap, mixed";
 }
