@@ -38,8 +38,9 @@ void config_defaults(struct config *c)
     c->switch_latency_ps = 0;
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
     c->reps_buffer = 8;
+    c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->cc_name = "nscc";
-    c->lb_name = "reps";
+    c->lb_name = "mixed";                /* htsim main_uec's default balancer */
 }
 
 static uint32_t ceil_div_u64(uint64_t a, uint64_t b)

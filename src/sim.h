@@ -50,6 +50,7 @@ struct config {
     double q3_pressure;
     uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
     uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
+    bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *cc_name;
     const char *lb_name;
     struct cc_option cc_opts[16]; /* --cc-opt name=value */

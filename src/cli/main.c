@@ -51,12 +51,13 @@ static void usage(FILE *out)
             "\n"
             "Native flags:\n"
             "  --cc NAME             congestion control: %s (default nscc)\n"
-            "  --lb NAME             load balancer: %s (default reps)\n"
+            "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR\n"
             "  --seed S              same as -seed\n"
             "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm (repeatable; README lists them)\n"
             "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
+            "  --reps-freeze / --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --progress / --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --help                this text\n",
@@ -195,6 +196,10 @@ int main(int argc, char **argv)
             struct cc_option *o = &cfg.cc_opts[cfg.n_cc_opts++];
             o->name = strndup(v, (size_t)(eqs - v));
             o->value = parse_double("--cc-opt", eqs + 1, -1e18, 1e18);
+        } else if (!strcmp(arg, "--reps-freeze")) {
+            cfg.reps_freeze = true;
+        } else if (!strcmp(arg, "--no-reps-freeze")) {
+            cfg.reps_freeze = false;
         } else if (!strcmp(arg, "--reps-buffer")) {
             cfg.reps_buffer = (uint32_t)parse_uint(arg, VALUE(), 1, 256);
         } else if (!strcmp(arg, "--progress")) {

@@ -26,6 +26,7 @@ struct tx_rec {
     simtime_ps time_ps;      /* latest transmission */
     uint8_t state;           /* enum tx_state */
     uint8_t count;           /* transmissions, saturating at 255 */
+    uint16_t entropy;        /* of the latest transmission (blamed on a timeout) */
 };
 
 struct flow_counters {

@@ -244,6 +244,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->entropy = s->lb->next_entropy(f->lb_state, seq, s->now);
+    f->tx[seq].entropy = p->entropy;
     f->tx[seq].state = TX_IN_FLIGHT;
     if (f->tx[seq].count < UINT8_MAX)
         f->tx[seq].count++;
@@ -322,11 +323,12 @@ void transport_flow_start(struct sim *s, uint32_t fi)
         .paths = s->cfg.paths,
         .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
         .buffer_size = s->cfg.reps_buffer,
+        .reps_freeze = s->cfg.reps_freeze,
         .trimming = s->cfg.trimming,
         .seed = s->cfg.seed,
         .flow_index = fi,
     };
-    f->lb_state = xcalloc(1, s->lb->state_size);
+    f->lb_state = xcalloc(1, lb_state_bytes(s->lb, &lp));
     s->lb->init(f->lb_state, &lp);
     sender_wake(s, fi);
 }
@@ -484,6 +486,13 @@ static void declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_
         s->cc->on_loss(f->cc_state, s->now, size);
 }
 
+/* In flight and overtaken by a later transmission that was acknowledged:
+ * a retransmission still on its way (after a NACK, say) is not lost again. */
+static bool lost_by_later_ack(const struct flow *f, uint32_t seq)
+{
+    return f->tx[seq].state == TX_IN_FLIGHT && f->tx[seq].time_ps < f->rack_time_ps;
+}
+
 /* NewReno-style: dupack_threshold duplicate cumulative ACKs mark the first
  * hole lost and start a recovery that ends when everything sent before it is
  * acknowledged; a partial ACK in recovery marks the next hole lost. */
@@ -496,7 +505,7 @@ static void detect_loss_dupack(struct sim *s, struct flow *f)
         if (f->in_recovery) {
             if (cum >= f->recover_seq)
                 f->in_recovery = false;
-            else if (f->tx[cum].state == TX_IN_FLIGHT)
+            else if (lost_by_later_ack(f, cum))
                 declare_lost(s, f, cum, false);
         }
         return;
@@ -505,7 +514,7 @@ static void detect_loss_dupack(struct sim *s, struct flow *f)
         return;
     f->in_recovery = true;
     f->recover_seq = f->next_new_seq;
-    if (f->tx[cum].state == TX_IN_FLIGHT)
+    if (lost_by_later_ack(f, cum))
         declare_lost(s, f, cum, true);
 }
 
@@ -820,8 +829,19 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     s->tot.rtos++;
     f->in_flight_bytes -= size;
     rtx_push(f, oldest);
-    s->lb->feedback(f->lb_state, 0, LB_TIMEOUT, s->now);
+    s->lb->feedback(f->lb_state, f->tx[oldest].entropy, LB_TIMEOUT, s->now);
     s->cc->on_timeout(f->cc_state, s->now, size);
+    if (s->cc->loss_mode == CC_LOSS_DUPACK) {
+        /* TCP after a timeout (RFC 5681): everything outstanding is resent
+         * from the first hole (go-back-N), and any recovery is over. */
+        f->in_recovery = false;
+        f->dupacks = 0;
+        for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
+            if (f->tx[q].state == TX_IN_FLIGHT) {
+                f->in_flight_bytes -= pkt_wire_bytes(s, f, q);
+                rtx_push(f, q);
+            }
+    }
     /* Request to send (seed 002 Sec. 6): when the window cannot even carry
      * the retransmission, ask the receiver for its state so acknowledgements
      * that were lost stop holding the window; at most one per base RTT. */
