@@ -38,6 +38,9 @@ void config_defaults(struct config *c)
     c->switch_latency_ps = 0;
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
     c->reps_buffer = 8;
+    c->routing = ROUTE_ECMP;
+    c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
+    c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
@@ -73,9 +76,6 @@ void sim_setup(struct sim *s, const struct config *cfg)
         die_input("no connection matrix: give -tm FILE");
     if (!cm_read_file(&s->cm, c->tm_path, err, sizeof err))
         die_input("%s", err);
-    if (s->cm.n_failures)
-        die_input("%s:%u: failure lines are parsed but link and switch failures are not modelled yet",
-                  c->tm_path, s->cm.failures[0].line);
     if (c->nodes && c->nodes != s->cm.nodes)
         die_input("-nodes %u disagrees with %s, which says Nodes %u", c->nodes, c->tm_path, s->cm.nodes);
 
@@ -146,6 +146,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     }
     pool_init(&s->pool, 1 << 14);
     fabric_build(s);
+    rng_seed(&s->ar_rng, c->seed, RNG_STREAM_ROUTING, 0);
+    failures_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     for (uint32_t i = 0; i < s->n_flows; i++)
@@ -226,6 +228,12 @@ void sim_run(struct sim *s)
         case EV_FLOW_PROBE:
             transport_probe_timer(s, ev.id);
             break;
+        case EV_LINK_CHANGE:
+            failures_apply(s, ev.id);
+            break;
+        case EV_ROUTE_LEARN:
+            failures_learn(s, ev.id);
+            break;
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
@@ -253,6 +261,7 @@ void sim_run(struct sim *s)
 void sim_free(struct sim *s)
 {
     transport_free(s);
+    failures_free(s);
     free(s->ports);
     free(s->hosts);
     free(s->switches);

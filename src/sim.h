@@ -13,6 +13,7 @@
 #include "topo/topo.h"
 #include "workload/cm.h"
 #include "cc/cc.h"
+#include "topo/failures.h"
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
@@ -21,6 +22,14 @@ enum event_kind {
     EV_FLOW_RTO = 4,     /* id = flow: retransmission timer (lazily re-armed) */
     EV_FLOW_PACE = 5,    /* id = flow: the pacing gap has elapsed */
     EV_FLOW_PROBE = 6,   /* id = flow: check whether the flow needs a probe (SLEEK) */
+    EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
+    EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
+};
+
+enum routing_mode {
+    ROUTE_ECMP = 0,   /* hash (flow, entropy, switch salt) over equal-cost up ports */
+    ROUTE_AR = 1,     /* per packet: the up port with the shortest quantised queue */
+    ROUTE_EV_MOD = 2, /* up port = entropy mod ports: exact paths for controlled experiments */
 };
 
 /* Everything a run is configured with; filled by the CLI, defaults in
@@ -53,6 +62,12 @@ struct config {
     bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *cc_name;
     const char *lb_name;
+    uint32_t routing;            /* enum routing_mode */
+    uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
+    uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
+    simtime_ps detect_ps;        /* failure detection delay before routing reacts */
+    const char *fail_specs[64];  /* --fail SPEC */
+    unsigned n_fail_specs;
     struct cc_option cc_opts[16]; /* --cc-opt name=value */
     unsigned n_cc_opts;
     bool progress;                /* progress line on stderr */
@@ -77,6 +92,7 @@ struct sim_totals {
     uint64_t probes_sent;
     uint64_t rts_sent;
     uint64_t data_drops;          /* data packets (whole or trimmed) dropped */
+    uint64_t failure_drops;       /* packets dropped by links that were down */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
 };
@@ -91,6 +107,12 @@ struct sim {
     /* fabric */
     struct topo topo;
     uint32_t n_hosts, n_switches, n_ports;
+    bool routing_dynamic;        /* route on arrival: adaptive routing or known failures */
+    bool failures_known;         /* some link is known down: filter routes */
+    uint64_t *route_cache;       /* [switch * n_tor + dst_tor]: usable output ports, bit 63 = valid */
+    struct rng ar_rng;
+    struct link_event *link_events;
+    uint32_t n_link_events, cap_link_events;
     struct port *ports;
     struct host *hosts;
     struct switch_node *switches;

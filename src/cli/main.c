@@ -57,6 +57,12 @@ static void usage(FILE *out)
             "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm (repeatable; README lists them)\n"
             "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
+            "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
+            "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
+            "  -failed N             N links run at 25%% speed and queue (htsim's rule)\n"
+            "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
+            "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
+            "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
             "  --reps-freeze / --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --progress / --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
@@ -117,6 +123,7 @@ int main(int argc, char **argv)
     config_defaults(&cfg);
     cfg.progress = true;
     bool lb_set_by_flag = false;
+    bool ar_quantum_set = false;
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
         /* --flag=value is accepted for the native long flags */
@@ -196,6 +203,27 @@ int main(int argc, char **argv)
             struct cc_option *o = &cfg.cc_opts[cfg.n_cc_opts++];
             o->name = strndup(v, (size_t)(eqs - v));
             o->value = parse_double("--cc-opt", eqs + 1, -1e18, 1e18);
+        } else if (!strcmp(arg, "--routing")) {
+            const char *v = VALUE();
+            if (!strcmp(v, "ecmp"))
+                cfg.routing = ROUTE_ECMP;
+            else if (!strcmp(v, "ar"))
+                cfg.routing = ROUTE_AR;
+            else if (!strcmp(v, "ev-mod"))
+                cfg.routing = ROUTE_EV_MOD;
+            else
+                die_input("--routing: '%s' is not ecmp, ar or ev-mod", v);
+        } else if (!strcmp(arg, "--ar-quantum")) {
+            ar_quantum_set = true;
+            cfg.ar_quantum_bytes = (uint32_t)parse_uint(arg, VALUE(), 1, 1u << 30);
+        } else if (!strcmp(arg, "-failed")) {
+            cfg.failed_links = (uint32_t)parse_uint(arg, VALUE(), 0, 1u << 20);
+        } else if (!strcmp(arg, "--fail")) {
+            if (cfg.n_fail_specs == sizeof cfg.fail_specs / sizeof cfg.fail_specs[0])
+                die_input("--fail: at most %zu specifications", sizeof cfg.fail_specs / sizeof cfg.fail_specs[0]);
+            cfg.fail_specs[cfg.n_fail_specs++] = VALUE();
+        } else if (!strcmp(arg, "--detect-us")) {
+            cfg.detect_ps = us_to_ps(parse_double(arg, VALUE(), 0, 1e9));
         } else if (!strcmp(arg, "--reps-freeze")) {
             cfg.reps_freeze = true;
         } else if (!strcmp(arg, "--no-reps-freeze")) {
@@ -216,6 +244,8 @@ int main(int argc, char **argv)
 #undef VALUE
     }
     (void)lb_set_by_flag;
+    if (!ar_quantum_set)
+        cfg.ar_quantum_bytes = cfg.mtu_bytes;
     if (!cfg.tm_path)
         die_input("no connection matrix: give -tm FILE (see --help)");
     if (cfg.mtu_bytes <= cfg.hdr_bytes)

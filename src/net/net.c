@@ -77,10 +77,21 @@ static void bounce_to_sender(struct sim *s, struct port *p, uint32_t pkt_idx)
         start_next(s, out);
 }
 
+static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
+{
+    p->st.failure_drops++;
+    s->tot.failure_drops++;
+    drop_packet(s, p, pkt_idx);
+}
+
 void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
 {
     struct port *p = &s->ports[port_idx];
     struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    if (__builtin_expect(p->flags & PORTF_DOWN, 0)) {
+        failure_drop(s, p, pkt_idx);
+        return;
+    }
     if (pkt_in_data_class(pkt) && !(p->flags & PORTF_HOST_NIC)) {
         if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
             account_occupancy(p, s->now);
@@ -160,14 +171,22 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
             }
         }
     }
+    if (__builtin_expect(p->flags & PORTF_DOWN, 0)) {
+        failure_drop(s, p, idx); /* cut while on the wire */
+        start_next(s, port_idx);
+        return;
+    }
     p->st.tx_packets++;
     p->st.tx_bytes += pkt->size_bytes;
     uint32_t peer = p->peer_node;
     pkt->node = peer;
-    /* ECMP routing depends only on the packet and the switch, so the output
+    /* Static ECMP depends only on the packet and the switch, so the output
      * port at the next switch is computed now, while the packet is in cache,
-     * and carried in the arrival event (the dispatcher prefetches it). */
-    uint32_t next_port = peer >= s->n_hosts ? fabric_route(s, peer - s->n_hosts, pkt) : PORT_NONE;
+     * and carried in the arrival event (the dispatcher prefetches it).
+     * Adaptive routing and failure-aware routing decide on arrival. */
+    uint32_t next_port = peer < s->n_hosts ? PORT_NONE
+                         : s->routing_dynamic ? PORT_ROUTE_ON_ARRIVAL
+                                              : fabric_route(s, peer - s->n_hosts, pkt);
     eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
 }
@@ -184,6 +203,10 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
     if (out_port == PORT_NONE) {
         transport_receive(s, pkt_idx);
         return;
+    }
+    if (out_port == PORT_ROUTE_ON_ARRIVAL) {
+        struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+        out_port = fabric_route(s, pkt->node - s->n_hosts, pkt);
     }
     port_enqueue(s, out_port, pkt_idx);
 }

@@ -21,6 +21,8 @@ enum port_flag {
     PORTF_ECN = 1 << 1,       /* RED/ECN marking at dequeue */
     PORTF_LASTHOP = 1 << 2,   /* faces a host: a trim here is a last-hop trim */
     PORTF_HOST_NIC = 1 << 3,  /* a host's NIC: data is pulled from the transport */
+    PORTF_DOWN = 1 << 4,      /* the link is down: everything reaching it is dropped */
+    PORTF_KNOWN_DOWN = 1 << 5,/* routing has learnt that the link is down */
 };
 
 enum served_from {
@@ -36,6 +38,7 @@ struct port_stats {
     uint64_t trims;
     uint64_t drops;
     uint64_t bounces;         /* trimmed headers returned to their sender */
+    uint64_t failure_drops;   /* packets lost because the link was down (part of drops) */
     double occupancy_byte_ps;  /* integral of queued data bytes over time, for the mean */
     simtime_ps last_change_ps;
     uint32_t peak_bytes;
@@ -89,6 +92,8 @@ void port_tx_done(struct sim *s, uint32_t port_idx);
 /* Starts the NIC if it is idle (called by the transport when data appears). */
 void nic_kick(struct sim *s, uint32_t host);
 #define PORT_NONE UINT32_MAX
+/* routing must be decided when the packet arrives (adaptive routing, failures) */
+#define PORT_ROUTE_ON_ARRIVAL (UINT32_MAX - 1)
 /* A packet reaches pkt->node: a switch forwards it to out_port (routed when
  * it left the previous hop); a host (out_port PORT_NONE) hands it to the
  * transport. */

@@ -153,7 +153,7 @@ void fabric_build(struct sim *s)
     }
 }
 
-uint32_t fabric_route(const struct sim *s, uint32_t sw_idx, const struct packet *p)
+static uint32_t static_route(const struct sim *s, uint32_t sw_idx, const struct packet *p)
 {
     const struct topo *t = &s->topo;
     const struct switch_node *sw = &s->switches[sw_idx];
@@ -178,4 +178,125 @@ uint32_t fabric_route(const struct sim *s, uint32_t sw_idx, const struct packet 
         return sw->first_port + pod * t->agg_bundle + (uint32_t)(h % t->agg_bundle);
     }
     }
+}
+
+/* The equal-cost output ports toward dst_tor at a switch: [first, first+n). */
+static void candidates(const struct sim *s, uint32_t sw_idx, uint32_t dst_tor, uint32_t *first, uint32_t *n)
+{
+    const struct topo *t = &s->topo;
+    const struct switch_node *sw = &s->switches[sw_idx];
+    uint32_t up_first = sw->first_port + sw->n_down;
+    switch (sw->tier) {
+    case 0:
+        *first = up_first;
+        *n = sw->n_up;
+        return;
+    case 1:
+        if (t->spec.tiers == 2) {
+            *first = sw->first_port + dst_tor * t->tor_bundle;
+            *n = t->tor_bundle;
+        } else if (dst_tor / t->tors_per_pod == sw->index_in_tier / t->aggs_per_pod) {
+            *first = sw->first_port + (dst_tor % t->tors_per_pod) * t->tor_bundle;
+            *n = t->tor_bundle;
+        } else {
+            *first = up_first;
+            *n = sw->n_up;
+        }
+        return;
+    default:
+        *first = sw->first_port + (dst_tor / t->tors_per_pod) * t->agg_bundle;
+        *n = t->agg_bundle;
+        return;
+    }
+}
+
+/* Can a packet at `node` still reach ToR dst_tor going only up then down,
+ * given the failures routing knows of? */
+static bool reaches(const struct sim *s, uint32_t node, uint32_t dst_tor)
+{
+    const struct switch_node *sw = &s->switches[node - s->n_hosts];
+    if (sw->tier == 0)
+        return sw->index_in_tier == dst_tor;
+    uint32_t first, n;
+    candidates(s, node - s->n_hosts, dst_tor, &first, &n);
+    for (uint32_t i = first; i < first + n; i++)
+        if (!(s->ports[i].flags & PORTF_KNOWN_DOWN) && reaches(s, s->ports[i].peer_node, dst_tor))
+            return true;
+    return false;
+}
+
+/* Bit i set: candidate port first+i is usable (known up, and the
+ * destination stays reachable beyond it). Cached per (switch, ToR) while the
+ * known failures do not change. */
+static uint64_t usable_mask(struct sim *s, uint32_t sw_idx, uint32_t dst_tor, uint32_t first, uint32_t n)
+{
+    uint64_t *slot = n < 63 ? &s->route_cache[(size_t)sw_idx * s->topo.n_tor + dst_tor] : NULL;
+    if (slot && (*slot >> 63))
+        return *slot & ~(1ULL << 63);
+    uint64_t mask = 0;
+    for (uint32_t i = 0; i < n && i < 63; i++) {
+        const struct port *p = &s->ports[first + i];
+        if (!(p->flags & PORTF_KNOWN_DOWN) && reaches(s, p->peer_node, dst_tor))
+            mask |= 1ULL << i;
+    }
+    if (slot)
+        *slot = mask | (1ULL << 63);
+    return mask;
+}
+
+/* The k-th set bit of mask (k < popcount). */
+static uint32_t nth_bit(uint64_t mask, uint32_t k)
+{
+    while (k--)
+        mask &= mask - 1;
+    return (uint32_t)__builtin_ctzll(mask);
+}
+
+/* Adaptive routing, failure-aware routing and exact entropy paths: decided
+ * when the packet arrives. */
+static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packet *p)
+{
+    const struct topo *t = &s->topo;
+    const struct switch_node *sw = &s->switches[sw_idx];
+    uint32_t dst = p->dst_host, dst_tor = dst / t->hosts_per_tor;
+    if (sw->tier == 0 && dst_tor == sw->index_in_tier)
+        return sw->first_port + dst % t->hosts_per_tor;
+    uint32_t first, n;
+    candidates(s, sw_idx, dst_tor, &first, &n);
+    uint64_t all = n >= 63 ? ~0ULL >> 1 : (1ULL << n) - 1;
+    uint64_t mask = s->failures_known ? usable_mask(s, sw_idx, dst_tor, first, n) : all;
+    if (mask == 0)
+        mask = all; /* nothing known to work: hash anyway (the packet will likely be lost) */
+    uint32_t k = (uint32_t)__builtin_popcountll(mask);
+    bool upward = first == sw->first_port + sw->n_down;
+    if (s->cfg.routing == ROUTE_AR && upward && k > 1) {
+        /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
+         * of ar_quantum_bytes; ties broken at random */
+        uint32_t best_q = UINT32_MAX, ties = 0, choice = first;
+        for (uint64_t m = mask; m; m &= m - 1) {
+            uint32_t port = first + (uint32_t)__builtin_ctzll(m);
+            uint32_t q = s->ports[port].data_bytes / s->cfg.ar_quantum_bytes;
+            if (q < best_q) {
+                best_q = q;
+                ties = 1;
+                choice = port;
+            } else if (q == best_q && rng_below(&s->ar_rng, ++ties) == 0) {
+                choice = port;
+            }
+        }
+        return choice;
+    }
+    uint64_t pick;
+    if (s->cfg.routing == ROUTE_EV_MOD)
+        pick = p->entropy % k;
+    else
+        pick = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt) % k;
+    return first + nth_bit(mask, (uint32_t)pick);
+}
+
+uint32_t fabric_route(struct sim *s, uint32_t sw_idx, const struct packet *p)
+{
+    if (!s->routing_dynamic)
+        return static_route(s, sw_idx, p);
+    return dynamic_route(s, sw_idx, p);
 }

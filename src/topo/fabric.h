@@ -11,6 +11,6 @@ struct sim;
 void fabric_build(struct sim *s);
 /* Output port (global index) for packet p at switch sw_idx (0-based switch
  * index, not node id). */
-uint32_t fabric_route(const struct sim *s, uint32_t sw_idx, const struct packet *p);
+uint32_t fabric_route(struct sim *s, uint32_t sw_idx, const struct packet *p);
 
 #endif

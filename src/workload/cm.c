@@ -443,6 +443,22 @@ static bool parse_failure(struct parser *p, unsigned line)
         return false;
     cm->failures = grow(cm->failures, &p->cap_failures, cm->n_failures, sizeof *cm->failures);
     struct cm_failure f = { .line = line };
+    if (p->ntok >= 2 && (strcmp(p->tok[1], "link") == 0 || strcmp(p->tok[1], "switch") == 0)) {
+        /* extended form: keep the words; the failure model checks them
+         * against the topology and reports file:line itself */
+        size_t len = 1;
+        for (size_t i = 1; i < p->ntok; i++)
+            len += strlen(p->tok[i]) + 1;
+        f.spec = xmalloc(len);
+        f.spec[0] = '\0';
+        for (size_t i = 1; i < p->ntok; i++) {
+            strcat(f.spec, p->tok[i]);
+            if (i + 1 < p->ntok)
+                strcat(f.spec, " ");
+        }
+        cm->failures[cm->n_failures++] = f;
+        return true;
+    }
     bool seen[3] = { false };
     for (size_t i = 1; i < p->ntok; i += 2) {
         const char *k = p->tok[i];
@@ -755,6 +771,8 @@ void cm_free(struct conn_matrix *cm)
 {
     free(cm->conns);
     free(cm->triggers);
+    for (uint32_t i = 0; i < cm->n_failures; i++)
+        free(cm->failures[i].spec);
     free(cm->failures);
     memset(cm, 0, sizeof *cm);
 }

@@ -46,6 +46,10 @@ struct cm_failure {
     uint32_t switch_id;
     uint32_t link_id;
     unsigned line;
+    /* spraysim's own grammar ("failure link tor0 agg1 down at 500", see
+     * README "Failures"): the words after "failure", parsed against the
+     * topology by src/topo/failures.c. NULL for the reference form above. */
+    char *spec;
 };
 
 struct cm_conn {

@@ -1,0 +1,384 @@
+/* failures.c: the failure and asymmetry model.
+ *
+ * A link (both directions) or a switch (all its links) can go down at a
+ * time and come back later; a link can run at a reduced rate or with extra
+ * propagation delay. A down link drops whatever reaches it, including its
+ * queue at the moment it fails and the packet on the wire. Routing does not
+ * know at first: switches keep hashing onto the dead link until the
+ * detection delay has passed (seed 003 Sec. 4.1.1: hundreds of milliseconds
+ * in their network), so the transport and the load balancer must cope.
+ *
+ * Specifications, from "failure ..." lines of the .cm file or --fail:
+ *   link NODE NODE [member K] EVENT [EVENT ...]      NODE: host3 tor0 agg5 spine1 core2
+ *   switch NODE EVENT [EVENT ...]
+ * with EVENT one of "down [at US]", "up [at US]", "rate GBPS [at US]",
+ * "delay US [at US]" (times in microseconds, default 0). The reference
+ * simulator's "failure switch_type AGG switch_id S link_id L" takes that
+ * switch's up port L (TOR, AGG) or down port L (CORE) down from the start.
+ * -failed N (htsim): N links run at 25% speed with 25% of the queue.
+ */
+#include "failures.h"
+
+#include "../sim.h"
+#include "../transport/transport.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* htsim fat_tree_topology: reduced links run at 0.25 of their speed. */
+#define FAILED_LINK_RATIO 0.25
+
+static uint32_t add_event(struct sim *s, simtime_ps at, uint32_t kind, uint32_t pa, uint32_t pb, uint64_t value)
+{
+    if (s->n_link_events == s->cap_link_events) {
+        s->cap_link_events = s->cap_link_events ? 2 * s->cap_link_events : 16;
+        s->link_events = xrealloc(s->link_events, s->cap_link_events * sizeof(struct link_event));
+    }
+    uint32_t i = s->n_link_events++;
+    s->link_events[i] = (struct link_event){at, kind, pa, pb, value};
+    return i;
+}
+
+/* "tor3" -> node id; false with a message for anything else. */
+static bool parse_node(const struct sim *s, const char *w, uint32_t *node, char *err, size_t errlen)
+{
+    static const struct {
+        const char *prefix;
+        int kind;
+    } kinds[] = {{"host", 0}, {"tor", 1}, {"agg", 2}, {"spine", 2}, {"core", 3}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t n = strlen(kinds[k].prefix);
+        if (strncmp(w, kinds[k].prefix, n) || !isdigit((unsigned char)w[n]))
+            continue;
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(w + n, &end, 10);
+        if (*end || errno)
+            break;
+        const struct topo *t = &s->topo;
+        uint32_t count[4] = {s->n_hosts, t->n_tor, t->n_agg, t->n_core};
+        uint32_t base[4] = {0, s->n_hosts, s->n_hosts + t->n_tor, s->n_hosts + t->n_tor + t->n_agg};
+        if (v >= count[kinds[k].kind]) {
+            snprintf(err, errlen, "'%s' does not exist (this topology has %u %s%s)", w, count[kinds[k].kind],
+                     kinds[k].prefix, count[kinds[k].kind] == 1 ? "" : "s");
+            return false;
+        }
+        *node = base[kinds[k].kind] + (uint32_t)v;
+        return true;
+    }
+    snprintf(err, errlen, "'%s' is not a node name (host3, tor0, agg5, spine1, core2)", w);
+    return false;
+}
+
+/* The member-th port from a to b, or UINT32_MAX. */
+static uint32_t find_port(const struct sim *s, uint32_t a, uint32_t b, uint32_t member)
+{
+    uint32_t first, n;
+    if (a < s->n_hosts) {
+        first = s->hosts[a].nic_port;
+        n = 1;
+    } else {
+        const struct switch_node *sw = &s->switches[a - s->n_hosts];
+        first = sw->first_port;
+        n = (uint32_t)sw->n_down + sw->n_up;
+    }
+    for (uint32_t i = first; i < first + n; i++)
+        if (s->ports[i].peer_node == b && member-- == 0)
+            return i;
+    return UINT32_MAX;
+}
+
+static bool parse_us(const char *w, double *out)
+{
+    if (!w || !*w)
+        return false;
+    char *end;
+    errno = 0;
+    double v = strtod(w, &end);
+    if (*end || errno || !isfinite(v) || v < 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+#define SPEC_FAIL(...)                                                                                           \
+    do {                                                                                                         \
+        snprintf(err, errlen, __VA_ARGS__);                                                                      \
+        return false;                                                                                            \
+    } while (0)
+
+bool failures_parse_spec(struct sim *s, const char *spec, char *err, size_t errlen)
+{
+    char buf[512];
+    char *w[32];
+    int n = 0;
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 32; t = strtok_r(NULL, " \t", &save))
+        w[n++] = t;
+    if (n < 2)
+        SPEC_FAIL("'%s': expected 'link NODE NODE EVENT...' or 'switch NODE EVENT...'", spec);
+    /* the ports this specification changes, two per link */
+    uint32_t ports[2 * 256];
+    uint32_t np = 0;
+    int i;
+    if (!strcmp(w[0], "link")) {
+        uint32_t a, b, member = 0;
+        if (n < 4)
+            SPEC_FAIL("'%s': a link needs two nodes and an event", spec);
+        if (!parse_node(s, w[1], &a, err, errlen) || !parse_node(s, w[2], &b, err, errlen))
+            return false;
+        i = 3;
+        if (!strcmp(w[i], "member")) {
+            char *end;
+            if (i + 1 >= n || !isdigit((unsigned char)w[i + 1][0]))
+                SPEC_FAIL("'member' needs a number");
+            member = (uint32_t)strtoul(w[i + 1], &end, 10);
+            if (*end)
+                SPEC_FAIL("'member' needs a number, not '%s'", w[i + 1]);
+            i += 2;
+        }
+        uint32_t pa = find_port(s, a, b, member), pb = find_port(s, b, a, member);
+        if (pa == UINT32_MAX || pb == UINT32_MAX)
+            SPEC_FAIL("there is no link %s-%s%s", w[1], w[2], member ? " with that member" : "");
+        ports[np++] = pa;
+        ports[np++] = pb;
+    } else if (!strcmp(w[0], "switch")) {
+        uint32_t x;
+        if (!parse_node(s, w[1], &x, err, errlen))
+            return false;
+        if (x < s->n_hosts)
+            SPEC_FAIL("'%s' is a host, not a switch", w[1]);
+        const struct switch_node *sw = &s->switches[x - s->n_hosts];
+        for (uint32_t p = sw->first_port; p < sw->first_port + sw->n_down + sw->n_up && np + 2 <= 512; p++) {
+            uint32_t back = find_port(s, s->ports[p].peer_node, x, 0);
+            ports[np++] = p;
+            ports[np++] = back;
+        }
+        i = 2;
+    } else {
+        SPEC_FAIL("'%s': expected 'link' or 'switch', not '%s'", spec, w[0]);
+    }
+    if (i >= n)
+        SPEC_FAIL("'%s': no event (down, up, rate GBPS, delay US)", spec);
+    while (i < n) {
+        const char *ev = w[i++];
+        uint32_t kind;
+        double value = 0;
+        if (!strcmp(ev, "down"))
+            kind = LC_DOWN;
+        else if (!strcmp(ev, "up"))
+            kind = LC_UP;
+        else if (!strcmp(ev, "rate") || !strcmp(ev, "delay")) {
+            kind = ev[0] == 'r' ? LC_RATE : LC_DELAY;
+            if (i >= n || !parse_us(w[i], &value))
+                SPEC_FAIL("'%s' needs a non-negative number", ev);
+            i++;
+            if (kind == LC_RATE && w[0][0] == 's')
+                SPEC_FAIL("a switch has no rate: use 'link'");
+        } else
+            SPEC_FAIL("unknown event '%s' (down, up, rate GBPS, delay US)", ev);
+        double at_us = 0;
+        if (i < n && !strcmp(w[i], "at")) {
+            if (i + 1 >= n || !parse_us(w[i + 1], &at_us))
+                SPEC_FAIL("'at' needs a time in microseconds");
+            i += 2;
+        }
+        simtime_ps at = (simtime_ps)llround(at_us * PS_PER_US);
+        if (at >= s->cfg.end_ps)
+            SPEC_FAIL("time %.3f us is outside the run (-end %.3f us)", at_us, (double)s->cfg.end_ps / PS_PER_US);
+        for (uint32_t k = 0; k < np; k += 2) {
+            uint64_t v = 0;
+            if (kind == LC_RATE) {
+                uint32_t link_mbps = s->ports[ports[k]].rate_mbps;
+                double mbps = value * 1000.0;
+                if (mbps < 1 || mbps > link_mbps)
+                    SPEC_FAIL("rate %g Gb/s must be above 0 and at most the link's %g Gb/s", value, link_mbps / 1000.0);
+                v = (uint64_t)llround(mbps);
+            } else if (kind == LC_DELAY) {
+                v = (uint64_t)llround(value * PS_PER_US);
+            }
+            add_event(s, at, kind, ports[k], ports[k + 1], v);
+        }
+    }
+    return true;
+}
+
+/* htsim's "failure switch_type T switch_id S link_id L": down from the start. */
+static bool reference_failure(struct sim *s, const struct cm_failure *f, char *err, size_t errlen)
+{
+    const struct topo *t = &s->topo;
+    uint32_t count[3] = {t->n_tor, t->n_agg, t->n_core};
+    uint32_t base[3] = {s->n_hosts, s->n_hosts + t->n_tor, s->n_hosts + t->n_tor + t->n_agg};
+    static const char *names[3] = {"TOR", "AGG", "CORE"};
+    if (f->switch_id >= count[f->switch_type])
+        SPEC_FAIL("%s switch %u does not exist (%u of them)", names[f->switch_type], f->switch_id, count[f->switch_type]);
+    const struct switch_node *sw = &s->switches[base[f->switch_type] - s->n_hosts + f->switch_id];
+    uint32_t p;
+    if (f->switch_type == FAILURE_CORE) {
+        if (f->link_id >= sw->n_down)
+            SPEC_FAIL("core %u has %u links; link_id %u does not exist", f->switch_id, sw->n_down, f->link_id);
+        p = sw->first_port + f->link_id;
+    } else {
+        if (f->link_id >= sw->n_up)
+            SPEC_FAIL("%s %u has %u uplinks; link_id %u does not exist", names[f->switch_type], f->switch_id,
+                      sw->n_up, f->link_id);
+        p = sw->first_port + sw->n_down + f->link_id;
+    }
+    uint32_t back = find_port(s, s->ports[p].peer_node, s->ports[p].owner_node, 0);
+    add_event(s, 0, LC_DOWN, p, back, 0);
+    return true;
+}
+
+/* -failed N as htsim's fat-tree builder does it: in a 2-tier tree every
+ * ToR's links to the first N spines, in a 3-tier tree the core->agg
+ * direction of the first N agg-core links (agg-major), run at 25% speed with
+ * 25% of the queue and ECN thresholds. */
+static void apply_failed_links(struct sim *s, uint32_t n)
+{
+    const struct topo *t = &s->topo;
+    uint32_t changed = 0;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        struct port *p = &s->ports[i];
+        if (p->owner_node < s->n_hosts)
+            continue;
+        const struct switch_node *sw = &s->switches[p->owner_node - s->n_hosts];
+        bool reduce = false;
+        if (t->spec.tiers == 2) {
+            uint32_t peer = p->peer_node;
+            uint32_t spine_base = s->n_hosts + t->n_tor;
+            if (sw->tier == 0 && p->up)
+                reduce = peer - spine_base < n;
+            else if (sw->tier == 1)
+                reduce = sw->index_in_tier < n;
+        } else if (sw->tier == 2) {
+            /* core -> agg: number the agg-core links agg-major */
+            uint32_t agg = p->peer_node - (s->n_hosts + t->n_tor);
+            uint32_t l = sw->index_in_tier / t->aggs_per_pod;
+            reduce = (uint64_t)agg * t->cores_per_agg + l < n;
+        }
+        if (!reduce)
+            continue;
+        p->rate_mbps = (uint32_t)(p->rate_mbps * FAILED_LINK_RATIO);
+        p->data_limit_bytes = (uint32_t)(p->data_limit_bytes * FAILED_LINK_RATIO);
+        p->ecn_kmin_bytes = (uint32_t)(p->ecn_kmin_bytes * FAILED_LINK_RATIO);
+        p->ecn_kmax_bytes = (uint32_t)(p->ecn_kmax_bytes * FAILED_LINK_RATIO);
+        changed++;
+    }
+    if (changed == 0)
+        die_input("-failed %u: this topology has no links that rule applies to", n);
+}
+
+void failures_setup(struct sim *s)
+{
+    char err[512];
+    if (s->cfg.failed_links)
+        apply_failed_links(s, s->cfg.failed_links);
+    for (uint32_t i = 0; i < s->cm.n_failures; i++) {
+        const struct cm_failure *f = &s->cm.failures[i];
+        bool ok = f->spec ? failures_parse_spec(s, f->spec, err, sizeof err) : reference_failure(s, f, err, sizeof err);
+        if (!ok)
+            die_input("%s:%u: %s", s->cfg.tm_path, f->line, err);
+    }
+    for (unsigned i = 0; i < s->cfg.n_fail_specs; i++)
+        if (!failures_parse_spec(s, s->cfg.fail_specs[i], err, sizeof err))
+            die_input("--fail: %s", err);
+    for (uint32_t i = 0; i < s->n_link_events; i++)
+        sim_at(s, s->link_events[i].at_ps, EV_LINK_CHANGE, i);
+    if (s->cfg.routing != ROUTE_ECMP)
+        s->routing_dynamic = true;
+}
+
+static void drop_queue(struct sim *s, struct port *p, uint32_t *head, uint32_t *tail)
+{
+    while (*head != PKT_NONE) {
+        uint32_t idx = *head;
+        *head = s->pool.pkts[idx].next;
+        p->st.drops++;
+        p->st.failure_drops++;
+        s->tot.failure_drops++;
+        transport_on_drop(s, idx);
+        pkt_release(&s->pool, idx);
+    }
+    *tail = PKT_NONE;
+}
+
+static void set_down(struct sim *s, uint32_t port_idx, bool down)
+{
+    struct port *p = &s->ports[port_idx];
+    if (!down) {
+        p->flags &= (uint16_t)~PORTF_DOWN;
+        return;
+    }
+    p->flags |= PORTF_DOWN;
+    if (p->data_head != PKT_NONE) {
+        p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(s->now - p->st.last_change_ps);
+        p->st.last_change_ps = s->now;
+    }
+    drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
+    drop_queue(s, p, &p->data_head, &p->data_tail);
+    /* the packet on the wire keeps its bytes counted until it completes */
+    uint32_t on_wire_ctl = 0, on_wire_data = 0;
+    if (p->in_service != PKT_NONE) {
+        uint32_t sz = s->pool.pkts[p->in_service].size_bytes;
+        if (p->in_service_queue == SERVED_FROM_CTL)
+            on_wire_ctl = sz;
+        else if (p->in_service_queue == SERVED_FROM_DATA)
+            on_wire_data = sz;
+    }
+    p->ctl_bytes = on_wire_ctl;
+    p->data_bytes = on_wire_data;
+}
+
+void failures_apply(struct sim *s, uint32_t ei)
+{
+    const struct link_event *e = &s->link_events[ei];
+    uint32_t both[2] = {e->port_a, e->port_b};
+    for (int k = 0; k < 2; k++) {
+        struct port *p = &s->ports[both[k]];
+        switch (e->kind) {
+        case LC_DOWN:
+        case LC_UP:
+            set_down(s, both[k], e->kind == LC_DOWN);
+            break;
+        case LC_RATE:
+            p->rate_mbps = (uint32_t)e->value;
+            break;
+        case LC_DELAY:
+            p->latency_ps += e->value;
+            break;
+        }
+    }
+    if (e->kind == LC_DOWN || e->kind == LC_UP)
+        sim_at(s, s->now + s->cfg.detect_ps, EV_ROUTE_LEARN, ei);
+}
+
+void failures_learn(struct sim *s, uint32_t ei)
+{
+    const struct link_event *e = &s->link_events[ei];
+    uint32_t both[2] = {e->port_a, e->port_b};
+    for (int k = 0; k < 2; k++) {
+        struct port *p = &s->ports[both[k]];
+        if (p->flags & PORTF_DOWN)
+            p->flags |= PORTF_KNOWN_DOWN;
+        else
+            p->flags &= (uint16_t)~PORTF_KNOWN_DOWN;
+    }
+    s->failures_known = true;
+    s->routing_dynamic = true;
+    if (!s->route_cache)
+        s->route_cache = xcalloc((size_t)s->n_switches * s->topo.n_tor, sizeof(uint64_t));
+    else
+        memset(s->route_cache, 0, (size_t)s->n_switches * s->topo.n_tor * sizeof(uint64_t));
+}
+
+void failures_free(struct sim *s)
+{
+    free(s->link_events);
+    free(s->route_cache);
+    s->link_events = NULL;
+    s->route_cache = NULL;
+}
