@@ -2,10 +2,16 @@
  * against the formulas of seed 002 (and the reference constants the README
  * lists). The network is the reference one (100 Gb/s, 12 us, BDP 150 KB),
  * so every scaling factor is 1 and the expected values are easy to derive.
+ * MNSCC (seed 004 Sec. III-B, Eq. 9) against the same scripts: its history
+ * size, sequences where the median and the latest sample disagree, the
+ * percentile option, and end-to-end utilisation and fairness.
  */
 #include "testutil.h"
 
 #include "cc/nscc.h"
+#include "metrics/report.h"
+#include "sim.h"
+#include "transport/flow.h"
 
 #include <math.h>
 
@@ -330,6 +336,310 @@ static void test_window_bounds(void **st)
     free(n);
 }
 
+/* ---- MNSCC ---------------------------------------------------------------------------- */
+
+/* MNSCC state with options percentile (0 = default) and history (0 = Eq. 9). */
+static struct nscc *make_m(double percentile, double history)
+{
+    struct nscc *n = calloc(1, cc_mnscc_ops.state_size);
+    struct cc_option o[2];
+    unsigned k = 0;
+    if (percentile > 0)
+        o[k++] = (struct cc_option){"percentile", percentile};
+    if (history > 0)
+        o[k++] = (struct cc_option){"history", history};
+    struct cc_params p = {
+        .mtu_bytes = MTU,
+        .mss_bytes = MSS,
+        .base_rtt_ps = RTT,
+        .network_rtt_ps = RTT,
+        .linkspeed_mbps = 100000,
+        .qa_gate = -1,
+        .trimming = true,
+        .opts = o,
+        .n_opts = k,
+    };
+    cc_mnscc_ops.init(n, &p);
+    return n;
+}
+
+static void test_mnscc_ops_and_defaults(void **st)
+{
+    (void)st;
+    assert_ptr_equal(cc_find("mnscc"), &cc_mnscc_ops);
+    assert_ptr_equal(cc_find("nscc"), &cc_nscc_ops);
+    assert_non_null(strstr(cc_names(), "mnscc"));
+    /* NSCC takes no options; MNSCC takes percentile and history */
+    assert_true(cc_nscc_ops.option_names == NULL || cc_nscc_ops.option_names[0] == NULL);
+    assert_string_equal(cc_mnscc_ops.option_names[0], "percentile");
+    assert_string_equal(cc_mnscc_ops.option_names[1], "history");
+    assert_null(cc_mnscc_ops.option_names[2]);
+    /* same counters, same loss handling */
+    assert_int_equal(cc_mnscc_ops.n_counters, cc_nscc_ops.n_counters);
+    for (unsigned i = 0; i < NC_COUNT; i++)
+        assert_string_equal(cc_mnscc_ops.counter_names[i], cc_nscc_ops.counter_names[i]);
+    assert_int_equal(cc_mnscc_ops.loss_mode, cc_nscc_ops.loss_mode);
+    assert_true(cc_mnscc_ops.state_size >= sizeof(struct mnscc));
+    /* everything NSCC configures is configured identically */
+    struct nscc *m = make_m(0, 0), *n = make(true);
+    assert_true(m->median);
+    assert_false(n->median);
+    assert_true(m->percentile == 50.0);
+    assert_int_equal(m->history_fixed, 0);
+    assert_int_equal(m->win.cwnd_bytes, n->win.cwnd_bytes);
+    assert_int_equal(m->maxwnd_bytes, n->maxwnd_bytes);
+    assert_int_equal(m->target_qdelay_ps, n->target_qdelay_ps);
+    assert_true(m->alpha_per_ps == n->alpha_per_ps && m->fi_bytes == n->fi_bytes);
+    free(m);
+    free(n);
+}
+
+/* seed 004 Eq. 9: H = max(min(W/2, 4), 1), W the window in whole packets. */
+static void test_mnscc_history_eq9(void **st)
+{
+    (void)st;
+    struct nscc *m = make_m(0, 0);
+    static const struct { uint64_t w; uint32_t h; } cases[] = {
+        {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 2}, {5, 2}, {6, 3}, {7, 3}, {8, 4}, {9, 4}, {20, 4}, {54, 4},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        m->win.cwnd_bytes = cases[i].w * MTU;
+        assert_int_equal(mnscc_history_len(m), cases[i].h);
+        m->win.cwnd_bytes = cases[i].w * MTU + MTU - 1; /* partial packets do not count */
+        assert_int_equal(mnscc_history_len(m), cases[i].h);
+    }
+    m->win.cwnd_bytes = MAXWND; /* the initial 54 packets */
+    assert_int_equal(mnscc_history_len(m), 4);
+    free(m);
+    /* the history option fixes H whatever the window */
+    m = make_m(0, 7);
+    assert_int_equal(m->history_fixed, 7);
+    m->win.cwnd_bytes = 2 * MTU;
+    assert_int_equal(mnscc_history_len(m), 7);
+    free(m);
+}
+
+/* The same ACK to NSCC and MNSCC. */
+static void both(struct nscc *n, struct nscc *m, simtime_ps now, simtime_ps delay, bool ecn)
+{
+    ack(n, now, MTU, delay, ecn);
+    ack(m, now, MTU, delay, ecn);
+}
+
+/* H = 3 (cwnd 7 packets, Eq. 9): delays [low, low, high]. The latest sample
+ * is high, the median low: NSCC fair-increases (no ECN) or cuts (ECN, filter
+ * above target); MNSCC proportional-increases or only steers. */
+static void test_mnscc_median_disagrees_with_latest(void **st)
+{
+    (void)st;
+    const simtime_ps lo = 2 * US, hi = 20 * US;
+    struct nscc *n = make(true), *m = make_m(0, 0);
+    n->win.cwnd_bytes = m->win.cwnd_bytes = 7 * MTU;
+    assert_int_equal(mnscc_history_len(m), 3);
+    both(n, m, 5 * US, lo, false);
+    both(n, m, 5 * US, lo, false);
+    both(n, m, 5 * US, hi, false);
+    double prop = n->alpha_per_ps * MTU * (double)(TARGET - lo);
+    /* NSCC: two proportional increases then a fair one */
+    assert_true(n->decision_delay_ps == (double)hi);
+    assert_true(fabs(n->inc_prop_pending - 2 * prop) < 1e-6);
+    assert_true(fabs(n->inc_fair_pending - 5.0 * MSS * MTU) < 1e-6);
+    /* MNSCC: median of [lo, lo, hi] = lo: three proportional increases */
+    assert_true(m->decision_delay_ps == (double)lo);
+    assert_true(fabs(m->inc_prop_pending - 3 * prop) < 1e-6);
+    assert_true(m->inc_fair_pending == 0);
+    /* the filter saw the same raw samples */
+    assert_true(m->avg_delay_ps == n->avg_delay_ps);
+    free(n);
+    free(m);
+
+    /* with ECN on the high sample and the filter above target */
+    n = make(true);
+    m = make_m(0, 0);
+    n->win.cwnd_bytes = m->win.cwnd_bytes = 7 * MTU;
+    n->avg_delay_ps = m->avg_delay_ps = 18.0 * US;
+    n->last_adjust_ps = m->last_adjust_ps = 45 * US;
+    both(n, m, 50 * US, lo, false);
+    both(n, m, 50 * US, lo, false);
+    uint64_t w_n = n->win.cwnd_bytes, w_m = m->win.cwnd_bytes;
+    both(n, m, 50 * US, hi, true);
+    assert_true(n->win.cwnd_bytes < w_n);     /* NSCC: multiplicative decrease */
+    assert_true(n->ctr[NC_MULTI_DEC] > 0);
+    assert_int_equal(m->win.cwnd_bytes, w_m); /* MNSCC: steer-only quadrant */
+    assert_true(m->ctr[NC_MULTI_DEC] == 0);
+    free(n);
+    free(m);
+
+    /* the converse: [high, high, low] - NSCC trusts the low outlier and
+     * increases proportionally; MNSCC's median is high: fair increase */
+    n = make(true);
+    m = make_m(0, 0);
+    n->win.cwnd_bytes = m->win.cwnd_bytes = 7 * MTU;
+    both(n, m, 5 * US, hi, false);
+    both(n, m, 5 * US, hi, false);
+    double fair_n = n->inc_fair_pending, fair_m = m->inc_fair_pending;
+    both(n, m, 5 * US, lo, false);
+    assert_true(n->inc_prop_pending > 0 && n->inc_fair_pending == fair_n);
+    assert_true(m->inc_prop_pending == 0 && m->inc_fair_pending > fair_m);
+    free(n);
+    free(m);
+}
+
+/* Fig. 12's percentile variants: on [low, high, high] (H = 3) P10 acts on the
+ * low sample (proportional increase), the median and P90 on the high one;
+ * on [low, low, high] only P90 acts on the high sample. */
+static void test_mnscc_percentile_option(void **st)
+{
+    (void)st;
+    const simtime_ps lo = 2 * US, hi = 20 * US;
+    const simtime_ps seq[2][3] = {{lo, hi, hi}, {lo, lo, hi}};
+    const double pct[3] = {10, 50, 90};
+    const simtime_ps expect[2][3] = {{lo, hi, hi}, {lo, lo, hi}};
+    for (int s = 0; s < 2; s++) {
+        for (int k = 0; k < 3; k++) {
+            struct nscc *m = make_m(pct[k], 3);
+            assert_true(m->percentile == pct[k]);
+            for (int i = 0; i < 3; i++)
+                ack(m, 5 * US, MTU, seq[s][i], false);
+            if (m->decision_delay_ps != (double)expect[s][k])
+                fail_msg("P%.0f on sequence %d: decided on %.3f us", pct[k], s, m->decision_delay_ps / US);
+            free(m);
+        }
+    }
+    /* P90 acts on the high sample: with ECN and the filter above target it
+     * cuts where the median only steers */
+    struct nscc *p90 = make_m(90, 3), *p50 = make_m(50, 3);
+    struct nscc *v[2] = {p90, p50};
+    for (int k = 0; k < 2; k++) {
+        v[k]->win.cwnd_bytes = 20 * MTU;
+        v[k]->avg_delay_ps = 18.0 * US;
+        v[k]->last_adjust_ps = 45 * US;
+        ack(v[k], 50 * US, MTU, lo, true);
+        ack(v[k], 50 * US, MTU, lo, true);
+        ack(v[k], 50 * US, MTU, hi, true);
+    }
+    assert_true(p90->win.cwnd_bytes < 20 * MTU);
+    assert_true(p90->ctr[NC_MULTI_DEC] > 0);
+    assert_int_equal(p50->win.cwnd_bytes, 20 * MTU);
+    free(p90);
+    free(p50);
+}
+
+/* A single extreme-delay sample triggers NSCC's Quick Adapt; MNSCC's median
+ * of [2 us, 37 us] (H = 4 at the initial window, lower median) does not. */
+static void test_mnscc_quick_adapt_on_median_delay(void **st)
+{
+    (void)st;
+    simtime_ps period = RTT + TARGET;
+    struct nscc *n = make(true), *m = make_m(0, 0);
+    both(n, m, 1 * US, 2 * US, false);
+    both(n, m, 2 * US + period, 4 * TARGET + US, false);
+    assert_true(n->ctr[NC_QUICK_DEC] > 0);
+    assert_int_equal(n->win.cwnd_bytes, MTU);
+    assert_true(m->ctr[NC_QUICK_DEC] == 0);
+    assert_true(m->win.cwnd_bytes > MTU);
+    free(n);
+    free(m);
+    /* a majority of extreme samples does fire it */
+    m = make_m(0, 3);
+    ack(m, 1 * US, MTU, 2 * US, false);
+    ack(m, 2 * US, 0, 4 * TARGET + US, false);
+    ack(m, 2 * US + period, 0, 4 * TARGET + US, false);
+    assert_true(m->ctr[NC_QUICK_DEC] > 0);
+    free(m);
+}
+
+/* history = 1 is NSCC: the same window after every ACK of a varied script. */
+static void test_mnscc_history_one_is_nscc(void **st)
+{
+    (void)st;
+    struct nscc *n = make(true), *m = make_m(0, 1);
+    uint32_t x = 12345;
+    for (int i = 0; i < 3000; i++) {
+        x = x * 1103515245u + 12345u;
+        /* alternating congested (10-60 us, mostly ECN) and calm phases, so
+         * every quadrant, the decrease and the NACK path all run */
+        bool cong = (i / 300) % 2 == 0;
+        simtime_ps delay = cong ? 10 * US + (x >> 8) % (50 * US) : (x >> 8) % (8 * US);
+        bool ecn = cong ? ((x >> 4) & 3) != 0 : ((x >> 4) & 7) == 0;
+        simtime_ps now = (simtime_ps)(i + 1) * US / 4;
+        both(n, m, now, delay, ecn);
+        if (i % 97 == 0) {
+            nack(n, now);
+            struct cc_nack k = {.now = now, .pkt_bytes = MTU, .raw_rtt_ps = RTT + 5 * US, .in_flight_bytes = 150000};
+            cc_mnscc_ops.on_nack(m, &k);
+        }
+        assert_int_equal(m->win.cwnd_bytes, n->win.cwnd_bytes);
+    }
+    for (int c = 0; c < NC_COUNT; c++)
+        assert_true(m->ctr[c] == n->ctr[c]);
+    assert_true(n->ctr[NC_MULTI_DEC] > 0 && n->ctr[NC_PROP_INC] > 0 && n->ctr[NC_FAIR_INC] > 0);
+    free(n);
+    free(m);
+}
+
+/* ---- end to end ---------------------------------------------------------------------------- */
+
+static struct sim S;
+
+static void run(const char *cc, const char *tm, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.cc_name = cc;
+    c.end_ps = (simtime_ps)(end_us * US);
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
+static double jain2(double a, double b) { return (a + b) * (a + b) / (2 * (a * a + b * b)); }
+
+static void test_mnscc_fills_the_bottleneck(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->1 start 0 size 2000000\n2->13 start 0 size 2000000\n", ".cm");
+    const char *ccs[2] = {"nscc", "mnscc"};
+    for (int k = 0; k < 2; k++) {
+        run(ccs[k], cm, 2000);
+        assert_int_equal(S.flows_finished, 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            const struct flow *f = &S.flows[i];
+            double fct = (double)(f->finish_ps - f->start_ps);
+            double ideal = (double)ideal_fct_ps(&S, f);
+            if (fct > ideal / 0.9)
+                fail_msg("%s flow %u: FCT %.3f us, ideal %.3f us", ccs[k], i, fct / US, ideal / US);
+        }
+        sim_free(&S);
+    }
+}
+
+static void test_mnscc_two_flows_share_fairly(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 2000000\n1->15 start 0 size 2000000\n", ".cm");
+    const char *ccs[2] = {"nscc", "mnscc"};
+    for (int k = 0; k < 2; k++) {
+        run(ccs[k], cm, 5000);
+        assert_int_equal(S.flows_finished, 2);
+        simtime_ps first = S.flows[0].finish_ps < S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
+        simtime_ps last = S.flows[0].finish_ps > S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
+        /* the shared link stays busy: both done within 1/0.9 of 4 MB at line rate */
+        double ideal2 = 2.0 * (double)ideal_fct_ps(&S, &S.flows[0]);
+        if ((double)last > ideal2 / 0.9)
+            fail_msg("%s: last FCT %.3f us, 4 MB at line rate %.3f us", ccs[k], (double)last / US, ideal2 / US);
+        sim_free(&S);
+        /* bytes each flow delivered by the time the first one finished */
+        run(ccs[k], cm, (double)first / US - 0.001);
+        double a = (double)S.flows[0].rcv_bytes, b = (double)S.flows[1].rcv_bytes;
+        double j = jain2(a, b);
+        if (j < 0.9)
+            fail_msg("%s: delivered %.0f and %.0f bytes, Jain %.3f", ccs[k], a, b, j);
+        sim_free(&S);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +659,14 @@ int main(void)
         cmocka_unit_test(test_base_rtt_min_tracking),
         cmocka_unit_test(test_invalid_sample_uses_filtered_delay),
         cmocka_unit_test(test_window_bounds),
+        cmocka_unit_test(test_mnscc_ops_and_defaults),
+        cmocka_unit_test(test_mnscc_history_eq9),
+        cmocka_unit_test(test_mnscc_median_disagrees_with_latest),
+        cmocka_unit_test(test_mnscc_percentile_option),
+        cmocka_unit_test(test_mnscc_quick_adapt_on_median_delay),
+        cmocka_unit_test(test_mnscc_history_one_is_nscc),
+        cmocka_unit_test(test_mnscc_fills_the_bottleneck),
+        cmocka_unit_test(test_mnscc_two_flows_share_fairly),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,29 @@
  * base_rtt + target_Qdelay when the flow is nearly stalled under loss or
  * extreme delay, then ignores the ECN of packets already in flight.
  * Every constant is scaled from the 100 Gb/s, 12 us reference network.
+ *
+ * MNSCC (seed 004 Sec. III-B: "we can directly apply the median framework to
+ * the delay signals in NSCC") is this same code with `median` set: each ACK
+ * carrying a trusted RTT sample pushes it into a history, and the per-ACK
+ * delay NSCC would take from that one sample is replaced by the percentile
+ * (`percentile`, default 50 = the median; Fig. 12's P10/P90 variants) of the
+ * last H samples, H = max(min(W/2, 4), 1) (Eq. 9, W = cwnd in whole packets)
+ * or the fixed `history`. That delay drives every per-ACK delay decision:
+ *   - the quadrant (delay >= target_Qdelay),
+ *   - fast increase's "delay < 1 us" test,
+ *   - proportional increase's headroom alpha x acked x (target - delay),
+ *   - Quick Adapt's extreme-delay trigger (delay > 4 x target).
+ * Left as in NSCC, because they are not per-ACK delay signals:
+ *   - the EWMA filter (and so the multiplicative decrease's magnitude, which
+ *     is computed on it) keeps receiving the raw samples: it already averages
+ *     over paths, and seed 004 describes no change to it;
+ *   - the ECN echo stays the latest ACK's (seed 004 names only the delays);
+ *   - an ACK without a trusted sample decides on the filtered delay, as NSCC;
+ *   - NACKs push nothing (the history holds "the delays obtained using the
+ *     last H ACKs", Sec. III-C) and keep NSCC's reaction.
+ * The history holds RTTs; the decision delay is percentile(RTT) - base RTT
+ * (at least 0), i.e. the same percentile of the delays against the current
+ * base RTT, which may have dropped since a sample was taken.
  */
 #include "nscc.h"
 
@@ -51,6 +74,11 @@
 /* seed 002 Sec. 3a: fast increase when the delay is "close to zero"; the
  * reference uses an absolute 1 us. */
 #define NSCC_FAST_DELAY_PS (1 * PS_PER_US)
+/* seed 004 Sec. III-A: the median; Fig. 12 evaluates P10 and P90 variants
+ * (of MSwift; `percentile` offers the same for MNSCC). */
+#define MNSCC_PERCENTILE 50.0
+/* seed 004 Eq. 9: H = max(min(W/2, K_MAX/2), 1) with K = min(W, 8). */
+#define MNSCC_H_MAX 4u
 
 static const char *const nscc_counter_names[NC_COUNT] = {
     "fair_inc", "prop_inc", "fast_inc", "eta_inc", "multi_dec", "quick_dec", "nack_dec",
@@ -101,6 +129,51 @@ static void nscc_init(void *state, const struct cc_params *p)
     n->win.maxwnd_bytes = n->maxwnd_bytes;
     if (n->win.cwnd_bytes < n->min_cwnd_bytes)
         n->win.cwnd_bytes = n->min_cwnd_bytes;
+    n->median = false;
+    n->percentile = MNSCC_PERCENTILE;
+    n->history_fixed = 0;
+    n->decision_delay_ps = 0;
+}
+
+static struct median_hist *hist_of(struct nscc *n)
+{
+    return &((struct mnscc *)n)->hist;
+}
+
+static void mnscc_init(void *state, const struct cc_params *p)
+{
+    struct nscc *n = state;
+    nscc_init(state, p);
+    n->median = true;
+    n->percentile = cc_opt(p, "percentile", MNSCC_PERCENTILE);
+    if (!(n->percentile > 0 && n->percentile <= 100))
+        die_input("--cc-opt percentile=%g: must be in (0, 100]", n->percentile);
+    double h = cc_opt(p, "history", 0);
+    if (!(h >= 0) || !isfinite(h))
+        die_input("--cc-opt history=%g: must be a finite value >= 0", h);
+    n->history_fixed = h > MEDIAN_CAP ? MEDIAN_CAP : (uint32_t)h;
+    median_init(hist_of(n));
+}
+
+uint32_t mnscc_history_len(const struct nscc *n)
+{
+    if (n->history_fixed)
+        return n->history_fixed;
+    uint64_t w = n->win.cwnd_bytes / n->mtu_bytes;
+    uint64_t h = w / 2;
+    if (h > MNSCC_H_MAX)
+        h = MNSCC_H_MAX;
+    return h < 1 ? 1 : (uint32_t)h;
+}
+
+/* MNSCC: push this ACK's RTT, return the percentile of the last H delays. */
+static double median_delay(struct nscc *n, simtime_ps raw_rtt_ps)
+{
+    struct median_hist *m = hist_of(n);
+    median_push(m, (double)raw_rtt_ps);
+    double rtt = median_percentile(m, mnscc_history_len(n), n->percentile);
+    double base = (double)n->base_rtt_ps;
+    return rtt > base ? rtt - base : 0.0;
 }
 
 /* Base RTT only moves down; BDP and maxwnd follow it (seed 002 Sec. 4a). */
@@ -229,13 +302,16 @@ static void nscc_on_ack(void *state, const struct cc_ack *a)
         update_base_rtt(n, a->raw_rtt_ps);
         if (a->raw_rtt_ps >= n->base_rtt_ps) {
             delay = (double)(a->raw_rtt_ps - n->base_rtt_ps);
-            update_avg_delay(n, delay, a->ecn);
+            update_avg_delay(n, delay, a->ecn); /* raw samples, also for MNSCC */
+            if (n->median)
+                delay = median_delay(n, a->raw_rtt_ps);
         } else {
             delay = n->avg_delay_ps;
         }
     } else {
         delay = n->avg_delay_ps;
     }
+    n->decision_delay_ps = delay;
     uint64_t newly = a->newly_acked_bytes;
     n->achieved_bytes += newly;
     n->received_bytes += newly;
@@ -308,9 +384,26 @@ const struct cc_ops cc_nscc_ops = {
     .description = "Ultra Ethernet NSCC as in the UEC reference simulator (seed 002)",
     .state_size = sizeof(struct nscc),
     .init = nscc_init,
+    .option_names = NULL, /* NSCC takes no --cc-opt options */
     .on_ack = nscc_on_ack,
     .on_nack = nscc_on_nack,
     .on_timeout = nscc_on_timeout,
+    .n_counters = NC_COUNT,
+    .counter_names = nscc_counter_names,
+    .counters = nscc_counters,
+};
+
+static const char *const mnscc_option_names[] = {"percentile", "history", NULL};
+
+const struct cc_ops cc_mnscc_ops = {
+    .name = "mnscc",
+    .description = "MNSCC (seed 004): NSCC deciding on the median delay of the last max(min(W/2,4),1) ACKs",
+    .state_size = sizeof(struct mnscc),
+    .init = mnscc_init,
+    .on_ack = nscc_on_ack,
+    .on_nack = nscc_on_nack,
+    .on_timeout = nscc_on_timeout,
+    .option_names = mnscc_option_names,
     .n_counters = NC_COUNT,
     .counter_names = nscc_counter_names,
     .counters = nscc_counters,

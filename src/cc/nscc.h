@@ -1,11 +1,13 @@
 /* nscc.h: NSCC's per-flow state, exposed so that unit tests can check each
  * mechanism against the seeds' numbers. Only nscc.c and tests include it;
- * the transport sees NSCC through cc_nscc_ops alone.
+ * the transport sees NSCC and MNSCC through cc_nscc_ops and cc_mnscc_ops
+ * alone.
  */
 #ifndef SPRAYSIM_NSCC_H
 #define SPRAYSIM_NSCC_H
 
 #include "cc.h"
+#include "median.h"
 
 enum nscc_counter {
     NC_FAIR_INC,
@@ -34,6 +36,12 @@ struct nscc {
     double q3_pressure;
     uint64_t min_cwnd_bytes;
     uint64_t fulfill_bytes;
+    /* MNSCC (seed 004 Sec. III-B): per-ACK decisions on the percentile of
+     * the last H delays; false for plain NSCC (the history then is absent). */
+    bool median;
+    double percentile;        /* 50 = the median */
+    uint32_t history_fixed;   /* H when non-zero; 0 = Eq. 9 */
+    double decision_delay_ps; /* delay the last ACK decided on (diagnostic) */
     /* path state */
     simtime_ps base_rtt_ps;
     double avg_delay_ps;
@@ -58,6 +66,17 @@ struct nscc {
     uint64_t in_flight_bytes; /* last known, for the ignore phase */
     double ctr[NC_COUNT];
 };
+
+/* MNSCC's state: NSCC plus the RTT history (8 KB) plain NSCC does not carry. */
+struct mnscc {
+    struct nscc n; /* must be first */
+    struct median_hist hist;
+};
+
+/* MNSCC's history size for the current window (seed 004 Eq. 9):
+ * H = max(min(W/2, 4), 1), W = cwnd in whole packets (cwnd / MTU, floored),
+ * W/2 floored; or history_fixed when set. */
+uint32_t mnscc_history_len(const struct nscc *n);
 
 /* Fraction of the window kept by a multiplicative decrease (seed 002 Sec.
  * 3b): max(1 - gamma (avg_rtt - target_rtt) / avg_rtt, 0.5). */

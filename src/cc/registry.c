@@ -15,6 +15,7 @@ double cc_opt(const struct cc_params *p, const char *name, double def)
 
 static const struct cc_ops *const all_cc[] = {
     &cc_nscc_ops,
+    &cc_mnscc_ops,
     &cc_swift_ops,
     &cc_lswift_ops,
     &cc_mswift_ops,
@@ -34,5 +35,5 @@ const struct cc_ops *cc_find(const char *name)
 
 const char *cc_names(void)
 {
-    return "nscc, swift, lswift, mswift, smartt, dctcp, mprdma, newreno";
+    return "nscc, mnscc, swift, lswift, mswift, smartt, dctcp, mprdma, newreno";
 }
