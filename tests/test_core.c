@@ -69,7 +69,7 @@ static void test_eq_empty_pop_returns_false(void **state)
     (void)state;
     struct event_queue q;
     eq_init(&q, 0);
-    struct event e = { 123, 456, 7, 8 };
+    struct event e = {.time_ps = 123, .seq = 456, .kind = 7, .id = 8, .aux = 9};
     assert_false(eq_pop(&q, &e));
     /* a failed pop must not touch *out */
     assert_int_equal(e.time_ps, 123);

@@ -599,7 +599,7 @@ static void free_sim(struct sim *s)
  * port of the node it is at, that the path goes only up then only down, and
  * returns the number of links (0 on failure, after fail_msg). Adds the
  * ports' latencies to *latency. */
-static uint32_t walk(const struct sim *s, uint32_t src, uint32_t dst, uint32_t flow, uint16_t ev,
+static uint32_t walk(struct sim *s, uint32_t src, uint32_t dst, uint32_t flow, uint16_t ev,
                      simtime_ps *latency)
 {
     struct packet p;
@@ -648,7 +648,7 @@ static uint32_t walk(const struct sim *s, uint32_t src, uint32_t dst, uint32_t f
 
 /* Every ordered pair of hosts, `evs` entropy values each, arrives in
  * topo_hops() links. */
-static void walk_all_pairs(const struct sim *s, uint16_t evs)
+static void walk_all_pairs(struct sim *s, uint16_t evs)
 {
     uint32_t n = s->n_hosts, flow = 0;
     uint32_t seen_hops[8] = { 0 };
@@ -851,7 +851,7 @@ static void test_port_rates_follow_tiers(void **state)
 /* ---- ECMP spread ------------------------------------------------------------------------- */
 
 /* Uplink index (0..n_up-1) that switch sw picks for (flow, ev) toward dst. */
-static uint32_t uplink_of(const struct sim *s, uint32_t sw, uint32_t flow, uint16_t ev, uint32_t dst)
+static uint32_t uplink_of(struct sim *s, uint32_t sw, uint32_t flow, uint16_t ev, uint32_t dst)
 {
     struct packet p;
     memset(&p, 0, sizeof p);
