@@ -224,7 +224,7 @@ static void test_full_control_class_bounces_header_to_sender(void **st)
         assert_true(k->flags & PKTF_BOUNCED);
         assert_int_equal(k->dst_host, 5);
         assert_int_equal(k->src_host, 0);
-        assert_int_equal(k->seq, 45);
+        assert_int_equal(k->ref_seq, 45);
         found++;
     }
     assert_int_equal(found, 1);

@@ -63,6 +63,12 @@ static void bounce_to_sender(struct sim *s, struct port *p, uint32_t pkt_idx)
     pkt->flags = (uint8_t)((pkt->flags & PKTF_RTX ? PKTF_RTX_ECHO : 0) | PKTF_BOUNCED);
     pkt->src_host = pkt->dst_host;
     pkt->dst_host = sender;
+    /* a NACK names the lost packet in ref_seq; a switch knows nothing of
+     * the receiver's state, so the acknowledgement fields stay empty */
+    pkt->ref_seq = pkt->seq;
+    pkt->seq = 0;
+    pkt->sack_base = 0;
+    pkt->sack_bits = 0;
     pkt->recvd_bytes = 0;
     uint32_t sw = p->owner_node - s->n_hosts;
     uint32_t out = fabric_route(s, sw, pkt);

@@ -37,12 +37,12 @@ enum pkt_flag {
 struct packet {
     uint32_t next;        /* intrusive queue / free-list link */
     uint32_t flow;        /* connection index */
-    uint32_t seq;         /* data/nack: packet sequence number; ack: cumulative ack */
+    uint32_t seq;         /* data: packet sequence number; ack/nack: cumulative ack */
     uint32_t size_bytes;  /* bytes on the wire now (shrinks when trimmed) */
     uint32_t src_host;    /* host that emitted this packet */
     uint32_t dst_host;    /* host it is addressed to */
     uint32_t node;        /* node it is travelling to (set when it leaves a port) */
-    uint32_t ref_seq;     /* ack: sequence number of the packet that triggered it */
+    uint32_t ref_seq;     /* ack: sequence number of the packet that triggered it; nack: the trimmed packet */
     uint16_t entropy;     /* entropy value: picks the ECMP path; echoed in acks */
     uint8_t type;         /* enum pkt_type */
     uint8_t flags;        /* enum pkt_flag */

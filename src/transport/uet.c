@@ -413,8 +413,11 @@ static void receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
         }
         uint32_t idx = new_ctl_packet(s, p, PKT_NACK);
         struct packet *n = pkt_at(&s->pool, idx);
-        n->seq = p->seq;
-        n->recvd_bytes = f->rcv_bytes;
+        /* ref_seq names the trimmed packet; the NACK also carries the
+         * receiver's cumulative and selective ACK state, so packets that
+         * arrived but were not acknowledged yet (delayed ACK) do not hold
+         * the sender's window while everything after them is trimmed */
+        fill_sack(f, n, f->rcv_cum + 1);
         if (p->flags & PKTF_TRIM_LASTHOP)
             n->flags |= PKTF_TRIM_LASTHOP;
         s->tot.nacks_sent++;
@@ -734,9 +737,16 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
 {
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
-    uint32_t seq = n->seq;
-    if (seq >= f->n_pkts || f->tx[seq].state != TX_IN_FLIGHT)
+    apply_ack_state(s, f, n);
+    if (f->cum_acked >= f->n_pkts) {
+        flow_finish(s, fi);
         return;
+    }
+    uint32_t seq = n->ref_seq;
+    if (seq >= f->n_pkts || f->tx[seq].state != TX_IN_FLIGHT) {
+        sender_wake(s, fi);
+        return;
+    }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
     f->in_flight_bytes -= size;
