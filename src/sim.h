@@ -63,6 +63,8 @@ struct config {
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */
+    bool drr;                    /* --sched drr: two data classes served by DRR */
+    uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
     simtime_ps detect_ps;        /* failure detection delay before routing reacts */

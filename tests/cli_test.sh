@@ -86,6 +86,19 @@ fi
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus
 bad "flag missing its value" "-paths" -tm "$M/one.cm" -paths
 bad "non-numeric value" "-paths" -tm "$M/one.cm" -paths abc
+printf 'Nodes 16\nConnections 1\n0->5 start 0 size 1000 lb nosuch\n' >"$T/lbx.cm"
+bad "unknown per-connection balancer" "lbx.cm:3:" -tm "$T/lbx.cm"
+printf 'Nodes 16\nConnections 1\n0->5 start 0 size 1000 class 2\n' >"$T/cls.cm"
+bad "traffic class out of range" "cls.cm:3:" -tm "$T/cls.cm"
+printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg7 down at 10\n' >"$T/fl.cm"
+bad "failure naming a missing link" "fl.cm:5:" -tm "$T/fl.cm"
+printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg0 down at 5000\n' >"$T/ft.cm"
+bad "failure time outside the run" "ft.cm:5:" -tm "$T/ft.cm"
+bad "failure rate above the link's" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 400"
+bad "failure rate of zero" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 0"
+bad "unknown switch scheduler" "--sched" -tm "$M/one.cm" --sched wfq
+bad "unknown routing mode" "--routing" -tm "$M/one.cm" --routing spray
+bad "unknown cc option" "--cc-opt" -tm "$M/one.cm" --cc-opt nosuch=1
 bad "out-of-range -paths 0" "-paths" -tm "$M/one.cm" -paths 0
 bad "out-of-range -qa_gate 99" "-qa_gate" -tm "$M/one.cm" -qa_gate 99
 bad "-tm of a nonexistent file" "$T/nonexistent.cm" -tm "$T/nonexistent.cm"

@@ -12,10 +12,13 @@
 
 static struct sim S;
 
+static bool g_drr;
+
 static void setup_sim(bool trimming)
 {
     struct config c;
     config_defaults(&c);
+    c.drr = g_drr;
     c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
     c.trimming = trimming;
     sim_setup(&S, &c);
@@ -232,6 +235,64 @@ static void test_full_control_class_bounces_header_to_sender(void **st)
     sim_free(&S);
 }
 
+/* seed 004 Sec. IV-A: two classes served by DRR with equal weights and a
+ * 4 KB quantum share the link equally, whatever their arrival order. */
+static void test_drr_shares_between_classes(void **st)
+{
+    (void)st;
+    g_drr = true;
+    setup_sim(true);
+    g_drr = false;
+    uint32_t port = tor_down_port();
+    S.ports[port].flags &= ~(uint32_t)PORTF_ECN;
+    /* 12 packets of class 0 arrive first, then 12 of class 1 */
+    for (uint32_t i = 0; i < 24; i++) {
+        uint32_t idx = new_pkt(PKT_DATA, i, 4150);
+        pkt_at(&S.pool, idx)->tclass = i >= 12;
+        port_enqueue(&S, port, idx);
+    }
+    assert_int_equal(S.ports[port].drr->bytes[1], 12 * 4150);
+    uint32_t seqs[32];
+    int n = drain(port, seqs, 32, NULL);
+    assert_int_equal(n, 24);
+    /* after the packet already on the wire, the classes alternate */
+    int class1_in_first_13 = 0;
+    for (int i = 0; i < 13; i++)
+        class1_in_first_13 += seqs[i] >= 12;
+    assert_true(class1_in_first_13 >= 5 && class1_in_first_13 <= 7);
+    /* FIFO order within each class */
+    uint32_t last0 = 0, last1 = 11;
+    for (int i = 1; i < n; i++) {
+        if (seqs[i] < 12) {
+            assert_true(seqs[i] > last0);
+            last0 = seqs[i];
+        } else {
+            assert_true(seqs[i] > last1);
+            last1 = seqs[i];
+        }
+    }
+    assert_int_equal(S.ports[port].drr->bytes[0] + S.ports[port].drr->bytes[1], 0);
+    sim_free(&S);
+}
+
+static void test_fifo_serves_in_arrival_order(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    uint32_t port = tor_down_port();
+    for (uint32_t i = 0; i < 6; i++) {
+        uint32_t idx = new_pkt(PKT_DATA, i, 4150);
+        pkt_at(&S.pool, idx)->tclass = i >= 3;
+        port_enqueue(&S, port, idx);
+    }
+    uint32_t seqs[8];
+    int n = drain(port, seqs, 8, NULL);
+    assert_int_equal(n, 6);
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(seqs[i], (uint32_t)i);
+    sim_free(&S);
+}
+
 static void test_control_has_strict_priority(void **st)
 {
     (void)st;
@@ -307,6 +368,8 @@ int main(void)
         cmocka_unit_test(test_trim_in_fabric_is_not_last_hop),
         cmocka_unit_test(test_drop_tail_without_trimming),
         cmocka_unit_test(test_full_control_class_bounces_header_to_sender),
+        cmocka_unit_test(test_drr_shares_between_classes),
+        cmocka_unit_test(test_fifo_serves_in_arrival_order),
         cmocka_unit_test(test_control_has_strict_priority),
         cmocka_unit_test(test_serialisation_and_latency),
         cmocka_unit_test(test_occupancy_statistics),

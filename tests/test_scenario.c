@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 
+#include "lb/lb.h"
 #include "metrics/report.h"
 #include "sim.h"
 #include "transport/flow.h"
@@ -240,6 +241,24 @@ static void test_leaf_spine_topology_runs(void **st)
     sim_free(&S);
 }
 
+/* seed 004 Sec. IV-A: ECMP flows (one path for life) among sprayed ones,
+ * chosen per connection in the matrix, each in its own traffic class. */
+static void test_per_connection_balancer_and_class(void **st)
+{
+    (void)st;
+    run(temp_file("Nodes 16\nConnections 3\n0->13 start 0 size 500000 lb ecmp\n1->13 start 0 size 500000\n"
+                  "2->12 start 0 size 500000 lb oblivious class 1\n", ".cm"),
+        NULL, 64, 2000, true, 13);
+    assert_ptr_equal(S.flows[0].lb, &lb_single_ops);
+    assert_int_equal(S.flows[0].tclass, 1);
+    assert_ptr_equal(S.flows[1].lb, S.lb);
+    assert_int_equal(S.flows[1].tclass, 0);
+    assert_ptr_equal(S.flows[2].lb, &lb_oblivious_ops);
+    assert_int_equal(S.flows[2].tclass, 1);
+    assert_int_equal(S.flows_finished, 3);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_triggers_chain_connections),
         cmocka_unit_test(test_reference_bounds_16_nodes),
         cmocka_unit_test(test_leaf_spine_topology_runs),
+        cmocka_unit_test(test_per_connection_balancer_and_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -59,6 +59,8 @@ static void usage(FILE *out)
             "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
             "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
             "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
+            "  --sched fifo|drr      switch data scheduling: one FIFO, or DRR between traffic classes 0 and 1\n"
+            "  --drr-quantum BYTES   DRR quantum (default 4096)\n"
             "  -failed N             N links run at 25%% speed and queue (htsim's rule)\n"
             "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
@@ -213,6 +215,16 @@ int main(int argc, char **argv)
                 cfg.routing = ROUTE_EV_MOD;
             else
                 die_input("--routing: '%s' is not ecmp, ar or ev-mod", v);
+        } else if (!strcmp(arg, "--sched")) {
+            const char *v = VALUE();
+            if (!strcmp(v, "fifo"))
+                cfg.drr = false;
+            else if (!strcmp(v, "drr"))
+                cfg.drr = true;
+            else
+                die_input("--sched: '%s' is not fifo or drr", v);
+        } else if (!strcmp(arg, "--drr-quantum")) {
+            cfg.drr_quantum_bytes = (uint32_t)parse_uint(arg, VALUE(), 64, 1u << 24);
         } else if (!strcmp(arg, "--ar-quantum")) {
             ar_quantum_set = true;
             cfg.ar_quantum_bytes = (uint32_t)parse_uint(arg, VALUE(), 1, 1u << 30);

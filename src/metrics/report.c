@@ -115,7 +115,11 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         }
         for (uint32_t q = p->data_head; q != PKT_NONE; q = s->pool.pkts[q].next) {
             r->pkts_in_network++;
-            r->data_in_network++;
+            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
+        }
+        for (uint32_t q = p->drr ? p->drr->head1 : PKT_NONE; q != PKT_NONE; q = s->pool.pkts[q].next) {
+            r->pkts_in_network++;
+            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
         }
         if (p->in_service != PKT_NONE) {
             r->pkts_in_network++;

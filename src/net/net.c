@@ -104,7 +104,14 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
             p->data_bytes += pkt->size_bytes;
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
-            list_append(&s->pool, &p->data_head, &p->data_tail, pkt_idx);
+            if ((p->flags & PORTF_DRR) && pkt->tclass) {
+                list_append(&s->pool, &p->drr->head1, &p->drr->tail1, pkt_idx);
+                p->drr->bytes[1] += pkt->size_bytes;
+            } else {
+                list_append(&s->pool, &p->data_head, &p->data_tail, pkt_idx);
+                if (p->flags & PORTF_DRR)
+                    p->drr->bytes[0] += pkt->size_bytes;
+            }
             if (p->in_service == PKT_NONE)
                 start_next(s, port_idx);
             return;
@@ -134,6 +141,38 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         start_next(s, port_idx);
 }
 
+/* Deficit round robin between the two data classes (seed 004 Sec. IV-A:
+ * equal weights, a 4 KB quantum). A class earns one quantum each time its
+ * turn comes and sends while its head packet fits its deficit; an empty
+ * class forfeits what it had saved. */
+static uint32_t drr_pick(struct sim *s, struct port *p)
+{
+    struct drr_state *d = p->drr;
+    uint32_t *head[2] = {&p->data_head, &d->head1}, *tail[2] = {&p->data_tail, &d->tail1};
+    if (*head[0] == PKT_NONE && *head[1] == PKT_NONE)
+        return PKT_NONE;
+    for (;;) {
+        uint32_t c = d->cur;
+        if (*head[c] == PKT_NONE) {
+            d->deficit[c] = 0;
+            d->cur ^= 1;
+            d->fresh = true;
+            continue;
+        }
+        if (d->fresh) {
+            d->deficit[c] += s->cfg.drr_quantum_bytes;
+            d->fresh = false;
+        }
+        uint32_t size = s->pool.pkts[*head[c]].size_bytes;
+        if (size <= d->deficit[c]) {
+            d->deficit[c] -= size;
+            return list_pop(&s->pool, head[c], tail[c]);
+        }
+        d->cur ^= 1;
+        d->fresh = true;
+    }
+}
+
 /* Picks the next packet (control first, then data, then for a NIC the
  * transport's next data packet) and schedules the end of its serialisation. */
 static void start_next(struct sim *s, uint32_t port_idx)
@@ -143,6 +182,11 @@ static void start_next(struct sim *s, uint32_t port_idx)
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
         p->in_service_queue = SERVED_FROM_CTL;
+    } else if (p->flags & PORTF_DRR) {
+        idx = drr_pick(s, p);
+        if (idx == PKT_NONE)
+            return;
+        p->in_service_queue = SERVED_FROM_DATA;
     } else if (p->data_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
         p->in_service_queue = SERVED_FROM_DATA;
@@ -170,8 +214,15 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     } else if (p->in_service_queue == SERVED_FROM_DATA) {
         account_occupancy(p, s->now);
         p->data_bytes -= pkt->size_bytes;
+        /* with DRR, each class is marked on its own queue */
+        uint32_t q = p->data_bytes;
+        if (p->flags & PORTF_DRR) {
+            uint32_t c = pkt->tclass ? 1 : 0;
+            p->drr->bytes[c] -= pkt->size_bytes;
+            q = p->drr->bytes[c];
+        }
         if (p->flags & PORTF_ECN) {
-            if (red_mark(&s->ecn_rng, p->data_bytes, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
+            if (red_mark(&s->ecn_rng, q, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
                 pkt->flags |= PKTF_ECN_CE;
                 p->st.ecn_marks++;
             }

@@ -23,6 +23,7 @@ enum port_flag {
     PORTF_HOST_NIC = 1 << 3,  /* a host's NIC: data is pulled from the transport */
     PORTF_DOWN = 1 << 4,      /* the link is down: everything reaching it is dropped */
     PORTF_KNOWN_DOWN = 1 << 5,/* routing has learnt that the link is down */
+    PORTF_DRR = 1 << 6,       /* data served by DRR between two traffic classes */
 };
 
 enum served_from {
@@ -42,6 +43,16 @@ struct port_stats {
     double occupancy_byte_ps;  /* integral of queued data bytes over time, for the mean */
     simtime_ps last_change_ps;
     uint32_t peak_bytes;
+};
+
+/* A port's second data class under DRR (class 0 uses the port's own data
+ * queue); allocated only when --sched drr. */
+struct drr_state {
+    uint32_t head1, tail1;
+    uint32_t bytes[2];
+    uint32_t deficit[2];
+    uint32_t cur;
+    bool fresh; /* the current class has not received this turn's quantum yet */
 };
 
 /* Two cache lines: everything a packet's passage touches is in the first
@@ -64,6 +75,7 @@ struct port {
     simtime_ps latency_ps;    /* propagation plus the receiving switch's latency */
     struct port_stats st;
     uint32_t owner_node;
+    struct drr_state *drr;
 } __attribute__((aligned(64)));
 
 struct host {

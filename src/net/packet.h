@@ -44,7 +44,8 @@ struct packet {
     uint32_t node;        /* node it is travelling to (set when it leaves a port) */
     uint32_t ref_seq;     /* ack: sequence number of the packet that triggered it; nack: the trimmed packet */
     uint16_t entropy;     /* entropy value: picks the ECMP path; echoed in acks */
-    uint8_t type;         /* enum pkt_type */
+    uint8_t type : 4;     /* enum pkt_type */
+    uint8_t tclass : 4;   /* switch traffic class (DRR): 0 or 1 */
     uint8_t flags;        /* enum pkt_flag */
     uint32_t sack_base;   /* ack: sequence number of bit 0 of sack_bits */
     union {

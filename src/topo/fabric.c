@@ -147,6 +147,12 @@ void fabric_build(struct sim *s)
      * when the file gives per-tier queues. */
     for (uint32_t i = H; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
+        if (c->drr) {
+            p->flags |= PORTF_DRR;
+            p->drr = xcalloc(1, sizeof(struct drr_state));
+            p->drr->head1 = p->drr->tail1 = PKT_NONE;
+            p->drr->fresh = true;
+        }
         uint64_t lim = p->data_limit_bytes;
         p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
         p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);

@@ -320,6 +320,12 @@ static void set_down(struct sim *s, uint32_t port_idx, bool down)
     }
     drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
     drop_queue(s, p, &p->data_head, &p->data_tail);
+    if (p->drr) {
+        drop_queue(s, p, &p->drr->head1, &p->drr->tail1);
+        p->drr->bytes[0] = p->drr->bytes[1] = 0;
+        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
+            p->drr->bytes[s->pool.pkts[p->in_service].tclass ? 1 : 0] = s->pool.pkts[p->in_service].size_bytes;
+    }
     /* the packet on the wire keeps its bytes counted until it completes */
     uint32_t on_wire_ctl = 0, on_wire_data = 0;
     if (p->in_service != PKT_NONE) {

@@ -86,7 +86,9 @@ struct flow {
     bool probe_event_pending;
     simtime_ps last_rts_ps;
     void *cc_state;
+    const struct lb_ops *lb;  /* the run's balancer, or the connection's own ("lb" key) */
     void *lb_state;
+    uint8_t tclass;           /* traffic class of its data packets */
     /* NIC ready ring (doubly linked through flow indices) */
     bool in_ready_ring;
     uint32_t ready_next, ready_prev;

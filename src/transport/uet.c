@@ -63,6 +63,16 @@ void transport_setup(struct sim *s)
         f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
         f->state = FLOW_WAITING;
         f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
+        f->lb = s->lb;
+        if (c->lb[0]) {
+            f->lb = lb_find(c->lb);
+            if (!f->lb)
+                die_input("%s:%u: unknown load balancer '%s' (known: %s)", s->cfg.tm_path, c->line, c->lb, lb_names());
+        }
+        if (s->cfg.paths == 1)
+            f->lb = &lb_single_ops;
+        /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
+        f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
         f->ready_next = f->ready_prev = READY_NONE;
     }
 }
@@ -237,13 +247,14 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = PKT_DATA;
+    p->tclass = f->tclass;
     p->flow = fi;
     p->seq = seq;
     p->size_bytes = size;
     p->src_host = f->src;
     p->dst_host = f->dst;
     p->ts_ps = s->now;
-    p->entropy = s->lb->next_entropy(f->lb_state, seq, s->now);
+    p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
     f->tx[seq].entropy = p->entropy;
     f->tx[seq].state = TX_IN_FLIGHT;
     if (f->tx[seq].count < UINT8_MAX)
@@ -328,8 +339,8 @@ void transport_flow_start(struct sim *s, uint32_t fi)
         .seed = s->cfg.seed,
         .flow_index = fi,
     };
-    f->lb_state = xcalloc(1, lb_state_bytes(s->lb, &lp));
-    s->lb->init(f->lb_state, &lp);
+    f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
+    f->lb->init(f->lb_state, &lp);
     sender_wake(s, fi);
 }
 
@@ -628,13 +639,14 @@ static void send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = type;
+    p->tclass = f->tclass;
     p->flow = fi;
     p->seq = f->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;
     p->dst_host = f->dst;
     p->ts_ps = s->now;
-    p->entropy = s->lb->next_entropy(f->lb_state, f->next_new_seq, s->now);
+    p->entropy = f->lb->next_entropy(f->lb_state, f->next_new_seq, s->now);
     port_enqueue(s, s->hosts[f->src].nic_port, idx);
 }
 
@@ -716,7 +728,7 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     else if (s->cc->loss_mode == CC_LOSS_SACK_HOLE)
         detect_loss_sack(s, f);
 
-    s->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
+    f->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
     struct cc_ack ev = {
         .now = s->now,
         .newly_acked_bytes = newly,
@@ -761,7 +773,7 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     s->cc->on_nack(f->cc_state, &ev);
     /* A trim at the receiver's own downlink says nothing about the path. */
     enum lb_signal sig = last_hop ? ((n->flags & PKTF_ECN_ECHO) ? LB_ECN : LB_GOOD) : LB_NACK;
-    s->lb->feedback(f->lb_state, n->entropy, sig, s->now);
+    f->lb->feedback(f->lb_state, n->entropy, sig, s->now);
     sender_wake(s, fi);
 }
 
@@ -839,7 +851,7 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     s->tot.rtos++;
     f->in_flight_bytes -= size;
     rtx_push(f, oldest);
-    s->lb->feedback(f->lb_state, f->tx[oldest].entropy, LB_TIMEOUT, s->now);
+    f->lb->feedback(f->lb_state, f->tx[oldest].entropy, LB_TIMEOUT, s->now);
     s->cc->on_timeout(f->cc_state, s->now, size);
     if (s->cc->loss_mode == CC_LOSS_DUPACK) {
         /* TCP after a timeout (RFC 5681): everything outstanding is resent

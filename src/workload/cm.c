@@ -259,9 +259,9 @@ static bool parse_header(struct parser *p, unsigned line, int key)
 
 /* ---- connection lines ----------------------------------------------------------- */
 
-enum conn_key { CK_START, CK_SIZE, CK_ID, CK_TRIGGER, CK_SEND_DONE, CK_RECV_DONE, CK_PRIO, CK_MSG, CK_COUNT };
+enum conn_key { CK_START, CK_SIZE, CK_ID, CK_TRIGGER, CK_SEND_DONE, CK_RECV_DONE, CK_PRIO, CK_MSG, CK_LB, CK_CLASS, CK_COUNT };
 static const char *const conn_keys[CK_COUNT] = {
-    "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio", "msg",
+    "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio", "msg", "lb", "class",
 };
 
 /* Trigger ids exclude UINT32_MAX, which is CM_NO_TRIGGER. */
@@ -293,6 +293,7 @@ static bool parse_connection(struct parser *p, unsigned line)
         .start_trigger = CM_NO_TRIGGER,
         .send_done_trigger = CM_NO_TRIGGER,
         .recv_done_trigger = CM_NO_TRIGGER,
+        .tclass = CM_CLASS_AUTO,
         .line = line,
     };
 
@@ -364,6 +365,17 @@ static bool parse_connection(struct parser *p, unsigned line)
             if (!get_uint(p, line, k, v, 1, UINT32_MAX, &u))
                 return false;
             c.msg = (uint32_t)u;
+            break;
+        case CK_LB:
+            /* checked against the known balancers by the simulator */
+            if (strlen(v) >= sizeof c.lb)
+                return fail(p, line, "lb name '%s' is too long", shown(v, b));
+            strcpy(c.lb, v);
+            break;
+        case CK_CLASS:
+            if (!get_uint(p, line, k, v, 0, 1, &u))
+                return false;
+            c.tclass = (uint8_t)u;
             break;
         case CK_COUNT:
             break;

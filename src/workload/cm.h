@@ -10,7 +10,9 @@
  * Header lines (Nodes, Connections, Triggers, Failures) come first; then
  * connection lines "SRC->DST key value ...", trigger lines and failure
  * lines. Keys: start (microseconds, may be fractional), size (bytes),
- * id, trigger, send_done_trigger, recv_done_trigger, prio, msg. Counts in the
+ * id, trigger, send_done_trigger, recv_done_trigger, prio, msg, and
+ * spraysim's lb NAME (per-connection load balancer, e.g. "lb ecmp" for an
+ * ECMP flow among sprayed ones) and class 0|1 (switch traffic class). Counts in the
  * header must match the body. Every error names file:line.
  */
 #ifndef SPRAYSIM_CM_H
@@ -63,8 +65,11 @@ struct cm_conn {
     uint32_t recv_done_trigger;/* trigger id, or CM_NO_TRIGGER */
     int64_t prio;              /* parsed, recorded, not used by the transport */
     uint32_t msg;              /* parsed, recorded; 0 when absent */
+    char lb[16];               /* "lb NAME": this connection's load balancer ("" = the run's) */
+    uint8_t tclass;            /* "class 0|1": switch traffic class for DRR; CM_CLASS_AUTO when absent */
     unsigned line;
 };
+#define CM_CLASS_AUTO 0xff
 
 struct conn_matrix {
     uint32_t nodes;
