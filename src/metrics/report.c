@@ -159,6 +159,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
            (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
+    if (s->tot.failure_drops || s->n_link_events)
+        printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
+               (unsigned long long)s->tot.failure_drops);
     if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
         printf("recovery: %llu probes, %llu requests to send\n", (unsigned long long)s->tot.probes_sent,
                (unsigned long long)s->tot.rts_sent);
@@ -230,17 +233,18 @@ static const char *tier_name(const struct sim *s, uint32_t node)
 static void queues_csv(const struct sim *s, struct strbuf *b)
 {
     sb_printf(b, "port,node,node_kind,peer,peer_kind,direction,rate_gbps,limit_bytes,tx_packets,tx_bytes,"
-                 "peak_bytes,mean_bytes,ecn_marks,trims,bounces,drops\n");
+                 "peak_bytes,mean_bytes,ecn_marks,trims,bounces,drops,failure_drops\n");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         double mean = p->st.occupancy_byte_ps / dur;
-        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu\n", i, p->owner_node,
+        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu\n", i, p->owner_node,
                   tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
                   p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
                   (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes,
                   (unsigned long long)p->st.peak_bytes, mean, (unsigned long long)p->st.ecn_marks,
-                  (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces, (unsigned long long)p->st.drops);
+                  (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces, (unsigned long long)p->st.drops,
+                  (unsigned long long)p->st.failure_drops);
     }
 }
 
@@ -297,13 +301,13 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, "  \"packets\": {\"data_sent\": %llu, \"retransmits\": %llu, \"acks\": %llu, \"nacks\": %llu, "
                  "\"trims\": %llu, \"bounced\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
                  "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu, "
-                 "\"probes\": %llu, \"rts\": %llu},\n",
+                 "\"probes\": %llu, \"rts\": %llu, \"failure_drops\": %llu},\n",
               (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
               (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
               (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks,
               (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
               (unsigned long long)r->data_in_network, (unsigned long long)s->tot.probes_sent,
-              (unsigned long long)s->tot.rts_sent);
+              (unsigned long long)s->tot.rts_sent, (unsigned long long)s->tot.failure_drops);
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }

@@ -75,6 +75,8 @@ struct port {
     simtime_ps latency_ps;    /* propagation plus the receiving switch's latency */
     struct port_stats st;
     uint32_t owner_node;
+    uint32_t nominal_mbps;    /* the rate the link was built with */
+    simtime_ps base_latency_ps; /* latency as built; failures add extra delay to it */
     struct drr_state *drr;
 } __attribute__((aligned(64)));
 

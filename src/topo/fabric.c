@@ -27,7 +27,9 @@ static uint32_t add_port(struct sim *s, uint32_t owner, uint32_t peer, uint32_t 
     p->owner_node = owner;
     p->peer_node = peer;
     p->rate_mbps = mbps;
+    p->nominal_mbps = mbps;
     p->latency_ps = latency_ps;
+    p->base_latency_ps = latency_ps;
     p->flags = flags;
     p->up = up;
     p->data_limit_bytes = queue_bytes;

@@ -111,7 +111,19 @@ static bool parse_us(const char *w, double *out)
         return false;                                                                                            \
     } while (0)
 
+static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t errlen);
+
+/* A rejected specification leaves no events behind. */
 bool failures_parse_spec(struct sim *s, const char *spec, char *err, size_t errlen)
+{
+    uint32_t before = s->n_link_events;
+    if (parse_spec_events(s, spec, err, errlen))
+        return true;
+    s->n_link_events = before;
+    return false;
+}
+
+static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t errlen)
 {
     char buf[512];
     char *w[32];
@@ -193,7 +205,7 @@ bool failures_parse_spec(struct sim *s, const char *spec, char *err, size_t errl
         for (uint32_t k = 0; k < np; k += 2) {
             uint64_t v = 0;
             if (kind == LC_RATE) {
-                uint32_t link_mbps = s->ports[ports[k]].rate_mbps;
+                uint32_t link_mbps = s->ports[ports[k]].nominal_mbps;
                 double mbps = value * 1000.0;
                 if (mbps < 1 || mbps > link_mbps)
                     SPEC_FAIL("rate %g Gb/s must be above 0 and at most the link's %g Gb/s", value, link_mbps / 1000.0);
@@ -354,7 +366,7 @@ void failures_apply(struct sim *s, uint32_t ei)
             p->rate_mbps = (uint32_t)e->value;
             break;
         case LC_DELAY:
-            p->latency_ps += e->value;
+            p->latency_ps = p->base_latency_ps + e->value; /* "delay 0" restores the link */
             break;
         }
     }
