@@ -85,6 +85,9 @@ struct cc_ops {
      * NACK, not a timeout). May be NULL: no reaction. */
     void (*on_loss)(void *state, simtime_ps now, uint32_t pkt_bytes);
     enum cc_loss_mode loss_mode;
+    /* RTT samples from every packet's own ACK, as with TCP timestamps; false
+     * = only while the packet is still unacknowledged (the reference NSCC). */
+    bool timestamp_echo;
     uint32_t dupack_threshold;   /* for CC_LOSS_DUPACK / CC_LOSS_SACK_HOLE */
     /* Names of the options this algorithm accepts (NULL-terminated), each
      * with its default and seed citation in the algorithm's file. */

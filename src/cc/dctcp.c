@@ -195,6 +195,7 @@ const struct cc_ops cc_dctcp_ops = {
     .on_timeout = dctcp_on_timeout,
     .on_loss = dctcp_on_loss,
     .loss_mode = CC_LOSS_DUPACK,
+    .timestamp_echo = true,
     .dupack_threshold = 3,
     .option_names = dctcp_option_names,
     .n_counters = DC_COUNT,

@@ -151,6 +151,7 @@ const struct cc_ops cc_newreno_ops = {
     .on_timeout = newreno_on_timeout,
     .on_loss = newreno_on_loss,
     .loss_mode = CC_LOSS_DUPACK,
+    .timestamp_echo = true,
     .dupack_threshold = 3,
     .option_names = NULL,
     .n_counters = NR_COUNT,

@@ -233,31 +233,45 @@ static bool reaches(const struct sim *s, uint32_t node, uint32_t dst_tor)
     return false;
 }
 
+static bool port_usable(const struct sim *s, uint32_t port, uint32_t dst_tor)
+{
+    const struct port *p = &s->ports[port];
+    return !(p->flags & PORTF_KNOWN_DOWN) && reaches(s, p->peer_node, dst_tor);
+}
+
 /* Bit i set: candidate port first+i is usable (known up, and the
  * destination stays reachable beyond it). Cached per (switch, ToR) while the
- * known failures do not change. */
+ * known failures do not change; only for fewer than 63 candidates. */
 static uint64_t usable_mask(struct sim *s, uint32_t sw_idx, uint32_t dst_tor, uint32_t first, uint32_t n)
 {
-    uint64_t *slot = n < 63 ? &s->route_cache[(size_t)sw_idx * s->topo.n_tor + dst_tor] : NULL;
-    if (slot && (*slot >> 63))
+    uint64_t *slot = &s->route_cache[(size_t)sw_idx * s->topo.n_tor + dst_tor];
+    if (*slot >> 63)
         return *slot & ~(1ULL << 63);
     uint64_t mask = 0;
-    for (uint32_t i = 0; i < n && i < 63; i++) {
-        const struct port *p = &s->ports[first + i];
-        if (!(p->flags & PORTF_KNOWN_DOWN) && reaches(s, p->peer_node, dst_tor))
+    for (uint32_t i = 0; i < n; i++)
+        if (port_usable(s, first + i, dst_tor))
             mask |= 1ULL << i;
-    }
-    if (slot)
-        *slot = mask | (1ULL << 63);
+    *slot = mask | (1ULL << 63);
     return mask;
 }
 
-/* The k-th set bit of mask (k < popcount). */
-static uint32_t nth_bit(uint64_t mask, uint32_t k)
+/* The set of usable candidates: a bit mask when it fits, else "all of
+ * [first, first+n) that port_usable accepts" evaluated on the fly. */
+struct usable_set {
+    uint32_t first, n, count;
+    bool all;        /* every candidate usable (no known failure) */
+    bool use_mask;
+    uint64_t mask;
+    uint32_t dst_tor;
+};
+
+static bool set_has(const struct sim *s, const struct usable_set *u, uint32_t i)
 {
-    while (k--)
-        mask &= mask - 1;
-    return (uint32_t)__builtin_ctzll(mask);
+    if (u->all)
+        return true;
+    if (u->use_mask)
+        return (u->mask >> i) & 1;
+    return port_usable(s, u->first + i, u->dst_tor);
 }
 
 /* Adaptive routing, failure-aware routing and exact entropy paths: decided
@@ -269,37 +283,53 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     uint32_t dst = p->dst_host, dst_tor = dst / t->hosts_per_tor;
     if (sw->tier == 0 && dst_tor == sw->index_in_tier)
         return sw->first_port + dst % t->hosts_per_tor;
-    uint32_t first, n;
-    candidates(s, sw_idx, dst_tor, &first, &n);
-    uint64_t all = n >= 63 ? ~0ULL >> 1 : (1ULL << n) - 1;
-    uint64_t mask = s->failures_known ? usable_mask(s, sw_idx, dst_tor, first, n) : all;
-    if (mask == 0)
-        mask = all; /* nothing known to work: hash anyway (the packet will likely be lost) */
-    uint32_t k = (uint32_t)__builtin_popcountll(mask);
-    bool upward = first == sw->first_port + sw->n_down;
-    if (s->cfg.routing == ROUTE_AR && upward && k > 1) {
+    struct usable_set u = {.dst_tor = dst_tor, .all = !s->failures_known};
+    candidates(s, sw_idx, dst_tor, &u.first, &u.n);
+    if (u.all) {
+        u.count = u.n;
+    } else if (u.n < 63) {
+        u.use_mask = true;
+        u.mask = usable_mask(s, sw_idx, dst_tor, u.first, u.n);
+        u.count = (uint32_t)__builtin_popcountll(u.mask);
+    } else {
+        for (uint32_t i = 0; i < u.n; i++)
+            u.count += port_usable(s, u.first + i, dst_tor);
+    }
+    if (u.count == 0) {
+        /* nothing known to work: hash over all (the packet will likely be lost) */
+        u.all = true;
+        u.count = u.n;
+    }
+    bool upward = u.first == sw->first_port + sw->n_down;
+    if (s->cfg.routing == ROUTE_AR && upward && u.count > 1) {
         /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
          * of ar_quantum_bytes; ties broken at random */
-        uint32_t best_q = UINT32_MAX, ties = 0, choice = first;
-        for (uint64_t m = mask; m; m &= m - 1) {
-            uint32_t port = first + (uint32_t)__builtin_ctzll(m);
-            uint32_t q = s->ports[port].data_bytes / s->cfg.ar_quantum_bytes;
+        uint32_t best_q = UINT32_MAX, ties = 0, choice = u.first;
+        for (uint32_t i = 0; i < u.n; i++) {
+            if (!set_has(s, &u, i))
+                continue;
+            uint32_t q = s->ports[u.first + i].data_bytes / s->cfg.ar_quantum_bytes;
             if (q < best_q) {
                 best_q = q;
                 ties = 1;
-                choice = port;
+                choice = u.first + i;
             } else if (q == best_q && rng_below(&s->ar_rng, ++ties) == 0) {
-                choice = port;
+                choice = u.first + i;
             }
         }
         return choice;
     }
     uint64_t pick;
     if (s->cfg.routing == ROUTE_EV_MOD)
-        pick = p->entropy % k;
+        pick = p->entropy % u.count;
     else
-        pick = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt) % k;
-    return first + nth_bit(mask, (uint32_t)pick);
+        pick = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt) % u.count;
+    if (u.all)
+        return u.first + (uint32_t)pick;
+    for (uint32_t i = 0; i < u.n; i++)
+        if (set_has(s, &u, i) && pick-- == 0)
+            return u.first + i;
+    return u.first; /* not reached: pick < count */
 }
 
 uint32_t fabric_route(struct sim *s, uint32_t sw_idx, const struct packet *p)

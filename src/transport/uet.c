@@ -483,7 +483,10 @@ static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
     if (st == TX_IN_FLIGHT)
         f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     f->tx[seq].state = TX_ACKED;
-    if (f->tx[seq].time_ps > f->rack_time_ps)
+    /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
+     * the original arriving late, so only packets sent once move the
+     * "latest delivered send time" that condemns older packets. */
+    if (f->tx[seq].count == 1 && f->tx[seq].time_ps > f->rack_time_ps)
         f->rack_time_ps = f->tx[seq].time_ps;
     if (seq + 1 > f->highest_acked)
         f->highest_acked = seq + 1;
@@ -569,9 +572,13 @@ static void flow_finish(struct sim *s, uint32_t fi)
 
 /* RTT samples are trusted only when it is clear which transmission was
  * acknowledged (seed 002 Sec. 4e). */
-static bool rtt_sample_valid(const struct flow *f, uint32_t seq, bool rtx_echo)
+static bool rtt_sample_valid(const struct sim *s, const struct flow *f, uint32_t seq, bool rtx_echo)
 {
-    if (f->tx[seq].state != TX_IN_FLIGHT)
+    /* The reference simulator's NSCC looks the send time up in its record of
+     * unacknowledged packets, so a packet already covered by a later
+     * cumulative or selective ACK gives no sample. Algorithms that echo
+     * timestamps, as TCP does, measure every packet's own ACK. */
+    if (f->tx[seq].state != TX_IN_FLIGHT && !(s->cc->timestamp_echo && f->tx[seq].state == TX_ACKED))
         return false;
     uint8_t n = f->tx[seq].count;
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
@@ -716,7 +723,7 @@ static void sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     if (ecn)
         f->c.ecn_acks++;
     uint32_t ref = a->ref_seq < f->n_pkts ? a->ref_seq : 0;
-    bool valid = rtt_sample_valid(f, ref, a->flags & PKTF_RTX_ECHO);
+    bool valid = rtt_sample_valid(s, f, ref, a->flags & PKTF_RTX_ECHO);
     simtime_ps raw_rtt = valid ? s->now - f->tx[ref].time_ps : 0;
 
     apply_ack_state(s, f, a);
