@@ -264,13 +264,17 @@ static void test_timeouts_reset_to_min_cwnd(void **st)
     struct flowcc f = make(&cc_swift_ops, 16, 0);
     f.ops->on_timeout(f.st, T0, MTU);
     expect_cwnd(f, 8);
-    f.ops->on_timeout(f.st, T0 + US, MTU); /* within an RTT: no cut */
+    f.ops->on_timeout(f.st, T0 + US, MTU); /* within an RTT: one episode, no cut */
     expect_cwnd(f, 8);
     f.ops->on_timeout(f.st, T0 + 20 * US, MTU);
     expect_cwnd(f, 4);
     f.ops->on_timeout(f.st, T0 + 40 * US, MTU);
     expect_cwnd(f, 2);
-    f.ops->on_timeout(f.st, T0 + 41 * US, MTU); /* fifth in a row: min_cwnd */
+    f.ops->on_timeout(f.st, T0 + 41 * US, MTU); /* same episode (within an RTT): not counted */
+    expect_cwnd(f, 2);
+    f.ops->on_timeout(f.st, T0 + 60 * US, MTU);
+    expect_cwnd(f, 1);
+    f.ops->on_timeout(f.st, T0 + 80 * US, MTU); /* fifth episode in a row: min_cwnd */
     expect_cwnd(f, 0.001);
     assert_int_equal(win(f).pacing_gap_ps, (simtime_ps)llround(12.0 * US / 0.001));
     done(f);

@@ -243,6 +243,49 @@ static void test_no_trim_incast_cost_is_bounded(void **st)
     assert_true(tail[2] <= tail[0] + 4 * brtt); /* with SLEEK, no timeout is needed */
 }
 
+/* A received packet whose answer needs a new packet while the pool is
+ * exhausted: the pool grows (moves) in the middle of the receive handling.
+ * Under make asan a pointer kept into the old pool would be reported. */
+static void test_answer_allocates_while_pool_is_full(void **st)
+{
+    (void)st;
+    setup("Nodes 16\nConnections 1\n0->13 start 0 size 100000\n", "mixed", true, false);
+    S.now = 0;
+    transport_flow_start(&S, 0);
+    /* take every free packet so the next allocation must grow the pool */
+    uint32_t held = PKT_NONE, n_held = 0;
+    while (S.pool.free_head != PKT_NONE) {
+        uint32_t idx = pkt_alloc(&S.pool);
+        S.pool.pkts[idx].next = held;
+        held = idx;
+        n_held++;
+    }
+    uint32_t cap = S.pool.capacity;
+    /* hand one of them to the receiver as the flow's first data packet */
+    uint32_t d = held;
+    held = S.pool.pkts[d].next;
+    struct packet *p = pkt_at(&S.pool, d);
+    memset(p, 0, sizeof(*p));
+    p->type = PKT_DATA;
+    p->flow = 0;
+    p->seq = 0;
+    p->size_bytes = 4150;
+    p->src_host = 0;
+    p->dst_host = 13;
+    p->node = 13;
+    transport_receive(&S, d); /* answers with an ACK: allocates */
+    assert_true(S.pool.capacity > cap);
+    assert_int_equal(S.tot.acks_sent, 1);
+    assert_int_equal(S.flows[0].rcv_pkts, 1);
+    while (held != PKT_NONE) {
+        uint32_t next = S.pool.pkts[held].next;
+        pkt_release(&S.pool, held);
+        held = next;
+    }
+    (void)n_held;
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_rts_recovers_lost_acknowledgements),
         cmocka_unit_test(test_last_hop_trims_do_not_penalize_paths),
         cmocka_unit_test(test_no_trim_incast_cost_is_bounded),
+        cmocka_unit_test(test_answer_allocates_while_pool_is_full),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -103,6 +103,8 @@ struct swift {
     bool decreased;            /* a decrease happened (t_last_decrease is valid) */
     simtime_ps t_last_decrease;
     uint32_t retransmit_cnt;
+    simtime_ps t_last_rto;     /* last timeout counted toward retx_reset */
+    bool rto_seen;
     uint32_t delayed_run;      /* successive ACKs with delay >= target */
     double ctr[SC_COUNT];
 };
@@ -298,6 +300,13 @@ static void sw_on_timeout(void *state, simtime_ps now, uint32_t pkt_bytes)
 {
     struct swift *w = state;
     (void)pkt_bytes;
+    /* Swift counts consecutive timeout episodes; the transport expires the
+     * packets of one burst one by one at the same moment, which is one
+     * episode, so at most one count per smoothed RTT. */
+    if (w->rto_seen && (double)(now - w->t_last_rto) < w->srtt_ps)
+        return;
+    w->rto_seen = true;
+    w->t_last_rto = now;
     if (++w->retransmit_cnt >= w->retx_reset)
         decrease_to(w, now, w->min_cwnd, SC_RTO_DEC);
     else if (can_decrease(w, now))

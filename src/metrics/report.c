@@ -324,8 +324,21 @@ static void write_or_die(const char *dir, const char *name, const struct strbuf 
 
 void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir)
 {
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        die_input("--out %s: cannot create directory: %s", dir, strerror(errno));
+    /* like mkdir -p: every missing level */
+    char *path = xmalloc(strlen(dir) + 1);
+    strcpy(path, dir);
+    for (char *c = path + 1;; c++) {
+        if (*c == '/' || *c == '\0') {
+            char saved = *c;
+            *c = '\0';
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
+                die_input("--out %s: cannot create directory %s: %s", dir, path, strerror(errno));
+            *c = saved;
+            if (!saved)
+                break;
+        }
+    }
+    free(path);
     struct strbuf b;
     sb_init(&b);
     report_flows_csv(s, &b);

@@ -12,6 +12,8 @@
 #include "fabric.h"
 
 #include "../sim.h"
+#include "../lb/lb.h"
+#include "../transport/flow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -301,7 +303,9 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
         u.count = u.n;
     }
     bool upward = u.first == sw->first_port + sw->n_down;
-    if (s->cfg.routing == ROUTE_AR && upward && u.count > 1) {
+    /* Flows pinned to one path (ECMP elephants, "lb ecmp") keep their hash
+     * under adaptive routing, as in seed 004 Sec. IV-A. */
+    if (s->cfg.routing == ROUTE_AR && upward && u.count > 1 && s->flows[p->flow].lb != &lb_single_ops) {
         /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
          * of ar_quantum_bytes; ties broken at random */
         uint32_t best_q = UINT32_MAX, ties = 0, choice = u.first;

@@ -786,7 +786,10 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
 
 void transport_receive(struct sim *s, uint32_t pkt_idx)
 {
-    struct packet *p = pkt_at(&s->pool, pkt_idx);
+    /* Handlers work on a copy: answering a packet allocates one, which may
+     * grow (move) the pool under a pointer into it. */
+    struct packet copy = *pkt_at(&s->pool, pkt_idx);
+    struct packet *p = &copy;
     uint32_t fi = p->flow;
     struct flow *f = &s->flows[fi];
     switch (p->type) {
