@@ -47,7 +47,7 @@ deps:
 	  { echo "could not install libcmocka-dev; install it and re-run"; exit 1; }; \
 	fi
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(OBJ_LIB) | deps
+$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simtest.h $(OBJ_LIB) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
 

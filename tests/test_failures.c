@@ -15,6 +15,7 @@
 
 #include "metrics/report.h"
 #include "sim.h"
+#include "simtest.h"
 #include "topo/fabric.h"
 #include "transport/flow.h"
 
@@ -72,17 +73,9 @@ static void run(const struct opts *o)
     sim_run(&S);
 }
 
-/* Copied from test_scenario.c: every data packet sent is delivered whole,
- * delivered trimmed, bounced back as a NACK, dropped, or still in the
- * network; and every packet in the pool is somewhere in it. */
 static void check_conservation(void)
 {
-    struct run_stats r;
-    report_collect(&S, 0, &r);
-    assert_int_equal(S.tot.data_pkts_sent,
-                     S.tot.data_pkts_delivered + S.tot.trimmed_delivered + S.tot.data_drops + S.tot.data_bounced +
-                         r.data_in_network);
-    assert_int_equal(S.pool.in_use, r.pkts_in_network);
+    check_packet_conservation(&S);
 }
 
 /* Port failure counters agree with the run total and are part of the drops. */
