@@ -285,9 +285,20 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     else
         sb_printf(b, "\"target_qdelay_us\": null, ");
     if (c->qa_gate >= 0)
-        sb_printf(b, "\"qa_gate\": %d},\n", c->qa_gate);
+        sb_printf(b, "\"qa_gate\": %d, ", c->qa_gate);
     else
-        sb_printf(b, "\"qa_gate\": null},\n");
+        sb_printf(b, "\"qa_gate\": null, ");
+    static const char *routing_names[] = {"ecmp", "ar", "ev-mod"};
+    sb_printf(b, "\"sleek\": %s, \"routing\": \"%s\", \"sched\": \"%s\", \"reps_freeze\": %s, "
+                 "\"detect_us\": %.3f, \"failed_links\": %u, \"cc_options\": {",
+              c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
+              c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+    for (unsigned i = 0; i < c->n_cc_opts; i++) {
+        sb_printf(b, "%s", i ? ", " : "");
+        json_str(b, c->cc_opts[i].name);
+        sb_printf(b, ": %.17g", c->cc_opts[i].value);
+    }
+    sb_printf(b, "}},\n");
     sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
                  "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": %u, \"ecn_kmin_bytes\": %u, "
                  "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f},\n",
