@@ -74,6 +74,7 @@ struct config {
     unsigned n_cc_opts;
     bool progress;                /* progress line on stderr */
     bool quiet;
+    bool htsim_output;            /* print htsim's per-flow start/finish lines */
 };
 
 void config_defaults(struct config *c);

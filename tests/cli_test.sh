@@ -82,6 +82,17 @@ if [ ! -f "$M/one.cm" ]; then
     fail "shared data missing: $M/one.cm (set SHARED)"
 fi
 
+# ---------------------------------------------------------------- htsim's per-flow lines
+run -tm "$M/bidir.cm" --htsim-output
+n=$(grep -c " finished at " "$T/out")
+t=$(grep " finished at " "$T/out" | head -1 | awk '{print $9}')
+if [ "$rc" -eq 0 ] && [ "$n" = 2 ] && [ "$(grep " finished at " "$T/out" | head -1 | awk '{print $8}')" = "at" ] &&
+    awk -v t="$t" 'BEGIN { exit !(t > 176 && t < 178) }'; then
+    ok "--htsim-output: two 'finished at' lines, time in field 9 (htsim's items[8])"
+else
+    fail "--htsim-output: rc $rc, $n finished lines, time '$t'"
+fi
+
 # ---------------------------------------------------------------- bad input
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus
 bad "flag missing its value" "-paths" -tm "$M/one.cm" -paths

@@ -69,6 +69,7 @@ static void usage(FILE *out)
             "  --reps-freeze / --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --progress / --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
+            "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
             "  --help                this text\n",
             cc_names(), lb_names());
 }
@@ -249,6 +250,8 @@ int main(int argc, char **argv)
             cfg.progress = false;
         } else if (!strcmp(arg, "--quiet")) {
             cfg.quiet = true;
+        } else if (!strcmp(arg, "--htsim-output")) {
+            cfg.htsim_output = true;
         } else {
             die_input("unknown flag '%s' (see --help)", arg);
         }

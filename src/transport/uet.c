@@ -25,6 +25,7 @@
 #include "../sim.h"
 #include "flow.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -308,6 +309,9 @@ void transport_flow_start(struct sim *s, uint32_t fi)
     f->state = FLOW_ACTIVE;
     f->start_ps = s->now;
     s->flows_started++;
+    if (s->cfg.htsim_output)
+        printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
+               (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
     f->tx = xcalloc(n, sizeof(struct tx_rec));
     f->rtx_ring = xcalloc(n, sizeof(uint32_t));
@@ -557,6 +561,14 @@ static void flow_finish(struct sim *s, uint32_t fi)
     f->state = FLOW_DONE;
     f->finish_ps = s->now;
     s->flows_finished++;
+    if (s->cfg.htsim_output)
+        /* htsim's line (uec.cpp checkFinished), so scripts that parse it
+         * (the time is whitespace field 8, absolute, in microseconds) work */
+        printf("Flow Uec_%u_%u flowId %u uecSrc %u finished at %g total packets %u RTS %llu total bytes %llu "
+               "in_flight now %llu\n",
+               f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
+               (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
+               (unsigned long long)f->in_flight_bytes);
     ready_remove(s, fi);
     if (s->cc->n_counters) {
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
