@@ -305,7 +305,8 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     bool upward = u.first == sw->first_port + sw->n_down;
     /* Flows pinned to one path (ECMP elephants, "lb ecmp") keep their hash
      * under adaptive routing, as in seed 004 Sec. IV-A. */
-    if (s->cfg.routing == ROUTE_AR && upward && u.count > 1 && s->flows[p->flow].lb != &lb_single_ops) {
+    bool pinned = p->flow < s->n_flows && s->flows[p->flow].lb == &lb_single_ops;
+    if (s->cfg.routing == ROUTE_AR && upward && u.count > 1 && !pinned) {
         /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
          * of ar_quantum_bytes; ties broken at random */
         uint32_t best_q = UINT32_MAX, ties = 0, choice = u.first;
