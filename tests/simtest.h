@@ -17,4 +17,23 @@ static inline void check_packet_conservation(const struct sim *s)
     assert_int_equal(s->pool.in_use, r.pkts_in_network);
 }
 
+/* Runs tm with congestion control cc until end_us (defaults otherwise). */
+static inline void run_cc(struct sim *s, const char *cc, const char *tm, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.cc_name = cc;
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    c.progress = false;
+    sim_setup(s, &c);
+    sim_run(s);
+}
+
+/* Jain's fairness index of two shares. */
+static inline double jain2(double a, double b)
+{
+    return (a + b) * (a + b) / (2 * (a * a + b * b));
+}
+
 #endif

@@ -11,6 +11,7 @@
 #include "cc/nscc.h"
 #include "metrics/report.h"
 #include "sim.h"
+#include "simtest.h"
 #include "transport/flow.h"
 
 #include <math.h>
@@ -584,17 +585,8 @@ static struct sim S;
 
 static void run(const char *cc, const char *tm, double end_us)
 {
-    struct config c;
-    config_defaults(&c);
-    c.tm_path = tm;
-    c.cc_name = cc;
-    c.end_ps = (simtime_ps)(end_us * US);
-    c.progress = false;
-    sim_setup(&S, &c);
-    sim_run(&S);
+    run_cc(&S, cc, tm, end_us);
 }
-
-static double jain2(double a, double b) { return (a + b) * (a + b) / (2 * (a * a + b * b)); }
 
 static void test_mnscc_fills_the_bottleneck(void **st)
 {
