@@ -51,11 +51,8 @@
 #define BITMAP_DECAY_PS (100 * PS_PER_US)
 
 struct bitmap_state {
-    struct rng rng;
+    struct xor_cycle cycle;
     uint32_t paths;
-    uint32_t mask;      /* next power of two minus one */
-    uint32_t index;     /* position in the current XOR cycle */
-    uint32_t xor_mask;
     uint32_t penalized; /* entropies with a nonzero penalty */
     simtime_ps decay_clock; /* time decay applied up to here */
     uint8_t penalty[];  /* per entropy, `paths` entries */
@@ -78,33 +75,17 @@ static size_t bitmap_state_bytes(const struct lb_params *p)
 static void bitmap_init(void *state, const struct lb_params *p)
 {
     struct bitmap_state *b = state;
-    rng_seed(&b->rng, p->seed, RNG_STREAM_LB, p->flow_index);
     b->paths = clamp_paths(p->paths);
-    uint32_t m = 1;
-    while (m < b->paths)
-        m <<= 1;
-    b->mask = m - 1;
-    b->index = 0;
-    b->xor_mask = (uint32_t)rng_below(&b->rng, m);
+    xor_cycle_init(&b->cycle, p, b->paths);
     b->penalized = 0;
     b->decay_clock = 0;
     for (uint32_t i = 0; i < b->paths; i++)
         b->penalty[i] = 0;
 }
 
-/* The next entropy of the XOR cycle (htsim uec_mp: (index ^ xor) & mask; a
- * new xor for every cycle). */
 static uint32_t cycle_next(struct bitmap_state *b)
 {
-    for (;;) {
-        uint32_t ev = (b->index ^ b->xor_mask) & b->mask;
-        if (++b->index > b->mask) {
-            b->index = 0;
-            b->xor_mask = (uint32_t)rng_below(&b->rng, (uint64_t)b->mask + 1);
-        }
-        if (ev < b->paths)
-            return ev;
-    }
+    return xor_cycle_next(&b->cycle);
 }
 
 static void time_decay(struct bitmap_state *b, simtime_ps now)

@@ -57,6 +57,43 @@ struct lb_ops {
     void (*feedback)(void *state, uint16_t entropy, enum lb_signal sig, simtime_ps now);
 };
 
+/* htsim's oblivious order (uec_mp): entropies (index XOR mask) over the next
+ * power of two, a fresh random mask each cycle, values >= paths skipped, so
+ * every cycle visits each entropy exactly once. Shared by oblivious spraying
+ * and Bitmap. */
+struct xor_cycle {
+    struct rng rng;
+    uint32_t paths;
+    uint32_t mask;     /* next power of two minus one */
+    uint32_t index;    /* position in the current cycle */
+    uint32_t xor_mask;
+};
+
+static inline void xor_cycle_init(struct xor_cycle *c, const struct lb_params *p, uint32_t paths)
+{
+    rng_seed(&c->rng, p->seed, RNG_STREAM_LB, p->flow_index);
+    c->paths = paths ? paths : 1;
+    uint32_t m = 1;
+    while (m < c->paths)
+        m <<= 1;
+    c->mask = m - 1;
+    c->index = 0;
+    c->xor_mask = (uint32_t)rng_below(&c->rng, m);
+}
+
+static inline uint32_t xor_cycle_next(struct xor_cycle *c)
+{
+    for (;;) {
+        uint32_t ev = (c->index ^ c->xor_mask) & c->mask;
+        if (++c->index > c->mask) {
+            c->index = 0;
+            c->xor_mask = (uint32_t)rng_below(&c->rng, (uint64_t)c->mask + 1);
+        }
+        if (ev < c->paths)
+            return ev;
+    }
+}
+
 const struct lb_ops *lb_find(const char *name);
 const char *lb_names(void);
 

@@ -8,24 +8,13 @@
 #include "lb.h"
 
 struct oblivious_state {
-    struct rng rng;
-    uint32_t paths;
-    uint32_t mask;   /* next power of two minus one */
-    uint32_t index;  /* position in the current cycle */
-    uint32_t xor_mask;
+    struct xor_cycle cycle;
 };
 
 static void oblivious_init(void *state, const struct lb_params *p)
 {
     struct oblivious_state *o = state;
-    rng_seed(&o->rng, p->seed, RNG_STREAM_LB, p->flow_index);
-    o->paths = p->paths ? p->paths : 1;
-    uint32_t m = 1;
-    while (m < o->paths)
-        m <<= 1;
-    o->mask = m - 1;
-    o->index = 0;
-    o->xor_mask = (uint32_t)rng_below(&o->rng, m);
+    xor_cycle_init(&o->cycle, p, p->paths);
 }
 
 static uint16_t oblivious_next(void *state, uint32_t seq, simtime_ps now)
@@ -33,15 +22,7 @@ static uint16_t oblivious_next(void *state, uint32_t seq, simtime_ps now)
     struct oblivious_state *o = state;
     (void)seq;
     (void)now;
-    for (;;) {
-        uint32_t ev = (o->index ^ o->xor_mask) & o->mask;
-        if (++o->index > o->mask) {
-            o->index = 0;
-            o->xor_mask = (uint32_t)rng_below(&o->rng, (uint64_t)o->mask + 1);
-        }
-        if (ev < o->paths)
-            return (uint16_t)ev;
-    }
+    return (uint16_t)xor_cycle_next(&o->cycle);
 }
 
 static void oblivious_feedback(void *state, uint16_t ev, enum lb_signal sig, simtime_ps now)
