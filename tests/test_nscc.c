@@ -591,45 +591,17 @@ static void run(const char *cc, const char *tm, double end_us)
 static void test_mnscc_fills_the_bottleneck(void **st)
 {
     (void)st;
-    const char *cm = temp_file("Nodes 16\nConnections 2\n0->1 start 0 size 2000000\n2->13 start 0 size 2000000\n", ".cm");
-    const char *ccs[2] = {"nscc", "mnscc"};
-    for (int k = 0; k < 2; k++) {
-        run(ccs[k], cm, 2000);
-        assert_int_equal(S.flows_finished, 2);
-        for (uint32_t i = 0; i < 2; i++) {
-            const struct flow *f = &S.flows[i];
-            double fct = (double)(f->finish_ps - f->start_ps);
-            double ideal = (double)ideal_fct_ps(&S, f);
-            if (fct > ideal / 0.9)
-                fail_msg("%s flow %u: FCT %.3f us, ideal %.3f us", ccs[k], i, fct / US, ideal / US);
-        }
-        sim_free(&S);
-    }
+    const char *ccs[] = {"nscc", "mnscc"};
+    for (size_t k = 0; k < sizeof ccs / sizeof ccs[0]; k++)
+        check_fills_bottleneck(&S, ccs[k]);
 }
 
 static void test_mnscc_two_flows_share_fairly(void **st)
 {
     (void)st;
-    const char *cm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 2000000\n1->15 start 0 size 2000000\n", ".cm");
-    const char *ccs[2] = {"nscc", "mnscc"};
-    for (int k = 0; k < 2; k++) {
-        run(ccs[k], cm, 5000);
-        assert_int_equal(S.flows_finished, 2);
-        simtime_ps first = S.flows[0].finish_ps < S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
-        simtime_ps last = S.flows[0].finish_ps > S.flows[1].finish_ps ? S.flows[0].finish_ps : S.flows[1].finish_ps;
-        /* the shared link stays busy: both done within 1/0.9 of 4 MB at line rate */
-        double ideal2 = 2.0 * (double)ideal_fct_ps(&S, &S.flows[0]);
-        if ((double)last > ideal2 / 0.9)
-            fail_msg("%s: last FCT %.3f us, 4 MB at line rate %.3f us", ccs[k], (double)last / US, ideal2 / US);
-        sim_free(&S);
-        /* bytes each flow delivered by the time the first one finished */
-        run(ccs[k], cm, (double)first / US - 0.001);
-        double a = (double)S.flows[0].rcv_bytes, b = (double)S.flows[1].rcv_bytes;
-        double j = jain2(a, b);
-        if (j < 0.9)
-            fail_msg("%s: delivered %.0f and %.0f bytes, Jain %.3f", ccs[k], a, b, j);
-        sim_free(&S);
-    }
+    const char *ccs[] = {"nscc", "mnscc"};
+    for (size_t k = 0; k < sizeof ccs / sizeof ccs[0]; k++)
+        check_two_flows_share(&S, ccs[k]);
 }
 
 int main(void)
