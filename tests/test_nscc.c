@@ -583,10 +583,6 @@ static void test_mnscc_history_one_is_nscc(void **st)
 
 static struct sim S;
 
-static void run(const char *cc, const char *tm, double end_us)
-{
-    run_cc(&S, cc, tm, end_us);
-}
 
 static void test_mnscc_fills_the_bottleneck(void **st)
 {

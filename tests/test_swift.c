@@ -495,10 +495,6 @@ static void test_median_matches_sorting(void **st)
 
 static struct sim S;
 
-static void run(const char *cc, const char *tm, double end_us)
-{
-    run_cc(&S, cc, tm, end_us);
-}
 
 static void test_one_flow_fills_the_bottleneck(void **st)
 {
