@@ -95,14 +95,11 @@ static void lower(char *s)
         *s = (char)tolower((unsigned char)*s);
 }
 
-bool topo_read_file(struct topo_spec *spec, const char *path, char *err, size_t errlen)
+/* Reads a .topo description from an open stream; `path` names it in
+ * messages. Closes nothing: the caller owns the stream. */
+static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof(*spec));
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-        return false;
-    }
     char line[1024];
     unsigned lineno = 0;
     int cur_tier = -1;
@@ -250,7 +247,6 @@ bool topo_read_file(struct topo_spec *spec, const char *path, char *err, size_t 
             FAIL("missing Downlink_Latency_ns for tier %u", t);
     }
 done:
-    fclose(f);
     if (!ok && lineno == 0) {
         /* whole-file errors: drop the ":0" */
         char tmp[512];
@@ -262,6 +258,37 @@ done:
     }
     return ok;
 #undef FAIL
+}
+
+bool topo_read_file(struct topo_spec *spec, const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        memset(spec, 0, sizeof(*spec));
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = topo_read_stream(spec, f, path, err, errlen);
+    fclose(f);
+    return ok;
+}
+
+bool topo_read_buffer(struct topo_spec *spec, const char *name, const char *text, size_t len, char *err,
+                      size_t errlen)
+{
+    /* fmemopen refuses a zero-length buffer: an empty text is an empty file */
+    static const char empty[1] = "";
+    FILE *f = fmemopen((void *)(len ? text : empty), len ? len : 1, "r");
+    if (!f) {
+        memset(spec, 0, sizeof(*spec));
+        snprintf(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+        return false;
+    }
+    if (!len)
+        (void)fgetc(f); /* consume the placeholder byte: the stream is at its end */
+    bool ok = topo_read_stream(spec, f, name, err, errlen);
+    fclose(f);
+    return ok;
 }
 
 /* ---- derivation ----------------------------------------------------------------- */

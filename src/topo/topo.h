@@ -64,6 +64,10 @@ bool topo_default_spec(struct topo_spec *spec, uint32_t nodes, uint32_t tiers, u
 /* Reads a .topo file. On error writes "file:line: message" to err and
  * returns false. */
 bool topo_read_file(struct topo_spec *spec, const char *path, char *err, size_t errlen);
+/* Same, from the `len` bytes at `text` (no terminating NUL needed); `name`
+ * stands for the file in messages. */
+bool topo_read_buffer(struct topo_spec *spec, const char *name, const char *text, size_t len, char *err,
+                      size_t errlen);
 
 /* Checks a spec and derives the tree's shape. Returns false with a message
  * in err when the numbers do not describe a buildable tree. */
