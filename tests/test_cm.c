@@ -166,7 +166,7 @@ static void test_triggers_all_types(void **state)
                   "3->4 id 4 trigger 3 size 4000 send_done_trigger 2 recv_done_trigger 2\n"
                   "trigger id 1 oneshot\n"
                   "trigger multishot id 2\n"
-                  "trigger id 3 barrier count 2\n");
+                  "trigger id 3 barrier count 1\n");
     assert_int_equal(cm.n_conns, 4);
     assert_int_equal(cm.n_triggers, 3);
     assert_int_equal(cm.conns[0].start_ps, 0);
@@ -182,7 +182,7 @@ static void test_triggers_all_types(void **state)
     assert_int_equal(cm.triggers[1].type, TRIGGER_MULTISHOT);
     assert_int_equal(cm.triggers[1].id, 2);
     assert_int_equal(cm.triggers[2].type, TRIGGER_BARRIER);
-    assert_int_equal(cm.triggers[2].count, 2);
+    assert_int_equal(cm.triggers[2].count, 1);
     assert_int_equal(cm.triggers[2].line, 10);
     assert_int_equal(cm_trigger_index(&cm, 3), 2);
     assert_int_equal(cm_trigger_index(&cm, 1), 0);
@@ -572,6 +572,58 @@ static void test_err_undeclared_trigger(void **state)
     expect_err("Nodes 4\nConnections 1\n0->1 trigger 0 size 1\n", "x.cm:3:", "trigger value '0' is out of range");
 }
 
+/* Connections that could never start are rejected at load time, on the
+ * line of the first such connection. */
+static void test_err_unreachable_triggers(void **state)
+{
+    (void)state;
+    /* a trigger nothing fires */
+    expect_err("Nodes 4\nConnections 2\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 1\n"
+               "1->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n",
+               "x.cm:5:", "trigger 2 can never fire");
+    /* a cycle: each waits for the other's completion */
+    expect_err("Nodes 4\nConnections 3\nTriggers 2\n0->1 start 0 size 1\n"
+               "1->2 trigger 1 size 1 send_done_trigger 2\n2->3 trigger 2 size 1 recv_done_trigger 1\n"
+               "trigger id 1 oneshot\ntrigger id 2 oneshot\n",
+               "x.cm:5:", "trigger 1 can never fire");
+    /* a connection that fires its own trigger */
+    expect_err("Nodes 4\nConnections 1\nTriggers 1\n0->1 trigger 1 size 1 send_done_trigger 1\ntrigger id 1 oneshot\n",
+               "x.cm:4:", "trigger 1 can never fire");
+    /* a barrier count above the activations that can reach it: two
+     * connections, each firing once on send and once on receive, give 4 */
+    expect_err("Nodes 4\nConnections 3\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
+               "1->2 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n2->3 trigger 1 size 1\n"
+               "trigger id 1 barrier count 5\n",
+               "x.cm:6:", "needs count 5 activations but at most 4");
+    /* multishot: three waiters, two activations: the third never starts */
+    expect_err("Nodes 4\nConnections 4\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
+               "1->2 trigger 1 size 1\n2->3 trigger 1 size 1\n3->0 trigger 1 size 1\ntrigger id 1 multishot\n",
+               "x.cm:7:", "3 connections wait on it but at most 2 activations");
+    /* the same shapes made reachable parse: count 4, chains through waiters */
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 4\nConnections 3\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
+                  "1->2 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n2->3 trigger 1 size 1\n"
+                  "trigger id 1 barrier count 4\n");
+    cm_free(&cm);
+    parse_ok(&cm, "Nodes 4\nConnections 4\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1\n"
+                  "1->2 trigger 1 size 1 send_done_trigger 1\n2->3 trigger 1 size 1 recv_done_trigger 1\n"
+                  "3->0 trigger 1 size 1\ntrigger id 1 multishot\n");
+    cm_free(&cm);
+}
+
+/* A '#' token starts a comment that runs to the end of the line, in the
+ * body as in the header (as .topo files allow). */
+static void test_trailing_comments(void **state)
+{
+    (void)state;
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 4 # four hosts\nConnections 1 #one\n0->1 start 0 size 7 # the only flow: size 9\n");
+    assert_int_equal(cm.n_conns, 1);
+    assert_int_equal(cm.conns[0].size_bytes, 7);
+    cm_free(&cm);
+    expect_err("Nodes 4\nConnections 1\n0->1 start 0 size #7\n", "x.cm:3:", "key 'size' has no value");
+}
+
 static void test_err_failure_lines(void **state)
 {
     (void)state;
@@ -636,6 +688,8 @@ int main(void)
         cmocka_unit_test(test_err_trigger_lines),
         cmocka_unit_test(test_err_duplicate_trigger_id),
         cmocka_unit_test(test_err_undeclared_trigger),
+        cmocka_unit_test(test_err_unreachable_triggers),
+        cmocka_unit_test(test_trailing_comments),
         cmocka_unit_test(test_err_failure_lines),
         cmocka_unit_test(test_err_small_buffer),
     };

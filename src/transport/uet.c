@@ -56,7 +56,8 @@ void transport_setup(struct sim *s)
         f->id = c->id;
         f->conn_index = i;
         f->size_bytes = c->size_bytes;
-        uint64_t n = (c->size_bytes + mss - 1) / mss;
+        /* no "(size + mss - 1) / mss": it wraps for sizes near 2^64 */
+        uint64_t n = c->size_bytes / mss + (c->size_bytes % mss != 0);
         if (n > UINT32_MAX / 2)
             die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
                       (unsigned long long)c->size_bytes);

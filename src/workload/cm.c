@@ -9,6 +9,8 @@
  */
 #include "cm.h"
 
+#include "../core/parse.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -56,68 +58,7 @@ static bool fail(struct parser *p, unsigned line, const char *fmt, ...)
     return false;
 }
 
-/* A token as it may appear inside a message: at most 40 characters, with
- * control and non-ASCII bytes replaced, so binary garbage can neither break
- * the one-line rule nor flood the terminal. */
-static const char *shown(const char *tok, char buf[64])
-{
-    size_t i;
-    for (i = 0; tok[i] && i < 40; i++) {
-        unsigned char c = (unsigned char)tok[i];
-        buf[i] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-    }
-    if (tok[i])
-        memcpy(buf + i, "...", 4);
-    else
-        buf[i] = '\0';
-    return buf;
-}
-
 /* ---- numbers ------------------------------------------------------------- */
-
-enum num_status { NUM_OK, NUM_BAD, NUM_RANGE };
-
-/* Digits only: strtoul would also accept leading blanks, a '+' and a '-'
- * (silently wrapping "-1" to a huge value), which a data file should not. */
-static enum num_status parse_u64(const char *s, uint64_t *out)
-{
-    if (!*s)
-        return NUM_BAD;
-    uint64_t v = 0;
-    bool overflow = false;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return NUM_BAD;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            overflow = true; /* keep scanning: "99999999999999999999x" is BAD, not RANGE */
-        else
-            v = v * 10 + d;
-    }
-    if (overflow)
-        return NUM_RANGE;
-    *out = v;
-    return NUM_OK;
-}
-
-static enum num_status parse_i64(const char *s, int64_t *out)
-{
-    bool neg = (*s == '-');
-    uint64_t mag;
-    enum num_status st = parse_u64(neg ? s + 1 : s, &mag);
-    if (st != NUM_OK)
-        return st;
-    if (neg) {
-        if (mag > (uint64_t)INT64_MAX + 1)
-            return NUM_RANGE;
-        *out = mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag;
-    } else {
-        if (mag > (uint64_t)INT64_MAX)
-            return NUM_RANGE;
-        *out = (int64_t)mag;
-    }
-    return NUM_OK;
-}
 
 /* Parses an unsigned value for `what` in [lo, hi], reporting any problem. */
 static bool get_uint(struct parser *p, unsigned line, const char *what, const char *tok,
@@ -141,20 +82,11 @@ static bool get_start(struct parser *p, unsigned line, const char *tok, simtime_
     char b[64];
     if (tok[0] == '-')
         return fail(p, line, "start time '%s' is negative", shown(tok, b));
-    /* strtod alone would accept "nan", "inf", hex floats and leading blanks;
-     * a plain decimal (with optional exponent) is all a start time needs. */
-    bool ok = (tok[0] >= '0' && tok[0] <= '9') || tok[0] == '.';
-    for (const char *c = tok; ok && *c; c++)
-        ok = (*c >= '0' && *c <= '9') || *c == '.' || *c == 'e' || *c == 'E' || *c == '+' || *c == '-';
-    char *end = NULL;
     double us = 0;
-    if (ok) {
-        us = strtod(tok, &end);
-        ok = end != tok && *end == '\0';
-    }
-    if (!ok)
+    enum num_status st = parse_real(tok, &us);
+    if (st == NUM_BAD)
         return fail(p, line, "start time '%s' is not a number of microseconds", shown(tok, b));
-    if (!isfinite(us) || us < 0 || us > CM_MAX_START_US)
+    if (st == NUM_RANGE || us < 0 || us > CM_MAX_START_US)
         return fail(p, line, "start time '%s' is out of range (0 to %.0f microseconds)", shown(tok, b),
                     CM_MAX_START_US);
     *out = (simtime_ps)llround(us * (double)PS_PER_US);
@@ -177,6 +109,8 @@ static void tokenize(struct parser *p, char *s)
             s++;
         if (!*s)
             return;
+        if (*s == '#')
+            return; /* a comment runs to the end of the line, as in .topo files */
         if (p->ntok == p->captok) {
             p->captok = p->captok ? p->captok * 2 : 16;
             p->tok = xrealloc(p->tok, p->captok * sizeof *p->tok);
@@ -642,6 +576,126 @@ static bool check_triggers(struct parser *p)
     return true;
 }
 
+/* Checks that every triggered connection can start: a trigger that nothing
+ * fires, a cycle of connections each waiting for another's completion, a
+ * barrier whose count exceeds the activations that can reach it, or a
+ * multishot trigger with more waiters than activations would leave
+ * connections that silently never run. The simulator activates a trigger once
+ * per send-done and once per receive-done reference of a connection that
+ * runs, so propagating "can start" from the timed connections to a fixed
+ * point gives exactly the connections that can ever start. Linear in the
+ * number of connections and references. */
+static bool check_reachable(struct parser *p)
+{
+    struct conn_matrix *cm = p->cm;
+    uint32_t nt = cm->n_triggers, nc = cm->n_conns;
+    if (nt == 0)
+        return true;
+    /* trigger ids -> indices, through a sorted copy */
+    struct id_ref *ids = xmalloc(nt * sizeof *ids);
+    for (uint32_t i = 0; i < nt; i++)
+        ids[i] = (struct id_ref){ cm->triggers[i].id, i };
+    qsort(ids, nt, sizeof *ids, cmp_id_ref);
+    uint32_t *start_t = xmalloc((size_t)nc * 3 * sizeof *start_t); /* start, send-done, recv-done index */
+    for (uint32_t c = 0; c < nc; c++) {
+        const uint32_t refs[3] = { cm->conns[c].start_trigger, cm->conns[c].send_done_trigger,
+                                   cm->conns[c].recv_done_trigger };
+        for (int j = 0; j < 3; j++) {
+            uint32_t ti = UINT32_MAX;
+            if (refs[j] != CM_NO_TRIGGER) {
+                size_t lo = 0, hi = nt;
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (ids[mid].id < refs[j])
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                ti = ids[lo].idx; /* declared: check_triggers ran first */
+            }
+            start_t[3 * c + (uint32_t)j] = ti;
+        }
+    }
+    free(ids);
+    /* waiters of each trigger, in file order: counting sort into one array */
+    uint32_t *first_waiter = xcalloc((size_t)nt + 1, sizeof *first_waiter);
+    for (uint32_t c = 0; c < nc; c++)
+        if (start_t[3 * c] != UINT32_MAX)
+            first_waiter[start_t[3 * c] + 1]++;
+    for (uint32_t t = 0; t < nt; t++)
+        first_waiter[t + 1] += first_waiter[t];
+    uint32_t *waiters = xmalloc(((size_t)first_waiter[nt] + 1) * sizeof *waiters);
+    uint32_t *fill = xmalloc((size_t)nt * sizeof *fill);
+    memcpy(fill, first_waiter, (size_t)nt * sizeof *fill);
+    for (uint32_t c = 0; c < nc; c++)
+        if (start_t[3 * c] != UINT32_MAX)
+            waiters[fill[start_t[3 * c]]++] = c;
+    /* activations reachable so far and waiters released so far, per trigger */
+    uint32_t *activations = xcalloc(nt, sizeof *activations);
+    uint32_t *released = fill; /* reused: waiters of t released so far */
+    memset(released, 0, (size_t)nt * sizeof *released);
+    bool *can_start = xcalloc(nc ? nc : 1, sizeof *can_start);
+    uint32_t *work = xmalloc(((size_t)nc + 1) * sizeof *work);
+    uint32_t nwork = 0;
+    for (uint32_t c = 0; c < nc; c++)
+        if (start_t[3 * c] == UINT32_MAX) {
+            can_start[c] = true;
+            work[nwork++] = c;
+        }
+    while (nwork) {
+        uint32_t c = work[--nwork];
+        for (int j = 1; j < 3; j++) {
+            uint32_t t = start_t[3 * c + (uint32_t)j];
+            if (t == UINT32_MAX)
+                continue;
+            activations[t]++;
+            const struct cm_trigger *tr = &cm->triggers[t];
+            uint32_t nw = first_waiter[t + 1] - first_waiter[t];
+            uint32_t allowed = tr->type == TRIGGER_MULTISHOT ? activations[t]
+                               : (tr->type == TRIGGER_ONESHOT ? activations[t] >= 1 : activations[t] >= tr->count) ? nw
+                                                                                                                   : 0;
+            if (allowed > nw)
+                allowed = nw;
+            while (released[t] < allowed) {
+                uint32_t w = waiters[first_waiter[t] + released[t]++];
+                can_start[w] = true;
+                work[nwork++] = w;
+            }
+        }
+    }
+    bool ok = true;
+    for (uint32_t c = 0; c < nc && ok; c++) {
+        if (can_start[c])
+            continue;
+        const struct cm_trigger *tr = &cm->triggers[start_t[3 * c]];
+        uint32_t nw = first_waiter[start_t[3 * c] + 1] - first_waiter[start_t[3 * c]];
+        uint32_t a = activations[start_t[3 * c]];
+        if (a == 0)
+            fail(p, cm->conns[c].line,
+                 "trigger %u can never fire: no connection that can run names it as send_done_trigger or "
+                 "recv_done_trigger%s, so this connection would never start",
+                 tr->id, nw ? " (or only connections that wait on it, directly or through other triggers)" : "");
+        else if (tr->type == TRIGGER_BARRIER)
+            fail(p, cm->conns[c].line,
+                 "barrier trigger %u (line %u) needs count %u activations but at most %u can reach it, so this "
+                 "connection would never start", tr->id, tr->line, tr->count, a);
+        else
+            fail(p, cm->conns[c].line,
+                 "multishot trigger %u (line %u) starts one waiting connection per activation; %u connections wait "
+                 "on it but at most %u activations can reach it, so this one would never start",
+                 tr->id, tr->line, nw, a);
+        ok = false;
+    }
+    free(start_t);
+    free(first_waiter);
+    free(waiters);
+    free(fill);
+    free(activations);
+    free(can_start);
+    free(work);
+    return ok;
+}
+
 /* ---- entry points ------------------------------------------------------------------ */
 
 static bool parse_all(struct parser *p, char *buf, size_t len)
@@ -711,7 +765,7 @@ static bool parse_all(struct parser *p, char *buf, size_t len)
     return check_count(p, HDR_CONNECTIONS, cm->n_conns, p->first_conn_line, "connection") &&
            check_count(p, HDR_TRIGGERS, cm->n_triggers, p->first_trigger_line, "trigger") &&
            check_count(p, HDR_FAILURES, cm->n_failures, p->first_failure_line, "failure") &&
-           check_conn_ids(p) && check_triggers(p);
+           check_conn_ids(p) && check_triggers(p) && check_reachable(p);
 }
 
 bool cm_read_buffer(struct conn_matrix *cm, const char *name, const char *text, char *err, size_t errlen)
