@@ -55,6 +55,10 @@ struct cc_params {
 
 /* Value of option `name` from p->opts, or `def` when it was not given. */
 double cc_opt(const struct cc_params *p, const char *name, double def);
+/* An option that counts something: a whole number in [lo, hi], or `def`
+ * when not given. A fraction or a value out of range is bad input (exit 2
+ * naming the option), never a silent conversion. */
+uint32_t cc_opt_uint(const struct cc_params *p, const char *name, uint32_t def, uint32_t lo, uint32_t hi);
 
 struct cc_ack {
     simtime_ps now;

@@ -148,10 +148,7 @@ static void mnscc_init(void *state, const struct cc_params *p)
     n->percentile = cc_opt(p, "percentile", MNSCC_PERCENTILE);
     if (!(n->percentile > 0 && n->percentile <= 100))
         die_input("--cc-opt percentile=%g: must be in (0, 100]", n->percentile);
-    double h = cc_opt(p, "history", 0);
-    if (!(h >= 0) || !isfinite(h))
-        die_input("--cc-opt history=%g: must be a finite value >= 0", h);
-    n->history_fixed = h > MEDIAN_CAP ? MEDIAN_CAP : (uint32_t)h;
+    n->history_fixed = cc_opt_uint(p, "history", 0, 0, MEDIAN_CAP); /* 0 = Eq. 9 */
     median_init(hist_of(n));
 }
 

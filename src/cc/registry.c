@@ -3,6 +3,7 @@
  */
 #include "cc.h"
 
+#include <math.h>
 #include <string.h>
 
 double cc_opt(const struct cc_params *p, const char *name, double def)
@@ -11,6 +12,14 @@ double cc_opt(const struct cc_params *p, const char *name, double def)
         if (!strcmp(p->opts[i].name, name))
             return p->opts[i].value;
     return def;
+}
+
+uint32_t cc_opt_uint(const struct cc_params *p, const char *name, uint32_t def, uint32_t lo, uint32_t hi)
+{
+    double v = cc_opt(p, name, def);
+    if (!(v >= lo && v <= hi) || v != floor(v))
+        die_input("--cc-opt %s=%.17g: must be a whole number from %u to %u", name, v, lo, hi);
+    return (uint32_t)v;
 }
 
 static const struct cc_ops *const all_cc[] = {

@@ -172,7 +172,7 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->linkspeed_mbps = p->linkspeed_mbps;
     s->trimming = p->trimming;
     s->maxwnd_bdp = opt_in(p, "maxwnd_bdp", SM_MAXWND_BDP, 0.01, 1000);
-    s->md_form = (int)opt_in(p, "md_form", 0, 0, 1);
+    s->md_form = (int)cc_opt_uint(p, "md_form", 0, 0, 1);
     s->md = opt_in(p, "md", SM_MD * (p->trimming ? 1 : SM_MD_NOTRIM_FACTOR), 0, 1000);
     s->fd = opt_in(p, "fd", SM_FD, 0, 1000);
     s->fi = opt_in(p, "fi", SM_FI, 0, 1000);

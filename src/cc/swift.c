@@ -176,20 +176,16 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
         w->max_cwnd = 1;
     if (w->max_cwnd < w->min_cwnd)
         w->max_cwnd = w->min_cwnd;
-    w->retx_reset = (uint32_t)opt_nonneg(p, "retx_reset", SW_RETX_RESET);
-    if (w->retx_reset < 1)
-        w->retx_reset = 1;
+    w->retx_reset = cc_opt_uint(p, "retx_reset", SW_RETX_RESET, 1, 1000000);
     w->delayed_needed = 1;
     if (v != SW_SWIFT) {
-        w->delayed_needed = (uint32_t)opt_nonneg(p, "delayed_pkts", SW_LSWIFT_DELAYED);
-        if (w->delayed_needed < 1)
-            w->delayed_needed = 1;
+        w->delayed_needed = cc_opt_uint(p, "delayed_pkts", SW_LSWIFT_DELAYED, 1, 1000000);
     }
     if (v == SW_MSWIFT) {
         w->percentile = cc_opt(p, "percentile", SW_PERCENTILE);
         if (!(w->percentile > 0 && w->percentile <= 100))
             die_input("--cc-opt percentile=%g: must be in (0, 100]", w->percentile);
-        w->history_fixed = (uint32_t)opt_nonneg(p, "history", 0);
+        w->history_fixed = cc_opt_uint(p, "history", 0, 0, MEDIAN_CAP); /* 0 = Eq. 8 */
         median_init(hist_of(w));
     }
     w->srtt_ps = rtt;

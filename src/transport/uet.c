@@ -43,6 +43,26 @@ static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f,
 
 /* ---- setup ---------------------------------------------------------------------- */
 
+/* What the CC module of a flow crossing `path_hops` links is told at init. */
+static void cc_params_for(const struct sim *s, struct cc_params *cp, uint32_t path_hops)
+{
+    *cp = (struct cc_params){
+        .mtu_bytes = s->cfg.mtu_bytes,
+        .mss_bytes = mss_bytes(s),
+        .base_rtt_ps = s->base_rtt_ps,
+        .network_rtt_ps = s->base_rtt_ps,
+        .linkspeed_mbps = s->cfg.linkspeed_mbps,
+        .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
+        .target_qdelay_ps = s->cfg.target_qdelay_ps,
+        .qa_gate = s->cfg.qa_gate,
+        .trimming = s->cfg.trimming,
+        .q3_pressure = s->cfg.q3_pressure,
+        .path_hops = path_hops,
+        .opts = s->cfg.cc_opts,
+        .n_opts = s->cfg.n_cc_opts,
+    };
+}
+
 void transport_setup(struct sim *s)
 {
     uint32_t mss = mss_bytes(s);
@@ -77,6 +97,15 @@ void transport_setup(struct sim *s)
         f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
         f->ready_next = f->ready_prev = READY_NONE;
     }
+    /* Every --cc-opt is checked now, before t=0, not when the first flow
+     * starts: one state is initialised the way a flow's would be, and the
+     * algorithm's own checks (ranges, whole numbers, options that constrain
+     * each other) exit 2 naming the option. */
+    struct cc_params cp;
+    cc_params_for(s, &cp, s->topo.diameter_hops);
+    void *probe_state = xcalloc(1, s->cc->state_size);
+    s->cc->init(probe_state, &cp);
+    free(probe_state);
 }
 
 static void free_sender_state(struct flow *f)
@@ -318,21 +347,8 @@ void transport_flow_start(struct sim *s, uint32_t fi)
     f->rtx_ring = xcalloc(n, sizeof(uint32_t));
     f->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
-    struct cc_params cp = {
-        .mtu_bytes = s->cfg.mtu_bytes,
-        .mss_bytes = mss_bytes(s),
-        .base_rtt_ps = s->base_rtt_ps,
-        .network_rtt_ps = s->base_rtt_ps,
-        .linkspeed_mbps = s->cfg.linkspeed_mbps,
-        .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
-        .target_qdelay_ps = s->cfg.target_qdelay_ps,
-        .qa_gate = s->cfg.qa_gate,
-        .trimming = s->cfg.trimming,
-        .q3_pressure = s->cfg.q3_pressure,
-        .path_hops = topo_hops(&s->topo, f->src, f->dst),
-        .opts = s->cfg.cc_opts,
-        .n_opts = s->cfg.n_cc_opts,
-    };
+    struct cc_params cp;
+    cc_params_for(s, &cp, topo_hops(&s->topo, f->src, f->dst));
     f->cc_state = xcalloc(1, s->cc->state_size);
     s->cc->init(f->cc_state, &cp);
     struct lb_params lp = {
