@@ -24,7 +24,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan bench clean deps check-tests
+.PHONY: all run test asan bench clean deps check-tests FORCE
 
 BIN     ?= bin/spraysim
 
@@ -37,6 +37,19 @@ $(BIN): $(OBJ_LIB) $(BUILD)/cli/main.o
 $(BUILD)/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) -c -o $@ $<
+
+# The git commit goes into version.o only (--version, summary.json), which is
+# rebuilt only when the commit changes: the stamp is rewritten when it differs.
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+$(BUILD)/core/version.o: src/core/version.c $(HDRS) $(BUILD)/commit.stamp
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -DSPRAYSIM_COMMIT='"$(GIT_COMMIT)"' -c -o $@ $<
+
+$(BUILD)/commit.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
+
+FORCE:
 
 # The unit-test framework is Debian's cmocka; install it when it is missing
 # (the quick start runs as root on a fresh Debian machine).

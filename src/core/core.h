@@ -131,9 +131,19 @@ static inline uint64_t mix64(uint64_t x)
     return x;
 }
 
+/* ---- version ------------------------------------------------------------- */
+
+/* The release ("0.4.0") and the git commit the binary was built from
+ * ("1a2b3c4d5e6f", "-dirty" appended for uncommitted changes, "unknown"
+ * outside a checkout): printed by --version, recorded in summary.json. */
+extern const char spraysim_version[];
+extern const char spraysim_commit[];
+
 /* ---- errors and memory --------------------------------------------------- */
 
-/* Bad user input: prints "spraysim: <message>" on one line, exits 2. */
+/* Bad user input: prints "spraysim: <message>" on one line, exits 2. Bytes
+ * that could break the line or drive a terminal (control characters, DEL)
+ * are shown as '?', whatever file or flag they came from. */
 _Noreturn void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Internal failure (out of memory, I/O): prints and exits 1. */
 _Noreturn void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

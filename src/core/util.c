@@ -67,13 +67,22 @@ double rng_uniform(struct rng *r)
 
 void die_input(const char *fmt, ...)
 {
+    char msg[2048];
     va_list ap;
-    fflush(stdout);
-    fputs("spraysim: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    if (n < 0)
+        snprintf(msg, sizeof msg, "bad input (message could not be formatted)");
+    else if ((size_t)n >= sizeof msg)
+        memcpy(msg + sizeof msg - 4, "...", 4); /* a message this long quotes too much input */
+    /* one line, whatever bytes the input held: a newline or an escape
+     * sequence from a file or a flag must not reach the terminal */
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    fflush(stdout);
+    fprintf(stderr, "spraysim: %s\n", msg);
     exit(2);
 }
 

@@ -1,13 +1,15 @@
 /* report.c: turns a finished run into numbers: FCT statistics, the stdout
  * summary, and the output files. FCT is the reference simulator's: from the
  * flow's start until its sender holds the acknowledgement of the last byte.
- * Every file is built in memory and written atomically (temp + rename).
+ * Every file is built in memory; the set replaces the output directory as a
+ * whole (outdir.c).
  */
 #include "report.h"
 
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../transport/flow.h"
+#include "outdir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -153,8 +155,11 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         printf("%s)", s->n_flows - r->finished > 10 ? " ..." : "");
     }
     printf("\n");
-    printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us\n", r->fct_median_us, r->fct_p99_us,
-           r->fct_max_us, r->fct_mean_us);
+    if (r->finished)
+        printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us\n", r->fct_median_us, r->fct_p99_us,
+               r->fct_max_us, r->fct_mean_us);
+    else
+        printf("FCT: n/a (no flow finished)\n");
     printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu bounced, %llu drops, %llu ECN marks, %llu timeouts\n",
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
@@ -265,7 +270,11 @@ static void json_str(struct strbuf *b, const char *v)
 static void summary_json(const struct sim *s, const struct run_stats *r, struct strbuf *b)
 {
     const struct config *c = &s->cfg;
-    sb_printf(b, "{\n  \"tool\": \"spraysim\",\n  \"inputs\": {\"tm\": ");
+    sb_printf(b, "{\n  \"tool\": \"spraysim\",\n  \"version\": ");
+    json_str(b, spraysim_version);
+    sb_printf(b, ",\n  \"commit\": ");
+    json_str(b, spraysim_commit);
+    sb_printf(b, ",\n  \"inputs\": {\"tm\": ");
     json_str(b, c->tm_path);
     sb_printf(b, ", \"topo\": ");
     if (c->topo_path)
@@ -305,10 +314,14 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes, s->queue_bytes, s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default,
               (double)s->min_rto_ps / PS_PER_US);
-    sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u, \"fct_median_us\": %.6f, "
-                 "\"fct_p99_us\": %.6f, \"fct_max_us\": %.6f, \"fct_mean_us\": %.6f},\n",
-              s->n_flows, r->finished, s->n_flows - r->finished, r->fct_median_us, r->fct_p99_us, r->fct_max_us,
-              r->fct_mean_us);
+    sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_flows, r->finished,
+              s->n_flows - r->finished);
+    /* statistics over no finished flow do not exist: null, never 0 */
+    if (r->finished)
+        sb_printf(b, ", \"fct_median_us\": %.6f, \"fct_p99_us\": %.6f, \"fct_max_us\": %.6f, \"fct_mean_us\": %.6f},\n",
+                  r->fct_median_us, r->fct_p99_us, r->fct_max_us, r->fct_mean_us);
+    else
+        sb_printf(b, ", \"fct_median_us\": null, \"fct_p99_us\": null, \"fct_max_us\": null, \"fct_mean_us\": null},\n");
     sb_printf(b, "  \"packets\": {\"data_sent\": %llu, \"retransmits\": %llu, \"acks\": %llu, \"nacks\": %llu, "
                  "\"trims\": %llu, \"bounced\": %llu, \"drops\": %llu, \"ecn_marks\": %llu, \"timeouts\": %llu, "
                  "\"data_delivered\": %llu, \"trimmed_delivered\": %llu, \"data_in_network_at_end\": %llu, "
@@ -323,42 +336,53 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               (unsigned long long)s->events_processed);
 }
 
-static void write_or_die(const char *dir, const char *name, const struct strbuf *b)
+static const char *const output_names[] = {"flows.csv", "queues.csv", "summary.json", NULL};
+
+struct report_out {
+    struct outdir *dir;
+};
+
+struct report_out *report_out_prepare(const char *dir)
 {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = xmalloc(n);
-    snprintf(path, n, "%s/%s", dir, name);
-    if (!write_file_atomic(path, b->data, b->len))
-        die_internal("cannot write %s: %s", path, strerror(errno));
-    free(path);
+    char err[1024];
+    struct outdir *d = outdir_prepare(dir, output_names, err, sizeof err);
+    if (!d)
+        die_input("%s", err);
+    struct report_out *o = xmalloc(sizeof *o);
+    o->dir = d;
+    return o;
+}
+
+static void write_or_die(struct report_out *o, const char *name, const struct strbuf *b)
+{
+    char err[1024];
+    if (!outdir_write(o->dir, name, b->data, b->len, err, sizeof err)) {
+        outdir_abort(o->dir);
+        die_internal("%s", err);
+    }
+}
+
+void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r)
+{
+    struct strbuf b;
+    sb_init(&b);
+    report_flows_csv(s, &b);
+    write_or_die(o, "flows.csv", &b);
+    b.len = 0;
+    queues_csv(s, &b);
+    write_or_die(o, "queues.csv", &b);
+    b.len = 0;
+    summary_json(s, r, &b);
+    write_or_die(o, "summary.json", &b);
+    sb_free(&b);
+    char err[1024];
+    bool ok = outdir_commit(o->dir, err, sizeof err);
+    free(o);
+    if (!ok)
+        die_internal("%s", err);
 }
 
 void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir)
 {
-    /* like mkdir -p: every missing level */
-    char *path = xmalloc(strlen(dir) + 1);
-    strcpy(path, dir);
-    for (char *c = path + 1;; c++) {
-        if (*c == '/' || *c == '\0') {
-            char saved = *c;
-            *c = '\0';
-            if (mkdir(path, 0755) != 0 && errno != EEXIST)
-                die_input("--out %s: cannot create directory %s: %s", dir, path, strerror(errno));
-            *c = saved;
-            if (!saved)
-                break;
-        }
-    }
-    free(path);
-    struct strbuf b;
-    sb_init(&b);
-    report_flows_csv(s, &b);
-    write_or_die(dir, "flows.csv", &b);
-    b.len = 0;
-    queues_csv(s, &b);
-    write_or_die(dir, "queues.csv", &b);
-    b.len = 0;
-    summary_json(s, r, &b);
-    write_or_die(dir, "summary.json", &b);
-    sb_free(&b);
+    report_out_commit(report_out_prepare(dir), s, r);
 }

@@ -22,8 +22,14 @@ struct run_stats {
 simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f);
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
 void report_stdout(const struct sim *s, const struct run_stats *r);
-/* Writes DIR/flows.csv, DIR/queues.csv and DIR/summary.json atomically;
- * exits 1 with a message when the directory cannot be written. */
+/* The output set: DIR/flows.csv, DIR/queues.csv and DIR/summary.json,
+ * replacing DIR as a whole. prepare() checks DIR before the run (exit 2
+ * naming --out when it is unusable); commit() writes the set and frees the
+ * handle (exit 1 if the disk fails). */
+struct report_out;
+struct report_out *report_out_prepare(const char *dir);
+void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r);
+/* prepare + commit, for callers that already ran. */
 void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir);
 /* Builds the flows.csv text (for tests of byte-identical output). */
 void report_flows_csv(const struct sim *s, struct strbuf *b);

@@ -1,0 +1,386 @@
+/* options.c: the command line. Accepts the reference simulator's single-dash
+ * flags with that simulator's meanings and units (so existing experiment
+ * scripts run unchanged) and native long flags (`--flag value` or
+ * `--flag=value`). Every number goes through the one strict parser of
+ * src/core/parse.c, as numbers in files do. Every bad flag or value is one
+ * line naming the flag; nothing here exits, so the same function serves
+ * main, the tests and the fuzz harness.
+ */
+#include "options.h"
+
+#include "../cc/cc.h"
+#include "../core/parse.h"
+#include "../lb/lb.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void options_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: spraysim -tm FILE [options]\n"
+            "\n"
+            "Packet-level simulator of datacenter fabrics: Ultra Ethernet's NSCC and the\n"
+            "congestion controls it is measured against, packet spraying (REPS, Bitmap,\n"
+            "Mixed, oblivious), trimming, SLEEK, failures, on fat trees and leaf-spines.\n"
+            "\n"
+            "Reference-simulator flags (same meaning and units as htsim_uec):\n"
+            "  -tm FILE              connection matrix (.cm)\n"
+            "  -topo FILE            topology (.topo); default: k-ary fat tree sized by Nodes\n"
+            "  -end US               simulated time limit, microseconds (default 1000)\n"
+            "  -nodes N              must equal the matrix's Nodes (checked)\n"
+            "  -tiers 2|3            tiers of the default fat tree (default 3)\n"
+            "  -linkspeed MBPS       host link speed in Mb/s (default 100000 = 100 Gb/s);\n"
+            "                        all links when no -topo\n"
+            "  -mtu BYTES            data packet size on the wire (default 4150; payload = mtu-64)\n"
+            "  -q PKTS               switch queue size in packets (default: 1 BDP, 5 BDP without trimming)\n"
+            "  -ecn LOW HIGH         RED marking thresholds in packets (default 20%% and 80%% of 1 BDP)\n"
+            "  -cwnd PKTS            initial window in packets (default: the algorithm's, e.g. NSCC 1.5 BDP)\n"
+            "  -paths N              entropy values per flow (default 64; 1 = one path per flow)\n"
+            "  -seed S               seed of every random stream (default 13)\n"
+            "  -sender_cc_only       sender-based congestion control (the only mode; accepted)\n"
+            "  -sender_cc            the same\n"
+            "  -sender_cc_algo NAME  same as --cc\n"
+            "  -load_balancing_algo NAME  same as --lb\n"
+            "  -disable_trim         switches drop instead of trimming\n"
+            "  -sleek                SLEEK loss recovery and probes (seed 002 Sec. 6)\n"
+            "  -failed N             N links run at 25%% speed and queue (htsim's rule)\n"
+            "  -target_q_delay US    NSCC target queueing delay (default 0.75 base RTT, 1.0 without trimming)\n"
+            "  -qa_gate N            Quick Adapt gate: fires when achieved < maxwnd >> N (default 3)\n"
+            "  -hop_latency US       per-link latency without -topo (default 1)\n"
+            "  -switch_latency US    per-switch latency without -topo (default 0)\n"
+            "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
+            "  -out DIR              same as --out\n"
+            "  -h, -help             this text\n"
+            "\n"
+            "Native flags (--flag VALUE or --flag=VALUE):\n"
+            "  --cc NAME             congestion control: %s (default nscc)\n"
+            "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
+            "                        replaces the earlier value (README lists each algorithm's options)\n"
+            "  --lb NAME             load balancer: %s (default mixed)\n"
+            "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
+            "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
+            "  --seed S              same as -seed\n"
+            "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
+            "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
+            "  --reps-freeze, --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
+            "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
+            "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
+            "  --sched fifo|drr      switch data scheduling: one FIFO, or DRR between traffic classes 0 and 1\n"
+            "  --drr-quantum BYTES   DRR quantum (default 4096)\n"
+            "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
+            "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
+            "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
+            "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
+            "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
+            "  --quiet               no summary on stdout\n"
+            "  --version             print the version and the git commit, and exit\n"
+            "  --help                this text\n",
+            cc_names(), lb_names());
+}
+
+struct parse_ctx {
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void bad(struct parse_ctx *x, const char *fmt, ...)
+{
+    if (x->failed)
+        return; /* the first problem is the one reported */
+    x->failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(x->err, x->errlen, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t get_uint(struct parse_ctx *x, const char *flag, const char *v, uint64_t min, uint64_t max)
+{
+    char b[SHOWN_BUF];
+    uint64_t u = 0;
+    enum num_status st = parse_u64(v, &u);
+    if (st == NUM_BAD)
+        bad(x, "%s: '%s' is not a non-negative whole number", flag, shown(v, b));
+    else if (st == NUM_RANGE || u < min || u > max)
+        bad(x, "%s: '%s' is out of range (%llu to %llu)", flag, shown(v, b), (unsigned long long)min,
+            (unsigned long long)max);
+    else
+        return u;
+    return min;
+}
+
+static double get_real(struct parse_ctx *x, const char *flag, const char *v, double min, double max)
+{
+    char b[SHOWN_BUF];
+    double d = 0;
+    enum num_status st = parse_real(v, &d);
+    if (st == NUM_BAD)
+        bad(x, "%s: '%s' is not a number", flag, shown(v, b));
+    else if (st == NUM_RANGE || d < min || d > max)
+        bad(x, "%s: '%s' is out of range (%g to %g)", flag, shown(v, b), min, max);
+    else
+        return d;
+    return min;
+}
+
+static simtime_ps us_to_ps(double us)
+{
+    return (simtime_ps)llround(us * (double)PS_PER_US);
+}
+
+void options_free(struct config *cfg)
+{
+    for (unsigned i = 0; i < cfg->n_cc_opts; i++)
+        free((char *)cfg->cc_opts[i].name);
+    cfg->n_cc_opts = 0;
+}
+
+/* Flags that take no value; the rest take exactly one (-ecn takes two). */
+static bool is_switch_flag(const char *a)
+{
+    static const char *const names[] = {
+        "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-disable_trim", "-sleek",
+        "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(a, names[i]))
+            return true;
+    return false;
+}
+
+enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
+{
+    struct parse_ctx x = {err, errlen, false};
+    char b[SHOWN_BUF];
+    config_defaults(cfg);
+    cfg->progress = true;
+    bool ar_quantum_set = false;
+    for (int i = 1; i < argc && !x.failed; i++) {
+        const char *arg = argv[i];
+        /* --flag=value for the native long flags; the name is copied so argv stays intact */
+        char name[64];
+        const char *inline_value = NULL;
+        const char *eq = !strncmp(arg, "--", 2) ? strchr(arg, '=') : NULL;
+        if (eq) {
+            size_t n = (size_t)(eq - arg);
+            if (n >= sizeof name) {
+                bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
+                break;
+            }
+            memcpy(name, arg, n);
+            name[n] = '\0';
+            arg = name;
+            inline_value = eq + 1;
+            if (is_switch_flag(arg)) {
+                bad(&x, "%s takes no value", arg);
+                break;
+            }
+        }
+        const char *v = inline_value;
+        if (!v && !is_switch_flag(arg) && (arg[0] == '-')) {
+            /* every other known flag takes a value; unknown ones are reported below */
+            if (i + 1 < argc)
+                v = argv[i + 1];
+        }
+#define TAKE()                                                                                                    \
+    do {                                                                                                          \
+        if (!v) {                                                                                                 \
+            bad(&x, "%s needs a value", arg);                                                                     \
+            goto next;                                                                                            \
+        }                                                                                                         \
+        if (!inline_value)                                                                                        \
+            i++;                                                                                                  \
+    } while (0)
+        if (!strcmp(arg, "-h") || !strcmp(arg, "-help") || !strcmp(arg, "--help")) {
+            return OPTIONS_HELP;
+        } else if (!strcmp(arg, "--version")) {
+            return OPTIONS_VERSION;
+        } else if (!strcmp(arg, "-tm")) {
+            TAKE();
+            cfg->tm_path = v;
+        } else if (!strcmp(arg, "-topo")) {
+            TAKE();
+            cfg->topo_path = v;
+        } else if (!strcmp(arg, "-end")) {
+            TAKE();
+            cfg->end_ps = us_to_ps(get_real(&x, arg, v, 1e-6, 1e9));
+        } else if (!strcmp(arg, "-nodes")) {
+            TAKE();
+            cfg->nodes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 24);
+        } else if (!strcmp(arg, "-tiers")) {
+            TAKE();
+            cfg->tiers = (uint32_t)get_uint(&x, arg, v, 2, 3);
+        } else if (!strcmp(arg, "-linkspeed")) {
+            TAKE();
+            /* 1 Mb/s to 100 Tb/s: serialisation times stay whole picoseconds' worth of resolution */
+            cfg->linkspeed_mbps = (uint32_t)get_uint(&x, arg, v, 1, 100000000u);
+        } else if (!strcmp(arg, "-mtu")) {
+            TAKE();
+            cfg->mtu_bytes = (uint32_t)get_uint(&x, arg, v, 256, 65535);
+        } else if (!strcmp(arg, "-q")) {
+            TAKE();
+            cfg->queue_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
+        } else if (!strcmp(arg, "-ecn")) {
+            if (i + 2 >= argc || eq) {
+                bad(&x, "-ecn needs two values: LOW HIGH (packets)");
+                break;
+            }
+            cfg->ecn_low_pkts = (uint32_t)get_uint(&x, "-ecn (low)", argv[i + 1], 1, 1000000);
+            cfg->ecn_high_pkts = (uint32_t)get_uint(&x, "-ecn (high)", argv[i + 2], 1, 1000000);
+            i += 2;
+        } else if (!strcmp(arg, "-cwnd")) {
+            TAKE();
+            cfg->cwnd_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
+        } else if (!strcmp(arg, "-paths")) {
+            TAKE();
+            cfg->paths = (uint32_t)get_uint(&x, arg, v, 1, 65536);
+        } else if (!strcmp(arg, "-seed") || !strcmp(arg, "--seed")) {
+            TAKE();
+            cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
+        } else if (!strcmp(arg, "-sender_cc_only") || !strcmp(arg, "-sender_cc")) {
+            /* sender-based CC is the only mode of this transport */
+        } else if (!strcmp(arg, "-receiver_cc_only") || !strcmp(arg, "-receiver_cc")) {
+            bad(&x, "%s: receiver-based congestion control is not implemented; use sender-based NSCC", arg);
+        } else if (!strcmp(arg, "-sender_cc_algo") || !strcmp(arg, "--cc")) {
+            TAKE();
+            cfg->cc_name = v;
+            if (!cc_find(v))
+                bad(&x, "%s: unknown algorithm '%s' (known: %s)", arg, shown(v, b), cc_names());
+        } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {
+            TAKE();
+            cfg->lb_name = v;
+            if (!lb_find(v))
+                bad(&x, "%s: unknown or not yet implemented load balancer '%s' (known: %s)", arg, shown(v, b),
+                    lb_names());
+        } else if (!strcmp(arg, "-disable_trim")) {
+            cfg->trimming = false;
+        } else if (!strcmp(arg, "-sleek")) {
+            cfg->sleek = true;
+        } else if (!strcmp(arg, "-target_q_delay")) {
+            TAKE();
+            cfg->target_qdelay_ps = us_to_ps(get_real(&x, arg, v, 0.001, 1e6));
+        } else if (!strcmp(arg, "-qa_gate")) {
+            TAKE();
+            cfg->qa_gate = (int)get_uint(&x, arg, v, 0, 30);
+        } else if (!strcmp(arg, "-hop_latency")) {
+            TAKE();
+            cfg->hop_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
+        } else if (!strcmp(arg, "-switch_latency")) {
+            TAKE();
+            cfg->switch_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
+        } else if (!strcmp(arg, "-sack_threshold")) {
+            TAKE();
+            cfg->ack_threshold_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
+        } else if (!strcmp(arg, "--out") || !strcmp(arg, "-out")) {
+            TAKE();
+            if (!*v)
+                bad(&x, "%s: empty directory name", arg);
+            cfg->out_dir = v;
+        } else if (!strcmp(arg, "--q3-pressure")) {
+            TAKE();
+            cfg->q3_pressure = get_real(&x, arg, v, 0, 0.5);
+        } else if (!strcmp(arg, "--cc-opt")) {
+            TAKE();
+            const char *eqs = strchr(v, '=');
+            if (!eqs || eqs == v) {
+                bad(&x, "--cc-opt: '%s' is not NAME=VALUE", shown(v, b));
+                break;
+            }
+            double value = get_real(&x, "--cc-opt", eqs + 1, -1e18, 1e18);
+            size_t n = (size_t)(eqs - v);
+            unsigned k = 0;
+            while (k < cfg->n_cc_opts && (strlen(cfg->cc_opts[k].name) != n || strncmp(cfg->cc_opts[k].name, v, n)))
+                k++;
+            if (k == cfg->n_cc_opts) {
+                /* one entry per name: a repeated name replaces the earlier value, as repeated flags do */
+                if (k == sizeof cfg->cc_opts / sizeof cfg->cc_opts[0]) {
+                    bad(&x, "--cc-opt: at most %zu distinct options", sizeof cfg->cc_opts / sizeof cfg->cc_opts[0]);
+                    break;
+                }
+                cfg->cc_opts[k].name = strndup(v, n);
+                if (!cfg->cc_opts[k].name)
+                    die_internal("out of memory");
+                cfg->n_cc_opts++;
+            }
+            cfg->cc_opts[k].value = value;
+        } else if (!strcmp(arg, "--routing")) {
+            TAKE();
+            if (!strcmp(v, "ecmp"))
+                cfg->routing = ROUTE_ECMP;
+            else if (!strcmp(v, "ar"))
+                cfg->routing = ROUTE_AR;
+            else if (!strcmp(v, "ev-mod"))
+                cfg->routing = ROUTE_EV_MOD;
+            else
+                bad(&x, "--routing: '%s' is not ecmp, ar or ev-mod", shown(v, b));
+        } else if (!strcmp(arg, "--sched")) {
+            TAKE();
+            if (!strcmp(v, "fifo"))
+                cfg->drr = false;
+            else if (!strcmp(v, "drr"))
+                cfg->drr = true;
+            else
+                bad(&x, "--sched: '%s' is not fifo or drr", shown(v, b));
+        } else if (!strcmp(arg, "--drr-quantum")) {
+            TAKE();
+            cfg->drr_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 64, 1u << 24);
+        } else if (!strcmp(arg, "--ar-quantum")) {
+            TAKE();
+            ar_quantum_set = true;
+            cfg->ar_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
+        } else if (!strcmp(arg, "-failed")) {
+            TAKE();
+            cfg->failed_links = (uint32_t)get_uint(&x, arg, v, 0, 1u << 20);
+        } else if (!strcmp(arg, "--fail")) {
+            TAKE();
+            if (cfg->n_fail_specs == sizeof cfg->fail_specs / sizeof cfg->fail_specs[0]) {
+                bad(&x, "--fail: at most %zu specifications on the command line (put more in the .cm as "
+                        "'failure' lines)", sizeof cfg->fail_specs / sizeof cfg->fail_specs[0]);
+                break;
+            }
+            cfg->fail_specs[cfg->n_fail_specs++] = v;
+        } else if (!strcmp(arg, "--detect-us")) {
+            TAKE();
+            cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));
+        } else if (!strcmp(arg, "--reps-freeze")) {
+            cfg->reps_freeze = true;
+        } else if (!strcmp(arg, "--no-reps-freeze")) {
+            cfg->reps_freeze = false;
+        } else if (!strcmp(arg, "--reps-buffer")) {
+            TAKE();
+            cfg->reps_buffer = (uint32_t)get_uint(&x, arg, v, 1, 256);
+        } else if (!strcmp(arg, "--progress")) {
+            cfg->progress = true;
+        } else if (!strcmp(arg, "--no-progress")) {
+            cfg->progress = false;
+        } else if (!strcmp(arg, "--quiet")) {
+            cfg->quiet = true;
+        } else if (!strcmp(arg, "--htsim-output")) {
+            cfg->htsim_output = true;
+        } else {
+            bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
+        }
+    next:;
+#undef TAKE
+    }
+    if (x.failed)
+        return OPTIONS_ERROR;
+    if (!ar_quantum_set)
+        cfg->ar_quantum_bytes = cfg->mtu_bytes;
+    if (!cfg->tm_path) {
+        bad(&x, "no connection matrix: give -tm FILE (see --help)");
+        return OPTIONS_ERROR;
+    }
+    if (cfg->mtu_bytes <= cfg->hdr_bytes) {
+        bad(&x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
+        return OPTIONS_ERROR;
+    }
+    if (cfg->paths == 1 && strcmp(cfg->lb_name, "single") && strcmp(cfg->lb_name, "ecmp"))
+        cfg->lb_name = "single"; /* one entropy value: every balancer degenerates to one path */
+    return OPTIONS_RUN;
+}
