@@ -100,17 +100,33 @@ void sim_setup(struct sim *s, const struct config *cfg)
                      (simtime_ps)t->diameter_hops * (serialize_ps(c->mtu_bytes, c->linkspeed_mbps) +
                                                      serialize_ps(c->hdr_bytes, c->linkspeed_mbps));
     s->bdp_bytes = (uint64_t)((double)s->base_rtt_ps * c->linkspeed_mbps / 8e6);
+    /* Queues are byte counts in 32 bits; a default queue of one BDP (five
+     * without trimming) beyond half of that comes from latencies or a link
+     * speed out of any real range: name them, not a -q the user never gave. */
+    const char *rtt_inputs = c->topo_path ? "the latencies in the .topo file and -linkspeed"
+                                          : "-hop_latency, -switch_latency and -linkspeed";
+    if (!c->queue_pkts && s->bdp_bytes * (c->trimming ? 1 : 5) > UINT32_MAX / 2)
+        die_input("%s give a base RTT of %.3f us and a BDP of %llu bytes, too large for a default queue of %s BDP "
+                  "(at most %u bytes); check them, or give -q",
+                  rtt_inputs, (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes,
+                  c->trimming ? "1" : "5", UINT32_MAX / 2);
     uint32_t bdp_pkts = ceil_div_u64(s->bdp_bytes, c->mtu_bytes);
     uint32_t qpkts = c->queue_pkts ? c->queue_pkts : bdp_pkts * (c->trimming ? 1 : 5);
     if ((uint64_t)qpkts * c->mtu_bytes > UINT32_MAX / 2)
-        die_input("-q: queue of %u packets is too large", qpkts);
+        die_input("-q %u: a queue of %llu bytes (-q x -mtu) is too large (at most %u)", qpkts,
+                  (unsigned long long)qpkts * c->mtu_bytes, UINT32_MAX / 2);
     s->queue_bytes = qpkts * c->mtu_bytes;
     uint32_t lo = c->ecn_low_pkts ? c->ecn_low_pkts : (uint32_t)ceil(0.2 * bdp_pkts);
     uint32_t hi = c->ecn_high_pkts ? c->ecn_high_pkts : (uint32_t)ceil(0.8 * bdp_pkts);
     if (lo > hi)
         die_input("-ecn: low threshold %u exceeds high threshold %u (packets)", lo, hi);
-    if (hi > qpkts)
-        die_input("-ecn: high threshold %u exceeds the queue size of %u packets", hi, qpkts);
+    if (hi > qpkts) {
+        if (c->ecn_high_pkts)
+            die_input("-ecn: high threshold %u exceeds the queue size of %u packets", hi, qpkts);
+        /* the thresholds are the defaults: the queue the user set is what is small */
+        die_input("-q %u: the queue is smaller than the default ECN high threshold of %u packets (80%% of the "
+                  "%u-packet BDP); give -ecn LOW HIGH too", qpkts, hi, bdp_pkts);
+    }
     s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
     s->ecn_kmax_bytes_default = hi * c->mtu_bytes;
     /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops. */
@@ -151,11 +167,21 @@ void sim_setup(struct sim *s, const struct config *cfg)
     failures_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
+    uint32_t late = 0, first_late = 0;
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (s->cm.conns[i].start_ps != SIMTIME_NEVER) {
             s->flows[i].start_scheduled = true;
             sim_at(s, s->cm.conns[i].start_ps, EV_FLOW_START, i);
+            if (s->cm.conns[i].start_ps >= c->end_ps && late++ == 0)
+                first_late = i;
         }
+    /* legal (a matrix written for a longer run) but surely worth a word:
+     * such connections are reported unfinished, as failures after -end are
+     * reported not to happen */
+    if (late)
+        warn_input("%s:%u: %u connection%s start%s at or after -end %g us (the first on this line) and cannot "
+                   "finish", c->tm_path, s->cm.conns[first_late].line, late, late == 1 ? "" : "s",
+                   late == 1 ? "s" : "", (double)c->end_ps / PS_PER_US);
 }
 
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id)

@@ -123,7 +123,10 @@ struct sim {
     /* derived network constants */
     simtime_ps base_rtt_ps;      /* network's largest unloaded RTT */
     uint64_t bdp_bytes;          /* base_rtt x host link rate */
-    uint32_t queue_bytes;
+    uint32_t queue_bytes;        /* the default switch queue */
+    uint32_t tier_queue_down_bytes[TOPO_MAX_TIERS]; /* per tier, after .topo Queue_Down/Up and -q */
+    uint32_t tier_queue_up_bytes[TOPO_MAX_TIERS];
+    bool tier_queues_differ;     /* some tier's queue is not the default */
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;

@@ -54,6 +54,25 @@ bad() {
     fi
 }
 
+# warns NAME PATTERN ARGS...: the run must exit 0 with one stderr line,
+# "spraysim: warning: ..." containing PATTERN.
+warns() {
+    name=$1
+    pat=$2
+    shift 2
+    run "$@"
+    nl=$(wc -l <"$T/err" | tr -d ' ')
+    if [ "$rc" -ne 0 ]; then
+        fail "$name: exit status $rc, want 0 (stderr: $(head -n 1 "$T/err"))"
+    elif [ "$nl" != 1 ] || [ "$(head -c 19 "$T/err")" != "spraysim: warning: " ]; then
+        fail "$name: want one 'spraysim: warning:' line, got: $(head -c 300 "$T/err" | tr '\n' '|')"
+    elif ! grep -F -q -e "$pat" "$T/err"; then
+        fail "$name: warning does not mention '$pat': $(head -n 1 "$T/err")"
+    else
+        ok "$name: exit 0, one warning naming '$pat'"
+    fi
+}
+
 # garbage N SEED: N deterministic pseudo-random bytes (all 256 values, NUL
 # included) on stdout. A small LCG keeps every product exact in awk's doubles,
 # so every awk produces the same bytes.
@@ -104,7 +123,7 @@ bad "traffic class out of range" "cls.cm:3:" -tm "$T/cls.cm"
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg7 down at 10\n' >"$T/fl.cm"
 bad "failure naming a missing link" "fl.cm:5:" -tm "$T/fl.cm"
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg0 down at 5000\n' >"$T/ft.cm"
-bad "failure time outside the run" "ft.cm:5:" -tm "$T/ft.cm"
+warns "failure time after -end" "ft.cm:5: the event at 5000 us is after -end 1000 us" -tm "$T/ft.cm"
 bad "failure rate above the link's" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 400"
 bad "failure rate of zero" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 0"
 bad "unknown switch scheduler" "--sched" -tm "$M/one.cm" --sched wfq
@@ -156,6 +175,109 @@ bad "binary-garbage .cm without NUL bytes" "$T/garbage2.cm:1:" -tm "$T/garbage2.
     garbage_text 1000 9
 } >"$T/garbage3.cm"
 bad "valid header then binary garbage" "$T/garbage3.cm:3:" -tm "$T/garbage3.cm"
+
+# ---------------------------------------------------------------- audit findings (issue 7)
+bad "--out ''" "--out: empty directory name" -tm "$M/one.cm" --out ''
+: >"$T/afile"
+bad "--out naming a regular file" "exists and is not a directory" -tm "$M/one.cm" --out "$T/afile"
+mkdir -p "$T/mine" && echo keep >"$T/mine/notes.txt"
+bad "--out into a directory with other files" "'notes.txt', which is not a spraysim output" -tm "$M/one.cm" --out "$T/mine"
+if [ "$(cat "$T/mine/notes.txt")" = keep ]; then ok "--out refused: the user's file is untouched"; else fail "--out refused but notes.txt changed"; fi
+bad "--out . is refused" "name a directory of its own" -tm "$M/one.cm" --out .
+printf 'Nodes 16\nConnections 1\n0->5 start 0 size 18446744073709551615\n' >"$T/huge.cm"
+bad "size 2^64-1 (was a 0-packet flow)" "huge.cm:3: size 18446744073709551615 needs more than 2^31 packets" -tm "$T/huge.cm"
+bad "-tm /dev/zero (was read until memory ran out)" "/dev/zero:1: contains a NUL byte" -tm /dev/zero
+bad "-end 0x10 (hex was accepted)" "-end: '0x10' is not a number" -tm "$M/one.cm" -end 0x10
+bad "-end ' 100' (blank was accepted)" "-end: ' 100' is not a number" -tm "$M/one.cm" -end ' 100'
+bad "-end inf" "-end: 'inf' is not a number" -tm "$M/one.cm" -end inf
+bad "-paths +5" "-paths: '+5' is not a non-negative whole number" -tm "$M/one.cm" -paths +5
+bad "a newline inside a flag value stays on one line" "--routing: 'a?b' is not ecmp" -tm "$M/one.cm" --routing "$(printf 'a\nb')"
+printf 'Nodes 16\nTiers 2\nPodsize 16\n\nTier 0\nRadix_\033[31mDown 3\n' >"$T/esc.topo"
+bad ".topo escape bytes are not echoed" "unknown attribute 'radix_?[31mdown'" -tm "$M/one.cm" -topo "$T/esc.topo"
+if grep -q "$(printf '\033')" "$T/err"; then fail ".topo error line carries an ESC byte"; else ok ".topo error line carries no ESC byte"; fi
+bad "-topo naming a directory gives the reason" "Is a directory" -tm "$M/one.cm" -topo "$T"
+bad "-hop_latency 1e6 blames the latencies, not -q" "-hop_latency, -switch_latency and -linkspeed give a base RTT" -tm "$M/one.cm" -hop_latency 1e6
+bad "-q 1 alone blames -q, not -ecn" "-q 1: the queue is smaller than the default ECN high threshold" -tm "$M/one.cm" -q 1
+bad "-linkspeed 4000000000 is out of range" "-linkspeed: '4000000000' is out of range" -tm "$M/one.cm" -linkspeed 4000000000
+bad "-failed beyond the links the rule applies to" "-failed 1048576: this topology has only 16 aggregation-core links" -tm "$M/one.cm" -failed 1048576
+sed 's/^Tier 0$/Queue_Down 1\nTier 0/' "$TOPOS/fat_tree_128_1os.topo" >/dev/null 2>&1
+printf 'Nodes 16\nTiers 2\nPodsize 16\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\nQueue_Down 1\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n' >"$T/q1.topo"
+bad "per-tier Queue_Down 1 (nothing deliverable)" "q1.topo:9: Queue_Down 1 bytes of tier 0 is smaller than one packet" -tm "$M/one.cm" -topo "$T/q1.topo"
+printf 'Nodes 16\nTiers 2\nPodsize 16\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\nQueue_Down 50000\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n' >"$T/q5.topo"
+run -tm "$M/one.cm" -topo "$T/q5.topo" --out "$T/q5"
+if [ "$rc" -eq 0 ] && grep -q "queues by tier (down/up B): tier 0 50000/" "$T/out" &&
+    grep -q '"queue_bytes_by_tier": \[{"tier": 0, "down": 50000, ' "$T/q5/summary.json"; then
+    ok "a .topo Queue_Down shows in the summary and summary.json"
+else
+    fail "a .topo Queue_Down is not reported: rc $rc, $(grep -i queue "$T/out" | head -2 | tr '\n' '|')"
+fi
+printf 'Nodes 16\nConnections 2\nTriggers 1\n0->1 start 0 size 1000\n1->2 trigger 1 size 1000\ntrigger id 1 oneshot\n' >"$T/never.cm"
+bad "a trigger nothing fires (connection silently never started)" "never.cm:5: trigger 1 can never fire" -tm "$T/never.cm"
+printf 'Nodes 16\nConnections 2\n0->1 start 0 size 1000\n1->2 start 2000 size 10\n' >"$T/late.cm"
+warns "a start after -end" "late.cm:4: 1 connection starts at or after -end 1000 us" -tm "$T/late.cm"
+bad "--fail out of time order" "'up at 10' comes after 'down at 50'" -tm "$M/one.cm" --fail "link tor0 agg0 down at 50 up at 10"
+bad "--fail delay 1e20" "'delay' needs a number from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 delay 1e20"
+bad "--fail at 1e300 (printed 300 digits)" "'at' needs a time from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 down at 1e300"
+run -tm "$M/one.cm" -end 5 --out "$T/none"
+if [ "$rc" -eq 0 ] && grep -q "^FCT: n/a (no flow finished)" "$T/out" && grep -q '"fct_median_us": null, "fct_p99_us": null' "$T/none/summary.json"; then
+    ok "no finished flow: stdout n/a, summary.json null"
+else
+    fail "no finished flow: rc $rc, $(grep FCT "$T/out"), $(grep fct_median "$T/none/summary.json")"
+fi
+run -tm "$M/one.cm" --cc mswift --cc-opt percentile=50 --cc-opt percentile=90 --out "$T/rep"
+n=$(grep -o '"percentile"' "$T/rep/summary.json" 2>/dev/null | wc -l | tr -d ' ')
+if [ "$rc" -eq 0 ] && [ "$n" = 1 ] && grep -q '"percentile": 90' "$T/rep/summary.json"; then
+    ok "a repeated --cc-opt: the last value, recorded once"
+else
+    fail "a repeated --cc-opt: rc $rc, $n keys, $(grep -o '"cc_options".*' "$T/rep/summary.json")"
+fi
+bad "--cc-opt fraction for a count" "--cc-opt history=2.5: must be a whole number from 0 to 1024" -tm "$M/one.cm" --cc mswift --cc-opt history=2.5
+bad "--cc-opt huge count (UB before)" "--cc-opt retx_reset=1e+17: must be a whole number" -tm "$M/one.cm" --cc swift --cc-opt retx_reset=1e17
+bad "--cc-opt checked at setup, before any flow starts" "--cc-opt fs_min_cwnd/fs_max_cwnd" -tm "$T/late.cm" -end 1 --cc swift --cc-opt fs_min_cwnd=5 --cc-opt fs_max_cwnd=1
+run --version
+if [ "$rc" -eq 0 ] && grep -q "^spraysim [0-9][0-9.]* (commit [0-9a-z-]*)$" "$T/out"; then
+    ok "--version: 'spraysim X.Y.Z (commit ...)'"
+else
+    fail "--version: rc $rc, '$(head -n 1 "$T/out")'"
+fi
+if grep -q '"version": "' "$T/one/summary.json" 2>/dev/null || { run -tm "$M/one.cm" --out "$T/ver" && grep -q '"commit": "' "$T/ver/summary.json"; }; then
+    ok "summary.json records the version and commit"
+else
+    fail "summary.json lacks version/commit"
+fi
+# the output set is replaced as a whole: a rerun replaces, an interrupted run leaves the old set
+run -tm "$M/one.cm" -seed 1 --out "$T/set"
+cp "$T/set/summary.json" "$T/set.before"
+sh tools/gen_cm.sh incast 1024 0 2000000 >"$T/big.cm" 2>/dev/null
+"$SPRAYSIM" -tm "$T/big.cm" -end 100000 --quiet --out "$T/set" >/dev/null 2>&1 &
+pid=$!
+k=0
+while [ $k -lt 100 ] && ! ls -a "$T" | grep -q '^\.set\.spraysim-'; do sleep 0.05; k=$((k + 1)); done
+kill -TERM $pid 2>/dev/null
+wait $pid 2>/dev/null
+if cmp -s "$T/set/summary.json" "$T/set.before" && [ -s "$T/set/flows.csv" ] && ! ls -a "$T" | grep -q 'spraysim-'; then
+    ok "a run killed mid-way leaves the earlier output set whole and no staging directory"
+else
+    fail "a killed run changed the output set or left $(ls -a "$T" | grep spraysim- | head -1)"
+fi
+run -tm "$M/bidir.cm" --out "$T/set"
+if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/set/flows.csv" | tr -d ' ')" = 3 ] && ! cmp -s "$T/set/summary.json" "$T/set.before"; then
+    ok "a rerun into the same --out replaces the set"
+else
+    fail "a rerun into the same --out: rc $rc, flows.csv $(wc -l <"$T/set/flows.csv") lines"
+fi
+# --help and the README list the same flags
+if [ -f README.md ]; then
+    "$SPRAYSIM" --help >"$T/help" 2>&1
+    missing=
+    for f in $(sed -n 's/^| `\(-[-a-z0-9_]*\).*/\1/p' README.md | sort -u); do
+        grep -q -e "$f\b" "$T/help" || missing="$missing $f"
+    done
+    for f in $(grep -o -e '^  *-[-a-z_]*' -e ', -[-a-z_]*' "$T/help" | tr -d ' ,' | sort -u); do
+        grep -q -e "\`$f" README.md || missing="$missing $f(README)"
+    done
+    if [ -z "$missing" ]; then ok "--help and the README's flag tables list the same flags"; else fail "flags in one but not the other:$missing"; fi
+fi
 
 # ---------------------------------------------------------------- good runs
 run -tm "$M/one.cm" --out "$T/one"

@@ -181,6 +181,58 @@ static void expect_error(const char *spec, const char *needle)
         fail_msg("'%s': message \"%s\" does not mention \"%s\"", spec, err, needle);
 }
 
+/* Regression: specifications were cut at 32 words and 511 characters, so a
+ * flapping schedule silently lost events ("down at 500" became "down at 50"
+ * when cut mid-word). Every event of a long schedule is kept. */
+static void test_long_schedule_keeps_every_event(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = CROSS_POD_CM, .end_us = 100000, .detect_us = -1};
+    setup(&o);
+    char spec[8192];
+    int len = snprintf(spec, sizeof spec, "link tor0 agg0");
+    for (int k = 0; k < 200; k++)
+        len += snprintf(spec + len, sizeof spec - (size_t)len, " %s at %d", k % 2 ? "up" : "down", 500 + 10 * k);
+    assert_true(len > 2000);
+    char err[512];
+    uint32_t n0 = S.n_link_events;
+    if (!failures_parse_spec(&S, spec, err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(S.n_link_events - n0, 200);
+    assert_int_equal(S.link_events[S.n_link_events - 1].at_ps, (500 + 10 * 199) * PS_PER_US);
+    assert_int_equal(S.link_events[S.n_link_events - 1].kind, LC_UP);
+    sim_free(&S);
+}
+
+/* Regression: "switch X down" failed only the first 256 links of a switch.
+ * A spine with 300 ToRs below it loses all 300. */
+static void test_switch_down_takes_every_port(void **st)
+{
+    (void)st;
+    char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 300\nConnections 1\n0->299 start 0 size 4000\n");
+    struct opts o = {.cm = cm,
+                     .topo = "Nodes 300\nTiers 2\nPodsize 300\n"
+                             "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 1\nRadix_Up 1\nDownlink_Latency_ns 1000\n"
+                             "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 300\nDownlink_Latency_ns 1000\n",
+                     .end_us = 1000,
+                     .detect_us = -1};
+    setup(&o);
+    assert_int_equal(S.topo.n_agg, 1);
+    char err[512];
+    uint32_t n0 = S.n_link_events;
+    if (!failures_parse_spec(&S, "switch spine0 down at 10", err, sizeof err))
+        fail_msg("%s", err);
+    assert_int_equal(S.n_link_events - n0, 300);
+    for (uint32_t i = n0; i < S.n_link_events; i++)
+        failures_apply(&S, i);
+    uint32_t down = 0;
+    for (uint32_t p = 0; p < S.n_ports; p++)
+        down += (S.ports[p].flags & PORTF_DOWN) != 0;
+    assert_int_equal(down, 600); /* both directions of every link */
+    sim_free(&S);
+}
+
 static void test_spec_errors_name_the_problem(void **st)
 {
     (void)st;
@@ -193,20 +245,23 @@ static void test_spec_errors_name_the_problem(void **st)
     expect_error("link tor0 core0 down", "there is no link tor0-core0");
     expect_error("link host0 host1 down", "there is no link host0-host1");
     expect_error("link tor0 agg0 member 1 down", "with that member");
-    expect_error("link tor0 agg0 member x down", "'member' needs a number");
+    expect_error("link tor0 agg0 member x down", "'member' needs a whole number");
     expect_error("switch host3 down", "'host3' is a host, not a switch");
     expect_error("switch core4 down", "'core4' does not exist");
     expect_error("link tor0 agg0 explode", "unknown event 'explode'");
-    expect_error("link tor0 agg0 rate", "'rate' needs a non-negative number");
-    expect_error("link tor0 agg0 rate fast", "'rate' needs a non-negative number");
-    expect_error("link tor0 agg0 rate -5", "'rate' needs a non-negative number");
+    expect_error("link tor0 agg0 rate", "'rate' needs a number from 0");
+    expect_error("link tor0 agg0 rate fast", "'rate' needs a number from 0");
+    expect_error("link tor0 agg0 rate -5", "'rate' needs a number from 0");
     expect_error("link tor0 agg0 rate 0", "must be above 0 and at most the link's 100 Gb/s");
     expect_error("link tor0 agg0 rate 200", "must be above 0 and at most the link's 100 Gb/s");
-    expect_error("link tor0 agg0 delay", "'delay' needs a non-negative number");
-    expect_error("link tor0 agg0 down at", "'at' needs a time in microseconds");
-    expect_error("link tor0 agg0 down at soon", "'at' needs a time in microseconds");
-    expect_error("link tor0 agg0 down at 1000", "outside the run (-end 1000.000 us)");
-    expect_error("link tor0 agg0 down at 5 up at 2000", "outside the run");
+    expect_error("link tor0 agg0 delay", "'delay' needs a number from 0");
+    expect_error("link tor0 agg0 down at", "'at' needs a time from 0");
+    expect_error("link tor0 agg0 down at soon", "'at' needs a time from 0");
+    expect_error("link tor0 agg0 down at 50 up at 10", "'up at 10' comes after 'down at 50'");
+    expect_error("link tor0 agg0 delay 1e20", "'delay' needs a number from 0 to 1e+09");
+    expect_error("link tor0 agg0 down at 1e300", "'at' needs a time from 0 to 1e+09");
+    expect_error("link tor0 agg0 down at 0x10", "'at' needs a time from 0");
+    expect_error("link tor0 agg0 down at inf", "'at' needs a time from 0");
     expect_error("switch core1 rate 50", "a switch has no rate");
     expect_error("switch core1", "no event");
     expect_error("cable tor0 agg0 down", "expected 'link' or 'switch'");
@@ -761,6 +816,8 @@ int main(void)
         cmocka_unit_test(test_routing_modes_run_end_to_end_with_failures),
         cmocka_unit_test(test_failed_links_run_at_quarter_speed),
         cmocka_unit_test(test_conservation_with_failures),
+        cmocka_unit_test(test_long_schedule_keeps_every_event),
+        cmocka_unit_test(test_switch_down_takes_every_port),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -472,12 +472,61 @@ static void test_err_bad_tier_numbers(void **state)
     expect_read_err(k4_with("Tier 2", 1, "Tier 3"), 19, "invalid tier 3");
     expect_read_err(k4_with("Tiers 3", 1, "Tiers 4"), 3, "invalid number of tiers 4");
     expect_read_err(k4_with("Tiers 3", 1, "Tiers 1"), 3, "invalid number of tiers 1");
-    expect_read_err(k4_with("Nodes 16", 1, "Nodes 0"), 2, "'Nodes' must be positive");
+    expect_read_err(k4_with("Nodes 16", 1, "Nodes 0"), 2, "'Nodes' must be from 1 to 16777216");
+    expect_read_err(k4_with("Nodes 16", 1, "Nodes 16777217"), 2, "'Nodes' must be from 1 to 16777216");
     expect_read_err(k4_with("Podsize 4", 1, "Podsize 0"), 4, "'Podsize' must be positive");
     expect_read_err(k4_with("Switch_Latency_ns 0", 1, "Oversubscribed 0"), 11, "Oversubscribed must be at least 1");
     expect_read_err(k4_with("Switch_Latency_ns 0", 1, "Bundle 0"), 11, "Bundle must be at least 1");
     expect_read_err(k4_with("Downlink_speed_Gbps 100", 1, "Downlink_speed_Gbps 0"), 7,
                     "Downlink_speed_Gbps must be between");
+}
+
+/* Regressions from an input audit: a Tier block beyond Tiers was ignored;
+ * raw bytes and escape sequences were echoed into the error line; an
+ * endless or binary input (/dev/zero) was read for ever; a directory gave
+ * "read error" without the reason; numbers like "0x10" or " 5" were read. */
+static void test_err_audit_findings(void **state)
+{
+    (void)state;
+    /* a 2-tier file with a third Tier block */
+    char two_tier[2048];
+    snprintf(two_tier, sizeof two_tier, "%s", k4_with("Tiers 3", 1, "Tiers 2"));
+    expect_read_err(two_tier, 0, "'Tier 2' block, but Tiers is 2");
+    /* control bytes in a token are quoted as '?' and the message stays one line */
+    expect_read_err(k4_with("Radix_Down 2", 1, "Radix_\x1b[31mDown 2"), 8, "unknown attribute 'radix_?[31mdown'");
+    expect_read_err(k4_with("Radix_Down 2", 1, "Radix_Down 0x10"), 8, "'0x10' is not a non-negative integer");
+    expect_read_err(k4_with("Radix_Down 2", 1, "Radix_Down +2"), 8, "'+2' is not a non-negative integer");
+    /* a NUL byte, an overlong line, an endless stream of empty lines */
+    struct topo_spec spec;
+    char err[512];
+    static const char with_nul[] = "Nodes 16\nTie\0rs 3\n";
+    assert_false(topo_read_buffer(&spec, "z.topo", with_nul, sizeof with_nul - 1, err, sizeof err));
+    assert_non_null(strstr(err, "z.topo:2: contains a NUL byte"));
+    size_t n = 300000;
+    char *big = malloc(n);
+    memset(big, 'x', n);
+    assert_false(topo_read_buffer(&spec, "z.topo", big, n, err, sizeof err));
+    assert_non_null(strstr(err, "z.topo:1: line longer than 1023 bytes"));
+    memset(big, '\n', n);
+    assert_false(topo_read_buffer(&spec, "z.topo", big, n, err, sizeof err));
+    assert_non_null(strstr(err, "z.topo:100001: more than 100000 lines"));
+    free(big);
+    /* a directory: the reason, not just "read error" */
+    assert_false(topo_read_file(&spec, "/", err, sizeof err));
+    assert_non_null(strstr(err, "Is a directory"));
+    check_one_line(err);
+}
+
+/* Regression: switch port counts are 16 bits per side; a side of 65,536
+ * ports wrapped to 0 and packets vanished. Refused at derivation. */
+static void test_err_too_many_ports_per_side(void **state)
+{
+    (void)state;
+    expect_derive_err("Nodes 65536\nTiers 2\nPodsize 65536\n"
+                      "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 65536\nRadix_Up 1\nOversubscribed 65536\n"
+                      "Downlink_Latency_ns 1000\n"
+                      "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 1\nDownlink_Latency_ns 1000\n",
+                      "a ToR's down ports (tier 0 Radix_Down) would be 65536; at most 65535");
 }
 
 static void test_err_cannot_open(void **state)
@@ -998,6 +1047,8 @@ int main(void)
         cmocka_unit_test(test_err_radix_up_on_top_tier),
         cmocka_unit_test(test_err_bad_tier_numbers),
         cmocka_unit_test(test_err_cannot_open),
+        cmocka_unit_test(test_err_audit_findings),
+        cmocka_unit_test(test_err_too_many_ports_per_side),
         cmocka_unit_test(test_err_inconsistent_radices),
         cmocka_unit_test(test_setup_names_topo_file_on_derive_error),
         cmocka_unit_test(test_route_default_16),

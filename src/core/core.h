@@ -145,6 +145,10 @@ extern const char spraysim_commit[];
  * that could break the line or drive a terminal (control characters, DEL)
  * are shown as '?', whatever file or flag they came from. */
 _Noreturn void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Input that is legal but surely not what was meant (a connection that
+ * starts after -end): "spraysim: warning: <message>" on one line, and the
+ * run goes on. */
+void warn_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Internal failure (out of memory, I/O): prints and exits 1. */
 _Noreturn void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

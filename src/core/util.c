@@ -65,25 +65,42 @@ double rng_uniform(struct rng *r)
 
 /* ---- errors and memory --------------------------------------------------- */
 
+/* Formats an input message as one line: control bytes and DEL from a file
+ * or a flag become '?', so neither a newline nor an escape sequence reaches
+ * the terminal; an overlong message is cut with "...". */
+static void format_input_message(char *msg, size_t cap, const char *fmt, va_list ap)
+{
+    int n = vsnprintf(msg, cap, fmt, ap);
+    if (n < 0)
+        snprintf(msg, cap, "bad input (message could not be formatted)");
+    else if ((size_t)n >= cap)
+        memcpy(msg + cap - 4, "...", 4);
+    for (char *c = msg; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+}
+
 void die_input(const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    format_input_message(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        snprintf(msg, sizeof msg, "bad input (message could not be formatted)");
-    else if ((size_t)n >= sizeof msg)
-        memcpy(msg + sizeof msg - 4, "...", 4); /* a message this long quotes too much input */
-    /* one line, whatever bytes the input held: a newline or an escape
-     * sequence from a file or a flag must not reach the terminal */
-    for (char *c = msg; *c; c++)
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
     fflush(stdout);
     fprintf(stderr, "spraysim: %s\n", msg);
     exit(2);
+}
+
+void warn_input(const char *fmt, ...)
+{
+    char msg[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    format_input_message(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+    fprintf(stderr, "spraysim: warning: %s\n", msg);
 }
 
 void die_internal(const char *fmt, ...)

@@ -143,6 +143,17 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("network: base RTT %.3f us, BDP %llu B, queue %u B, ECN %u-%u B, min RTO %.1f us\n",
            (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, s->queue_bytes,
            s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    if (s->tier_queues_differ) {
+        /* the .topo's Queue_Down / Queue_Up replace the default per tier
+         * (ECN thresholds scale with each port's queue) */
+        printf("queues by tier (down/up B):");
+        for (uint32_t i = 0; i < s->topo.spec.tiers; i++) {
+            printf(" tier %u %u", i, s->tier_queue_down_bytes[i]);
+            if (i + 1 < s->topo.spec.tiers)
+                printf("/%u", s->tier_queue_up_bytes[i]);
+            printf(i + 1 < s->topo.spec.tiers ? "," : "\n");
+        }
+    }
     printf("flows: %u of %u finished", r->finished, s->n_flows);
     if (r->finished < s->n_flows) {
         printf(" (%u unfinished at %.1f us:", s->n_flows - r->finished, (double)s->now / PS_PER_US);
@@ -310,10 +321,19 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, "}},\n");
     sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
                  "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": %u, \"ecn_kmin_bytes\": %u, "
-                 "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f},\n",
+                 "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, \"queue_bytes_by_tier\": [",
               s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes, s->queue_bytes, s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default,
               (double)s->min_rto_ps / PS_PER_US);
+    /* per tier: the queue of its down ports and (but the top tier) of its up ports */
+    for (uint32_t i = 0; i < s->topo.spec.tiers; i++) {
+        sb_printf(b, "%s{\"tier\": %u, \"down\": %u, \"up\": ", i ? ", " : "", i, s->tier_queue_down_bytes[i]);
+        if (i + 1 < s->topo.spec.tiers)
+            sb_printf(b, "%u}", s->tier_queue_up_bytes[i]);
+        else
+            sb_printf(b, "null}");
+    }
+    sb_printf(b, "]},\n");
     sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_flows, r->finished,
               s->n_flows - r->finished);
     /* statistics over no finished flow do not exist: null, never 0 */

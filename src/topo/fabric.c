@@ -77,10 +77,19 @@ void fabric_build(struct sim *s)
 
     /* Queue size per port: a tier's Queue_Down / Queue_Up when the file gives
      * one (and -q does not override it), else the run's default. */
-    uint32_t qd[TOPO_MAX_TIERS], qu[TOPO_MAX_TIERS];
+    uint32_t *qd = s->tier_queue_down_bytes, *qu = s->tier_queue_up_bytes;
     for (uint32_t i = 0; i < TOPO_MAX_TIERS; i++) {
         qd[i] = (!c->queue_pkts && sp->tier[i].queue_down_bytes) ? sp->tier[i].queue_down_bytes : s->queue_bytes;
         qu[i] = (!c->queue_pkts && sp->tier[i].queue_up_bytes) ? sp->tier[i].queue_up_bytes : s->queue_bytes;
+        /* a queue that cannot hold one packet delivers nothing, ever */
+        if (i < sp->tiers && qd[i] < c->mtu_bytes)
+            die_input("%s:%u: Queue_Down %u bytes of tier %u is smaller than one packet (-mtu %u); nothing could "
+                      "be delivered", c->topo_path, sp->tier[i].queue_down_line, qd[i], i, c->mtu_bytes);
+        if (i + 1 < sp->tiers && qu[i] < c->mtu_bytes)
+            die_input("%s:%u: Queue_Up %u bytes of tier %u is smaller than one packet (-mtu %u); nothing could "
+                      "be delivered", c->topo_path, sp->tier[i].queue_up_line, qu[i], i, c->mtu_bytes);
+        if (i < sp->tiers && (qd[i] != s->queue_bytes || (i + 1 < sp->tiers && qu[i] != s->queue_bytes)))
+            s->tier_queues_differ = true;
     }
 
     /* Host NICs: serialise at the tier 0 link speed toward their ToR. */

@@ -19,6 +19,7 @@
  */
 #include "failures.h"
 
+#include "../core/parse.h"
 #include "../sim.h"
 #include "../transport/transport.h"
 
@@ -92,14 +93,15 @@ static uint32_t find_port(const struct sim *s, uint32_t a, uint32_t b, uint32_t 
     return UINT32_MAX;
 }
 
+/* Failure times and extra delays are microseconds; beyond this (about 16
+ * minutes, as for .cm start times) they are surely typos, and a delay that
+ * large would leave the link dead while it looks up. */
+#define FAILURE_MAX_US 1e9
+
 static bool parse_us(const char *w, double *out)
 {
-    if (!w || !*w)
-        return false;
-    char *end;
-    errno = 0;
-    double v = strtod(w, &end);
-    if (*end || errno || !isfinite(v) || v < 0)
+    double v = 0;
+    if (!w || parse_real(w, &v) != NUM_OK || v < 0 || v > FAILURE_MAX_US)
         return false;
     *out = v;
     return true;
@@ -112,6 +114,8 @@ static bool parse_us(const char *w, double *out)
     } while (0)
 
 static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t errlen);
+static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32_t **ports_out, char *err,
+                        size_t errlen);
 
 /* A rejected specification leaves no events behind. */
 bool failures_parse_spec(struct sim *s, const char *spec, char *err, size_t errlen)
@@ -125,37 +129,50 @@ bool failures_parse_spec(struct sim *s, const char *spec, char *err, size_t errl
 
 static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t errlen)
 {
-    char buf[512];
-    char *w[32];
+    /* the words of the specification, however many: no length limit */
+    size_t len = strlen(spec);
+    char *buf = xmalloc(len + 1);
+    memcpy(buf, spec, len + 1);
+    char **w = xmalloc((len / 2 + 2) * sizeof *w);
     int n = 0;
-    snprintf(buf, sizeof buf, "%s", spec);
-    for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t && n < 32; t = strtok_r(NULL, " \t", &save))
+    for (char *save = NULL, *t = strtok_r(buf, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
         w[n++] = t;
+    uint32_t *ports = NULL;
+    bool ok = parse_words(s, spec, w, n, &ports, err, errlen);
+    free(ports);
+    free(w);
+    free(buf);
+    return ok;
+}
+
+static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32_t **ports_out, char *err,
+                        size_t errlen)
+{
+    char qb[SHOWN_BUF], qb2[SHOWN_BUF];
     if (n < 2)
-        SPEC_FAIL("'%s': expected 'link NODE NODE EVENT...' or 'switch NODE EVENT...'", spec);
+        SPEC_FAIL("'%s': expected 'link NODE NODE EVENT...' or 'switch NODE EVENT...'", shown(spec, qb));
     /* the ports this specification changes, two per link */
-    uint32_t ports[2 * 256];
+    uint32_t *ports;
     uint32_t np = 0;
     int i;
     if (!strcmp(w[0], "link")) {
         uint32_t a, b, member = 0;
         if (n < 4)
-            SPEC_FAIL("'%s': a link needs two nodes and an event", spec);
+            SPEC_FAIL("'%s': a link needs two nodes and an event", shown(spec, qb));
         if (!parse_node(s, w[1], &a, err, errlen) || !parse_node(s, w[2], &b, err, errlen))
             return false;
         i = 3;
         if (!strcmp(w[i], "member")) {
-            char *end;
-            if (i + 1 >= n || !isdigit((unsigned char)w[i + 1][0]))
-                SPEC_FAIL("'member' needs a number");
-            member = (uint32_t)strtoul(w[i + 1], &end, 10);
-            if (*end)
-                SPEC_FAIL("'member' needs a number, not '%s'", w[i + 1]);
+            uint64_t m = 0;
+            if (i + 1 >= n || parse_u64(w[i + 1], &m) != NUM_OK || m >= UINT32_MAX)
+                SPEC_FAIL("'member' needs a whole number, not '%s'", i + 1 < n ? shown(w[i + 1], qb) : "");
+            member = (uint32_t)m;
             i += 2;
         }
         uint32_t pa = find_port(s, a, b, member), pb = find_port(s, b, a, member);
         if (pa == UINT32_MAX || pb == UINT32_MAX)
-            SPEC_FAIL("there is no link %s-%s%s", w[1], w[2], member ? " with that member" : "");
+            SPEC_FAIL("there is no link %s-%s%s", shown(w[1], qb), shown(w[2], qb2), member ? " with that member" : "");
+        ports = *ports_out = xmalloc(2 * sizeof *ports);
         ports[np++] = pa;
         ports[np++] = pb;
     } else if (!strcmp(w[0], "switch")) {
@@ -163,19 +180,25 @@ static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t
         if (!parse_node(s, w[1], &x, err, errlen))
             return false;
         if (x < s->n_hosts)
-            SPEC_FAIL("'%s' is a host, not a switch", w[1]);
+            SPEC_FAIL("'%s' is a host, not a switch", shown(w[1], qb));
         const struct switch_node *sw = &s->switches[x - s->n_hosts];
-        for (uint32_t p = sw->first_port; p < sw->first_port + sw->n_down + sw->n_up && np + 2 <= 512; p++) {
+        /* every port of the switch, however many */
+        ports = *ports_out = xmalloc(2 * ((size_t)sw->n_down + sw->n_up) * sizeof *ports);
+        for (uint32_t p = sw->first_port; p < sw->first_port + sw->n_down + sw->n_up; p++) {
             uint32_t back = find_port(s, s->ports[p].peer_node, x, 0);
             ports[np++] = p;
             ports[np++] = back;
         }
         i = 2;
     } else {
-        SPEC_FAIL("'%s': expected 'link' or 'switch', not '%s'", spec, w[0]);
+        SPEC_FAIL("'%s': expected 'link' or 'switch', not '%s'", shown(spec, qb), shown(w[0], qb2));
     }
     if (i >= n)
-        SPEC_FAIL("'%s': no event (down, up, rate GBPS, delay US)", spec);
+        SPEC_FAIL("'%s': no event (down, up, rate GBPS, delay US)", shown(spec, qb));
+    /* events in the order they happen: "down at 50 up at 10" would leave
+     * the link down for ever, surely not what was meant */
+    double last_at_us = 0;
+    const char *last_ev = NULL;
     while (i < n) {
         const char *ev = w[i++];
         uint32_t kind;
@@ -187,21 +210,24 @@ static bool parse_spec_events(struct sim *s, const char *spec, char *err, size_t
         else if (!strcmp(ev, "rate") || !strcmp(ev, "delay")) {
             kind = ev[0] == 'r' ? LC_RATE : LC_DELAY;
             if (i >= n || !parse_us(w[i], &value))
-                SPEC_FAIL("'%s' needs a non-negative number", ev);
+                SPEC_FAIL("'%s' needs a number from 0 to %g (%s)", ev, FAILURE_MAX_US,
+                          kind == LC_RATE ? "Gb/s" : "microseconds");
             i++;
             if (kind == LC_RATE && w[0][0] == 's')
                 SPEC_FAIL("a switch has no rate: use 'link'");
         } else
-            SPEC_FAIL("unknown event '%s' (down, up, rate GBPS, delay US)", ev);
+            SPEC_FAIL("unknown event '%s' (down, up, rate GBPS, delay US)", shown(ev, qb));
         double at_us = 0;
         if (i < n && !strcmp(w[i], "at")) {
             if (i + 1 >= n || !parse_us(w[i + 1], &at_us))
-                SPEC_FAIL("'at' needs a time in microseconds");
+                SPEC_FAIL("'at' needs a time from 0 to %g microseconds", FAILURE_MAX_US);
             i += 2;
         }
+        if (last_ev && at_us < last_at_us)
+            SPEC_FAIL("'%s at %g' comes after '%s at %g': give events in time order", ev, at_us, last_ev, last_at_us);
+        last_ev = ev;
+        last_at_us = at_us;
         simtime_ps at = (simtime_ps)llround(at_us * PS_PER_US);
-        if (at >= s->cfg.end_ps)
-            SPEC_FAIL("time %.3f us is outside the run (-end %.3f us)", at_us, (double)s->cfg.end_ps / PS_PER_US);
         for (uint32_t k = 0; k < np; k += 2) {
             uint64_t v = 0;
             if (kind == LC_RATE) {
@@ -252,6 +278,10 @@ static bool reference_failure(struct sim *s, const struct cm_failure *f, char *e
 static void apply_failed_links(struct sim *s, uint32_t n)
 {
     const struct topo *t = &s->topo;
+    uint64_t rule_links = t->spec.tiers == 2 ? t->n_agg : (uint64_t)t->n_agg * t->cores_per_agg;
+    if (n > rule_links)
+        die_input("-failed %u: this topology has only %llu %s that rule applies to", n, (unsigned long long)rule_links,
+                  t->spec.tiers == 2 ? "spines" : "aggregation-core links");
     uint32_t changed = 0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
@@ -284,20 +314,39 @@ static void apply_failed_links(struct sim *s, uint32_t n)
         die_input("-failed %u: this topology has no links that rule applies to", n);
 }
 
+/* Events after -end are legal (a schedule written for a longer run) but
+ * cannot happen: one warning line per specification, as for connections
+ * that start after -end. */
+static void warn_late_events(const struct sim *s, uint32_t first, const char *where)
+{
+    for (uint32_t i = first; i < s->n_link_events; i++)
+        if (s->link_events[i].at_ps > s->cfg.end_ps) {
+            warn_input("%s: the event at %g us is after -end %g us and will not happen", where,
+                       (double)s->link_events[i].at_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);
+            return;
+        }
+}
+
 void failures_setup(struct sim *s)
 {
-    char err[512];
+    char err[512], where[600];
     if (s->cfg.failed_links)
         apply_failed_links(s, s->cfg.failed_links);
     for (uint32_t i = 0; i < s->cm.n_failures; i++) {
         const struct cm_failure *f = &s->cm.failures[i];
+        uint32_t before = s->n_link_events;
         bool ok = f->spec ? failures_parse_spec(s, f->spec, err, sizeof err) : reference_failure(s, f, err, sizeof err);
         if (!ok)
             die_input("%s:%u: %s", s->cfg.tm_path, f->line, err);
+        snprintf(where, sizeof where, "%s:%u", s->cfg.tm_path, f->line);
+        warn_late_events(s, before, where);
     }
-    for (unsigned i = 0; i < s->cfg.n_fail_specs; i++)
+    for (unsigned i = 0; i < s->cfg.n_fail_specs; i++) {
+        uint32_t before = s->n_link_events;
         if (!failures_parse_spec(s, s->cfg.fail_specs[i], err, sizeof err))
             die_input("--fail: %s", err);
+        warn_late_events(s, before, "--fail");
+    }
     for (uint32_t i = 0; i < s->n_link_events; i++)
         sim_at(s, s->link_events[i].at_ps, EV_LINK_CHANGE, i);
     if (s->cfg.routing != ROUTE_ECMP)

@@ -10,6 +10,8 @@
  */
 #include "topo.h"
 
+#include "../core/parse.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -78,15 +80,42 @@ bool topo_default_spec(struct topo_spec *spec, uint32_t nodes, uint32_t tiers, u
 
 static bool parse_u32(const char *tok, uint32_t *out)
 {
-    if (!tok || !*tok)
-        return false;
-    errno = 0;
-    char *end;
-    unsigned long v = strtoul(tok, &end, 10);
-    if (*end || errno || v > UINT32_MAX || tok[0] == '-' || tok[0] == '+')
+    uint64_t v = 0;
+    if (parse_u64(tok, &v) != NUM_OK || v > UINT32_MAX)
         return false;
     *out = (uint32_t)v;
     return true;
+}
+
+/* A .topo file is a few dozen short lines; these limits turn an endless or
+ * binary input (-topo /dev/zero) into one clear error. */
+#define TOPO_MAX_LINE 1024
+#define TOPO_MAX_LINES 100000
+
+enum line_status { LINE_OK, LINE_EOF, LINE_TOO_LONG, LINE_NUL, LINE_ERROR };
+
+/* Reads one line (without its newline) into buf, stopping at the limits. */
+static enum line_status read_line(FILE *f, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int c;
+    while ((c = getc(f)) != EOF) {
+        if (c == '\n')
+            break;
+        if (c == '\0')
+            return LINE_NUL;
+        if (n + 1 >= cap)
+            return LINE_TOO_LONG;
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    if (c == EOF) {
+        if (ferror(f))
+            return LINE_ERROR;
+        if (n == 0)
+            return LINE_EOF;
+    }
+    return LINE_OK;
 }
 
 static void lower(char *s)
@@ -100,7 +129,8 @@ static void lower(char *s)
 static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, char *err, size_t errlen)
 {
     memset(spec, 0, sizeof(*spec));
-    char line[1024];
+    char line[TOPO_MAX_LINE];
+    char q1[SHOWN_BUF], q2[SHOWN_BUF], q3[SHOWN_BUF]; /* tokens quoted in messages */
     unsigned lineno = 0;
     int cur_tier = -1;
     bool have_nodes = false, have_tiers = false, have_podsize = false;
@@ -113,11 +143,19 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
         ok = false;                                                                \
         goto done;                                                                 \
     } while (0)
-    while (fgets(line, sizeof line, f)) {
+    for (;;) {
+        enum line_status st = read_line(f, line, sizeof line);
+        if (st == LINE_EOF)
+            break;
         lineno++;
-        size_t len = strlen(line);
-        if (len == sizeof line - 1 && line[len - 1] != '\n')
-            FAIL("line too long");
+        if (st == LINE_ERROR)
+            FAIL("read error: %s", strerror(errno));
+        if (st == LINE_NUL)
+            FAIL("contains a NUL byte; not a text file");
+        if (st == LINE_TOO_LONG)
+            FAIL("line longer than %d bytes; not a topology file", TOPO_MAX_LINE - 1);
+        if (lineno > TOPO_MAX_LINES)
+            FAIL("more than %d lines; not a topology file", TOPO_MAX_LINES);
         char *save = NULL;
         char *key = strtok_r(line, " \t\r\n", &save);
         if (!key || key[0] == '#')
@@ -125,13 +163,13 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
         char *val = strtok_r(NULL, " \t\r\n", &save);
         char *extra = strtok_r(NULL, " \t\r\n", &save);
         lower(key);
-        if (!val)
-            FAIL("'%s' needs a value", key);
+        if (!val || val[0] == '#')
+            FAIL("'%s' needs a value", shown(key, q1));
         if (extra && extra[0] != '#')
-            FAIL("unexpected '%s' after '%s %s'", extra, key, val);
+            FAIL("unexpected '%s' after '%s %s'", shown(extra, q1), shown(key, q2), shown(val, q3));
         uint32_t v;
         if (!parse_u32(val, &v))
-            FAIL("'%s' is not a non-negative integer for '%s'", val, key);
+            FAIL("'%s' is not a non-negative integer for '%s'", shown(val, q1), shown(key, q2));
         if (!strcmp(key, "tier")) {
             if (v >= TOPO_MAX_TIERS)
                 FAIL("invalid tier %u (tiers are numbered 0 to 2)", v);
@@ -147,8 +185,8 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
             if (!strcmp(key, "nodes")) {
                 if (have_nodes)
                     FAIL("duplicate 'Nodes'");
-                if (v == 0)
-                    FAIL("'Nodes' must be positive");
+                if (v == 0 || v > TOPO_MAX_NODES)
+                    FAIL("'Nodes' must be from 1 to %u", TOPO_MAX_NODES);
                 spec->nodes = v;
                 have_nodes = true;
             } else if (!strcmp(key, "tiers")) {
@@ -166,7 +204,7 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
                 spec->podsize = v;
                 have_podsize = true;
             } else {
-                FAIL("unknown header key '%s' (expected Nodes, Tiers, Podsize, or a Tier block)", key);
+                FAIL("unknown header key '%s' (expected Nodes, Tiers, Podsize, or a Tier block)", shown(key, q1));
             }
             continue;
         }
@@ -218,14 +256,16 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
         } else {
             FAIL("unknown attribute '%s' (allowed: Downlink_speed_Gbps, Radix_Down, Radix_Up, "
                  "Downlink_Latency_ns, Switch_Latency_ns, Oversubscribed, Bundle, Queue_Down, Queue_Up)",
-                 key);
+                 shown(key, q1));
         }
         if (ts->set_mask & bit)
-            FAIL("duplicate '%s' for tier %d", key, cur_tier);
+            FAIL("duplicate '%s' for tier %d", shown(key, q1), cur_tier);
         ts->set_mask |= bit;
+        if (bit == TS_QDOWN)
+            ts->queue_down_line = lineno;
+        else if (bit == TS_QUP)
+            ts->queue_up_line = lineno;
     }
-    if (ferror(f))
-        FAIL("read error");
     lineno = 0;
     if (!have_nodes)
         FAIL("missing 'Nodes' in header");
@@ -246,6 +286,10 @@ static bool topo_read_stream(struct topo_spec *spec, FILE *f, const char *path, 
         if (!(ts->set_mask & TS_LAT))
             FAIL("missing Downlink_Latency_ns for tier %u", t);
     }
+    /* a Tier block beyond Tiers would be ignored: surely a mistake */
+    for (uint32_t t = spec->tiers; t < TOPO_MAX_TIERS; t++)
+        if (spec->tier[t].set_mask & TS_PRESENT)
+            FAIL("'Tier %u' block, but Tiers is %u (tiers are numbered 0 to %u)", t, spec->tiers, spec->tiers - 1);
 done:
     if (!ok && lineno == 0) {
         /* whole-file errors: drop the ":0" */
@@ -400,6 +444,24 @@ bool topo_derive(struct topo *t, const struct topo_spec *spec, char *err, size_t
         t->diameter_latency_ps = 2 * (t0->downlink_latency_ps + t1->downlink_latency_ps) +
                                  2 * t0->switch_latency_ps + t1->switch_latency_ps;
     }
+    /* Switches count their ports per side in 16 bits (struct switch_node):
+     * a side of 65,536 ports or more is refused here rather than wrapped. */
+    const struct {
+        const char *what;
+        uint64_t ports;
+    } sides[] = {
+        {"a ToR's down ports (tier 0 Radix_Down)", t0->radix_down},
+        {"a ToR's up ports (tier 0 Radix_Up)", t0->radix_up},
+        {"a tier 1 switch's down ports", (uint64_t)(spec->tiers == 3 ? t->tors_per_pod : t->n_tor) * t->tor_bundle},
+        {"a tier 1 switch's up ports (tier 1 Radix_Up)", spec->tiers == 3 ? t1->radix_up : 0},
+        {"a core's down ports", spec->tiers == 3 ? (uint64_t)t->pods * t->agg_bundle : 0},
+    };
+    for (size_t i = 0; i < sizeof sides / sizeof sides[0]; i++)
+        if (sides[i].ports > TOPO_MAX_PORTS_PER_SIDE) {
+            snprintf(err, errlen, "topology: %s would be %llu; at most %u are supported", sides[i].what,
+                     (unsigned long long)sides[i].ports, TOPO_MAX_PORTS_PER_SIDE);
+            return false;
+        }
     return true;
 }
 

@@ -16,6 +16,10 @@
 #include "../core/core.h"
 
 #define TOPO_MAX_TIERS 3
+/* Ports one switch may have facing down, and facing up (16-bit counts). */
+#define TOPO_MAX_PORTS_PER_SIDE 65535u
+/* Hosts in one run: 2^24, beyond UEC's stated million-host scale. */
+#define TOPO_MAX_NODES (1u << 24)
 
 struct tier_spec {
     uint32_t downlink_mbps;
@@ -27,6 +31,8 @@ struct tier_spec {
     uint32_t bundle;
     uint32_t queue_down_bytes; /* 0 = the run's default queue size */
     uint32_t queue_up_bytes;
+    unsigned queue_down_line;  /* .topo line of Queue_Down / Queue_Up, for messages */
+    unsigned queue_up_line;
     /* which keys were given, for error messages and defaults */
     uint32_t set_mask;
 };

@@ -18,6 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Limits that turn an endless or wrong input (-tm /dev/zero, a binary file)
+ * into one clear error instead of exhausting memory. A line holds one
+ * connection, trigger or failure schedule; a million characters is far
+ * beyond any real one. A matrix of 1 GiB holds about 20 million connections. */
+/* Hosts in one run: 2^24, beyond UEC's stated million-host scale (the
+ * topology reader has the same limit). */
+#define CM_MAX_NODES (1u << 24)
+#define CM_MAX_LINE_BYTES (1u << 20)
+#define CM_MAX_FILE_BYTES (1ull << 30)
+
 /* Start times beyond this many microseconds (about 16 minutes) are surely
  * typos; rejecting them also keeps the picosecond product far from 2^64. */
 #define CM_MAX_START_US 1e9
@@ -183,7 +193,7 @@ static bool parse_header(struct parser *p, unsigned line, int key)
     if (p->ntok > 2)
         return fail(p, line, "unexpected '%s' after the %s value", shown(p->tok[2], b), hname);
     uint64_t v;
-    if (!get_uint(p, line, hname, p->tok[1], key == HDR_NODES ? 1 : 0, UINT32_MAX, &v))
+    if (!get_uint(p, line, hname, p->tok[1], key == HDR_NODES ? 1 : 0, key == HDR_NODES ? CM_MAX_NODES : UINT32_MAX, &v))
         return false;
     p->hdr_seen[key] = true;
     p->hdr_line[key] = line;
@@ -798,6 +808,11 @@ bool cm_read_file(struct conn_matrix *cm, const char *path, char *err, size_t er
     size_t cap = 1 << 16, len = 0;
     int read_errno = 0;
     char *buf = xmalloc(cap);
+    /* Checked while reading, so an endless input stops at the first sign
+     * that it is not a matrix: a NUL byte, an overlong line, or too much. */
+    unsigned line = 1;
+    size_t line_start = 0;
+    bool ok = true;
     for (;;) {
         if (len + 1 >= cap) {
             cap *= 2;
@@ -805,30 +820,40 @@ bool cm_read_file(struct conn_matrix *cm, const char *path, char *err, size_t er
         }
         errno = 0;
         size_t n = fread(buf + len, 1, cap - 1 - len, f);
-        len += n;
         if (n == 0) {
             read_errno = errno;
             break;
         }
+        for (size_t i = len; i < len + n && ok; i++) {
+            if (buf[i] == '\n') {
+                line++;
+                line_start = i + 1;
+            } else if (buf[i] == '\0') {
+                /* cm_read_buffer takes a C string, so an embedded NUL would
+                 * silently end the input early: it is surely not text */
+                ok = fail(&p, line, "contains a NUL byte; not a text file");
+            } else if (i - line_start >= CM_MAX_LINE_BYTES) {
+                ok = fail(&p, line, "line longer than %u bytes; not a connection matrix", CM_MAX_LINE_BYTES);
+            }
+        }
+        len += n;
+        if (ok && len > CM_MAX_FILE_BYTES)
+            ok = fail(&p, line, "larger than %llu bytes; not read further", (unsigned long long)CM_MAX_FILE_BYTES);
+        if (!ok)
+            break;
     }
     bool read_error = ferror(f) != 0;
     fclose(f);
+    if (!ok) {
+        free(buf);
+        return false;
+    }
     if (read_error) {
         free(buf);
         return fail(&p, 0, "read error: %s", read_errno ? strerror(read_errno) : "unknown");
     }
     buf[len] = '\0';
-    /* cm_read_buffer takes a C string, so an embedded NUL would silently end
-     * the input early; report it as what it almost surely is: not text. */
-    char *nul = memchr(buf, '\0', len);
-    if (nul) {
-        unsigned line = 1;
-        for (char *c = buf; c < nul; c++)
-            line += *c == '\n';
-        free(buf);
-        return fail(&p, line, "contains a NUL byte; not a text file");
-    }
-    bool ok = cm_read_buffer(cm, path, buf, err, errlen);
+    ok = cm_read_buffer(cm, path, buf, err, errlen);
     free(buf);
     return ok;
 }
