@@ -3,6 +3,7 @@
 #   make run        build and run the default experiment (one.cm on its fat tree)
 #   make test       install the test framework if missing, build and run every test
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make asan-clang the same, built by clang (installed when missing)
 #   make bench      the benchmark suite (minutes; not part of the tests)
 #   make clean
 
@@ -24,7 +25,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan bench clean deps check-tests FORCE
+.PHONY: all run test asan asan-clang bench clean deps check-tests FORCE
 
 BIN     ?= bin/spraysim
 
@@ -70,12 +71,21 @@ run: $(BIN)
 test: deps $(BIN) $(TESTS)
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) sh tests/run_all.sh $(TESTS)
 
+ASAN_DIR ?= build-asan
 asan:
-	$(MAKE) test BUILD=build-asan BIN=build-asan/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	$(MAKE) test BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDLIBS="-lm -fsanitize=address,undefined"
+
+# The same suite built by clang, whose UBSan finds what gcc's misses (an
+# offset from a NULL array, float-to-integer overflow). Installs clang if missing.
+asan-clang:
+	@command -v clang >/dev/null 2>&1 || { echo "installing clang"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null) || \
+	  { echo "could not install clang; install it and re-run"; exit 1; }; }
+	$(MAKE) asan CC=clang ASAN_DIR=build-asan-clang
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-asan-clang bin

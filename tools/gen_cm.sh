@@ -10,14 +10,18 @@
 #                                          SEED gives the same file with any awk
 #
 # Output: "Nodes N", "Connections C", then "src->dst id K start 0 size B" with
-# ids from 1.
+# ids from 1. SIZE is copied as written (any size the simulator accepts, up to
+# 20 digits), never through awk's numbers, which some awks print as 32-bit
+# integers. Any failure exits non-zero.
+set -e
 
 usage() {
     echo "usage: sh tools/gen_cm.sh incast N DST SIZE | perm N SIZE SEED" >&2
     exit 2
 }
 
-# isnum NAME VALUE: VALUE must be a non-negative decimal integer
+# isnum NAME VALUE MAXDIGITS: VALUE must be a non-negative decimal integer of
+# at most MAXDIGITS digits (so the shell's and awk's arithmetic stay exact)
 isnum() {
     case $2 in
     '' | *[!0-9]*)
@@ -25,6 +29,10 @@ isnum() {
         exit 2
         ;;
     esac
+    if [ ${#2} -gt "$3" ]; then
+        echo "gen_cm.sh: $1 '$2' has more than $3 digits" >&2
+        exit 2
+    fi
 }
 
 [ $# -ge 1 ] || usage
@@ -33,11 +41,11 @@ shift
 case $cmd in
 incast)
     [ $# -eq 3 ] || usage
-    isnum N "$1"
-    isnum DST "$2"
-    isnum SIZE "$3"
-    if [ "$1" -lt 2 ] || [ "$2" -ge "$1" ] || [ "$3" -lt 1 ]; then
-        echo "gen_cm.sh: incast needs N >= 2, DST < N and SIZE >= 1" >&2
+    isnum N "$1" 8
+    isnum DST "$2" 8
+    isnum SIZE "$3" 20
+    if [ "$1" -lt 2 ] || [ "$2" -ge "$1" ] || [ "$3" = 0 ] || [ -z "${3##0*}" ]; then
+        echo "gen_cm.sh: incast needs N >= 2, DST < N and SIZE >= 1 without leading zeros" >&2
         exit 2
     fi
     awk -v n="$1" -v dst="$2" -v size="$3" 'BEGIN {
@@ -45,16 +53,16 @@ incast)
         k = 0
         for (i = 0; i < n; i++)
             if (i != dst)
-                printf "%d->%d id %d start 0 size %d\n", i, dst, ++k, size
+                printf "%d->%d id %d start 0 size %s\n", i, dst, ++k, size
     }'
     ;;
 perm)
     [ $# -eq 3 ] || usage
-    isnum N "$1"
-    isnum SIZE "$2"
-    isnum SEED "$3"
-    if [ "$1" -lt 2 ] || [ "$2" -lt 1 ]; then
-        echo "gen_cm.sh: perm needs N >= 2 and SIZE >= 1" >&2
+    isnum N "$1" 8
+    isnum SIZE "$2" 20
+    isnum SEED "$3" 15
+    if [ "$1" -lt 2 ] || [ -z "${2##0*}" ]; then
+        echo "gen_cm.sh: perm needs N >= 2 and SIZE >= 1 without leading zeros" >&2
         exit 2
     fi
     # Park-Miller minimal standard generator (x = x * 16807 mod 2^31-1): every
@@ -82,7 +90,7 @@ perm)
         }
         printf "Nodes %d\nConnections %d\n", n, n
         for (i = 0; i < n; i++)
-            printf "%d->%d id %d start 0 size %d\n", i, p[i], i + 1, size
+            printf "%d->%d id %d start 0 size %s\n", i, p[i], i + 1, size
     }'
     ;;
 *)

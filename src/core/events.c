@@ -298,6 +298,9 @@ static void advance(struct event_queue *q)
     }
 }
 
+/* The heap's top is q->active.ev itself, never &q->active.ev[0]: the array
+ * may not be allocated yet, and an offset from NULL is undefined behaviour
+ * (clang's UBSan reports it) even when the result is only compared. */
 const struct event *eq_peek(struct event_queue *q)
 {
     if (current_empty(q)) {
@@ -306,10 +309,10 @@ const struct event *eq_peek(struct event_queue *q)
             return NULL;
     }
     if (q->run_pos == q->run.len)
-        return &q->active.ev[0];
-    if (q->active.len == 0 || ev_before(&q->run.ev[q->run_pos], &q->active.ev[0]))
+        return q->active.ev;
+    if (q->active.len == 0 || ev_before(&q->run.ev[q->run_pos], q->active.ev))
         return &q->run.ev[q->run_pos];
-    return &q->active.ev[0];
+    return q->active.ev;
 }
 
 simtime_ps eq_peek_time(struct event_queue *q)
@@ -323,7 +326,7 @@ bool eq_pop(struct event_queue *q, struct event *out)
     const struct event *e = eq_peek(q);
     if (!e)
         return false;
-    if (e == &q->active.ev[0] && q->active.len)
+    if (e == q->active.ev && q->active.len)
         bheap_pop(&q->active, out);
     else
         *out = q->run.ev[q->run_pos++];
@@ -336,11 +339,11 @@ bool eq_pop(struct event_queue *q, struct event *out)
 const struct event *eq_next_in_bucket(const struct event_queue *q)
 {
     if (q->run_pos < q->run.len) {
-        if (q->active.len && ev_before(&q->active.ev[0], &q->run.ev[q->run_pos]))
-            return &q->active.ev[0];
+        if (q->active.len && ev_before(q->active.ev, &q->run.ev[q->run_pos]))
+            return q->active.ev;
         return &q->run.ev[q->run_pos];
     }
-    return q->active.len ? &q->active.ev[0] : NULL;
+    return q->active.len ? q->active.ev : NULL;
 }
 
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx)

@@ -68,6 +68,7 @@ double rng_uniform(struct rng *r)
 /* Formats an input message as one line: control bytes and DEL from a file
  * or a flag become '?', so neither a newline nor an escape sequence reaches
  * the terminal; an overlong message is cut with "...". */
+__attribute__((format(printf, 3, 0)))
 static void format_input_message(char *msg, size_t cap, const char *fmt, va_list ap)
 {
     int n = vsnprintf(msg, cap, fmt, ap);
