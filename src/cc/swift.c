@@ -139,11 +139,16 @@ static void set_cwnd(struct swift *w, double c)
     publish(w);
 }
 
-static double opt_nonneg(const struct cc_params *p, const char *name, double def)
+/* Every Swift option is a time in microseconds, a window in packets or a
+ * factor: 0 to `hi` covers every sensible setting and keeps the window, and
+ * the integers derived from it, far inside their types. */
+static double opt_nonneg(const struct cc_params *p, const char *name, double def, double hi)
 {
-    double v = cc_opt(p, name, def);
-    if (!(v >= 0) || !isfinite(v))
-        die_input("--cc-opt %s=%g: must be a finite value >= 0", name, v);
+    double v = cc_opt(p, name, NAN);
+    if (isnan(v))
+        return def; /* the default: derived from the network, not the user's to check */
+    if (!(v >= 0 && v <= hi))
+        die_input("--cc-opt %s=%g: must be from 0 to %g", name, v, hi);
     return v;
 }
 
@@ -153,23 +158,23 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
     w->mtu_bytes = p->mtu_bytes;
     double rtt = (double)p->base_rtt_ps;
     double bdp_pkts = rtt * p->linkspeed_mbps / 8e6 / p->mtu_bytes;
-    w->base_target_ps = opt_nonneg(p, "base_target_us", SW_BASE_TARGET_RTTS * rtt / PS_PER_US) * PS_PER_US;
-    w->hop_target_ps = p->path_hops * opt_nonneg(p, "hop_scale_us", SW_HOP_SCALE_US) * PS_PER_US;
-    w->fs_range_ps = opt_nonneg(p, "fs_range_us", SW_FS_RANGE_RTTS * rtt / PS_PER_US) * PS_PER_US;
-    double fs_min = opt_nonneg(p, "fs_min_cwnd", SW_FS_MIN_PKTS);
-    double fs_max = opt_nonneg(p, "fs_max_cwnd", SW_FS_MAX_PKTS);
+    w->base_target_ps = opt_nonneg(p, "base_target_us", SW_BASE_TARGET_RTTS * rtt / PS_PER_US, 1e6) * PS_PER_US;
+    w->hop_target_ps = p->path_hops * opt_nonneg(p, "hop_scale_us", SW_HOP_SCALE_US, 1e6) * PS_PER_US;
+    w->fs_range_ps = opt_nonneg(p, "fs_range_us", SW_FS_RANGE_RTTS * rtt / PS_PER_US, 1e6) * PS_PER_US;
+    double fs_min = opt_nonneg(p, "fs_min_cwnd", SW_FS_MIN_PKTS, 1e6);
+    double fs_max = opt_nonneg(p, "fs_max_cwnd", SW_FS_MAX_PKTS, 1e6);
     if (!(fs_min > 0 && fs_max > fs_min))
         die_input("--cc-opt fs_min_cwnd/fs_max_cwnd: need 0 < fs_min_cwnd < fs_max_cwnd");
     /* Swift Sec. 3.5: fs = fs_range at fs_min_cwnd and 0 at fs_max_cwnd. */
     w->fs_alpha_ps = w->fs_range_ps / (1.0 / sqrt(fs_min) - 1.0 / sqrt(fs_max));
     w->fs_beta_ps = -w->fs_alpha_ps / sqrt(fs_max);
-    w->ai = opt_nonneg(p, "ai", SW_AI);
-    w->beta = opt_nonneg(p, "beta", SW_BETA);
-    w->max_mdf = opt_nonneg(p, "max_mdf", SW_MAX_MDF);
+    w->ai = opt_nonneg(p, "ai", SW_AI, 1e6);
+    w->beta = opt_nonneg(p, "beta", SW_BETA, 1e6);
+    w->max_mdf = opt_nonneg(p, "max_mdf", SW_MAX_MDF, 1);
     if (w->max_mdf >= 1)
         die_input("--cc-opt max_mdf=%g: must be below 1", w->max_mdf);
-    w->min_cwnd = opt_nonneg(p, "min_cwnd", SW_MIN_CWND_PKTS);
-    w->max_cwnd = opt_nonneg(p, "max_cwnd_bdp", SW_MAX_CWND_BDP) * bdp_pkts;
+    w->min_cwnd = opt_nonneg(p, "min_cwnd", SW_MIN_CWND_PKTS, 1e6);
+    w->max_cwnd = opt_nonneg(p, "max_cwnd_bdp", SW_MAX_CWND_BDP, 1000) * bdp_pkts;
     if (!(w->min_cwnd > 0))
         die_input("--cc-opt min_cwnd: must be above 0 packets");
     if (w->max_cwnd < 1)
