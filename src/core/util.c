@@ -65,43 +65,40 @@ double rng_uniform(struct rng *r)
 
 /* ---- errors and memory --------------------------------------------------- */
 
-/* Formats an input message as one line: control bytes and DEL from a file
- * or a flag become '?', so neither a newline nor an escape sequence reaches
- * the terminal; an overlong message is cut with "...". */
-__attribute__((format(printf, 3, 0)))
-static void format_input_message(char *msg, size_t cap, const char *fmt, va_list ap)
+/* Prints "spraysim: <kind><message>" as one line: control bytes and DEL
+ * from a file or a flag become '?', so neither a newline nor an escape
+ * sequence reaches the terminal; an overlong message is cut with "...". */
+__attribute__((format(printf, 2, 0)))
+static void print_input_message(const char *kind, const char *fmt, va_list ap)
 {
-    int n = vsnprintf(msg, cap, fmt, ap);
+    char msg[2048];
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
     if (n < 0)
-        snprintf(msg, cap, "bad input (message could not be formatted)");
-    else if ((size_t)n >= cap)
-        memcpy(msg + cap - 4, "...", 4);
+        snprintf(msg, sizeof msg, "bad input (message could not be formatted)");
+    else if ((size_t)n >= sizeof msg)
+        memcpy(msg + sizeof msg - 4, "...", 4);
     for (char *c = msg; *c; c++)
         if ((unsigned char)*c < 0x20 || *c == 0x7f)
             *c = '?';
+    fflush(stdout);
+    fprintf(stderr, "spraysim: %s%s\n", kind, msg);
 }
 
 void die_input(const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    format_input_message(msg, sizeof msg, fmt, ap);
+    print_input_message("", fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    fprintf(stderr, "spraysim: %s\n", msg);
     exit(2);
 }
 
 void warn_input(const char *fmt, ...)
 {
-    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    format_input_message(msg, sizeof msg, fmt, ap);
+    print_input_message("warning: ", fmt, ap);
     va_end(ap);
-    fflush(stdout);
-    fprintf(stderr, "spraysim: warning: %s\n", msg);
 }
 
 void die_internal(const char *fmt, ...)
