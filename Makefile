@@ -3,6 +3,7 @@
 #   make run        build and run the default experiment (one.cm on its fat tree)
 #   make test       install the test framework if missing, build and run every test
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests)
 #   make clean
 
@@ -24,7 +25,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan bench clean deps check-tests
+.PHONY: all run test asan coverage bench clean deps check-tests
 
 BIN     ?= bin/spraysim
 
@@ -61,8 +62,15 @@ asan:
 	$(MAKE) test BUILD=build-asan BIN=build-asan/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
 	  LDLIBS="-lm -fsanitize=address,undefined"
 
+# Counts start from zero each time (stale .gcda files would add up); the
+# summary is printed even when a test fails, and the failure is kept.
+coverage:
+	@find build-cov -name '*.gcda' -exec rm -f {} + 2>/dev/null || true
+	@$(MAKE) test BUILD=build-cov BIN=build-cov/spraysim OPT="-O0 -g --coverage" LDLIBS="-lm --coverage"; \
+	  rc=$$?; sh tests/coverage.sh build-cov; exit $$rc
+
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-cov bin
