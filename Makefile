@@ -4,6 +4,7 @@
 #   make test       install the test framework if missing, build and run every test
 #   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make asan-clang the same, built by clang (installed when missing)
+#   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests)
 #   make clean
 
@@ -25,7 +26,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang bench clean deps check-tests FORCE
+.PHONY: all run test asan asan-clang coverage bench clean deps check-tests FORCE
 
 BIN     ?= bin/spraysim
 
@@ -84,8 +85,15 @@ asan-clang:
 	  { echo "could not install clang; install it and re-run"; exit 1; }; }
 	$(MAKE) asan CC=clang ASAN_DIR=build-asan-clang
 
+# Counts start from zero each time (stale .gcda files would add up); the
+# summary is printed even when a test fails, and the failure is kept.
+coverage:
+	@find build-cov -name '*.gcda' -exec rm -f {} + 2>/dev/null || true
+	@$(MAKE) test BUILD=build-cov BIN=build-cov/spraysim OPT="-O0 -g --coverage" LDLIBS="-lm --coverage"; \
+	  rc=$$?; sh tests/coverage.sh build-cov; exit $$rc
+
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 
 clean:
-	rm -rf build build-asan build-asan-clang bin
+	rm -rf build build-asan build-asan-clang build-cov bin

@@ -1,7 +1,8 @@
-/* test_net.c: switch output ports: RED/ECN marking frequency, trimming into
- * the control class, strict priority of control over data, drop-tail when
- * trimming is off, and serialisation timing. Ports are exercised on a real
- * fabric (the default 16-node fat tree) by driving their events by hand.
+/* test_net.c: switch output ports: RED/ECN marking frequency (exact on a
+ * narrow band), trimming into the control class, strict priority of control
+ * over data, drop-tail when trimming is off, and serialisation timing. Ports
+ * are exercised on a real fabric (the default 16-node fat tree) by driving
+ * their events by hand.
  */
 #include "testutil.h"
 
@@ -100,6 +101,30 @@ static void test_red_mark_frequency_linear(void **st)
         double p = fractions[k], sd = sqrt(p * (1 - p) / n);
         /* within 5 standard deviations of the linear RED probability */
         assert_true(fabs((double)marks / n - p) < 5 * sd);
+    }
+}
+
+/* Between the thresholds the probability is exactly (q - kmin)/(kmax - kmin):
+ * on a band of four bytes, 1/4, 2/4 and 3/4, where a byte's error in the
+ * comparison would show as a quarter. */
+static void test_red_mark_probability_on_a_narrow_band(void **st)
+{
+    (void)st;
+    struct rng r;
+    rng_seed(&r, 3, RNG_STREAM_TEST, 0);
+    const int n = 20000;
+    for (uint32_t above = 1; above <= 3; above++) {
+        int marks = 0;
+        for (int i = 0; i < n; i++)
+            marks += red_mark(&r, 1000 + above, 1000, 1004);
+        double p = above / 4.0, sd = sqrt(p * (1 - p) / n);
+        if (fabs((double)marks / n - p) > 5 * sd)
+            fail_msg("q = kmin + %u of 4: marked %.4f, want %.2f", above, (double)marks / n, p);
+    }
+    /* a one-byte band: at kmax the mark is certain, at kmin impossible */
+    for (int i = 0; i < 1000; i++) {
+        assert_true(red_mark(&r, 1001, 1000, 1001));
+        assert_false(red_mark(&r, 1000, 1000, 1001));
     }
 }
 
@@ -363,6 +388,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_red_mark_function_bounds),
         cmocka_unit_test(test_red_mark_frequency_linear),
+        cmocka_unit_test(test_red_mark_probability_on_a_narrow_band),
         cmocka_unit_test(test_ecn_marks_on_a_real_port),
         cmocka_unit_test(test_trim_overflow_goes_to_control_first),
         cmocka_unit_test(test_trim_in_fabric_is_not_last_hop),

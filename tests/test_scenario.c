@@ -3,7 +3,7 @@
  * first principles give; an incast shares the bottleneck fairly; every data
  * packet sent is accounted for; one seed gives one byte-exact output;
  * triggers chain connections; the reference simulator's published 16-node
- * bounds hold.
+ * bounds hold; the flows of one host take turns on its NIC.
  */
 #include "testutil.h"
 
@@ -337,6 +337,79 @@ static void test_adaptive_routing_keeps_pinned_flows(void **st)
     }
 }
 
+/* The order host 0's NIC sent data in, while every flow is unfinished:
+ * out[k] is the flow of the k-th packet. Returns the packets sent. */
+static uint32_t nic_send_order(uint8_t *out, simtime_ps *at, uint32_t max)
+{
+    uint32_t next[8] = {0};
+    assert_true(S.n_flows <= 8);
+    uint32_t n = 0;
+    for (;;) {
+        int best = -1;
+        for (uint32_t i = 0; i < S.n_flows; i++) {
+            const struct flow *f = &S.flows[i];
+            assert_int_equal(f->state, FLOW_ACTIVE);
+            if (next[i] < f->next_new_seq && (best < 0 || f->tx[next[i]].time_ps < S.flows[best].tx[next[best]].time_ps))
+                best = (int)i;
+        }
+        if (best < 0)
+            return n;
+        assert_true(n < max);
+        at[n] = S.flows[best].tx[next[best]].time_ps;
+        out[n++] = (uint8_t)best;
+        next[best]++;
+    }
+}
+
+/* The flows of one host share its NIC round robin (the transport's ready
+ * ring): three flows from host 0 into three other pods, the NIC the only
+ * bottleneck. After the first flow's head start (it sends before the
+ * others have started), each flow sends one packet in turn; once the short
+ * flow has sent everything, the other two alternate. The NIC never idles,
+ * and the two long flows finish together. */
+static void test_flows_of_one_host_take_turns_on_its_nic(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 3\n0->5 start 0 size 2000000\n0->13 start 0 size 2000000\n"
+                               "0->9 start 0 size 400000\n", ".cm");
+    run(cm, NULL, 64, 110, true, 13);
+    assert_int_equal(S.tot.rtx_pkts_sent, 0);
+    uint8_t order[400];
+    simtime_ps at[400];
+    uint32_t n = nic_send_order(order, at, 400);
+    uint32_t short_pkts = S.flows[2].n_pkts;
+    assert_int_equal(S.flows[2].next_new_seq, short_pkts); /* the short flow has sent all */
+    uint32_t last_short = 0;
+    for (uint32_t k = 0; k < n; k++)
+        if (order[k] == 2)
+            last_short = k;
+    assert_true(n > last_short + 10);
+    assert_int_equal(order[0], 0);
+    assert_int_equal(order[1], 0);
+    for (uint32_t k = 1; k < n; k++) {
+        /* the turn of three, then of two after the short flow's last send */
+        uint32_t period = k + 3 <= last_short ? 3 : k > last_short ? 2 : 0;
+        if (period && k + period < n && order[k + period] != order[k])
+            fail_msg("send %u by flow %u, send %u by flow %u: not in turn", k, order[k], k + period, order[k + period]);
+        const struct flow *f = &S.flows[order[k - 1]];
+        bool last = k - 1 == last_short; /* the short flow's last packet is short */
+        uint32_t bytes = last ? f->last_payload_bytes + 64 : 4150;
+        if (at[k] - at[k - 1] != serialize_ps(bytes, 100000))
+            fail_msg("the NIC idled between sends %u and %u", k - 1, k);
+    }
+    sim_free(&S);
+    run(cm, NULL, 64, 1000, true, 13);
+    assert_int_equal(S.flows_finished, 3);
+    double diff_us = fabs(fct_us(0) - fct_us(1));
+    if (diff_us > 2.0)
+        fail_msg("the two long flows finish %.3f and %.3f us", fct_us(0), fct_us(1));
+    /* every packet of the three back to back, then one round trip */
+    uint32_t pkts = S.flows[0].n_pkts + S.flows[1].n_pkts + S.flows[2].n_pkts;
+    double busy_us = (pkts * (double)serialize_ps(4150, 100000) + (double)S.base_rtt_ps) / PS_PER_US;
+    assert_true(max_fct_us() < busy_us * 1.01);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +424,7 @@ int main(void)
         cmocka_unit_test(test_pool_growth_during_a_run),
         cmocka_unit_test(test_same_seed_same_output_with_every_feature),
         cmocka_unit_test(test_adaptive_routing_keeps_pinned_flows),
+        cmocka_unit_test(test_flows_of_one_host_take_turns_on_its_nic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

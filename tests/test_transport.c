@@ -1,8 +1,13 @@
-/* test_transport.c: loss recovery in the UET transport: SLEEK on seed 002's
+/* test_transport.c: the UET transport. Loss recovery: SLEEK on seed 002's
  * worked example (which packets are resent, when recovery ends, the pacing
  * of the scan), probes and requests-to-send breaking stalls, last-hop trims
- * leaving the load balancer's path state alone, and the cost of running
- * without trimming.
+ * leaving the load balancer's path state alone, the cost of running without
+ * trimming. The receiver's ACK rules: the delayed-ACK byte threshold and
+ * where the 64-bit SACK bitmap starts. The sender's reading of ACKs: which
+ * RTT samples are trusted (Karn), when a SACK hole is a loss, the ECN count.
+ * Pacing: a paced flow's packets leave one gap apart, and a window below one
+ * packet still lets one out. Most of these drive the transport by hand with
+ * a recording congestion control (rec_cc below) instead of a real one.
  */
 #include "testutil.h"
 
@@ -286,6 +291,397 @@ static void test_answer_allocates_while_pool_is_full(void **st)
     sim_free(&S);
 }
 
+/* ---- driving the transport by hand ------------------------------------------------- */
+
+/* A congestion control that keeps the window and pacing gap the test gives
+ * it and records what the transport reported. */
+struct rec_cc {
+    struct cc_window win;
+    uint32_t acks, rtt_samples, ecn_acks, losses;
+    bool last_rtt_valid;
+    simtime_ps last_rtt_ps;
+};
+
+static uint64_t g_rec_cwnd_bytes;
+static simtime_ps g_rec_pacing_ps;
+
+static void rec_init(void *st, const struct cc_params *p)
+{
+    (void)p;
+    struct rec_cc *r = st;
+    r->win.cwnd_bytes = g_rec_cwnd_bytes;
+    r->win.pacing_gap_ps = g_rec_pacing_ps;
+}
+
+static void rec_on_ack(void *st, const struct cc_ack *a)
+{
+    struct rec_cc *r = st;
+    r->acks++;
+    r->rtt_samples += a->rtt_valid;
+    r->ecn_acks += a->ecn;
+    r->last_rtt_valid = a->rtt_valid;
+    r->last_rtt_ps = a->raw_rtt_ps;
+}
+
+static void rec_on_nack(void *st, const struct cc_nack *n)
+{
+    (void)st;
+    (void)n;
+}
+
+static void rec_on_timeout(void *st, simtime_ps now, uint32_t pkt_bytes)
+{
+    (void)st;
+    (void)now;
+    (void)pkt_bytes;
+}
+
+static void rec_on_loss(void *st, simtime_ps now, uint32_t pkt_bytes)
+{
+    (void)now;
+    (void)pkt_bytes;
+    ((struct rec_cc *)st)->losses++;
+}
+
+/* Swift's loss detection (SACK holes, three packets) without Swift's window. */
+static const struct cc_ops rec_cc_ops = {
+    .name = "rec",
+    .state_size = sizeof(struct rec_cc),
+    .init = rec_init,
+    .on_ack = rec_on_ack,
+    .on_nack = rec_on_nack,
+    .on_timeout = rec_on_timeout,
+    .on_loss = rec_on_loss,
+    .loss_mode = CC_LOSS_SACK_HOLE,
+    .dupack_threshold = 3,
+};
+
+/* Sets a run of cm_text up with rec_cc in place of the configured control. */
+static void setup_rec(const char *cm_text, uint64_t cwnd_bytes, simtime_ps pacing_ps, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(cm_text, ".cm");
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    sim_setup(&S, &c);
+    S.cc = &rec_cc_ops;
+    g_rec_cwnd_bytes = cwnd_bytes;
+    g_rec_pacing_ps = pacing_ps;
+}
+
+static const char *const CM_0_TO_13_200 = "Nodes 16\nConnections 1\n0->13 start 0 size 817400\n"; /* 200 packets */
+
+/* Flow 0 (0->13, 200 packets) started with rec_cc; then the test takes over
+ * the sender: packets 0..9 are in flight, packet q sent at q us, once. */
+static struct flow *sender_with_ten_in_flight(void)
+{
+    setup_rec(CM_0_TO_13_200, 1000000, 0, 1000);
+    S.now = 0;
+    transport_flow_start(&S, 0);
+    struct flow *f = &S.flows[0];
+    f->next_new_seq = 10;
+    f->rtx_len = 0;
+    f->in_flight_bytes = 10 * 4150;
+    for (uint32_t q = 0; q < 10; q++) {
+        f->tx[q].state = TX_IN_FLIGHT;
+        f->tx[q].count = 1;
+        f->tx[q].time_ps = q * PS_PER_US;
+    }
+    S.now = 20 * PS_PER_US;
+    return f;
+}
+
+/* An ACK from the receiver of flow 0: cumulative up to (not including) cum,
+ * the given SACK bitmap, naming packet ref_seq. */
+static void deliver_ack(uint32_t cum, uint32_t sack_base, uint64_t sack_bits, uint32_t ref_seq, uint8_t flags)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *a = pkt_at(&S.pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = PKT_ACK;
+    a->flow = 0;
+    a->size_bytes = 64;
+    a->src_host = S.flows[0].dst;
+    a->dst_host = S.flows[0].src;
+    a->node = S.flows[0].src;
+    a->seq = cum;
+    a->sack_base = sack_base;
+    a->sack_bits = sack_bits;
+    a->ref_seq = ref_seq;
+    a->flags = flags;
+    transport_receive(&S, idx);
+}
+
+/* Data packet seq of flow 0 reaching its receiver. */
+static void deliver_data(uint32_t seq, uint8_t flags)
+{
+    const struct flow *f = &S.flows[0];
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = PKT_DATA;
+    p->flow = 0;
+    p->seq = seq;
+    p->size_bytes = 4150;
+    p->src_host = f->src;
+    p->dst_host = f->dst;
+    p->node = f->dst;
+    p->flags = flags;
+    transport_receive(&S, idx);
+}
+
+/* Takes every control packet waiting at host's NIC (the one on the wire
+ * first) out of the port, copies them to out in order and frees them. */
+static int take_nic_ctl(uint32_t host, struct packet *out, int max)
+{
+    struct port *p = &S.ports[S.hosts[host].nic_port];
+    int n = 0;
+    if (p->in_service != PKT_NONE) {
+        assert_int_equal(p->in_service_queue, SERVED_FROM_CTL);
+        out[n++] = *pkt_at(&S.pool, p->in_service);
+        pkt_release(&S.pool, p->in_service);
+        p->in_service = PKT_NONE;
+    }
+    while (p->ctl_head != PKT_NONE) {
+        uint32_t idx = p->ctl_head;
+        p->ctl_head = pkt_at(&S.pool, idx)->next;
+        assert_true(n < max);
+        out[n++] = *pkt_at(&S.pool, idx);
+        pkt_release(&S.pool, idx);
+    }
+    p->ctl_tail = PKT_NONE;
+    p->ctl_bytes = 0;
+    return n;
+}
+
+/* Flow 0's receiver, with nothing received yet (host 13). */
+static void receiver_only(uint32_t ack_threshold_bytes)
+{
+    setup(CM_0_TO_13_200, "mixed", true, false);
+    S.cfg.ack_threshold_bytes = ack_threshold_bytes;
+    S.now = 0;
+    transport_flow_start(&S, 0);
+}
+
+/* seed 002 Sec. 8: in-order data is acknowledged once the unacknowledged
+ * bytes reach the threshold, not one packet later. */
+static void test_delayed_ack_at_the_byte_threshold(void **st)
+{
+    (void)st;
+    receiver_only(4 * 4150); /* exactly four packets */
+    struct packet acks[8];
+    deliver_data(0, 0);
+    assert_int_equal(take_nic_ctl(13, acks, 8), 1); /* the first packet: at once */
+    for (uint32_t q = 1; q <= 3; q++) {
+        deliver_data(q, 0);
+        assert_int_equal(take_nic_ctl(13, acks, 8), 0); /* 4150, 8300, 12450 bytes: wait */
+    }
+    deliver_data(4, 0);
+    assert_int_equal(take_nic_ctl(13, acks, 8), 1); /* 16600 bytes: the threshold */
+    assert_int_equal(acks[0].type, PKT_ACK);
+    assert_int_equal(acks[0].seq, 5);
+    assert_int_equal(acks[0].recvd_bytes, 5 * 4150);
+    assert_int_equal(acks[0].ref_seq, 4);
+    /* the count starts again from that ACK */
+    for (uint32_t q = 5; q <= 7; q++) {
+        deliver_data(q, 0);
+        assert_int_equal(take_nic_ctl(13, acks, 8), 0);
+    }
+    deliver_data(8, 0);
+    assert_int_equal(take_nic_ctl(13, acks, 8), 1);
+    assert_int_equal(acks[0].seq, 9);
+    sim_free(&S);
+}
+
+/* The SACK bitmap of an ordinary ACK ends at the packet that triggered it
+ * (its bit 63), so it covers the 63 packets before; an urgent packet (AR,
+ * CE) starts it; it never starts at or below the cumulative ACK. */
+static void test_sack_bitmap_base(void **st)
+{
+    (void)st;
+    receiver_only(4150); /* an ACK for every packet */
+    struct packet acks[64];
+    /* packet 0 is missing: the cumulative ACK stays at 0 */
+    for (uint32_t q = 1; q <= 40; q++)
+        deliver_data(q, 0);
+    int n = take_nic_ctl(13, acks, 64);
+    assert_int_equal(n, 40);
+    /* the ACK of packet 40: 40 - 63 < 0, so from just above the cumulative ACK */
+    const struct packet *a = &acks[n - 1];
+    assert_int_equal(a->ref_seq, 40);
+    assert_int_equal(a->seq, 0);
+    assert_int_equal(a->sack_base, 1);
+    assert_int_equal(a->sack_bits, (1ULL << 40) - 1); /* 1..40 */
+    for (uint32_t q = 41; q <= 100; q++) {
+        deliver_data(q, 0);
+        n = take_nic_ctl(13, acks, 8);
+        assert_int_equal(n, 1);
+        if (q >= 64) {
+            assert_int_equal(acks[0].sack_base, q - 63);
+            assert_int_equal(acks[0].sack_bits, UINT64_MAX); /* q-63 .. q, all here */
+        }
+    }
+    /* with a hole inside the window: 101 missing, 102..110 here */
+    for (uint32_t q = 102; q <= 110; q++)
+        deliver_data(q, 0);
+    n = take_nic_ctl(13, acks, 64);
+    assert_int_equal(n, 9);
+    a = &acks[n - 1];
+    assert_int_equal(a->sack_base, 47);
+    assert_int_equal(a->sack_bits, ~(1ULL << (101 - 47)));
+    /* an AR packet starts the bitmap, and so does a CE-marked one */
+    deliver_data(120, PKTF_AR);
+    n = take_nic_ctl(13, acks, 8);
+    assert_int_equal(n, 1);
+    assert_int_equal(acks[0].sack_base, 120);
+    assert_int_equal(acks[0].sack_bits, 1);
+    deliver_data(119, PKTF_ECN_CE);
+    n = take_nic_ctl(13, acks, 8);
+    assert_int_equal(n, 1);
+    assert_int_equal(acks[0].sack_base, 119);
+    assert_int_equal(acks[0].sack_bits, 3); /* 119 and 120 */
+    assert_true(acks[0].flags & PKTF_ECN_ECHO);
+    sim_free(&S);
+}
+
+/* Karn's rule (seed 002 Sec. 4e): an RTT sample only when it is clear which
+ * transmission was acknowledged: a packet sent once and an ACK of the
+ * original, or sent twice and an ACK of the retransmission. */
+static void test_rtt_sample_only_when_the_transmission_is_known(void **st)
+{
+    (void)st;
+    struct flow *f = sender_with_ten_in_flight();
+    struct rec_cc *r = f->cc_state;
+    struct {
+        uint32_t seq;
+        uint8_t count;
+        bool rtx_echo;
+        bool valid;
+    } cases[] = {
+        {5, 1, false, true},
+        {6, 2, true, true},
+        {7, 2, false, false}, /* the original's ACK or the copy's: unknown */
+        {8, 3, true, false},  /* which of the two retransmissions? */
+        {9, 1, true, false},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        f->tx[cases[k].seq].count = cases[k].count;
+        uint32_t before = r->rtt_samples;
+        deliver_ack(0, 0, 0, cases[k].seq, cases[k].rtx_echo ? PKTF_RTX_ECHO : 0);
+        assert_int_equal(r->acks, k + 1);
+        if (r->last_rtt_valid != cases[k].valid)
+            fail_msg("seq %u sent %u times, rtx echo %d: sample %s", cases[k].seq, cases[k].count,
+                     cases[k].rtx_echo, r->last_rtt_valid ? "taken" : "refused");
+        assert_int_equal(r->rtt_samples, before + cases[k].valid);
+        if (cases[k].valid)
+            assert_int_equal(r->last_rtt_ps, S.now - cases[k].seq * PS_PER_US);
+    }
+    sim_free(&S);
+}
+
+/* Swift's SACK loss detection: a packet is lost once three packets above it
+ * (sent after it) are acknowledged; two are not enough. */
+static void test_sack_hole_is_lost_at_three_acked_above(void **st)
+{
+    (void)st;
+    struct flow *f = sender_with_ten_in_flight();
+    struct rec_cc *r = f->cc_state;
+    deliver_ack(0, 1, 0x3, 2, 0); /* 1 and 2 */
+    assert_int_equal(f->c.fast_losses, 0);
+    assert_int_equal(r->losses, 0);
+    assert_int_equal(f->tx[0].state, TX_IN_FLIGHT);
+    deliver_ack(0, 1, 0x7, 3, 0); /* 1, 2 and 3 */
+    assert_int_equal(f->c.fast_losses, 1);
+    assert_int_equal(r->losses, 1);
+    assert_int_equal(f->tx[0].state, TX_RTX_QUEUED);
+    /* 5 and 6 above the hole at 4: two, not yet */
+    deliver_ack(0, 5, 0x3, 6, 0);
+    assert_int_equal(f->c.fast_losses, 1);
+    assert_int_equal(f->tx[4].state, TX_IN_FLIGHT);
+    deliver_ack(0, 7, 0x1, 7, 0);
+    assert_int_equal(f->c.fast_losses, 2);
+    assert_int_equal(f->tx[4].state, TX_RTX_QUEUED);
+    sim_free(&S);
+}
+
+/* Every ACK that echoes a CE mark is counted once (flows.csv ecn_acks) and
+ * reported to the congestion control; others are not. */
+static void test_ecn_echoes_are_counted(void **st)
+{
+    (void)st;
+    struct flow *f = sender_with_ten_in_flight();
+    struct rec_cc *r = f->cc_state;
+    uint8_t flags[] = {PKTF_ECN_ECHO, 0, PKTF_ECN_ECHO, PKTF_ECN_ECHO | PKTF_RTX_ECHO, 0};
+    uint64_t echoes = 0;
+    for (uint32_t k = 0; k < 5; k++) {
+        deliver_ack(0, 0, 0, k, flags[k]);
+        echoes += (flags[k] & PKTF_ECN_ECHO) != 0;
+        assert_int_equal(f->c.acks, k + 1);
+        assert_int_equal(f->c.ecn_acks, echoes);
+        assert_int_equal(r->ecn_acks, echoes);
+    }
+    assert_int_equal(echoes, 3);
+    sim_free(&S);
+}
+
+/* Sends flow 0 made until the end of the run, in order (tx times survive
+ * only while the flow is unfinished). */
+static uint32_t send_times(simtime_ps *t, uint32_t max)
+{
+    const struct flow *f = &S.flows[0];
+    assert_int_equal(f->state, FLOW_ACTIVE);
+    assert_int_equal(f->c.retransmits, 0);
+    uint32_t n = f->next_new_seq < max ? f->next_new_seq : max;
+    for (uint32_t q = 0; q < n; q++)
+        t[q] = f->tx[q].time_ps;
+    return f->next_new_seq;
+}
+
+/* A paced flow with an open window: packets leave exactly one gap apart
+ * (the NIC alone would send one every 332 ns), also when ACKs arrive in
+ * the middle of a gap (from 14 us on, 2 us after a send) and wake the
+ * sender early. */
+static void test_paced_packets_leave_one_gap_apart(void **st)
+{
+    (void)st;
+    const simtime_ps gap = 3 * PS_PER_US;
+    setup_rec(CM_0_TO_13_200, 1000000, gap, 46);
+    sim_run(&S);
+    assert_true(S.flows[0].c.acks >= 3);
+    simtime_ps t[64];
+    uint32_t n = send_times(t, 64);
+    assert_int_equal(n, 16); /* at 0, 3, ..., 45 us */
+    for (uint32_t q = 0; q < n; q++)
+        assert_int_equal(t[q], q * gap);
+    sim_free(&S);
+    /* the same flow unpaced: the wire is the limit */
+    setup_rec(CM_0_TO_13_200, 1000000, 0, 46);
+    sim_run(&S);
+    n = send_times(t, 64);
+    assert_true(n > 130);
+    assert_int_equal(t[1] - t[0], serialize_ps(4150, 100000));
+    sim_free(&S);
+}
+
+/* A window below one packet with pacing on: one packet is let out whenever
+ * nothing is in flight, so the flow moves at one packet per round trip
+ * instead of stalling, and never has two packets out. */
+static void test_window_below_one_packet_sends_one_at_a_time(void **st)
+{
+    (void)st;
+    setup_rec(CM_0_TO_13_200, 1000, PS_PER_US, 1000);
+    sim_run(&S);
+    simtime_ps t[128];
+    uint32_t n = send_times(t, 128);
+    simtime_ps rtt = S.base_rtt_ps; /* 0->13 crosses the core: the longest path */
+    /* the next packet leaves when the previous one's ACK is back */
+    for (uint32_t q = 0; q + 1 < n; q++)
+        assert_true(t[q + 1] - t[q] >= rtt);
+    assert_true(n >= 1000 * PS_PER_US / (rtt + rtt / 10));
+    assert_true(S.flows[0].in_flight_bytes <= 4150);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +692,13 @@ int main(void)
         cmocka_unit_test(test_last_hop_trims_do_not_penalize_paths),
         cmocka_unit_test(test_no_trim_incast_cost_is_bounded),
         cmocka_unit_test(test_answer_allocates_while_pool_is_full),
+        cmocka_unit_test(test_delayed_ack_at_the_byte_threshold),
+        cmocka_unit_test(test_sack_bitmap_base),
+        cmocka_unit_test(test_rtt_sample_only_when_the_transmission_is_known),
+        cmocka_unit_test(test_sack_hole_is_lost_at_three_acked_above),
+        cmocka_unit_test(test_ecn_echoes_are_counted),
+        cmocka_unit_test(test_paced_packets_leave_one_gap_apart),
+        cmocka_unit_test(test_window_below_one_packet_sends_one_at_a_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

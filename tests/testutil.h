@@ -24,13 +24,38 @@ static inline const char *shared_path(const char *rel)
     return b;
 }
 
-/* Writes text to a fresh temporary file and returns its path (static slot). */
+/* The four temporary-file slots of temp_file (one per test program). */
+static inline char (*temp_file_paths(void))[256]
+{
+    static char paths[4][256];
+    return paths;
+}
+
+/* Names carry the creating process's id: a forked child that exits (a test
+ * of a fatal error, say) must leave its parent's files alone. */
+static inline void temp_files_remove(void)
+{
+    char own[32];
+    snprintf(own, sizeof own, "/tmp/spraysim-test-%ld-", (long)getpid());
+    for (int i = 0; i < 4; i++)
+        if (!strncmp(temp_file_paths()[i], own, strlen(own)))
+            unlink(temp_file_paths()[i]);
+}
+
+/* Writes text to a temporary file and returns its path. The path and the
+ * file last until four more calls: each of four slots reuses its file, and
+ * whatever the slots hold is removed when the test program exits, so a run
+ * leaves nothing in /tmp however its tests end. */
 static inline const char *temp_file(const char *text, const char *suffix)
 {
-    static char buf[4][256];
     static int slot;
-    char *b = buf[slot++ & 3];
-    snprintf(b, sizeof buf[0], "/tmp/spraysim-test-%ld-%d%s", (long)getpid(), slot, suffix);
+    if (slot == 0)
+        atexit(temp_files_remove);
+    char *b = temp_file_paths()[slot & 3];
+    if (b[0])
+        unlink(b); /* the slot's previous file, whatever its suffix */
+    snprintf(b, sizeof temp_file_paths()[0], "/tmp/spraysim-test-%ld-%d%s", (long)getpid(), slot & 3, suffix);
+    slot++;
     FILE *f = fopen(b, "w");
     if (!f)
         abort();
