@@ -2,7 +2,10 @@
 #   make            build bin/spraysim (optimised)
 #   make run        build and run the default experiment (one.cm on its fat tree)
 #   make test       install the test framework if missing, build and run every test
-#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer,
+#                   with the invariant checks (SPRAYSIM_CHECKS, src/core/core.h) on
+#   make debug      the same tests at -O0 -g with the invariant checks on; leaves
+#                   build-debug/spraysim for a debugger
 #   make bench      the benchmark suite (minutes; not part of the tests)
 #   make clean
 
@@ -11,7 +14,10 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 OPT     ?= -O2 -g -march=x86-64-v2
 CFLAGS  ?=
-ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CFLAGS)
+# -DSPRAYSIM_CHECKS compiles the invariant checks in (asan and debug builds);
+# the shipped binary leaves them out and pays nothing for them.
+CHECKS  ?=
+ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 LDLIBS  := -lm
 
 SRC_LIB := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c))
@@ -24,7 +30,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan bench clean deps check-tests
+.PHONY: all run test asan debug bench clean deps check-tests
 
 BIN     ?= bin/spraysim
 
@@ -59,10 +65,13 @@ test: deps $(BIN) $(TESTS)
 
 asan:
 	$(MAKE) test BUILD=build-asan BIN=build-asan/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  LDLIBS="-lm -fsanitize=address,undefined"
+	  LDLIBS="-lm -fsanitize=address,undefined" CHECKS=-DSPRAYSIM_CHECKS
+
+debug:
+	$(MAKE) test BUILD=build-debug BIN=build-debug/spraysim OPT="-O0 -g" CHECKS=-DSPRAYSIM_CHECKS
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 
 clean:
-	rm -rf build build-asan bin
+	rm -rf build build-asan build-debug bin
