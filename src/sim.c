@@ -6,6 +6,9 @@
  * thresholds (20% and 80% of one BDP) and the minimum RTO (15 us plus the
  * time to drain six full queues, seed 002 Sec. 6). The loop pops events in
  * (time, sequence) order and hands each to the module that owns it.
+ *
+ * Invariant (checked with SPRAYSIM_CHECKS): the clock never goes
+ * backwards.
  */
 #include "sim.h"
 
@@ -121,6 +124,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
                                                                 : (simtime_ps)((double)s->base_rtt_ps * (c->trimming ? 0.75 : 1.0)));
     rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
     eq_init(&s->eq, 1 << 16);
+#ifdef SPRAYSIM_CHECKS
+    s->eq.monotonic = true; /* the clock only moves forward: the queue checks it */
+#endif
     {
         /* Calendar resolution: about 32 events per bucket (a run makes ~16
          * events per packet, each host one packet per serialisation time),
@@ -195,6 +201,8 @@ void sim_run(struct sim *s)
         if (eq_peek_time(&s->eq) > s->cfg.end_ps)
             break;
         eq_pop(&s->eq, &ev);
+        invariant(ev.time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
+                  (unsigned)ev.kind, ev.id, (unsigned long long)ev.time_ps, (unsigned long long)s->now);
         s->now = ev.time_ps;
         s->events_processed++;
         const struct event *nx = eq_next_in_bucket(&s->eq);

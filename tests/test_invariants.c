@@ -17,7 +17,18 @@
 
 /* Every test, in order; each is defined below, or skipped without checks. */
 #define INVARIANT_TESTS(X)                                                                                             \
-    X(test_default_hook_prints_one_line_and_aborts)
+    X(test_default_hook_prints_one_line_and_aborts)                                                                    \
+    X(test_clean_runs_fire_nothing)                                                                                    \
+    X(test_pool_double_release)                                                                                        \
+    X(test_pool_release_outside)                                                                                       \
+    X(test_pool_release_with_none_in_use)                                                                              \
+    X(test_pool_alloc_of_allocated_packet)                                                                             \
+    X(test_pool_in_use_above_capacity)                                                                                 \
+    X(test_pool_grow_with_lost_free_list)                                                                              \
+    X(test_event_scheduled_in_the_past)                                                                                \
+    X(test_event_popped_out_of_order)                                                                                  \
+    X(test_sim_clock_goes_backwards)                                                                                   \
+    X(test_sim_schedules_nothing_in_the_past)
 
 #ifdef SPRAYSIM_CHECKS
 
@@ -58,6 +69,28 @@ static int hook_off(void **st)
     return 0;
 }
 
+/* Some recorded failure is in a file ending in `file` and its message
+ * starts with `prefix`. */
+static void expect_fired(const char *file, const char *prefix)
+{
+    unsigned kept = fired.n < MAX_FIRED ? fired.n : MAX_FIRED;
+    for (unsigned i = 0; i < kept; i++) {
+        size_t fl = strlen(fired.file[i]), l = strlen(file);
+        if (fl >= l && !strcmp(fired.file[i] + fl - l, file) && !strncmp(fired.message[i], prefix, strlen(prefix)))
+            return;
+    }
+    for (unsigned i = 0; i < kept; i++)
+        print_message("fired: %s: %s\n", fired.file[i], fired.message[i]);
+    fail_msg("no invariant failure in %s starting \"%s\" (%u fired)", file, prefix, fired.n);
+}
+
+static void expect_none(void)
+{
+    for (unsigned i = 0; i < fired.n && i < MAX_FIRED; i++)
+        print_message("fired: %s: %s\n", fired.file[i], fired.message[i]);
+    assert_int_equal(fired.n, 0);
+}
+
 static void test_default_hook_prints_one_line_and_aborts(void **st)
 {
     (void)st;
@@ -89,6 +122,233 @@ static void test_default_hook_prints_one_line_and_aborts(void **st)
     char want[256];
     snprintf(want, sizeof want, "spraysim: invariant failed at %s:%d: answer 41, want 42\n", __FILE__, line);
     assert_string_equal(text, want);
+}
+
+/* ---- a small fabric ---------------------------------------------------------------- */
+
+struct opts {
+    const char *cm;
+    const char *cc;
+    const char *fail;
+    bool drr;
+    bool no_trim;
+    bool sleek;
+    uint32_t mtu_bytes;  /* 0 = default */
+    uint32_t queue_pkts; /* 0 = default; else RED between 1 and this */
+    double end_us;
+};
+
+static const char *ONE_FLOW = "Nodes 16\nConnections 1\n0->13 start 0 size 200000\n";
+
+static void setup(const struct opts *o)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(o->cm ? o->cm : ONE_FLOW, ".cm");
+    if (o->cc)
+        c.cc_name = o->cc;
+    if (o->fail) {
+        c.fail_specs[0] = o->fail;
+        c.n_fail_specs = 1;
+    }
+    c.drr = o->drr;
+    c.trimming = !o->no_trim;
+    c.sleek = o->sleek;
+    if (o->mtu_bytes)
+        c.mtu_bytes = o->mtu_bytes;
+    if (o->queue_pkts) {
+        c.queue_pkts = o->queue_pkts;
+        c.ecn_low_pkts = 1;
+        c.ecn_high_pkts = o->queue_pkts;
+    }
+    c.end_ps = (simtime_ps)((o->end_us ? o->end_us : 1000) * PS_PER_US);
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+}
+
+/* Runs on to end_us, or up to where the previous run stopped if earlier. */
+static void run_to(double end_us)
+{
+    S.cfg.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    sim_run(&S);
+}
+
+/* ---- clean runs ---------------------------------------------------------------------- */
+
+static void test_clean_runs_fire_nothing(void **st)
+{
+    (void)st;
+    /* Incast overflows queues (trims, drops without trimming; with small
+     * packets and one-packet queues the control class overflows too and
+     * headers bounce), DRR mixes classes, a failure cuts packets on the
+     * wire, SLEEK and NewReno retransmit: none of it may trip a check. */
+    const char *incast = "Nodes 16\nConnections 6\n1->0 start 0 size 300000\n2->0 start 0 size 300000\n"
+                         "3->0 start 0 size 300000 lb ecmp\n4->0 start 0 size 300000 lb ecmp\n"
+                         "5->0 start 0 size 300000\n6->0 start 0 size 300000\n";
+    const struct opts runs[] = {
+        {.cm = incast, .end_us = 200},
+        {.cm = incast, .drr = true, .end_us = 200},
+        {.cm = incast, .no_trim = true, .end_us = 200},
+        {.cm = incast, .sleek = true, .fail = "link tor0 agg1 down at 20", .end_us = 200},
+        {.cm = incast, .cc = "newreno", .no_trim = true, .end_us = 200},
+        {.cm = incast, .mtu_bytes = 512, .queue_pkts = 1, .end_us = 100},
+    };
+    uint64_t bounced = 0;
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        setup(&runs[i]);
+        sim_run(&S);
+        assert_true(S.tot.data_pkts_sent > 100);
+        bounced += S.tot.data_bounced;
+        sim_free(&S);
+    }
+    expect_none();
+    assert_true(bounced > 0);
+}
+
+/* ---- the packet pool ------------------------------------------------------------------ */
+
+static void test_pool_double_release(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    uint32_t a = pkt_alloc(&pool);
+    pkt_release(&pool, a);
+    expect_none();
+    pkt_release(&pool, a);
+    expect_fired("packet.h", "packet ");
+    assert_non_null(strstr(fired.message[0], "released twice"));
+    assert_int_equal(pool.in_use, 0); /* the second release changed nothing */
+    pool_free(&pool);
+}
+
+static void test_pool_release_outside(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    pkt_release(&pool, pool.capacity + 3);
+    expect_fired("packet.h", "released packet 67 is outside the pool");
+    pool_free(&pool);
+}
+
+static void test_pool_release_with_none_in_use(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    uint32_t a = pkt_alloc(&pool);
+    pool.in_use = 0;
+    pkt_release(&pool, a);
+    expect_fired("packet.h", "packet 0 released with the pool's in_use at 0");
+    pool_free(&pool);
+}
+
+static void test_pool_alloc_of_allocated_packet(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    pool.live[pool.free_head] = 1; /* as if a packet were on the free list and in use */
+    pkt_alloc(&pool);
+    expect_fired("packet.h", "packet 0 on the free list is allocated");
+    pool_free(&pool);
+}
+
+static void test_pool_in_use_above_capacity(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    pool.in_use = pool.capacity;
+    pkt_alloc(&pool);
+    expect_fired("packet.h", "pool in_use 65 above capacity 64");
+    pool_free(&pool);
+}
+
+static void test_pool_grow_with_lost_free_list(void **st)
+{
+    (void)st;
+    struct packet_pool pool;
+    pool_init(&pool, 64);
+    for (int i = 0; i < 65; i++) /* grows once, cleanly */
+        pkt_alloc(&pool);
+    assert_int_equal(pool.capacity, 128);
+    for (int i = 65; i < 128; i++) /* the new slots are free */
+        pkt_alloc(&pool);
+    expect_none();
+    pool.in_use--; /* one packet neither free nor counted */
+    pkt_alloc(&pool);
+    expect_fired("packet.c", "pool grown with 127 of 128 packets in use");
+    assert_int_equal(fired.n, 1);
+    pool_free(&pool);
+}
+
+/* ---- time ------------------------------------------------------------------------------ */
+
+static void test_event_scheduled_in_the_past(void **st)
+{
+    (void)st;
+    struct event_queue q;
+    struct event e;
+    eq_init(&q, 16);
+    /* a general queue takes any time */
+    eq_push(&q, 100, 1, 1);
+    assert_true(eq_pop(&q, &e));
+    eq_push(&q, 50, 1, 2);
+    assert_true(eq_pop(&q, &e));
+    expect_none();
+    /* a monotonic one (the simulator's) does not */
+    q.monotonic = true;
+    eq_push(&q, 100, 1, 3);
+    assert_true(eq_pop(&q, &e));
+    eq_push(&q, 50, 1, 4);
+    expect_fired("events.c", "event kind 1 id 4 scheduled at 50 ps, before the current 100 ps");
+    eq_free(&q);
+}
+
+static void test_event_popped_out_of_order(void **st)
+{
+    (void)st;
+    struct event_queue q;
+    struct event e;
+    eq_init(&q, 16);
+    q.monotonic = true;
+    eq_push(&q, 100, 1, 1);
+    eq_push(&q, 200, 1, 2);
+    assert_true(eq_pop(&q, &e));
+    expect_none();
+    assert_int_equal(q.active.len, 1);
+    q.active.ev[0].time_ps = 50; /* a heap that lost its order */
+    assert_true(eq_pop(&q, &e));
+    expect_fired("events.c", "event kind 1 id 2 popped at 50 ps, after one at 100 ps");
+    eq_free(&q);
+}
+
+static void test_sim_schedules_nothing_in_the_past(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    run_to(3);
+    expect_none();
+    simtime_ps last = S.eq.last_pop_ps; /* the clock of the last event; the run's end is later */
+    sim_at(&S, last - 1, EV_FLOW_PACE, 0);
+    char want[128];
+    snprintf(want, sizeof want, "event kind 5 id 0 scheduled at %llu ps, before the current %llu ps",
+             (unsigned long long)last - 1, (unsigned long long)last);
+    expect_fired("events.c", want);
+    sim_free(&S);
+}
+
+static void test_sim_clock_goes_backwards(void **st)
+{
+    (void)st;
+    setup(&(struct opts){.end_us = 1});
+    S.now = 5 * PS_PER_US; /* the flow starts at 0 */
+    sim_run(&S);
+    expect_fired("sim.c", "event kind 3 id 0 at 0 ps runs after the clock reached 5000000 ps");
+    sim_free(&S);
 }
 
 #else /* no checks compiled in: every test is skipped */

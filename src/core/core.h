@@ -72,6 +72,13 @@ struct event_queue {
     size_t count;               /* all pending events */
     uint64_t next_seq;
     uint64_t pushed_total;      /* events ever scheduled, for events/second */
+#ifdef SPRAYSIM_CHECKS
+    /* The queue itself accepts any time; an owner whose clock only moves
+     * forward (the simulator) sets `monotonic`, and then nothing may be
+     * scheduled before the latest event popped. */
+    bool monotonic;
+    simtime_ps last_pop_ps;
+#endif
 };
 
 void eq_init(struct event_queue *q, size_t initial_capacity);
