@@ -28,7 +28,26 @@
     X(test_event_scheduled_in_the_past)                                                                                \
     X(test_event_popped_out_of_order)                                                                                  \
     X(test_sim_clock_goes_backwards)                                                                                   \
-    X(test_sim_schedules_nothing_in_the_past)
+    X(test_sim_schedules_nothing_in_the_past)                                                                          \
+    X(test_port_data_bytes)                                                                                            \
+    X(test_port_ctl_bytes)                                                                                             \
+    X(test_port_counters_at_end_of_run)                                                                                \
+    X(test_port_drr_class0_bytes)                                                                                      \
+    X(test_port_drr_class1_bytes)                                                                                      \
+    X(test_port_queue_holds_released_packet)                                                                           \
+    X(test_port_queue_tail)                                                                                            \
+    X(test_port_queue_cycle)                                                                                           \
+    X(test_port_sending_released_packet)                                                                               \
+    X(test_port_tx_done_without_packet)                                                                                \
+    X(test_port_ctl_bytes_underflow)                                                                                   \
+    X(test_port_data_bytes_underflow)                                                                                  \
+    X(test_port_drr_bytes_underflow)                                                                                   \
+    X(test_arrival_of_released_packet)                                                                                 \
+    X(test_census_in_use_mismatch)                                                                                     \
+    X(test_census_packet_in_two_places)                                                                                \
+    X(test_census_released_packet_in_network)                                                                          \
+    X(test_census_data_packets_unaccounted)                                                                            \
+    X(test_census_runs_during_the_run)
 
 #ifdef SPRAYSIM_CHECKS
 
@@ -172,6 +191,50 @@ static void run_to(double end_us)
 {
     S.cfg.end_ps = (simtime_ps)(end_us * PS_PER_US);
     sim_run(&S);
+}
+
+/* ToR 0's first downlink (to host 0), a switch port. */
+static uint32_t tor_port(void)
+{
+    return S.switches[0].first_port;
+}
+
+static uint32_t new_pkt(uint8_t type, uint32_t size, uint8_t tclass)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = type;
+    p->size_bytes = size;
+    p->tclass = tclass;
+    p->dst_host = 0;
+    return idx;
+}
+
+/* The first pending arrival event's packet. */
+static void find_arrival(const struct event *e, void *ctx)
+{
+    uint32_t *found = ctx;
+    if (e->kind == EV_PKT_ARRIVE && *found == PKT_NONE)
+        *found = e->id;
+}
+
+static uint32_t packet_on_a_link(void)
+{
+    uint32_t found = PKT_NONE;
+    eq_visit(&S.eq, find_arrival, &found);
+    assert_int_not_equal(found, PKT_NONE);
+    return found;
+}
+
+/* A port with nothing queued or in service. */
+static uint32_t idle_port(void)
+{
+    for (uint32_t i = 0; i < S.n_ports; i++)
+        if (S.ports[i].in_service == PKT_NONE && S.ports[i].ctl_head == PKT_NONE && S.ports[i].data_head == PKT_NONE)
+            return i;
+    fail_msg("no idle port");
+    return 0;
 }
 
 /* ---- clean runs ---------------------------------------------------------------------- */
@@ -348,6 +411,303 @@ static void test_sim_clock_goes_backwards(void **st)
     S.now = 5 * PS_PER_US; /* the flow starts at 0 */
     sim_run(&S);
     expect_fired("sim.c", "event kind 3 id 0 at 0 ps runs after the clock reached 5000000 ps");
+    sim_free(&S);
+}
+
+/* ---- ports ----------------------------------------------------------------------------- */
+
+static void test_port_data_bytes(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_none();
+    S.ports[port].data_bytes += 1;
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_fired("net.c", "port 16 data_bytes 12451 but its data packets hold 12450 bytes");
+    sim_free(&S);
+}
+
+static void test_port_ctl_bytes(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    for (int i = 0; i < 3; i++)
+        port_enqueue(&S, port, new_pkt(PKT_ACK, 64, 0));
+    expect_none();
+    S.ports[port].ctl_bytes -= 1;
+    port_tx_done(&S, port); /* checked when a packet leaves too */
+    expect_fired("net.c", "port 16 ctl_bytes 127 but its control packets hold 128 bytes");
+    sim_free(&S);
+}
+
+static void test_port_counters_at_end_of_run(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    run_to(3);
+    expect_none();
+    uint32_t port = idle_port();
+    S.ports[port].data_bytes = 5; /* no event will touch this port again */
+    run_to(3);
+    char want[128];
+    snprintf(want, sizeof want, "port %u data_bytes 5 but its data packets hold 0 bytes", port);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_drr_class0_bytes(void **st)
+{
+    (void)st;
+    setup(&(struct opts){.drr = true});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 1));
+    expect_none();
+    S.ports[port].drr->bytes[0] += 7;
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_fired("net.c", "port 16 DRR class 0 bytes 8307 but its packets hold 8300 bytes");
+    sim_free(&S);
+}
+
+static void test_port_drr_class1_bytes(void **st)
+{
+    (void)st;
+    setup(&(struct opts){.drr = true});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 1)); /* on the wire, from class 1 */
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 1));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_none();
+    S.ports[port].drr->bytes[1] -= 7;
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_fired("net.c", "port 16 DRR class 1 bytes 8293 but its packets hold 8300 bytes");
+    sim_free(&S);
+}
+
+static void test_port_queue_holds_released_packet(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0)); /* on the wire */
+    uint32_t queued = new_pkt(PKT_DATA, 4150, 0);
+    port_enqueue(&S, port, queued);
+    uint32_t ack = new_pkt(PKT_ACK, 64, 0); /* before the release would recycle the slot */
+    expect_none();
+    pkt_release(&S.pool, queued); /* behind the port's back */
+    port_enqueue(&S, port, ack);
+    char want[128];
+    snprintf(want, sizeof want, "port 16 data queue holds released packet %u", queued);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_queue_tail(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 64, 0)); /* on the wire */
+    uint32_t first = new_pkt(PKT_ACK, 64, 0);
+    port_enqueue(&S, port, first);
+    uint32_t stray = new_pkt(PKT_ACK, 64, 0);
+    expect_none();
+    S.ports[port].ctl_tail = stray; /* the next append links after a packet not in the queue */
+    uint32_t last = new_pkt(PKT_ACK, 64, 0);
+    port_enqueue(&S, port, last);
+    char want[128];
+    snprintf(want, sizeof want, "port 16 control queue ends at packet %u but its tail is %u", first, last);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_queue_cycle(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 64, 0)); /* on the wire */
+    uint32_t a = new_pkt(PKT_ACK, 64, 0), b = new_pkt(PKT_ACK, 64, 0);
+    port_enqueue(&S, port, a);
+    port_enqueue(&S, port, b);
+    expect_none();
+    S.pool.pkts[b].next = a; /* a -> b -> a -> ... */
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0)); /* the check walks the control queue too */
+    char want[128];
+    snprintf(want, sizeof want, "port 16 control queue is longer than the %u packets in use (a cycle)", S.pool.in_use);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_sending_released_packet(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    uint32_t sending = new_pkt(PKT_DATA, 4150, 0);
+    port_enqueue(&S, port, sending);
+    uint32_t next = new_pkt(PKT_DATA, 4150, 0); /* before the release would recycle the slot */
+    expect_none();
+    pkt_release(&S.pool, sending);
+    port_enqueue(&S, port, next);
+    char want[128];
+    snprintf(want, sizeof want, "port 16 is sending released packet %u", sending);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_tx_done_without_packet(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    uint32_t sending = new_pkt(PKT_ACK, 64, 0);
+    port_enqueue(&S, port, sending);
+    expect_none();
+    pkt_release(&S.pool, sending);
+    port_tx_done(&S, port);
+    char want[128];
+    snprintf(want, sizeof want, "port 16 finished sending packet %u, which it does not hold", sending);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+static void test_port_ctl_bytes_underflow(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 64, 0));
+    expect_none();
+    S.ports[port].ctl_bytes = 10;
+    port_tx_done(&S, port);
+    expect_fired("net.c", "port 16 ctl_bytes 10 below the 64-byte packet leaving");
+    sim_free(&S);
+}
+
+static void test_port_data_bytes_underflow(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 0));
+    expect_none();
+    S.ports[port].data_bytes = 100;
+    port_tx_done(&S, port);
+    expect_fired("net.c", "port 16 data_bytes 100 below the 4150-byte packet leaving");
+    sim_free(&S);
+}
+
+static void test_port_drr_bytes_underflow(void **st)
+{
+    (void)st;
+    setup(&(struct opts){.drr = true});
+    uint32_t port = tor_port();
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4150, 1));
+    expect_none();
+    S.ports[port].drr->bytes[1] = 100;
+    port_tx_done(&S, port);
+    expect_fired("net.c", "port 16 DRR class 1 bytes 100 below the 4150-byte packet leaving");
+    sim_free(&S);
+}
+
+static void test_arrival_of_released_packet(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    uint32_t idx = new_pkt(PKT_ACK, 64, 0);
+    pkt_release(&S.pool, idx);
+    expect_none();
+    node_receive(&S, idx, tor_port());
+    char want[128];
+    snprintf(want, sizeof want, "packet %u reaches a node but is not allocated", idx);
+    expect_fired("net.c", want);
+    sim_free(&S);
+}
+
+/* ---- packet conservation ---------------------------------------------------------------- */
+
+/* One flow stopped after 3 us: packets queued, on wires and on links. */
+static void mid_run(void)
+{
+    setup(&(struct opts){0});
+    run_to(3);
+    expect_none();
+    assert_true(S.pool.in_use > 2);
+}
+
+static void test_census_in_use_mismatch(void **st)
+{
+    (void)st;
+    mid_run();
+    uint32_t in_network = S.pool.in_use;
+    pkt_alloc(&S.pool); /* allocated and held by no one */
+    run_to(3);
+    char want[128];
+    snprintf(want, sizeof want, "the pool has %u packets in use but %u are in the network", in_network + 1, in_network);
+    expect_fired("sim.c", want);
+    sim_free(&S);
+}
+
+static void test_census_packet_in_two_places(void **st)
+{
+    (void)st;
+    mid_run();
+    uint32_t idx = packet_on_a_link();
+    S.ports[idle_port()].in_service = idx; /* and also on a wire */
+    run_to(3);
+    char want[128];
+    snprintf(want, sizeof want, "packet %u is in two places", idx);
+    expect_fired("sim.c", want);
+    sim_free(&S);
+}
+
+static void test_census_released_packet_in_network(void **st)
+{
+    (void)st;
+    mid_run();
+    uint32_t idx = pkt_alloc(&S.pool);
+    pkt_release(&S.pool, idx);
+    uint32_t port = idle_port();
+    S.ports[port].in_service = idx;
+    S.ports[port].in_service_queue = SERVED_FROM_TRANSPORT;
+    run_to(3);
+    char want[128];
+    snprintf(want, sizeof want, "the wire of port %u holds packet %u, which is not allocated", port, idx);
+    expect_fired("sim.c", want);
+    sim_free(&S);
+}
+
+static void test_census_data_packets_unaccounted(void **st)
+{
+    (void)st;
+    mid_run();
+    S.tot.data_pkts_delivered++;
+    run_to(3);
+    expect_fired("sim.c", "");
+    char want[64];
+    snprintf(want, sizeof want, "%llu data packets sent but ", (unsigned long long)S.tot.data_pkts_sent);
+    expect_fired("sim.c", want);
+    sim_free(&S);
+}
+
+static void test_census_runs_during_the_run(void **st)
+{
+    (void)st;
+    /* the census also runs every so many events, not only at the end */
+    setup(&(struct opts){.cm = "Nodes 16\nConnections 8\n0->8 start 0 size 2000000\n1->9 start 0 size 2000000\n"
+                               "2->10 start 0 size 2000000\n3->11 start 0 size 2000000\n4->12 start 0 size 2000000\n"
+                               "5->13 start 0 size 2000000\n6->14 start 0 size 2000000\n7->15 start 0 size 2000000\n"});
+    run_to(3);
+    pkt_alloc(&S.pool); /* held by no one */
+    run_to(100);
+    assert_true(S.events_processed > 2 * 16384); /* twice CENSUS_EVENTS (sim.c) */
+    expect_fired("sim.c", "the pool has ");
+    assert_true(fired.sim_now[0] < 100 * PS_PER_US);
     sim_free(&S);
 }
 
