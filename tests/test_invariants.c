@@ -47,7 +47,13 @@
     X(test_census_packet_in_two_places)                                                                                \
     X(test_census_released_packet_in_network)                                                                          \
     X(test_census_data_packets_unaccounted)                                                                            \
-    X(test_census_runs_during_the_run)
+    X(test_census_runs_during_the_run)                                                                                 \
+    X(test_flow_in_flight_bytes)                                                                                       \
+    X(test_flow_in_flight_underflow_on_ack)                                                                            \
+    X(test_flow_in_flight_underflow_on_loss)                                                                           \
+    X(test_flow_in_flight_underflow_on_nack)                                                                           \
+    X(test_flow_in_flight_underflow_on_timeout)                                                                        \
+    X(test_flow_in_flight_underflow_on_go_back_n)
 
 #ifdef SPRAYSIM_CHECKS
 
@@ -708,6 +714,112 @@ static void test_census_runs_during_the_run(void **st)
     assert_true(S.events_processed > 2 * 16384); /* twice CENSUS_EVENTS (sim.c) */
     expect_fired("sim.c", "the pool has ");
     assert_true(fired.sim_now[0] < 100 * PS_PER_US);
+    sim_free(&S);
+}
+
+/* ---- a flow's bytes in flight ---------------------------------------------------------- */
+
+static void test_flow_in_flight_bytes(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    run_to(20); /* the first ACKs are back */
+    expect_none();
+    assert_true(S.flows[0].c.acks > 0 && S.flows[0].state == FLOW_ACTIVE);
+    S.flows[0].in_flight_bytes += 1;
+    run_to(22);
+    expect_fired("uet.c", "flow 0 in_flight_bytes ");
+    assert_non_null(strstr(fired.message[0], "but its packets in flight hold"));
+    sim_free(&S);
+}
+
+/* The sender's host receives a control packet of flow 0. */
+static void deliver_to_sender(uint8_t type, uint32_t cum_ack, uint32_t ref_seq)
+{
+    uint32_t idx = new_pkt(type, 64, 0);
+    struct packet *a = pkt_at(&S.pool, idx);
+    a->flow = 0;
+    a->seq = cum_ack;
+    a->ref_seq = ref_seq;
+    a->src_host = 13;
+    a->dst_host = 0;
+    transport_receive(&S, idx);
+}
+
+static void test_flow_in_flight_underflow_on_ack(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    transport_flow_start(&S, 0); /* packet 0 goes on the wire */
+    expect_none();
+    S.flows[0].in_flight_bytes = 0;
+    deliver_to_sender(PKT_ACK, 1, 0);
+    expect_fired("uet.c", "flow 0: acknowledging packet 0 (4150 bytes) with 0 in flight");
+    sim_free(&S);
+}
+
+static void test_flow_in_flight_underflow_on_loss(void **st)
+{
+    (void)st;
+    /* seed 002's SLEEK example (as tests/test_transport.c sets it up):
+     * ten packets out, 0 1 3 4 6 7 acknowledged, so 2 5 8 9 are in flight
+     * and a large out-of-order count declares the old ones lost */
+    setup(&(struct opts){.cm = "Nodes 16\nConnections 1\n0->13 start 0 size 40860\n", .sleek = true});
+    transport_flow_start(&S, 0);
+    struct flow *f = &S.flows[0];
+    f->next_new_seq = 10;
+    f->rtx_len = 0;
+    for (uint32_t q = 0; q < 10; q++)
+        f->tx[q] = (struct tx_rec){.state = TX_IN_FLIGHT, .count = 1, .time_ps = 0};
+    uint32_t acked[] = {0, 1, 3, 4, 6, 7};
+    for (size_t i = 0; i < 6; i++)
+        f->tx[acked[i]].state = TX_ACKED;
+    f->cum_acked = 2;
+    f->in_flight_bytes = 4150; /* should be 4 x 4150 */
+    S.now = 10 * PS_PER_US;
+    uet_sleek_step(&S, 0, 1000);
+    expect_fired("uet.c", "flow 0: packet ");
+    assert_non_null(strstr(fired.message[0], "lost with"));
+    sim_free(&S);
+}
+
+static void test_flow_in_flight_underflow_on_nack(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    transport_flow_start(&S, 0); /* packet 0 goes on the wire */
+    expect_none();
+    S.flows[0].in_flight_bytes = 0;
+    deliver_to_sender(PKT_NACK, 0, 0);
+    expect_fired("uet.c", "flow 0: packet 0 (4150 bytes) NACKed with 0 in flight");
+    sim_free(&S);
+}
+
+static void test_flow_in_flight_underflow_on_timeout(void **st)
+{
+    (void)st;
+    setup(&(struct opts){0});
+    run_to(2);
+    expect_none();
+    S.flows[0].in_flight_bytes = 0;
+    S.now = 2 * PS_PER_US + S.min_rto_ps;
+    transport_rto_timer(&S, 0);
+    expect_fired("uet.c", "flow 0: packet 0 (4150 bytes) timed out with 0 in flight");
+    sim_free(&S);
+}
+
+static void test_flow_in_flight_underflow_on_go_back_n(void **st)
+{
+    (void)st;
+    /* NewReno resends everything outstanding after a timeout */
+    setup(&(struct opts){.cc = "newreno"});
+    run_to(2);
+    expect_none();
+    assert_true(S.flows[0].next_new_seq >= 3);
+    S.flows[0].in_flight_bytes = 4150; /* only the timed-out packet's */
+    S.now = 2 * PS_PER_US + S.min_rto_ps;
+    transport_rto_timer(&S, 0);
+    expect_fired("uet.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
 }
 
