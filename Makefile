@@ -2,8 +2,11 @@
 #   make            build bin/spraysim (optimised)
 #   make run        build and run the default experiment (one.cm on its fat tree)
 #   make test       install the test framework if missing, build and run every test
-#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make asan       the same tests under AddressSanitizer + UndefinedBehaviorSanitizer,
+#                   with the invariant checks (SPRAYSIM_CHECKS, src/core/core.h) on
 #   make asan-clang the same, built by clang (installed when missing)
+#   make debug      the same tests at -O0 -g with the invariant checks on; leaves
+#                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests)
 #   make clean
@@ -13,7 +16,10 @@ CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wundef
 OPT     ?= -O2 -g -march=x86-64-v2
 CFLAGS  ?=
-ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CFLAGS)
+# -DSPRAYSIM_CHECKS compiles the invariant checks in (asan and debug builds);
+# the shipped binary leaves them out and pays nothing for them.
+CHECKS  ?=
+ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 LDLIBS  := -lm
 
 SRC_LIB := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c))
@@ -26,7 +32,7 @@ TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang coverage bench clean deps check-tests FORCE
+.PHONY: all run test asan asan-clang debug coverage bench clean deps FORCE
 
 BIN     ?= bin/spraysim
 
@@ -75,7 +81,10 @@ test: deps $(BIN) $(TESTS)
 ASAN_DIR ?= build-asan
 asan:
 	$(MAKE) test BUILD=$(ASAN_DIR) BIN=$(ASAN_DIR)/spraysim OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  LDLIBS="-lm -fsanitize=address,undefined"
+	  LDLIBS="-lm -fsanitize=address,undefined" CHECKS=-DSPRAYSIM_CHECKS
+
+debug:
+	$(MAKE) test BUILD=build-debug BIN=build-debug/spraysim OPT="-O0 -g" CHECKS=-DSPRAYSIM_CHECKS
 
 # The same suite built by clang, whose UBSan finds what gcc's misses (an
 # offset from a NULL array, float-to-integer overflow). Installs clang if missing.
@@ -96,4 +105,4 @@ bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 
 clean:
-	rm -rf build build-asan build-asan-clang build-cov bin
+	rm -rf build build-asan build-asan-clang build-debug build-cov bin

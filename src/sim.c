@@ -6,6 +6,16 @@
  * thresholds (20% and 80% of one BDP) and the minimum RTO (15 us plus the
  * time to drain six full queues, seed 002 Sec. 6). The loop pops events in
  * (time, sequence) order and hands each to the module that owns it.
+ *
+ * Invariants (checked with SPRAYSIM_CHECKS): the clock never goes
+ * backwards; and packets are conserved. Between two events every packet
+ * the pool has handed out is in exactly one place: a port's queue, on a
+ * port's wire, or on a link (a pending arrival event); the transport holds
+ * none across events, so their number is the pool's in_use. And every data
+ * packet ever sent has been delivered whole, delivered trimmed, bounced
+ * back as a NACK, dropped, or is still in the network. The census walks
+ * every port and pending event, so it runs every CENSUS_EVENTS events and
+ * at the end of the run.
  */
 #include "sim.h"
 
@@ -137,6 +147,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
                                                                 : (simtime_ps)((double)s->base_rtt_ps * (c->trimming ? 0.75 : 1.0)));
     rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
     eq_init(&s->eq, 1 << 16);
+#ifdef SPRAYSIM_CHECKS
+    s->eq.monotonic = true; /* the clock only moves forward: the queue checks it */
+#endif
     {
         /* Calendar resolution: about 32 events per bucket (a run makes ~16
          * events per packet, each host one packet per serialisation time),
@@ -204,6 +217,77 @@ void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
     }
 }
 
+#ifdef SPRAYSIM_CHECKS
+#define CENSUS_EVENTS (1u << 14)
+
+struct census {
+    const struct sim *s;
+    uint8_t *seen;      /* per pool slot: already found somewhere */
+    uint64_t pkts;      /* packets found in the network */
+    uint64_t data_pkts; /* of which data packets */
+};
+
+/* Counts packet idx, found at (where, where_id); false when it cannot be
+ * counted (not a pool slot, or already found elsewhere). */
+static bool census_add(struct census *c, uint32_t idx, const char *where, uint64_t where_id)
+{
+    const struct packet_pool *pool = &c->s->pool;
+    invariant(pkt_is_live(pool, idx), "%s %llu holds packet %u, which is not allocated", where,
+              (unsigned long long)where_id, idx);
+    if (idx >= pool->capacity)
+        return false;
+    invariant(!c->seen[idx], "packet %u is in two places (found again in %s %llu)", idx, where,
+              (unsigned long long)where_id);
+    if (c->seen[idx])
+        return false;
+    c->seen[idx] = 1;
+    c->pkts++;
+    c->data_pkts += pool->pkts[idx].type == PKT_DATA;
+    return true;
+}
+
+static void census_add_queue(struct census *c, uint32_t head, uint32_t port_idx)
+{
+    /* stops at a packet it cannot count: a corrupt list may be a cycle */
+    uint32_t q = head;
+    while (q != PKT_NONE && census_add(c, q, "the queue of port", port_idx))
+        q = c->s->pool.pkts[q].next;
+}
+
+static void census_add_arrival(const struct event *e, void *ctx)
+{
+    if (e->kind == EV_PKT_ARRIVE)
+        census_add(ctx, e->id, "the arrival event at ps", e->time_ps);
+}
+
+/* The packet-conservation invariant stated at the top of this file. */
+static void check_packet_conservation(const struct sim *s)
+{
+    struct census c = {.s = s, .seen = xcalloc(s->pool.capacity ? s->pool.capacity : 1, 1)};
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        census_add_queue(&c, p->ctl_head, i);
+        census_add_queue(&c, p->data_head, i);
+        if (p->drr)
+            census_add_queue(&c, p->drr->head1, i);
+        if (p->in_service != PKT_NONE)
+            census_add(&c, p->in_service, "the wire of port", i);
+    }
+    eq_visit(&s->eq, census_add_arrival, &c);
+    free(c.seen);
+    invariant(c.pkts == s->pool.in_use, "the pool has %u packets in use but %llu are in the network", s->pool.in_use,
+              (unsigned long long)c.pkts);
+    const struct sim_totals *t = &s->tot;
+    uint64_t accounted = t->data_pkts_delivered + t->trimmed_delivered + t->data_bounced + t->data_drops + c.data_pkts;
+    invariant(t->data_pkts_sent == accounted,
+              "%llu data packets sent but %llu delivered + %llu trimmed + %llu bounced + %llu dropped + %llu in the "
+              "network = %llu",
+              (unsigned long long)t->data_pkts_sent, (unsigned long long)t->data_pkts_delivered,
+              (unsigned long long)t->trimmed_delivered, (unsigned long long)t->data_bounced,
+              (unsigned long long)t->data_drops, (unsigned long long)c.data_pkts, (unsigned long long)accounted);
+}
+#endif
+
 static double wall_seconds(void)
 {
     struct timespec ts;
@@ -221,6 +305,8 @@ void sim_run(struct sim *s)
         if (eq_peek_time(&s->eq) > s->cfg.end_ps)
             break;
         eq_pop(&s->eq, &ev);
+        invariant(ev.time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
+                  (unsigned)ev.kind, ev.id, (unsigned long long)ev.time_ps, (unsigned long long)s->now);
         s->now = ev.time_ps;
         s->events_processed++;
         const struct event *nx = eq_next_in_bucket(&s->eq);
@@ -264,6 +350,10 @@ void sim_run(struct sim *s)
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
+#ifdef SPRAYSIM_CHECKS
+        if (s->events_processed % CENSUS_EVENTS == 0)
+            check_packet_conservation(s);
+#endif
         if (progress && (s->events_processed & 0xfffff) == 0) {
             double w = wall_seconds();
             if (w - last_print >= 1.0) {
@@ -283,6 +373,9 @@ void sim_run(struct sim *s)
     if (printed)
         fputc('\n', stderr);
     net_close_stats(s);
+#ifdef SPRAYSIM_CHECKS
+    check_packet_conservation(s);
+#endif
 }
 
 void sim_free(struct sim *s)

@@ -72,6 +72,13 @@ struct event_queue {
     size_t count;               /* all pending events */
     uint64_t next_seq;
     uint64_t pushed_total;      /* events ever scheduled, for events/second */
+#ifdef SPRAYSIM_CHECKS
+    /* The queue itself accepts any time; an owner whose clock only moves
+     * forward (the simulator) sets `monotonic`, and then nothing may be
+     * scheduled before the latest event popped. */
+    bool monotonic;
+    simtime_ps last_pop_ps;
+#endif
 };
 
 void eq_init(struct event_queue *q, size_t initial_capacity);
@@ -151,6 +158,27 @@ _Noreturn void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 
 void warn_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Internal failure (out of memory, I/O): prints and exits 1. */
 _Noreturn void die_internal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- invariants ---------------------------------------------------------- */
+
+/* invariant(cond, fmt, ...): a property the code relies on. With
+ * SPRAYSIM_CHECKS defined (make asan, make debug) a false condition prints
+ * "spraysim: invariant failed at file:line: <message>" and aborts, so a
+ * sanitizer or a debugger shows the stack; without it (the shipped build)
+ * the macro expands to nothing and its arguments are never evaluated, so
+ * checks may walk whole queues and cost nothing where they are off. Code
+ * that exists only to feed a check belongs in #ifdef SPRAYSIM_CHECKS. */
+#ifdef SPRAYSIM_CHECKS
+/* Where a failed invariant goes: the default prints the line above and
+ * aborts. Tests point it elsewhere to see a check fire, and put it back. */
+typedef void (*invariant_hook_fn)(const char *file, int line, const char *message);
+extern invariant_hook_fn invariant_hook;
+void invariant_hook_default(const char *file, int line, const char *message);
+void invariant_failed(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define invariant(cond, ...) ((cond) ? (void)0 : invariant_failed(__FILE__, __LINE__, __VA_ARGS__))
+#else
+#define invariant(cond, ...) ((void)0)
+#endif
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);

@@ -15,6 +15,11 @@
  * the order they were scheduled in and runs are deterministic. An event
  * scheduled earlier than the current bucket (never done by the simulator,
  * allowed for generality) goes straight to the active heap, still in order.
+ *
+ * Invariant (checked with SPRAYSIM_CHECKS when the owner declares its
+ * clock monotonic, as the simulator does): time never goes backwards.
+ * Nothing is scheduled before the latest event popped, and events come out
+ * in non-decreasing time.
  */
 #include "core.h"
 
@@ -202,6 +207,9 @@ static inline simtime_ps bucket_width(const struct event_queue *q)
 
 void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
 {
+    invariant(!q->monotonic || time_ps >= q->last_pop_ps,
+              "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
+              (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
     struct event e = {.time_ps = time_ps, .seq = q->next_seq++, .kind = kind, .id = id, .aux = aux};
     q->pushed_total++;
     q->count++;
@@ -331,6 +339,12 @@ bool eq_pop(struct event_queue *q, struct event *out)
     else
         *out = q->run.ev[q->run_pos++];
     q->count--;
+#ifdef SPRAYSIM_CHECKS
+    invariant(!q->monotonic || out->time_ps >= q->last_pop_ps,
+              "event kind %u id %u popped at %llu ps, after one at %llu ps", (unsigned)out->kind, out->id,
+              (unsigned long long)out->time_ps, (unsigned long long)q->last_pop_ps);
+    q->last_pop_ps = out->time_ps;
+#endif
     return true;
 }
 

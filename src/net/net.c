@@ -9,6 +9,15 @@
  * between kmin and kmax with a linearly rising probability (RED). Host NICs
  * hold only control packets; they pull data from the transport when free,
  * so a sender decides what to send at the moment the wire is available.
+ *
+ * Invariant (checked in builds with SPRAYSIM_CHECKS, after every change to a
+ * port's queues and for every port at the end of a run): a port's byte
+ * counters are the sizes of the packets it holds. data_bytes covers both
+ * data classes' queues and the packet on the wire when it left a data
+ * class; ctl_bytes the control queue and the packet on the wire when it
+ * left that; under DRR, bytes[c] covers class c's queue and the packet on
+ * the wire when it left class c. A packet a NIC pulled from the transport
+ * is counted nowhere.
  */
 #include "net.h"
 
@@ -23,6 +32,65 @@ static inline void account_occupancy(struct port *p, simtime_ps now)
 }
 
 static void start_next(struct sim *s, uint32_t port_idx);
+
+#ifdef SPRAYSIM_CHECKS
+/* Wire bytes of the packets on one queue, each of which must be allocated,
+ * and the queue's tail must be its last packet. A queue longer than the
+ * packets in use has a cycle: the walk stops there. */
+static uint64_t queued_bytes(const struct sim *s, uint32_t port_idx, const char *queue, uint32_t head, uint32_t tail)
+{
+    uint64_t bytes = 0;
+    uint32_t last = PKT_NONE, n = 0;
+    for (uint32_t q = head; q != PKT_NONE; q = s->pool.pkts[q].next) {
+        invariant(pkt_is_live(&s->pool, q), "port %u %s queue holds released packet %u", port_idx, queue, q);
+        invariant(n < s->pool.in_use, "port %u %s queue is longer than the %u packets in use (a cycle)", port_idx,
+                  queue, s->pool.in_use);
+        if (!pkt_is_live(&s->pool, q) || n++ >= s->pool.in_use)
+            break;
+        bytes += s->pool.pkts[q].size_bytes;
+        last = q;
+    }
+    invariant(last == tail, "port %u %s queue ends at packet %u but its tail is %u", port_idx, queue, last, tail);
+    return bytes;
+}
+
+/* The port invariant stated at the top of this file. O(packets queued at
+ * the port). */
+static void check_port_counters(const struct sim *s, uint32_t port_idx)
+{
+    const struct port *p = &s->ports[port_idx];
+    uint64_t ctl = queued_bytes(s, port_idx, "control", p->ctl_head, p->ctl_tail);
+    uint64_t data0 = queued_bytes(s, port_idx, "data", p->data_head, p->data_tail);
+    uint64_t data1 = p->drr ? queued_bytes(s, port_idx, "class-1", p->drr->head1, p->drr->tail1) : 0;
+    if (p->in_service != PKT_NONE) {
+        invariant(pkt_is_live(&s->pool, p->in_service), "port %u is sending released packet %u", port_idx,
+                  p->in_service);
+        const struct packet *pkt = &s->pool.pkts[p->in_service];
+        if (p->in_service_queue == SERVED_FROM_CTL)
+            ctl += pkt->size_bytes;
+        else if (p->in_service_queue == SERVED_FROM_DATA && p->drr && pkt->tclass)
+            data1 += pkt->size_bytes;
+        else if (p->in_service_queue == SERVED_FROM_DATA)
+            data0 += pkt->size_bytes;
+    }
+    invariant(p->ctl_bytes == ctl, "port %u ctl_bytes %u but its control packets hold %llu bytes", port_idx,
+              p->ctl_bytes, (unsigned long long)ctl);
+    invariant(p->data_bytes == data0 + data1, "port %u data_bytes %u but its data packets hold %llu bytes", port_idx,
+              p->data_bytes, (unsigned long long)(data0 + data1));
+    if (p->drr) {
+        invariant(p->drr->bytes[0] == data0, "port %u DRR class 0 bytes %u but its packets hold %llu bytes", port_idx,
+                  p->drr->bytes[0], (unsigned long long)data0);
+        invariant(p->drr->bytes[1] == data1, "port %u DRR class 1 bytes %u but its packets hold %llu bytes", port_idx,
+                  p->drr->bytes[1], (unsigned long long)data1);
+    }
+}
+#else
+static inline void check_port_counters(const struct sim *s, uint32_t port_idx)
+{
+    (void)s;
+    (void)port_idx;
+}
+#endif
 
 static inline void list_append(struct packet_pool *pool, uint32_t *head, uint32_t *tail, uint32_t idx)
 {
@@ -81,6 +149,7 @@ static void bounce_to_sender(struct sim *s, struct port *p, uint32_t pkt_idx)
     list_append(&s->pool, &o->ctl_head, &o->ctl_tail, pkt_idx);
     if (o->in_service == PKT_NONE)
         start_next(s, out);
+    check_port_counters(s, out);
 }
 
 static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
@@ -114,6 +183,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
             }
             if (p->in_service == PKT_NONE)
                 start_next(s, port_idx);
+            check_port_counters(s, port_idx);
             return;
         }
         if (!(p->flags & PORTF_TRIM)) {
@@ -139,6 +209,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
     list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
     if (p->in_service == PKT_NONE)
         start_next(s, port_idx);
+    check_port_counters(s, port_idx);
 }
 
 /* Deficit round robin between the two data classes (seed 004 Sec. IV-A:
@@ -207,17 +278,28 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
 {
     struct port *p = &s->ports[port_idx];
     uint32_t idx = p->in_service;
+#ifdef SPRAYSIM_CHECKS
+    invariant(idx != PKT_NONE && pkt_is_live(&s->pool, idx),
+              "port %u finished sending packet %u, which it does not hold", port_idx, idx);
+#endif
     struct packet *pkt = pkt_at(&s->pool, idx);
     p->in_service = PKT_NONE;
     if (p->in_service_queue == SERVED_FROM_CTL) {
+        invariant(p->ctl_bytes >= pkt->size_bytes, "port %u ctl_bytes %u below the %u-byte packet leaving", port_idx,
+                  p->ctl_bytes, pkt->size_bytes);
         p->ctl_bytes -= pkt->size_bytes;
     } else if (p->in_service_queue == SERVED_FROM_DATA) {
         account_occupancy(p, s->now);
+        invariant(p->data_bytes >= pkt->size_bytes, "port %u data_bytes %u below the %u-byte packet leaving", port_idx,
+                  p->data_bytes, pkt->size_bytes);
         p->data_bytes -= pkt->size_bytes;
         /* with DRR, each class is marked on its own queue */
         uint32_t q = p->data_bytes;
         if (p->flags & PORTF_DRR) {
             uint32_t c = pkt->tclass ? 1 : 0;
+            invariant(p->drr->bytes[c] >= pkt->size_bytes,
+                      "port %u DRR class %u bytes %u below the %u-byte packet leaving", port_idx, c, p->drr->bytes[c],
+                      pkt->size_bytes);
             p->drr->bytes[c] -= pkt->size_bytes;
             q = p->drr->bytes[c];
         }
@@ -231,6 +313,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     if (__builtin_expect(p->flags & PORTF_DOWN, 0)) {
         failure_drop(s, p, idx); /* cut while on the wire */
         start_next(s, port_idx);
+        check_port_counters(s, port_idx);
         return;
     }
     p->st.tx_packets++;
@@ -246,6 +329,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
                                               : fabric_route(s, peer - s->n_hosts, pkt);
     eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
+    check_port_counters(s, port_idx);
 }
 
 void nic_kick(struct sim *s, uint32_t host)
@@ -257,6 +341,9 @@ void nic_kick(struct sim *s, uint32_t host)
 
 void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 {
+#ifdef SPRAYSIM_CHECKS
+    invariant(pkt_is_live(&s->pool, pkt_idx), "packet %u reaches a node but is not allocated", pkt_idx);
+#endif
     if (out_port == PORT_NONE) {
         transport_receive(s, pkt_idx);
         return;
@@ -270,6 +357,8 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 
 void net_close_stats(struct sim *s)
 {
-    for (uint32_t i = 0; i < s->n_ports; i++)
+    for (uint32_t i = 0; i < s->n_ports; i++) {
         account_occupancy(&s->ports[i], s->now);
+        check_port_counters(s, i);
+    }
 }

@@ -1,5 +1,8 @@
 /* packet.c: the packet pool. Grows geometrically while a run warms up and
  * then recycles through its free list, so the steady state never mallocs.
+ * Builds with checks also keep a byte per packet saying whether it is
+ * allocated, so a double release or a use after release is caught where it
+ * happens.
  */
 #include "packet.h"
 
@@ -33,10 +36,17 @@ void pool_init(struct packet_pool *p, uint32_t initial_capacity)
     p->in_use = 0;
     p->peak_in_use = 0;
     link_free_range(p, 0, initial_capacity);
+#ifdef SPRAYSIM_CHECKS
+    p->live = xcalloc(initial_capacity, 1);
+#endif
 }
 
 void pool_free(struct packet_pool *p)
 {
+#ifdef SPRAYSIM_CHECKS
+    free(p->live);
+    p->live = NULL;
+#endif
     free(p->pkts);
     p->pkts = NULL;
     p->capacity = 0;
@@ -54,5 +64,10 @@ uint32_t pool_grow_and_alloc(struct packet_pool *p)
     p->pkts = np;
     p->capacity = cap;
     link_free_range(p, old, cap);
+#ifdef SPRAYSIM_CHECKS
+    invariant(p->in_use == old, "pool grown with %u of %u packets in use: the free list lost some", p->in_use, old);
+    p->live = xrealloc(p->live, cap);
+    memset(p->live + old, 0, cap - old);
+#endif
     return pkt_alloc(p);
 }

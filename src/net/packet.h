@@ -63,6 +63,9 @@ struct packet_pool {
     uint32_t free_head;
     uint32_t in_use;
     uint32_t peak_in_use;
+#ifdef SPRAYSIM_CHECKS
+    uint8_t *live; /* per packet: 1 from alloc to release (double releases, use after release) */
+#endif
 };
 
 void pool_init(struct packet_pool *p, uint32_t initial_capacity);
@@ -82,6 +85,13 @@ static inline struct packet *pkt_at(const struct packet_pool *p, uint32_t idx)
 
 uint32_t pool_grow_and_alloc(struct packet_pool *p);
 
+#ifdef SPRAYSIM_CHECKS
+static inline bool pkt_is_live(const struct packet_pool *p, uint32_t idx)
+{
+    return idx < p->capacity && p->live[idx];
+}
+#endif
+
 static inline uint32_t pkt_alloc(struct packet_pool *p)
 {
     uint32_t idx = p->free_head;
@@ -90,11 +100,25 @@ static inline uint32_t pkt_alloc(struct packet_pool *p)
     p->free_head = p->pkts[idx].next;
     if (++p->in_use > p->peak_in_use)
         p->peak_in_use = p->in_use;
+#ifdef SPRAYSIM_CHECKS
+    invariant(idx < p->capacity && !p->live[idx], "packet %u on the free list is allocated (capacity %u)", idx,
+              p->capacity);
+    invariant(p->in_use <= p->capacity, "pool in_use %u above capacity %u", p->in_use, p->capacity);
+    p->live[idx] = 1;
+#endif
     return idx;
 }
 
 static inline void pkt_release(struct packet_pool *p, uint32_t idx)
 {
+#ifdef SPRAYSIM_CHECKS
+    invariant(idx < p->capacity, "released packet %u is outside the pool (capacity %u)", idx, p->capacity);
+    invariant(pkt_is_live(p, idx), "packet %u released twice (or never allocated)", idx);
+    invariant(p->in_use > 0, "packet %u released with the pool's in_use at 0", idx);
+    if (!pkt_is_live(p, idx))
+        return; /* reported; linking it again would corrupt the free list */
+    p->live[idx] = 0;
+#endif
     p->pkts[idx].next = p->free_head;
     p->free_head = idx;
     p->in_use--;

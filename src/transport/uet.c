@@ -17,6 +17,10 @@
  * packet that triggered it (RTT sample, entropy and ECN echo for the load
  * balancer) and carries the receiver's running byte count, from which the
  * sender learns how much a coalesced ACK acknowledged.
+ *
+ * Invariant (checked with SPRAYSIM_CHECKS after every change to a sender):
+ * a flow's in_flight_bytes is the wire size of its packets whose record
+ * says TX_IN_FLIGHT; those all lie in [cum_acked, next_new_seq).
  */
 #include "transport.h"
 
@@ -40,6 +44,28 @@ static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f,
 {
     return flow_pkt_payload(f, seq, mss_bytes(s)) + s->cfg.hdr_bytes;
 }
+
+#ifdef SPRAYSIM_CHECKS
+/* The invariant stated at the top of this file; O(packets outstanding). */
+static void check_in_flight(const struct sim *s, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    if (f->state != FLOW_ACTIVE)
+        return; /* a finished flow's records are gone */
+    uint64_t bytes = 0;
+    for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
+        if (f->tx[q].state == TX_IN_FLIGHT)
+            bytes += pkt_wire_bytes(s, f, q);
+    invariant(f->in_flight_bytes == bytes, "flow %u in_flight_bytes %llu but its packets in flight hold %llu bytes", fi,
+              (unsigned long long)f->in_flight_bytes, (unsigned long long)bytes);
+}
+#else
+static inline void check_in_flight(const struct sim *s, uint32_t fi)
+{
+    (void)s;
+    (void)fi;
+}
+#endif
 
 /* ---- setup ---------------------------------------------------------------------- */
 
@@ -307,6 +333,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     }
     arm_rto(s, fi);
     arm_probe(s, fi);
+    check_in_flight(s, fi);
     return idx;
 }
 
@@ -501,8 +528,12 @@ static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
     uint8_t st = f->tx[seq].state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return;
-    if (st == TX_IN_FLIGHT)
+    if (st == TX_IN_FLIGHT) {
+        invariant(f->in_flight_bytes >= pkt_wire_bytes(s, f, seq),
+                  "flow %u: acknowledging packet %u (%u bytes) with %llu in flight", (unsigned)(f - s->flows), seq,
+                  pkt_wire_bytes(s, f, seq), (unsigned long long)f->in_flight_bytes);
         f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
+    }
     f->tx[seq].state = TX_ACKED;
     /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
      * the original arriving late, so only packets sent once move the
@@ -517,6 +548,8 @@ static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
 static void declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
 {
     uint32_t size = pkt_wire_bytes(s, f, seq);
+    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) lost with %llu in flight",
+              (unsigned)(f - s->flows), seq, size, (unsigned long long)f->in_flight_bytes);
     f->in_flight_bytes -= size;
     rtx_push(f, seq);
     f->c.fast_losses++;
@@ -797,6 +830,8 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
+    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) NACKed with %llu in flight", fi, seq, size,
+              (unsigned long long)f->in_flight_bytes);
     f->in_flight_bytes -= size;
     rtx_push(f, seq);
     struct cc_nack ev = {
@@ -847,6 +882,8 @@ void transport_receive(struct sim *s, uint32_t pkt_idx)
     default:
         die_internal("unknown packet type %u", p->type);
     }
+    if (p->type == PKT_ACK || p->type == PKT_NACK || p->type == PKT_PROBE_ACK)
+        check_in_flight(s, fi);
     pkt_release(&s->pool, pkt_idx);
 }
 
@@ -888,6 +925,8 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     uint32_t size = pkt_wire_bytes(s, f, oldest);
     f->c.timeouts++;
     s->tot.rtos++;
+    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) timed out with %llu in flight", fi, oldest,
+              size, (unsigned long long)f->in_flight_bytes);
     f->in_flight_bytes -= size;
     rtx_push(f, oldest);
     f->lb->feedback(f->lb_state, f->tx[oldest].entropy, LB_TIMEOUT, s->now);
@@ -899,6 +938,9 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
         f->dupacks = 0;
         for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
             if (f->tx[q].state == TX_IN_FLIGHT) {
+                invariant(f->in_flight_bytes >= pkt_wire_bytes(s, f, q),
+                          "flow %u: packet %u (%u bytes) resent after a timeout with %llu in flight", fi, q,
+                          pkt_wire_bytes(s, f, q), (unsigned long long)f->in_flight_bytes);
                 f->in_flight_bytes -= pkt_wire_bytes(s, f, q);
                 rtx_push(f, q);
             }
@@ -919,4 +961,5 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     f->rto_event_ps = s->now;
     sim_at(s, s->now, EV_FLOW_RTO, fi);
     sender_wake(s, fi);
+    check_in_flight(s, fi);
 }
