@@ -53,6 +53,7 @@ void config_defaults(struct config *c)
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
+    c->transport_name = "uet";
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
 }
@@ -332,14 +333,8 @@ void sim_run(struct sim *s)
         case EV_FLOW_START:
             transport_flow_start(s, ev.id);
             break;
-        case EV_FLOW_RTO:
-            transport_rto_timer(s, ev.id);
-            break;
-        case EV_FLOW_PACE:
-            transport_pace_timer(s, ev.id);
-            break;
-        case EV_FLOW_PROBE:
-            transport_probe_timer(s, ev.id);
+        case EV_TRANSPORT_TIMER:
+            transport_timer(s, ev.id, ev.aux);
             break;
         case EV_LINK_CHANGE:
             failures_apply(s, ev.id);

@@ -19,9 +19,7 @@ enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
     EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
     EV_FLOW_START = 3,   /* id = flow */
-    EV_FLOW_RTO = 4,     /* id = flow: retransmission timer (lazily re-armed) */
-    EV_FLOW_PACE = 5,    /* id = flow: the pacing gap has elapsed */
-    EV_FLOW_PROBE = 6,   /* id = flow: check whether the flow needs a probe (SLEEK) */
+    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind */
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
 };
@@ -60,6 +58,7 @@ struct config {
     uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
     uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
     bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
+    const char *transport_name;  /* --transport: every connection's, unless its .cm line says */
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */

@@ -14,6 +14,7 @@
 #include "sim.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
+#include "transport/uet.h"
 
 /* Every test, in order; each is defined below, or skipped without checks. */
 #define INVARIANT_TESTS(X)                                                                                             \
@@ -402,9 +403,9 @@ static void test_sim_schedules_nothing_in_the_past(void **st)
     run_to(3);
     expect_none();
     simtime_ps last = S.eq.last_pop_ps; /* the clock of the last event; the run's end is later */
-    sim_at(&S, last - 1, EV_FLOW_PACE, 0);
+    transport_timer_at(&S, last - 1, 0, UET_TIMER_PACE);
     char want[128];
-    snprintf(want, sizeof want, "event kind 5 id 0 scheduled at %llu ps, before the current %llu ps",
+    snprintf(want, sizeof want, "event kind 4 id 0 scheduled at %llu ps, before the current %llu ps",
              (unsigned long long)last - 1, (unsigned long long)last);
     expect_fired("events.c", want);
     sim_free(&S);
@@ -803,7 +804,7 @@ static void test_flow_in_flight_underflow_on_timeout(void **st)
     expect_none();
     S.flows[0].in_flight_bytes = 0;
     S.now = 2 * PS_PER_US + S.min_rto_ps;
-    transport_rto_timer(&S, 0);
+    transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet.c", "flow 0: packet 0 (4150 bytes) timed out with 0 in flight");
     sim_free(&S);
 }
@@ -818,7 +819,7 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     assert_true(S.flows[0].next_new_seq >= 3);
     S.flows[0].in_flight_bytes = 4150; /* only the timed-out packet's */
     S.now = 2 * PS_PER_US + S.min_rto_ps;
-    transport_rto_timer(&S, 0);
+    transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
 }

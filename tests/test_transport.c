@@ -15,6 +15,7 @@
 #include "sim.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
+#include "transport/uet.h"
 
 #include <math.h>
 

@@ -11,6 +11,7 @@
 #include "../cc/cc.h"
 #include "../core/parse.h"
 #include "../lb/lb.h"
+#include "../transport/transport.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -56,6 +57,7 @@ void options_usage(FILE *out)
             "  -h, -help             this text\n"
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
+            "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet)\n"
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
@@ -78,7 +80,7 @@ void options_usage(FILE *out)
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
             "  --help                this text\n",
-            cc_names(), lb_names());
+            transport_names(), cc_names(), lb_names());
 }
 
 struct parse_ctx {
@@ -246,6 +248,11 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             /* sender-based CC is the only mode of this transport */
         } else if (!strcmp(arg, "-receiver_cc_only") || !strcmp(arg, "-receiver_cc")) {
             bad(&x, "%s: receiver-based congestion control is not implemented; use sender-based NSCC", arg);
+        } else if (!strcmp(arg, "--transport")) {
+            TAKE();
+            cfg->transport_name = v;
+            if (!transport_find(v))
+                bad(&x, "%s: unknown transport '%s' (known: %s)", arg, shown(v, b), transport_names());
         } else if (!strcmp(arg, "-sender_cc_algo") || !strcmp(arg, "--cc")) {
             TAKE();
             cfg->cc_name = v;

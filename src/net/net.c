@@ -118,29 +118,10 @@ static void drop_packet(struct sim *s, struct port *p, uint32_t pkt_idx)
     pkt_release(&s->pool, pkt_idx);
 }
 
-/* The control class is full too: like the reference simulator's composite
- * queue (and NDP), return the trimmed header to its sender as a NACK, so the
- * loss is still reported at once instead of waiting for a timeout. */
-static void bounce_to_sender(struct sim *s, struct port *p, uint32_t pkt_idx)
+void port_push_control(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
 {
+    struct port *o = &s->ports[port_idx];
     struct packet *pkt = pkt_at(&s->pool, pkt_idx);
-    p->st.bounces++;
-    s->tot.data_bounced++;
-    uint32_t sender = pkt->src_host;
-    pkt->type = PKT_NACK;
-    pkt->flags = (uint8_t)((pkt->flags & PKTF_RTX ? PKTF_RTX_ECHO : 0) | PKTF_BOUNCED);
-    pkt->src_host = pkt->dst_host;
-    pkt->dst_host = sender;
-    /* a NACK names the lost packet in ref_seq; a switch knows nothing of
-     * the receiver's state, so the acknowledgement fields stay empty */
-    pkt->ref_seq = pkt->seq;
-    pkt->seq = 0;
-    pkt->sack_base = 0;
-    pkt->sack_bits = 0;
-    pkt->recvd_bytes = 0;
-    uint32_t sw = p->owner_node - s->n_hosts;
-    uint32_t out = fabric_route(s, sw, pkt);
-    struct port *o = &s->ports[out];
     if (o->ctl_bytes + pkt->size_bytes > o->ctl_limit_bytes) {
         drop_packet(s, o, pkt_idx);
         return;
@@ -148,8 +129,8 @@ static void bounce_to_sender(struct sim *s, struct port *p, uint32_t pkt_idx)
     o->ctl_bytes += pkt->size_bytes;
     list_append(&s->pool, &o->ctl_head, &o->ctl_tail, pkt_idx);
     if (o->in_service == PKT_NONE)
-        start_next(s, out);
-    check_port_counters(s, out);
+        start_next(s, port_idx);
+    check_port_counters(s, port_idx);
 }
 
 static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
@@ -198,8 +179,10 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         p->st.trims++;
     }
     if (p->ctl_bytes + pkt->size_bytes > p->ctl_limit_bytes) {
-        if ((pkt->flags & PKTF_TRIMMED) && pkt->type == PKT_DATA && !(p->flags & PORTF_HOST_NIC)) {
-            bounce_to_sender(s, p, pkt_idx);
+        /* the control class is full too: the packet's transport may take
+         * it back (UET returns a trimmed header to its sender as a NACK) */
+        if (!(p->flags & PORTF_HOST_NIC) && transport_on_control_full(s, port_idx, pkt_idx)) {
+            p->st.bounces++;
             return;
         }
         drop_packet(s, p, pkt_idx);

@@ -101,6 +101,9 @@ struct sim;
 /* Stamps and enqueues a packet on a port; starts transmission if idle.
  * Applies trimming / drop-tail to data packets. */
 void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
+/* Queues a control packet made inside the network (a bounced header) in a
+ * port's control class, or drops it there when the class is full. */
+void port_push_control(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 /* Handles the end of a packet's serialisation on a port. */
 void port_tx_done(struct sim *s, uint32_t port_idx);
 /* Starts the NIC if it is idle (called by the transport when data appears). */

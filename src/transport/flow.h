@@ -42,6 +42,7 @@ struct flow_counters {
 };
 
 struct flow {
+    const struct transport_ops *tp; /* the transport this flow speaks */
     /* identity, from the connection matrix */
     uint32_t src, dst;
     uint32_t id;
@@ -89,7 +90,7 @@ struct flow {
     const struct lb_ops *lb;  /* the run's balancer, or the connection's own ("lb" key) */
     void *lb_state;
     uint8_t tclass;           /* traffic class of its data packets */
-    /* NIC ready ring (doubly linked through flow indices) */
+    /* NIC ready ring (doubly linked through flow indices; transport.c) */
     bool in_ready_ring;
     uint32_t ready_next, ready_prev;
 
@@ -105,10 +106,6 @@ struct flow {
     double *cc_counters;     /* final CC counters, kept after the state is freed */
 };
 
-struct sim;
-/* One SLEEK step for flow fi given the receiver's out-of-order count
- * (exposed for the unit test of seed 002's worked example). */
-void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts);
 
 static inline uint32_t flow_pkt_payload(const struct flow *f, uint32_t seq, uint32_t mss)
 {

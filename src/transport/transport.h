@@ -1,6 +1,15 @@
-/* transport.h: what the network calls into at the hosts. The UET packet
- * delivery sublayer (uet.c) implements these; receiver-driven transports
- * (credits, pulls) add packet types and plug in behind the same four calls.
+/* transport.h: how transports plug into the simulator, in the spirit of
+ * Linux's struct tcp_congestion_ops: one ops table per transport, chosen per
+ * run (--transport NAME) or per connection (the .cm key "transport NAME").
+ * The core never knows which protocol a flow speaks: it hands a packet that
+ * reached its host to the flow's transport, asks the flow's transport for
+ * the next data packet when the host's NIC is free, and delivers the timers
+ * a transport set (generic events, so a new protocol never edits the event
+ * list in sim.h).
+ *
+ * The generic part lives in transport.c: the flows built from the matrix,
+ * and each host's NIC ready ring, which shares the wire among the host's
+ * flows (of any transport) in round robin.
  */
 #ifndef SPRAYSIM_TRANSPORT_H
 #define SPRAYSIM_TRANSPORT_H
@@ -9,19 +18,70 @@
 
 struct sim;
 
-/* A packet reached its destination host. */
-void transport_receive(struct sim *s, uint32_t pkt_idx);
-/* A host's NIC is free: returns the next data packet to send, or PKT_NONE. */
-uint32_t transport_nic_pull(struct sim *s, uint32_t host);
-/* A packet was dropped in the fabric (for accounting). */
-void transport_on_drop(struct sim *s, uint32_t pkt_idx);
-/* Flow lifecycle events from the dispatcher. */
-void transport_flow_start(struct sim *s, uint32_t flow);
-void transport_rto_timer(struct sim *s, uint32_t flow);
-void transport_pace_timer(struct sim *s, uint32_t flow);
-void transport_probe_timer(struct sim *s, uint32_t flow);
-/* Allocates flows from the connection matrix (before the run). */
+struct transport_ops {
+    const char *name;
+    const char *description;
+    /* Before t=0, once per run if any flow uses this transport: check the
+     * run's options (exit 2 naming the flag), allocate per-run state. */
+    void (*setup)(struct sim *s);
+    /* The flow's start time or trigger came. */
+    void (*flow_start)(struct sim *s, uint32_t fi);
+    /* The host NIC is free and flow fi is next in its ready ring: the flow's
+     * next packet, or PKT_NONE (the flow then leaves the ring until it calls
+     * transport_nic_ready again). */
+    uint32_t (*nic_pull)(struct sim *s, uint32_t fi);
+    /* A packet of one of this transport's flows reached its destination
+     * host. The transport releases it. */
+    void (*receive)(struct sim *s, uint32_t pkt_idx);
+    /* A timer set with transport_timer_at() expired; `kind` is the
+     * transport's own number. */
+    void (*timer)(struct sim *s, uint32_t fi, uint32_t kind);
+    /* A switch dropped one of this transport's packets (accounting only:
+     * loss is for the transport to discover, never an oracle). */
+    void (*on_drop)(struct sim *s, uint32_t pkt_idx);
+    /* A switch port could not queue this packet even as a trimmed header:
+     * the transport decides what happens to it (UET bounces it back to the
+     * sender as a NACK). Returns false when it did not take the packet, which
+     * the port then drops. */
+    bool (*on_control_full)(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
+    /* Releases per-run and per-flow state. */
+    void (*free)(struct sim *s);
+};
+
+extern const struct transport_ops transport_uet_ops;
+
+/* Looks a transport up by name; NULL when unknown. */
+const struct transport_ops *transport_find(const char *name);
+/* Comma-separated names, for --help and error messages (from the registry). */
+const char *transport_names(void);
+
+/* ---- the generic layer, called by the core ---------------------------------- */
+
+/* Builds the flows from the connection matrix and sets up every transport
+ * in use (before the run). */
 void transport_setup(struct sim *s);
 void transport_free(struct sim *s);
+void transport_flow_start(struct sim *s, uint32_t fi);
+/* A packet reached its destination host. */
+void transport_receive(struct sim *s, uint32_t pkt_idx);
+/* A switch dropped a packet. */
+void transport_on_drop(struct sim *s, uint32_t pkt_idx);
+/* A switch's control class is full: the packet's transport may take it. */
+bool transport_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
+/* A host's NIC is free: the next packet of its ready flows, in round robin,
+ * or PKT_NONE. */
+uint32_t transport_nic_pull(struct sim *s, uint32_t host);
+/* A transport timer event fired. */
+void transport_timer(struct sim *s, uint32_t fi, uint32_t kind);
+
+/* ---- services for transports ---------------------------------------------------- */
+
+/* Flow fi may have something to send: put it in its host's ready ring (at
+ * the end of the round robin) and start the NIC if it is idle. */
+void transport_nic_ready(struct sim *s, uint32_t fi);
+/* Flow fi has nothing more to send for now: take it out of the ring. */
+void transport_nic_unready(struct sim *s, uint32_t fi);
+/* Calls the flow's transport's timer(s, fi, kind) at time t. */
+void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind);
 
 #endif

@@ -22,18 +22,18 @@
  * a flow's in_flight_bytes is the wire size of its packets whose record
  * says TX_IN_FLIGHT; those all lie in [cum_acked, next_new_seq).
  */
-#include "transport.h"
+#include "uet.h"
 
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../sim.h"
+#include "../topo/fabric.h"
 #include "flow.h"
+#include "transport.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define READY_NONE UINT32_MAX
 
 static inline uint32_t mss_bytes(const struct sim *s)
 {
@@ -89,40 +89,8 @@ static void cc_params_for(const struct sim *s, struct cc_params *cp, uint32_t pa
     };
 }
 
-void transport_setup(struct sim *s)
+static void uet_setup(struct sim *s)
 {
-    uint32_t mss = mss_bytes(s);
-    s->n_flows = s->cm.n_conns;
-    s->flows = xcalloc(s->n_flows ? s->n_flows : 1, sizeof(struct flow));
-    for (uint32_t i = 0; i < s->n_flows; i++) {
-        const struct cm_conn *c = &s->cm.conns[i];
-        struct flow *f = &s->flows[i];
-        f->src = c->src;
-        f->dst = c->dst;
-        f->id = c->id;
-        f->conn_index = i;
-        f->size_bytes = c->size_bytes;
-        /* no "(size + mss - 1) / mss": it wraps for sizes near 2^64 */
-        uint64_t n = c->size_bytes / mss + (c->size_bytes % mss != 0);
-        if (n > UINT32_MAX / 2)
-            die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
-                      (unsigned long long)c->size_bytes);
-        f->n_pkts = (uint32_t)n;
-        f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
-        f->state = FLOW_WAITING;
-        f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
-        f->lb = s->lb;
-        if (c->lb[0]) {
-            f->lb = lb_find(c->lb);
-            if (!f->lb)
-                die_input("%s:%u: unknown load balancer '%s' (known: %s)", s->cfg.tm_path, c->line, c->lb, lb_names());
-        }
-        if (s->cfg.paths == 1)
-            f->lb = &lb_single_ops;
-        /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
-        f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
-        f->ready_next = f->ready_prev = READY_NONE;
-    }
     /* Every --cc-opt is checked now, before t=0, not when the first flow
      * starts: one state is initialised the way a flow's would be, and the
      * algorithm's own checks (ranges, whole numbers, options that constrain
@@ -145,58 +113,18 @@ static void free_sender_state(struct flow *f)
     f->cc_state = f->lb_state = NULL;
 }
 
-void transport_free(struct sim *s)
+static void uet_free(struct sim *s)
 {
     for (uint32_t i = 0; i < s->n_flows; i++) {
+        if (s->flows[i].tp != &transport_uet_ops)
+            continue;
         free_sender_state(&s->flows[i]);
         free(s->flows[i].rcv_bits);
         free(s->flows[i].cc_counters);
     }
-    free(s->flows);
-    s->flows = NULL;
 }
 
-/* ---- the NIC's ring of flows that may send ------------------------------------------ */
-
-static void ready_insert(struct sim *s, uint32_t fi)
-{
-    struct flow *f = &s->flows[fi];
-    if (f->in_ready_ring)
-        return;
-    struct host *h = &s->hosts[f->src];
-    f->in_ready_ring = true;
-    if (h->ready_head == READY_NONE) {
-        h->ready_head = fi;
-        f->ready_next = f->ready_prev = fi;
-    } else {
-        /* insert just before head: the end of the round-robin order */
-        uint32_t head = h->ready_head;
-        uint32_t tail = s->flows[head].ready_prev;
-        f->ready_next = head;
-        f->ready_prev = tail;
-        s->flows[tail].ready_next = fi;
-        s->flows[head].ready_prev = fi;
-    }
-    h->ready_count++;
-}
-
-static void ready_remove(struct sim *s, uint32_t fi)
-{
-    struct flow *f = &s->flows[fi];
-    if (!f->in_ready_ring)
-        return;
-    struct host *h = &s->hosts[f->src];
-    f->in_ready_ring = false;
-    if (--h->ready_count == 0) {
-        h->ready_head = READY_NONE;
-    } else {
-        s->flows[f->ready_prev].ready_next = f->ready_next;
-        s->flows[f->ready_next].ready_prev = f->ready_prev;
-        if (h->ready_head == fi)
-            h->ready_head = f->ready_next;
-    }
-    f->ready_next = f->ready_prev = READY_NONE;
-}
+/* ---- sending ------------------------------------------------------------------------ */
 
 /* Drops retransmission-queue entries that were acknowledged meanwhile. */
 static void rtx_skip_stale(struct flow *f)
@@ -255,7 +183,7 @@ static void arm_pace(struct sim *s, uint32_t fi)
     if (t <= s->now)
         return;
     f->pace_event_pending = true;
-    sim_at(s, t, EV_FLOW_PACE, fi);
+    transport_timer_at(s, t, fi, UET_TIMER_PACE);
 }
 
 static void arm_rto(struct sim *s, uint32_t fi)
@@ -265,22 +193,21 @@ static void arm_rto(struct sim *s, uint32_t fi)
         return;
     f->rto_event_pending = true;
     f->rto_event_ps = s->now + s->min_rto_ps;
-    sim_at(s, f->rto_event_ps, EV_FLOW_RTO, fi);
+    transport_timer_at(s, f->rto_event_ps, fi, UET_TIMER_RTO);
 }
 
 static void sender_wake(struct sim *s, uint32_t fi)
 {
     uint32_t seq;
     struct flow *f = &s->flows[fi];
-    if (can_send(s, f, &seq)) {
-        ready_insert(s, fi);
-        nic_kick(s, f->src);
-    } else {
+    if (can_send(s, f, &seq))
+        transport_nic_ready(s, fi);
+    else {
         arm_pace(s, fi);
     }
 }
 
-void transport_pace_timer(struct sim *s, uint32_t fi)
+static void uet_pace_timer(struct sim *s, uint32_t fi)
 {
     s->flows[fi].pace_event_pending = false;
     if (s->flows[fi].state == FLOW_ACTIVE)
@@ -337,28 +264,21 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     return idx;
 }
 
-uint32_t transport_nic_pull(struct sim *s, uint32_t host)
+/* The NIC is free and this flow is next: its next packet, or none (the
+ * generic layer then takes it out of the ready ring; pacing wakes it). */
+static uint32_t uet_nic_pull(struct sim *s, uint32_t fi)
 {
-    struct host *h = &s->hosts[host];
-    while (h->ready_head != READY_NONE) {
-        uint32_t fi = h->ready_head;
-        struct flow *f = &s->flows[fi];
-        uint32_t seq;
-        if (!can_send(s, f, &seq)) {
-            ready_remove(s, fi);
-            arm_pace(s, fi);
-            continue;
-        }
-        uint32_t idx = make_data_packet(s, fi, seq);
-        h->ready_head = f->ready_next; /* round robin among the host's flows */
-        return idx;
+    uint32_t seq;
+    if (!can_send(s, &s->flows[fi], &seq)) {
+        arm_pace(s, fi);
+        return PKT_NONE;
     }
-    return PKT_NONE;
+    return make_data_packet(s, fi, seq);
 }
 
 /* ---- flow start ----------------------------------------------------------------- */
 
-void transport_flow_start(struct sim *s, uint32_t fi)
+static void uet_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     if (f->state != FLOW_WAITING)
@@ -619,7 +539,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
                f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
                (unsigned long long)f->in_flight_bytes);
-    ready_remove(s, fi);
+    transport_nic_unready(s, fi);
     if (s->cc->n_counters) {
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
@@ -725,12 +645,12 @@ static void arm_probe(struct sim *s, uint32_t fi)
     if (!s->cfg.sleek || f->probe_event_pending)
         return;
     f->probe_event_pending = true;
-    sim_at(s, s->now + s->probe_period_ps, EV_FLOW_PROBE, fi);
+    transport_timer_at(s, s->now + s->probe_period_ps, fi, UET_TIMER_PROBE);
 }
 
 /* Probes (seed 002 Sec. 6): after base_rtt + target_Qdelay with data in
  * flight and no ACK, ask the receiver for its state. */
-void transport_probe_timer(struct sim *s, uint32_t fi)
+static void uet_probe_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     f->probe_event_pending = false;
@@ -848,7 +768,7 @@ static void sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     sender_wake(s, fi);
 }
 
-void transport_receive(struct sim *s, uint32_t pkt_idx)
+static void uet_receive(struct sim *s, uint32_t pkt_idx)
 {
     /* Handlers work on a copy: answering a packet allocates one, which may
      * grow (move) the pool under a pointer into it. */
@@ -887,7 +807,7 @@ void transport_receive(struct sim *s, uint32_t pkt_idx)
     pkt_release(&s->pool, pkt_idx);
 }
 
-void transport_on_drop(struct sim *s, uint32_t pkt_idx)
+static void uet_on_drop(struct sim *s, uint32_t pkt_idx)
 {
     /* Loss is discovered by the sender (NACK, timeout), never by an oracle:
      * the drop is only counted here. */
@@ -899,7 +819,7 @@ void transport_on_drop(struct sim *s, uint32_t pkt_idx)
 
 /* ---- retransmission timeout ---------------------------------------------------------------- */
 
-void transport_rto_timer(struct sim *s, uint32_t fi)
+static void uet_rto_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     f->rto_event_pending = false;
@@ -919,7 +839,7 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
     if (oldest_t + s->min_rto_ps > s->now) {
         f->rto_event_pending = true;
         f->rto_event_ps = oldest_t + s->min_rto_ps;
-        sim_at(s, f->rto_event_ps, EV_FLOW_RTO, fi);
+        transport_timer_at(s, f->rto_event_ps, fi, UET_TIMER_RTO);
         return;
     }
     uint32_t size = pkt_wire_bytes(s, f, oldest);
@@ -959,7 +879,65 @@ void transport_rto_timer(struct sim *s, uint32_t fi)
      * overdue already: look again now (one packet per expiry, as htsim). */
     f->rto_event_pending = true;
     f->rto_event_ps = s->now;
-    sim_at(s, s->now, EV_FLOW_RTO, fi);
+    transport_timer_at(s, s->now, fi, UET_TIMER_RTO);
     sender_wake(s, fi);
     check_in_flight(s, fi);
 }
+
+static void uet_timer(struct sim *s, uint32_t fi, uint32_t kind)
+{
+    switch ((enum uet_timer)kind) {
+    case UET_TIMER_RTO:
+        uet_rto_timer(s, fi);
+        break;
+    case UET_TIMER_PACE:
+        uet_pace_timer(s, fi);
+        break;
+    case UET_TIMER_PROBE:
+        uet_probe_timer(s, fi);
+        break;
+    default:
+        die_internal("unknown UET timer %u", kind);
+    }
+}
+
+/* ---- a switch's control class is full ------------------------------------------------------- */
+
+/* Like the reference simulator's composite queue (and NDP): the trimmed
+ * header goes back to its sender as a NACK, so the loss is still reported at
+ * once instead of waiting for a timeout. */
+static bool uet_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+{
+    struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    if (pkt->type != PKT_DATA || !(pkt->flags & PKTF_TRIMMED))
+        return false;
+    s->tot.data_bounced++;
+    uint32_t sender = pkt->src_host;
+    pkt->type = PKT_NACK;
+    pkt->flags = (uint8_t)((pkt->flags & PKTF_RTX ? PKTF_RTX_ECHO : 0) | PKTF_BOUNCED);
+    pkt->src_host = pkt->dst_host;
+    pkt->dst_host = sender;
+    /* a NACK names the lost packet in ref_seq; a switch knows nothing of
+     * the receiver's state, so the acknowledgement fields stay empty */
+    pkt->ref_seq = pkt->seq;
+    pkt->seq = 0;
+    pkt->sack_base = 0;
+    pkt->sack_bits = 0;
+    pkt->recvd_bytes = 0;
+    uint32_t sw = s->ports[port_idx].owner_node - s->n_hosts;
+    port_push_control(s, fabric_route(s, sw, pkt), pkt_idx);
+    return true;
+}
+
+const struct transport_ops transport_uet_ops = {
+    .name = "uet",
+    .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
+    .setup = uet_setup,
+    .flow_start = uet_flow_start,
+    .nic_pull = uet_nic_pull,
+    .receive = uet_receive,
+    .timer = uet_timer,
+    .on_drop = uet_on_drop,
+    .on_control_full = uet_on_control_full,
+    .free = uet_free,
+};

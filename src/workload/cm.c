@@ -203,9 +203,13 @@ static bool parse_header(struct parser *p, unsigned line, int key)
 
 /* ---- connection lines ----------------------------------------------------------- */
 
-enum conn_key { CK_START, CK_SIZE, CK_ID, CK_TRIGGER, CK_SEND_DONE, CK_RECV_DONE, CK_PRIO, CK_MSG, CK_LB, CK_CLASS, CK_COUNT };
+enum conn_key {
+    CK_START, CK_SIZE, CK_ID, CK_TRIGGER, CK_SEND_DONE, CK_RECV_DONE, CK_PRIO, CK_MSG, CK_LB, CK_CLASS, CK_TRANSPORT,
+    CK_COUNT
+};
 static const char *const conn_keys[CK_COUNT] = {
     "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio", "msg", "lb", "class",
+    "transport",
 };
 
 /* Trigger ids exclude UINT32_MAX, which is CM_NO_TRIGGER. */
@@ -315,6 +319,12 @@ static bool parse_connection(struct parser *p, unsigned line)
             if (strlen(v) >= sizeof c.lb)
                 return fail(p, line, "lb name '%s' is too long", shown(v, b));
             strcpy(c.lb, v);
+            break;
+        case CK_TRANSPORT:
+            /* checked against the known transports by the simulator */
+            if (strlen(v) >= sizeof c.transport)
+                return fail(p, line, "transport name '%s' is too long", shown(v, b));
+            strcpy(c.transport, v);
             break;
         case CK_CLASS:
             if (!get_uint(p, line, k, v, 0, 1, &u))

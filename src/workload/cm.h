@@ -12,7 +12,8 @@
  * lines. Keys: start (microseconds, may be fractional), size (bytes),
  * id, trigger, send_done_trigger, recv_done_trigger, prio, msg, and
  * spraysim's lb NAME (per-connection load balancer, e.g. "lb ecmp" for an
- * ECMP flow among sprayed ones) and class 0|1 (switch traffic class). Counts in the
+ * ECMP flow among sprayed ones), transport NAME (per-connection transport)
+ * and class 0|1 (switch traffic class). Counts in the
  * header must match the body. Every error names file:line.
  */
 #ifndef SPRAYSIM_CM_H
@@ -66,6 +67,7 @@ struct cm_conn {
     int64_t prio;              /* parsed, recorded, not used by the transport */
     uint32_t msg;              /* parsed, recorded; 0 when absent */
     char lb[16];               /* "lb NAME": this connection's load balancer ("" = the run's) */
+    char transport[16];        /* "transport NAME": this connection's transport ("" = the run's) */
     uint8_t tclass;            /* "class 0|1": switch traffic class for DRR; CM_CLASS_AUTO when absent */
     unsigned line;
 };

@@ -1,0 +1,208 @@
+/* transport.c: the generic transport layer (see transport.h): the registry
+ * of transports, the flows built from the connection matrix, the dispatch of
+ * packets, drops and timers to each flow's transport, and each host's NIC
+ * ready ring.
+ *
+ * The ready ring is a doubly linked ring of flow indices per host: a flow
+ * joins at the end when it may have something to send; the NIC, when free,
+ * asks the flow at the head for a packet and moves the head on (round
+ * robin); a flow with nothing to send leaves the ring.
+ */
+#include "transport.h"
+
+#include "../lb/lb.h"
+#include "../sim.h"
+#include "flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define READY_NONE UINT32_MAX
+
+/* ---- registry -------------------------------------------------------------------- */
+
+static const struct transport_ops *const all_transports[] = {
+    &transport_uet_ops,
+};
+#define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
+
+const struct transport_ops *transport_find(const char *name)
+{
+    for (size_t i = 0; i < N_TRANSPORTS; i++)
+        if (!strcmp(all_transports[i]->name, name))
+            return all_transports[i];
+    return NULL;
+}
+
+const char *transport_names(void)
+{
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < N_TRANSPORTS; i++) {
+            if (i)
+                strcat(names, ", ");
+            strcat(names, all_transports[i]->name);
+        }
+    return names;
+}
+
+/* ---- flows ------------------------------------------------------------------------ */
+
+void transport_setup(struct sim *s)
+{
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    if (!run_tp)
+        die_input("--transport: unknown transport '%s' (known: %s)", s->cfg.transport_name, transport_names());
+    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    s->n_flows = s->cm.n_conns;
+    s->flows = xcalloc(s->n_flows ? s->n_flows : 1, sizeof(struct flow));
+    bool used[N_TRANSPORTS] = {false};
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct cm_conn *c = &s->cm.conns[i];
+        struct flow *f = &s->flows[i];
+        f->tp = run_tp;
+        if (c->transport[0]) {
+            f->tp = transport_find(c->transport);
+            if (!f->tp)
+                die_input("%s:%u: unknown transport '%s' (known: %s)", s->cfg.tm_path, c->line, c->transport,
+                          transport_names());
+        }
+        for (size_t t = 0; t < N_TRANSPORTS; t++)
+            used[t] |= all_transports[t] == f->tp;
+        f->src = c->src;
+        f->dst = c->dst;
+        f->id = c->id;
+        f->conn_index = i;
+        f->size_bytes = c->size_bytes;
+        /* no "(size + mss - 1) / mss": it wraps for sizes near 2^64 */
+        uint64_t n = c->size_bytes / mss + (c->size_bytes % mss != 0);
+        if (n > UINT32_MAX / 2)
+            die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
+                      (unsigned long long)c->size_bytes);
+        f->n_pkts = (uint32_t)n;
+        f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
+        f->state = FLOW_WAITING;
+        f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
+        f->lb = s->lb;
+        if (c->lb[0]) {
+            f->lb = lb_find(c->lb);
+            if (!f->lb)
+                die_input("%s:%u: unknown load balancer '%s' (known: %s)", s->cfg.tm_path, c->line, c->lb, lb_names());
+        }
+        if (s->cfg.paths == 1)
+            f->lb = &lb_single_ops;
+        /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
+        f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
+        f->ready_next = f->ready_prev = READY_NONE;
+    }
+    /* the run's transport checks its options even when no flow uses it */
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        if (used[t] || all_transports[t] == run_tp)
+            all_transports[t]->setup(s);
+}
+
+void transport_free(struct sim *s)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        all_transports[t]->free(s);
+    free(s->flows);
+    s->flows = NULL;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+void transport_flow_start(struct sim *s, uint32_t fi)
+{
+    s->flows[fi].tp->flow_start(s, fi);
+}
+
+void transport_receive(struct sim *s, uint32_t pkt_idx)
+{
+    s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp->receive(s, pkt_idx);
+}
+
+void transport_on_drop(struct sim *s, uint32_t pkt_idx)
+{
+    s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp->on_drop(s, pkt_idx);
+}
+
+bool transport_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+{
+    const struct transport_ops *tp = s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp;
+    return tp->on_control_full && tp->on_control_full(s, port_idx, pkt_idx);
+}
+
+void transport_timer(struct sim *s, uint32_t fi, uint32_t kind)
+{
+    s->flows[fi].tp->timer(s, fi, kind);
+}
+
+void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind)
+{
+    eq_push_aux(&s->eq, t, EV_TRANSPORT_TIMER, fi, kind);
+}
+
+/* ---- the NIC's ring of flows that may send ------------------------------------------ */
+
+static void ready_insert(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->in_ready_ring)
+        return;
+    struct host *h = &s->hosts[f->src];
+    f->in_ready_ring = true;
+    if (h->ready_head == READY_NONE) {
+        h->ready_head = fi;
+        f->ready_next = f->ready_prev = fi;
+    } else {
+        /* insert just before head: the end of the round-robin order */
+        uint32_t head = h->ready_head;
+        uint32_t tail = s->flows[head].ready_prev;
+        f->ready_next = head;
+        f->ready_prev = tail;
+        s->flows[tail].ready_next = fi;
+        s->flows[head].ready_prev = fi;
+    }
+    h->ready_count++;
+}
+
+void transport_nic_unready(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (!f->in_ready_ring)
+        return;
+    struct host *h = &s->hosts[f->src];
+    f->in_ready_ring = false;
+    if (--h->ready_count == 0) {
+        h->ready_head = READY_NONE;
+    } else {
+        s->flows[f->ready_prev].ready_next = f->ready_next;
+        s->flows[f->ready_next].ready_prev = f->ready_prev;
+        if (h->ready_head == fi)
+            h->ready_head = f->ready_next;
+    }
+    f->ready_next = f->ready_prev = READY_NONE;
+}
+
+void transport_nic_ready(struct sim *s, uint32_t fi)
+{
+    ready_insert(s, fi);
+    nic_kick(s, s->flows[fi].src);
+}
+
+uint32_t transport_nic_pull(struct sim *s, uint32_t host)
+{
+    struct host *h = &s->hosts[host];
+    while (h->ready_head != READY_NONE) {
+        uint32_t fi = h->ready_head;
+        struct flow *f = &s->flows[fi];
+        uint32_t idx = f->tp->nic_pull(s, fi);
+        if (idx == PKT_NONE) {
+            transport_nic_unready(s, fi);
+            continue;
+        }
+        h->ready_head = f->ready_next; /* round robin among the host's flows */
+        return idx;
+    }
+    return PKT_NONE;
+}
