@@ -166,9 +166,6 @@ void sim_setup(struct sim *s, const struct config *cfg)
             if (l > max_lat)
                 max_lat = l;
         }
-        const char *force = getenv("SPRAYSIM_EQ_SHIFT"); /* for tuning experiments */
-        if (force && *force)
-            shift = (unsigned)atoi(force);
         simtime_ps horizon = 4 * (max_lat + ser);
         unsigned nlog = 4;
         while (nlog < 20 && ((simtime_ps)1 << (nlog + shift)) < horizon)

@@ -44,5 +44,12 @@ const struct cc_ops *cc_find(const char *name)
 
 const char *cc_names(void)
 {
-    return "nscc, mnscc, swift, lswift, mswift, smartt, dctcp, mprdma, newreno";
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < sizeof all_cc / sizeof all_cc[0]; i++) {
+            if (i)
+                strcat(names, ", ");
+            strcat(names, all_cc[i]->name);
+        }
+    return names;
 }

@@ -1,9 +1,11 @@
 /* core.h: the simulator's foundation shared by every module.
  *
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
- * 213 days, far beyond any experiment). The event queue is an implicit 4-ary
- * min-heap keyed by (time, insertion sequence), so simultaneous events run in
- * the order they were scheduled and every run is reproducible. Random numbers
+ * 213 days, far beyond any experiment). The event queue is a calendar (a
+ * timing wheel of buckets sorted when reached, with heaps for the current
+ * bucket and for far timers; events.c says why) ordered by (time, insertion
+ * sequence), so simultaneous events run in the order they were scheduled and
+ * every run is reproducible. Random numbers
  * come from independent xoshiro256** streams, each derived from the single
  * user seed and a stream identifier, so adding a consumer of randomness in one
  * module never perturbs another module's stream. Errors in user input are

@@ -25,5 +25,14 @@ const struct lb_ops *lb_find(const char *name)
 
 const char *lb_names(void)
 {
-    return "single (alias ecmp), oblivious, reps, bitmap, mixed";
+    static char names[256];
+    if (!names[0])
+        for (size_t i = 0; i < sizeof all_lb / sizeof all_lb[0]; i++) {
+            if (i)
+                strcat(names, ", ");
+            strcat(names, all_lb[i]->name);
+            if (all_lb[i] == &lb_single_ops)
+                strcat(names, " (alias ecmp)");
+        }
+    return names;
 }

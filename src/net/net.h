@@ -55,8 +55,11 @@ struct drr_state {
     bool fresh; /* the current class has not received this turn's quantum yet */
 };
 
-/* Two cache lines: everything a packet's passage touches is in the first
- * (queue, limits, link), the counters in the second. */
+/* Three cache lines (192 B). The first holds what deciding a packet's fate
+ * reads: queue heads and tails, byte counts, limits, ECN thresholds, the link.
+ * The counters follow: every departing data packet also writes the second
+ * line (tx_packets, tx_bytes) and the third (the occupancy integral and its
+ * timestamp, at offsets 120-135), so a packet's passage touches all three. */
 struct port {
     uint32_t ctl_head, ctl_tail;
     uint32_t data_head, data_tail;
