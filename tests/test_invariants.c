@@ -755,7 +755,7 @@ static void test_flow_in_flight_underflow_on_ack(void **st)
     expect_none();
     S.flows[0].in_flight_bytes = 0;
     deliver_to_sender(PKT_ACK, 1, 0);
-    expect_fired("uet.c", "flow 0: acknowledging packet 0 (4150 bytes) with 0 in flight");
+    expect_fired("uet_ack.c", "flow 0: acknowledging packet 0 (4150 bytes) with 0 in flight");
     sim_free(&S);
 }
 
@@ -779,7 +779,7 @@ static void test_flow_in_flight_underflow_on_loss(void **st)
     f->in_flight_bytes = 4150; /* should be 4 x 4150 */
     S.now = 10 * PS_PER_US;
     uet_sleek_step(&S, 0, 1000);
-    expect_fired("uet.c", "flow 0: packet ");
+    expect_fired("uet_ack.c", "flow 0: packet ");
     assert_non_null(strstr(fired.message[0], "lost with"));
     sim_free(&S);
 }
@@ -792,7 +792,7 @@ static void test_flow_in_flight_underflow_on_nack(void **st)
     expect_none();
     S.flows[0].in_flight_bytes = 0;
     deliver_to_sender(PKT_NACK, 0, 0);
-    expect_fired("uet.c", "flow 0: packet 0 (4150 bytes) NACKed with 0 in flight");
+    expect_fired("uet_ack.c", "flow 0: packet 0 (4150 bytes) NACKed with 0 in flight");
     sim_free(&S);
 }
 
@@ -805,7 +805,7 @@ static void test_flow_in_flight_underflow_on_timeout(void **st)
     S.flows[0].in_flight_bytes = 0;
     S.now = 2 * PS_PER_US + S.min_rto_ps;
     transport_timer(&S, 0, UET_TIMER_RTO);
-    expect_fired("uet.c", "flow 0: packet 0 (4150 bytes) timed out with 0 in flight");
+    expect_fired("uet_recovery.c", "flow 0: packet 0 (4150 bytes) timed out with 0 in flight");
     sim_free(&S);
 }
 
@@ -820,7 +820,7 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     S.flows[0].in_flight_bytes = 4150; /* only the timed-out packet's */
     S.now = 2 * PS_PER_US + S.min_rto_ps;
     transport_timer(&S, 0, UET_TIMER_RTO);
-    expect_fired("uet.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
+    expect_fired("uet_recovery.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
 }
 

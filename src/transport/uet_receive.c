@@ -1,0 +1,135 @@
+/* uet_receive.c: the UET receiver: the reassembly bitmap, delayed ACKs
+ * (at once on CE, AR, the first packet, duplicates and out-of-order packets
+ * for TCP-like algorithms; else every 16 KB), ACKs with the cumulative and
+ * 64-bit selective state, NACKs for trimmed packets, and state ACKs that
+ * answer probes and RTS.
+ */
+#include "uet_internal.h"
+
+#include "../cc/cc.h"
+#include "../lb/lb.h"
+#include "../sim.h"
+
+#include <string.h>
+
+static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t type)
+{
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *a = pkt_at(&s->pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = type;
+    a->flow = data->flow;
+    a->size_bytes = s->cfg.hdr_bytes;
+    a->src_host = data->dst_host;
+    a->dst_host = data->src_host;
+    a->entropy = data->entropy;
+    a->ref_seq = data->seq;
+    if (data->flags & PKTF_ECN_CE)
+        a->flags |= PKTF_ECN_ECHO;
+    if (data->flags & PKTF_RTX)
+        a->flags |= PKTF_RTX_ECHO;
+    return idx;
+}
+
+static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
+{
+    if (base < f->rcv_cum + 1)
+        base = f->rcv_cum + 1;
+    a->sack_base = base;
+    uint64_t bits = 0;
+    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
+        if (rcv_has(f, base + i))
+            bits |= 1ULL << i;
+    a->sack_bits = bits;
+    a->seq = f->rcv_cum;
+    a->recvd_bytes = f->rcv_bytes;
+    a->ooo_pkts = f->rcv_pkts - f->rcv_cum;
+}
+
+/* Answer to a probe or an RTS: the receiver's whole state, at once. */
+void uet_send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
+{
+    uint32_t idx = new_ctl_packet(s, req, PKT_PROBE_ACK);
+    struct packet *a = pkt_at(&s->pool, idx);
+    a->flags = 0;
+    fill_sack(f, a, f->rcv_cum + 1);
+    a->ref_seq = req->type == PKT_RTS ? UINT32_MAX : 0;
+    s->tot.acks_sent++;
+    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+}
+
+static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
+{
+    uint32_t idx = new_ctl_packet(s, data, PKT_ACK);
+    struct packet *a = pkt_at(&s->pool, idx);
+    /* The bitmap starts at the triggering packet when it is urgent (ECN or
+     * AR), else as late as lets it still cover that packet. */
+    uint32_t base;
+    if (data->flags & (PKTF_ECN_CE | PKTF_AR))
+        base = data->seq;
+    else
+        base = data->seq >= 63 ? data->seq - 63 : 0;
+    fill_sack(f, a, base);
+    f->rcv_unacked_bytes = 0;
+    s->tot.acks_sent++;
+    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+}
+
+void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
+{
+    if (p->flags & PKTF_TRIMMED) {
+        s->tot.trimmed_delivered++;
+        if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+            send_ack(s, f, p);
+            return;
+        }
+        uint32_t idx = new_ctl_packet(s, p, PKT_NACK);
+        struct packet *n = pkt_at(&s->pool, idx);
+        /* ref_seq names the trimmed packet; the NACK also carries the
+         * receiver's cumulative and selective ACK state, so packets that
+         * arrived but were not acknowledged yet (delayed ACK) do not hold
+         * the sender's window while everything after them is trimmed */
+        fill_sack(f, n, f->rcv_cum + 1);
+        if (p->flags & PKTF_TRIM_LASTHOP)
+            n->flags |= PKTF_TRIM_LASTHOP;
+        s->tot.nacks_sent++;
+        port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+        return;
+    }
+    s->tot.data_pkts_delivered++;
+    if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+        send_ack(s, f, p); /* duplicate: acknowledge at once */
+        return;
+    }
+    bool first = f->rcv_bytes == 0;
+    /* TCP-like loss detection needs a (duplicate) ACK for every packet that
+     * arrives out of order, as a TCP receiver sends one. */
+    bool tcp_like = s->cc->loss_mode != CC_LOSS_NACK_RTO;
+    bool out_of_order = tcp_like && (p->seq != f->rcv_cum || f->rcv_pkts > f->rcv_cum);
+    f->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
+    f->rcv_pkts++;
+    f->rcv_bytes += p->size_bytes;
+    f->rcv_unacked_bytes += p->size_bytes;
+    while (f->rcv_cum < f->n_pkts && rcv_has(f, f->rcv_cum))
+        f->rcv_cum++;
+    if (f->rcv_cum == f->n_pkts && !f->rcv_complete) {
+        f->rcv_complete = true;
+        f->rcv_done_ps = s->now;
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        if (c->recv_done_trigger != CM_NO_TRIGGER)
+            sim_trigger_activate(s, c->recv_done_trigger);
+    }
+    /* An AR that arrives while holes remain is remembered: the ACK that
+     * matters is the one sent when the holes fill (the reference's
+     * _ack_request), else a reordered tail would wait for the RTO. */
+    bool holes_filled = f->rcv_pkts == f->rcv_cum;
+    if (p->flags & PKTF_AR)
+        f->rcv_ack_request = true;
+    bool ar_due = f->rcv_ack_request && holes_filled;
+    if ((p->flags & (PKTF_ECN_CE | PKTF_AR)) || first || ar_due || out_of_order ||
+        f->rcv_unacked_bytes >= s->cfg.ack_threshold_bytes) {
+        if (holes_filled)
+            f->rcv_ack_request = false;
+        send_ack(s, f, p);
+    }
+}
