@@ -43,6 +43,8 @@ struct flow_counters {
 
 struct flow {
     const struct transport_ops *tp; /* the transport this flow speaks */
+    void *tp_state;                 /* the transport's own per-flow state (NULL for UET, whose fields
+                                       are still below; a new transport keeps its state here) */
     /* identity, from the connection matrix */
     uint32_t src, dst;
     uint32_t id;
