@@ -126,6 +126,7 @@ static uint32_t new_pkt(uint8_t type, uint32_t seq, uint32_t size, uint32_t dst)
     struct packet *p = pkt_at(&S.pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = type;
+    p->prio = (type == PKT_DATA || type == PKT_PROBE) ? PKT_PRIO_DATA : PKT_PRIO_CONTROL; /* as UET sets it */
     p->seq = seq;
     p->size_bytes = size;
     p->dst_host = dst;

@@ -212,6 +212,7 @@ static uint32_t new_pkt(uint8_t type, uint32_t size, uint8_t tclass)
     struct packet *p = pkt_at(&S.pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = type;
+    p->prio = (type == PKT_DATA || type == PKT_PROBE) ? PKT_PRIO_DATA : PKT_PRIO_CONTROL; /* as UET sets it */
     p->size_bytes = size;
     p->tclass = tclass;
     p->dst_host = 0;

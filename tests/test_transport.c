@@ -273,6 +273,7 @@ static void test_answer_allocates_while_pool_is_full(void **st)
     struct packet *p = pkt_at(&S.pool, d);
     memset(p, 0, sizeof(*p));
     p->type = PKT_DATA;
+    p->prio = PKT_PRIO_DATA;
     p->flow = 0;
     p->seq = 0;
     p->size_bytes = 4150;
@@ -421,6 +422,7 @@ static void deliver_data(uint32_t seq, uint8_t flags)
     struct packet *p = pkt_at(&S.pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = PKT_DATA;
+    p->prio = PKT_PRIO_DATA;
     p->flow = 0;
     p->seq = seq;
     p->size_bytes = 4150;

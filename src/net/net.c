@@ -173,6 +173,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         }
         /* Trim: keep the header so the receiver can NACK at once. */
         pkt->size_bytes = s->cfg.hdr_bytes;
+        pkt->prio = PKT_PRIO_CONTROL;
         pkt->flags |= PKTF_TRIMMED;
         if (p->flags & PORTF_LASTHOP)
             pkt->flags |= PKTF_TRIM_LASTHOP;
@@ -303,6 +304,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     p->st.tx_bytes += pkt->size_bytes;
     uint32_t peer = p->peer_node;
     pkt->node = peer;
+    pkt->ingress_port = port_idx;
     /* Static ECMP depends only on the packet and the switch, so the output
      * port at the next switch is computed now, while the packet is in cache,
      * and carried in the arrival event (the dispatcher prefetches it).

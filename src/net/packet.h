@@ -32,8 +32,20 @@ enum pkt_flag {
     PKTF_ECN_ECHO = 1 << 5,     /* ack: the acknowledged packet carried CE */
     PKTF_RTX_ECHO = 1 << 6,     /* ack/nack: the acknowledged packet was a retransmission */
     PKTF_BOUNCED = 1 << 7,      /* nack: a switch returned the trimmed header (control queue full) */
+    PKTF_PINNED = 1 << 8,       /* its flow keeps one path: adaptive routing leaves it on its hash */
 };
 
+/* The switch class a packet queues in, set by its transport; classes are
+ * served in strict priority, lower first. Control never waits behind data
+ * and is never trimmed; a data packet that does not fit is trimmed to its
+ * header and becomes control. */
+enum pkt_prio {
+    PKT_PRIO_CONTROL = 0,
+    PKT_PRIO_DATA = 1,
+};
+
+/* One cache line. The fields after ref_seq mean different things for data
+ * and for acknowledgements, so each pair shares its bytes. */
 struct packet {
     uint32_t next;        /* intrusive queue / free-list link */
     uint32_t flow;        /* connection index */
@@ -43,17 +55,25 @@ struct packet {
     uint32_t dst_host;    /* host it is addressed to */
     uint32_t node;        /* node it is travelling to (set when it leaves a port) */
     uint32_t ref_seq;     /* ack: sequence number of the packet that triggered it; nack: the trimmed packet */
-    uint16_t entropy;     /* entropy value: picks the ECMP path; echoed in acks */
-    uint8_t type : 4;     /* enum pkt_type */
-    uint8_t tclass : 4;   /* switch traffic class (DRR): 0 or 1 */
-    uint8_t flags;        /* enum pkt_flag */
-    uint32_t sack_base;   /* ack: sequence number of bit 0 of sack_bits */
     union {
-        simtime_ps ts_ps;  /* data, probe: time sent (the sender also keeps its own record) */
-        uint64_t ooo_pkts; /* ack: packets the receiver holds beyond the cumulative ACK */
+        simtime_ps ts_ps;   /* data, probe: time sent (the sender also keeps its own record) */
+        uint64_t sack_bits; /* ack: bit i set = seq (sack_base + i) received */
     };
-    uint64_t sack_bits;   /* ack: bit i set = seq (sack_base + i) received */
-    uint64_t recvd_bytes; /* ack/nack: receiver's running total of data bytes received */
+    union {
+        uint32_t want_bytes; /* data: what the sender still wants to send (receiver-driven transports) */
+        uint32_t sack_base;  /* ack: sequence number of bit 0 of sack_bits */
+    };
+    uint32_t ooo_pkts;    /* ack: packets the receiver holds beyond the cumulative ACK */
+    /* ack/nack: the receiver's running count of data bytes received, modulo
+     * 2^32 (as a NIC would count): the sender takes differences */
+    uint32_t recvd_bytes;
+    uint32_t ingress_port; /* the port it last left: the far end of the link it arrived on (PFC) */
+    uint16_t entropy;     /* entropy value: picks the ECMP path; echoed in acks */
+    uint8_t type;         /* enum pkt_type (each transport adds its own) */
+    uint8_t prio : 4;     /* enum pkt_prio: the switch class, set by the transport */
+    uint8_t tclass : 4;   /* data traffic class under DRR: 0 or 1 */
+    uint16_t flags;       /* enum pkt_flag */
+    uint16_t reserved;
 };
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
 
@@ -71,11 +91,11 @@ struct packet_pool {
 void pool_init(struct packet_pool *p, uint32_t initial_capacity);
 void pool_free(struct packet_pool *p);
 
-/* Data and probes queue in the data class (and can be trimmed); everything
- * else, and anything already trimmed, is control. */
+/* Data-class packets can be trimmed; control and anything already trimmed
+ * queue as control. */
 static inline bool pkt_in_data_class(const struct packet *p)
 {
-    return (p->type == PKT_DATA || p->type == PKT_PROBE) && !(p->flags & PKTF_TRIMMED);
+    return p->prio != PKT_PRIO_CONTROL;
 }
 
 static inline struct packet *pkt_at(const struct packet_pool *p, uint32_t idx)

@@ -12,7 +12,6 @@
 #include "fabric.h"
 
 #include "../sim.h"
-#include "../lb/lb.h"
 #include "../transport/flow.h"
 
 #include <stdlib.h>
@@ -313,8 +312,9 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     }
     bool upward = u.first == sw->first_port + sw->n_down;
     /* Flows pinned to one path (ECMP elephants, "lb ecmp") keep their hash
-     * under adaptive routing, as in seed 004 Sec. IV-A. */
-    bool pinned = p->flow < s->n_flows && s->flows[p->flow].lb == &lb_single_ops;
+     * under adaptive routing, as in seed 004 Sec. IV-A; their transport
+     * marks their packets, so routing never looks at a flow's balancer. */
+    bool pinned = p->flags & PKTF_PINNED;
     if (s->cfg.routing == ROUTE_AR && upward && u.count > 1 && !pinned) {
         /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
          * of ar_quantum_bytes; ties broken at random */

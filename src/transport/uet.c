@@ -241,7 +241,7 @@ static bool uet_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_i
     s->tot.data_bounced++;
     uint32_t sender = pkt->src_host;
     pkt->type = PKT_NACK;
-    pkt->flags = (uint8_t)((pkt->flags & PKTF_RTX ? PKTF_RTX_ECHO : 0) | PKTF_BOUNCED);
+    pkt->flags = (uint16_t)((pkt->flags & PKTF_PINNED) | (pkt->flags & PKTF_RTX ? PKTF_RTX_ECHO : 0) | PKTF_BOUNCED);
     pkt->src_host = pkt->dst_host;
     pkt->dst_host = sender;
     /* a NACK names the lost packet in ref_seq; a switch knows nothing of
@@ -250,6 +250,7 @@ static bool uet_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_i
     pkt->seq = 0;
     pkt->sack_base = 0;
     pkt->sack_bits = 0;
+    pkt->ooo_pkts = 0;
     pkt->recvd_bytes = 0;
     uint32_t sw = s->ports[port_idx].owner_node - s->n_hosts;
     port_push_control(s, fabric_route(s, sw, pkt), pkt_idx);

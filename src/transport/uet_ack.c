@@ -152,9 +152,12 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     struct flow *f = &s->flows[fi];
     f->c.acks++;
     uint64_t newly = 0;
-    if (a->recvd_bytes > f->recvd_bytes_seen) {
-        newly = a->recvd_bytes - f->recvd_bytes_seen;
-        f->recvd_bytes_seen = a->recvd_bytes;
+    /* the receiver's count is modulo 2^32: a difference below 2^31 is news,
+     * anything else an older ACK overtaken by a newer one */
+    uint32_t delta = a->recvd_bytes - (uint32_t)f->recvd_bytes_seen;
+    if (delta && delta < 0x80000000u) {
+        newly = delta;
+        f->recvd_bytes_seen += delta;
     }
     bool ecn = a->flags & PKTF_ECN_ECHO;
     if (ecn)

@@ -7,6 +7,7 @@
 #ifndef SPRAYSIM_UET_INTERNAL_H
 #define SPRAYSIM_UET_INTERNAL_H
 
+#include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
 #include "transport.h"
@@ -25,6 +26,14 @@ static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f,
 static inline bool rcv_has(const struct flow *f, uint32_t seq)
 {
     return (f->rcv_bits[seq >> 6] >> (seq & 63)) & 1;
+}
+
+/* Flags every packet of the flow carries: a flow pinned to one path (an
+ * ECMP elephant, "lb ecmp") says so, and its acknowledgements echo it, so
+ * adaptive routing keeps them on their hash without looking at the flow. */
+static inline uint16_t uet_flow_pkt_flags(const struct flow *f)
+{
+    return f->lb == &lb_single_ops ? PKTF_PINNED : 0;
 }
 
 /* The in-flight invariant stated in uet.c; O(packets outstanding). */

@@ -24,6 +24,7 @@ static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t
     a->dst_host = data->src_host;
     a->entropy = data->entropy;
     a->ref_seq = data->seq;
+    a->flags = data->flags & PKTF_PINNED; /* echoed: the answer keeps the flow's path rule */
     if (data->flags & PKTF_ECN_CE)
         a->flags |= PKTF_ECN_ECHO;
     if (data->flags & PKTF_RTX)
@@ -42,7 +43,7 @@ static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
             bits |= 1ULL << i;
     a->sack_bits = bits;
     a->seq = f->rcv_cum;
-    a->recvd_bytes = f->rcv_bytes;
+    a->recvd_bytes = (uint32_t)f->rcv_bytes; /* modulo 2^32: the sender takes differences */
     a->ooo_pkts = f->rcv_pkts - f->rcv_cum;
 }
 
@@ -51,7 +52,7 @@ void uet_send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
 {
     uint32_t idx = new_ctl_packet(s, req, PKT_PROBE_ACK);
     struct packet *a = pkt_at(&s->pool, idx);
-    a->flags = 0;
+    a->flags &= PKTF_PINNED; /* no echoes: a state ACK answers no data packet */
     fill_sack(f, a, f->rcv_cum + 1);
     a->ref_seq = req->type == PKT_RTS ? UINT32_MAX : 0;
     s->tot.acks_sent++;
