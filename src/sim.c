@@ -223,6 +223,7 @@ struct census {
     uint8_t *seen;      /* per pool slot: already found somewhere */
     uint64_t pkts;      /* packets found in the network */
     uint64_t data_pkts; /* of which data packets */
+    uint32_t port;      /* the port being walked */
 };
 
 /* Counts packet idx, found at (where, where_id); false when it cannot be
@@ -244,12 +245,13 @@ static bool census_add(struct census *c, uint32_t idx, const char *where, uint64
     return true;
 }
 
-static void census_add_queue(struct census *c, uint32_t head, uint32_t port_idx)
+/* A packet a port holds; stops the walk of a queue at a packet it cannot
+ * count: a corrupt list may be a cycle. */
+static bool census_add_held(const struct sim *s, uint32_t pkt_idx, bool on_wire, void *ctx)
 {
-    /* stops at a packet it cannot count: a corrupt list may be a cycle */
-    uint32_t q = head;
-    while (q != PKT_NONE && census_add(c, q, "the queue of port", port_idx))
-        q = c->s->pool.pkts[q].next;
+    (void)s;
+    struct census *c = ctx;
+    return census_add(c, pkt_idx, on_wire ? "the wire of port" : "the queue of port", c->port);
 }
 
 static void census_add_arrival(const struct event *e, void *ctx)
@@ -263,13 +265,8 @@ static void check_packet_conservation(const struct sim *s)
 {
     struct census c = {.s = s, .seen = xcalloc(s->pool.capacity ? s->pool.capacity : 1, 1)};
     for (uint32_t i = 0; i < s->n_ports; i++) {
-        const struct port *p = &s->ports[i];
-        census_add_queue(&c, p->ctl_head, i);
-        census_add_queue(&c, p->data_head, i);
-        if (p->drr)
-            census_add_queue(&c, p->drr->head1, i);
-        if (p->in_service != PKT_NONE)
-            census_add(&c, p->in_service, "the wire of port", i);
+        c.port = i;
+        port_visit_held(s, i, census_add_held, &c);
     }
     eq_visit(&s->eq, census_add_arrival, &c);
     free(c.seen);
@@ -375,7 +372,7 @@ void sim_free(struct sim *s)
     transport_free(s);
     failures_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)
-        free(s->ports[i].drr);
+        port_free(&s->ports[i]);
     free(s->ports);
     free(s->hosts);
     free(s->switches);

@@ -81,6 +81,16 @@ static void count_arrival(const struct event *e, void *arg)
     c->r->data_in_network += c->s->pool.pkts[e->id].type == PKT_DATA;
 }
 
+/* packets held by a port: its queues and the one on the wire */
+static bool count_held(const struct sim *s, uint32_t pkt_idx, bool on_wire, void *ctx)
+{
+    (void)on_wire;
+    struct run_stats *r = ctx;
+    r->pkts_in_network++;
+    r->data_in_network += s->pool.pkts[pkt_idx].type == PKT_DATA;
+    return true;
+}
+
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
 {
     memset(r, 0, sizeof(*r));
@@ -110,23 +120,7 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         r->drops += p->st.drops;
         r->trims += p->st.trims;
         r->ecn_marks += p->st.ecn_marks;
-        /* packets held by the port: both queues and the one on the wire */
-        for (uint32_t q = p->ctl_head; q != PKT_NONE; q = s->pool.pkts[q].next) {
-            r->pkts_in_network++;
-            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
-        }
-        for (uint32_t q = p->data_head; q != PKT_NONE; q = s->pool.pkts[q].next) {
-            r->pkts_in_network++;
-            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
-        }
-        for (uint32_t q = p->drr ? p->drr->head1 : PKT_NONE; q != PKT_NONE; q = s->pool.pkts[q].next) {
-            r->pkts_in_network++;
-            r->data_in_network += s->pool.pkts[q].type == PKT_DATA;
-        }
-        if (p->in_service != PKT_NONE) {
-            r->pkts_in_network++;
-            r->data_in_network += s->pool.pkts[p->in_service].type == PKT_DATA;
-        }
+        port_visit_held(s, i, count_held, r);
     }
     /* packets on links: pending arrival events */
     struct count_ctx ctx = {s, r};

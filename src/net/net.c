@@ -25,6 +25,9 @@
 #include "../topo/fabric.h"
 #include "../transport/transport.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 static inline void account_occupancy(struct port *p, simtime_ps now)
 {
     p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(now - p->st.last_change_ps);
@@ -315,6 +318,90 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
     check_port_counters(s, port_idx);
+}
+
+/* ---- the queue representation ---------------------------------------------------------- */
+
+void port_init(struct port *p, uint32_t owner, uint32_t peer, uint32_t mbps, simtime_ps latency_ps, uint32_t flags,
+               uint32_t queue_bytes, bool up)
+{
+    memset(p, 0, sizeof(*p));
+    p->ctl_head = p->ctl_tail = p->data_head = p->data_tail = PKT_NONE;
+    p->in_service = PKT_NONE;
+    p->owner_node = owner;
+    p->peer_node = peer;
+    p->rate_mbps = mbps;
+    p->nominal_mbps = mbps;
+    p->latency_ps = latency_ps;
+    p->base_latency_ps = latency_ps;
+    p->flags = (uint16_t)flags;
+    p->up = up;
+    p->data_limit_bytes = queue_bytes;
+    p->ctl_limit_bytes = queue_bytes;
+}
+
+void port_enable_drr(struct port *p)
+{
+    p->flags |= PORTF_DRR;
+    p->drr = xcalloc(1, sizeof(struct drr_state));
+    p->drr->head1 = p->drr->tail1 = PKT_NONE;
+    p->drr->fresh = true;
+}
+
+void port_free(struct port *p)
+{
+    free(p->drr);
+    p->drr = NULL;
+}
+
+static void drop_queue(struct sim *s, struct port *p, uint32_t *head, uint32_t *tail)
+{
+    while (*head != PKT_NONE) {
+        uint32_t idx = *head;
+        *head = s->pool.pkts[idx].next;
+        failure_drop(s, p, idx);
+    }
+    *tail = PKT_NONE;
+}
+
+void port_fail(struct sim *s, uint32_t port_idx)
+{
+    struct port *p = &s->ports[port_idx];
+    p->flags |= PORTF_DOWN;
+    if (p->data_head != PKT_NONE)
+        account_occupancy(p, s->now);
+    drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
+    drop_queue(s, p, &p->data_head, &p->data_tail);
+    if (p->drr) {
+        drop_queue(s, p, &p->drr->head1, &p->drr->tail1);
+        p->drr->bytes[0] = p->drr->bytes[1] = 0;
+        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
+            p->drr->bytes[s->pool.pkts[p->in_service].tclass ? 1 : 0] = s->pool.pkts[p->in_service].size_bytes;
+    }
+    /* the packet on the wire keeps its bytes counted until it completes */
+    uint32_t on_wire_ctl = 0, on_wire_data = 0;
+    if (p->in_service != PKT_NONE) {
+        uint32_t sz = s->pool.pkts[p->in_service].size_bytes;
+        if (p->in_service_queue == SERVED_FROM_CTL)
+            on_wire_ctl = sz;
+        else if (p->in_service_queue == SERVED_FROM_DATA)
+            on_wire_data = sz;
+    }
+    p->ctl_bytes = on_wire_ctl;
+    p->data_bytes = on_wire_data;
+    check_port_counters(s, port_idx);
+}
+
+void port_visit_held(const struct sim *s, uint32_t port_idx,
+                     bool (*fn)(const struct sim *s, uint32_t pkt_idx, bool on_wire, void *ctx), void *ctx)
+{
+    const struct port *p = &s->ports[port_idx];
+    const uint32_t heads[3] = {p->ctl_head, p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
+    for (int k = 0; k < 3; k++)
+        for (uint32_t q = heads[k]; q != PKT_NONE && fn(s, q, false, ctx); q = s->pool.pkts[q].next)
+            ;
+    if (p->in_service != PKT_NONE)
+        (void)fn(s, p->in_service, true, ctx);
 }
 
 void nic_kick(struct sim *s, uint32_t host)

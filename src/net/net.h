@@ -101,6 +101,25 @@ struct switch_node {
 
 struct sim;
 
+/* ---- the queue representation, owned here: other modules use these ---------- */
+
+/* A port from `owner` to `peer` at `mbps` with `latency_ps`, its queue
+ * classes empty, each class limited to `queue_bytes`. */
+void port_init(struct port *p, uint32_t owner, uint32_t peer, uint32_t mbps, simtime_ps latency_ps, uint32_t flags,
+               uint32_t queue_bytes, bool up);
+/* Serves the data class as two DRR traffic classes (--sched drr). */
+void port_enable_drr(struct port *p);
+void port_free(struct port *p);
+/* The link behind the port went down: everything queued is lost (counted as
+ * failure drops); the packet on the wire keeps its bytes until it completes,
+ * when port_tx_done drops it. */
+void port_fail(struct sim *s, uint32_t port_idx);
+/* Calls fn for every packet the port holds: each class's queue, then the
+ * packet on the wire (`on_wire` true). fn returning false stops the walk of
+ * that queue (a checker that finds a corrupt list must not follow a cycle). */
+void port_visit_held(const struct sim *s, uint32_t port_idx,
+                     bool (*fn)(const struct sim *s, uint32_t pkt_idx, bool on_wire, void *ctx), void *ctx);
+
 /* Stamps and enqueues a packet on a port; starts transmission if idle.
  * Applies trimming / drop-tail to data packets. */
 void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);

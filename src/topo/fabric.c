@@ -21,20 +21,7 @@ static uint32_t add_port(struct sim *s, uint32_t owner, uint32_t peer, uint32_t 
                          uint32_t flags, uint32_t queue_bytes, bool up)
 {
     uint32_t idx = s->n_ports++;
-    struct port *p = &s->ports[idx];
-    memset(p, 0, sizeof(*p));
-    p->ctl_head = p->ctl_tail = p->data_head = p->data_tail = PKT_NONE;
-    p->in_service = PKT_NONE;
-    p->owner_node = owner;
-    p->peer_node = peer;
-    p->rate_mbps = mbps;
-    p->nominal_mbps = mbps;
-    p->latency_ps = latency_ps;
-    p->base_latency_ps = latency_ps;
-    p->flags = flags;
-    p->up = up;
-    p->data_limit_bytes = queue_bytes;
-    p->ctl_limit_bytes = queue_bytes;
+    port_init(&s->ports[idx], owner, peer, mbps, latency_ps, flags, queue_bytes, up);
     return idx;
 }
 
@@ -159,12 +146,8 @@ void fabric_build(struct sim *s)
      * when the file gives per-tier queues. */
     for (uint32_t i = H; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
-        if (c->drr) {
-            p->flags |= PORTF_DRR;
-            p->drr = xcalloc(1, sizeof(struct drr_state));
-            p->drr->head1 = p->drr->tail1 = PKT_NONE;
-            p->drr->fresh = true;
-        }
+        if (c->drr)
+            port_enable_drr(p);
         uint64_t lim = p->data_limit_bytes;
         p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
         p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);

@@ -353,51 +353,12 @@ void failures_setup(struct sim *s)
         s->routing_dynamic = true;
 }
 
-static void drop_queue(struct sim *s, struct port *p, uint32_t *head, uint32_t *tail)
-{
-    while (*head != PKT_NONE) {
-        uint32_t idx = *head;
-        *head = s->pool.pkts[idx].next;
-        p->st.drops++;
-        p->st.failure_drops++;
-        s->tot.failure_drops++;
-        transport_on_drop(s, idx);
-        pkt_release(&s->pool, idx);
-    }
-    *tail = PKT_NONE;
-}
-
 static void set_down(struct sim *s, uint32_t port_idx, bool down)
 {
-    struct port *p = &s->ports[port_idx];
-    if (!down) {
-        p->flags &= (uint16_t)~PORTF_DOWN;
-        return;
-    }
-    p->flags |= PORTF_DOWN;
-    if (p->data_head != PKT_NONE) {
-        p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(s->now - p->st.last_change_ps);
-        p->st.last_change_ps = s->now;
-    }
-    drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
-    drop_queue(s, p, &p->data_head, &p->data_tail);
-    if (p->drr) {
-        drop_queue(s, p, &p->drr->head1, &p->drr->tail1);
-        p->drr->bytes[0] = p->drr->bytes[1] = 0;
-        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
-            p->drr->bytes[s->pool.pkts[p->in_service].tclass ? 1 : 0] = s->pool.pkts[p->in_service].size_bytes;
-    }
-    /* the packet on the wire keeps its bytes counted until it completes */
-    uint32_t on_wire_ctl = 0, on_wire_data = 0;
-    if (p->in_service != PKT_NONE) {
-        uint32_t sz = s->pool.pkts[p->in_service].size_bytes;
-        if (p->in_service_queue == SERVED_FROM_CTL)
-            on_wire_ctl = sz;
-        else if (p->in_service_queue == SERVED_FROM_DATA)
-            on_wire_data = sz;
-    }
-    p->ctl_bytes = on_wire_ctl;
-    p->data_bytes = on_wire_data;
+    if (down)
+        port_fail(s, port_idx);
+    else
+        s->ports[port_idx].flags &= (uint16_t)~PORTF_DOWN;
 }
 
 void failures_apply(struct sim *s, uint32_t ei)
