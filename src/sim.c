@@ -127,11 +127,16 @@ void sim_setup(struct sim *s, const struct config *cfg)
         die_input("-q %u: a queue of %llu bytes (-q x -mtu) is too large (at most %u)", qpkts,
                   (unsigned long long)qpkts * c->mtu_bytes, UINT32_MAX / 2);
     s->queue_bytes = qpkts * c->mtu_bytes;
+    /* the RTO below is sized for the finite default queue even with -q inf:
+     * an unbounded queue has no drain time to wait for */
+    uint32_t rto_queue_bytes = s->queue_bytes;
+    if (c->queue_infinite)
+        s->queue_bytes = QUEUE_INFINITE_BYTES;
     uint32_t lo = c->ecn_low_pkts ? c->ecn_low_pkts : (uint32_t)ceil(0.2 * bdp_pkts);
     uint32_t hi = c->ecn_high_pkts ? c->ecn_high_pkts : (uint32_t)ceil(0.8 * bdp_pkts);
     if (lo > hi)
         die_input("-ecn: low threshold %u exceeds high threshold %u (packets)", lo, hi);
-    if (hi > qpkts) {
+    if (hi > qpkts && !c->queue_infinite) {
         if (c->ecn_high_pkts)
             die_input("-ecn: high threshold %u exceeds the queue size of %u packets", hi, qpkts);
         /* the thresholds are the defaults: the queue the user set is what is small */
@@ -141,7 +146,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
     s->ecn_kmax_bytes_default = hi * c->mtu_bytes;
     /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops. */
-    s->min_rto_ps = 15 * PS_PER_US + (simtime_ps)((double)s->queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
+    s->min_rto_ps = 15 * PS_PER_US + (simtime_ps)((double)rto_queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
 
     /* seed 002 Sec. 6: probes every base_rtt + target_Qdelay of silence */
     s->probe_period_ps = s->base_rtt_ps + (c->target_qdelay_ps ? c->target_qdelay_ps

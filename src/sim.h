@@ -44,6 +44,7 @@ struct config {
     uint32_t mtu_bytes;          /* full data packet on the wire */
     uint32_t hdr_bytes;          /* header: ACK, NACK and trimmed sizes */
     uint32_t queue_pkts;         /* -q; 0 = auto (one BDP, five without trimming) */
+    bool queue_infinite;         /* -q inf: switch queues never overflow (seed 001's setup) */
     uint32_t ecn_low_pkts;       /* -ecn; 0 = auto (20% / 80% of one BDP) */
     uint32_t ecn_high_pkts;
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
@@ -74,9 +75,14 @@ struct config {
     bool progress;                /* progress line on stderr */
     bool quiet;
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
+    bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
 };
 
 void config_defaults(struct config *c);
+
+/* -q inf: a byte limit no queue reaches (a u32 count plus one packet cannot
+ * wrap below it). */
+#define QUEUE_INFINITE_BYTES (UINT32_MAX - 65536u)
 
 struct flow;
 struct cc_ops;
@@ -122,7 +128,7 @@ struct sim {
     /* derived network constants */
     simtime_ps base_rtt_ps;      /* network's largest unloaded RTT */
     uint64_t bdp_bytes;          /* base_rtt x host link rate */
-    uint32_t queue_bytes;        /* the default switch queue */
+    uint32_t queue_bytes;        /* the default switch queue (QUEUE_INFINITE_BYTES with -q inf) */
     uint32_t tier_queue_down_bytes[TOPO_MAX_TIERS]; /* per tier, after .topo Queue_Down/Up and -q */
     uint32_t tier_queue_up_bytes[TOPO_MAX_TIERS];
     bool tier_queues_differ;     /* some tier's queue is not the default */

@@ -268,6 +268,22 @@ if sh tools/gen_cm.sh perm 999999999999 5 3 >/dev/null 2>&1; then
 else
     ok "gen_cm.sh refuses N beyond its exact arithmetic"
 fi
+# -q inf and --switch-stats (seed 001's infinite buffers and ToR queuing)
+run -tm "$M/incast.cm" -q inf --switch-stats -end 5000 --out "$T/inf"
+if [ "$rc" -eq 0 ] && grep -q "queue inf" "$T/out" && grep -q "0 trims, 0 bounced, 0 drops" "$T/out" &&
+    grep -q '"queue_bytes": null' "$T/inf/summary.json" && [ "$(wc -l <"$T/inf/switches.csv" | tr -d ' ')" = 21 ] &&
+    grep -q '"switch_buffers": \[{"kind": "tor", "switches": 8, ' "$T/inf/summary.json"; then
+    ok "-q inf: nothing trimmed or dropped; --switch-stats writes switches.csv (20 switches) and switch_buffers"
+else
+    fail "-q inf --switch-stats: rc $rc, $(grep -E 'network|packets' "$T/out" | tr '\n' '|')"
+fi
+run -tm "$M/one.cm" --out "$T/inf"
+if [ "$rc" -eq 0 ] && [ ! -e "$T/inf/switches.csv" ]; then
+    ok "a rerun without --switch-stats replaces the set, switches.csv included"
+else
+    fail "rerun into a directory with switches.csv: rc $rc, $(head -n 1 "$T/err")"
+fi
+bad "-q with neither a count nor inf" "-q: 'infinite' is not a non-negative whole number" -tm "$M/one.cm" -q infinite
 # the output set is replaced as a whole: a rerun replaces, an interrupted run leaves the old set
 run -tm "$M/one.cm" -seed 1 --out "$T/set"
 cp "$T/set/summary.json" "$T/set.before"

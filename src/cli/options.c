@@ -36,7 +36,8 @@ void options_usage(FILE *out)
             "  -linkspeed MBPS       host link speed in Mb/s (default 100000 = 100 Gb/s);\n"
             "                        all links when no -topo\n"
             "  -mtu BYTES            data packet size on the wire (default 4150; payload = mtu-64)\n"
-            "  -q PKTS               switch queue size in packets (default: 1 BDP, 5 BDP without trimming)\n"
+            "  -q PKTS|inf           switch queue size in packets (default: 1 BDP, 5 BDP without trimming);\n"
+            "                        inf: queues never overflow (no trimming or drops; seed 001's setup)\n"
             "  -ecn LOW HIGH         RED marking thresholds in packets (default 20%% and 80%% of 1 BDP)\n"
             "  -cwnd PKTS            initial window in packets (default: the algorithm's, e.g. NSCC 1.5 BDP)\n"
             "  -paths N              entropy values per flow (default 64; 1 = one path per flow)\n"
@@ -76,6 +77,7 @@ void options_usage(FILE *out)
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
+            "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
@@ -148,6 +150,7 @@ static bool is_switch_flag(const char *a)
     static const char *const names[] = {
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
+        "--switch-stats",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -226,7 +229,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->mtu_bytes = (uint32_t)get_uint(&x, arg, v, 256, 65535);
         } else if (!strcmp(arg, "-q")) {
             TAKE();
-            cfg->queue_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
+            cfg->queue_infinite = !strcmp(v, "inf");
+            cfg->queue_pkts = cfg->queue_infinite ? 0 : (uint32_t)get_uint(&x, arg, v, 1, 1000000);
         } else if (!strcmp(arg, "-ecn")) {
             if (i + 2 >= argc || eq) {
                 bad(&x, "-ecn needs two values: LOW HIGH (packets)");
@@ -369,6 +373,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->quiet = true;
         } else if (!strcmp(arg, "--htsim-output")) {
             cfg->htsim_output = true;
+        } else if (!strcmp(arg, "--switch-stats")) {
+            cfg->switch_stats = true;
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }

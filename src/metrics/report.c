@@ -128,15 +128,45 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
     r->data_drops = s->tot.data_drops;
 }
 
+/* Per tier: the largest peak of a switch's buffered bytes, and the mean and
+ * largest of the switches' time-averaged buffered bytes. */
+struct tier_buffers {
+    uint32_t switches;
+    uint64_t max_peak_bytes;
+    double sum_mean_bytes, max_mean_bytes;
+};
+
+static void tier_buffers(const struct sim *s, struct tier_buffers tb[TOPO_MAX_TIERS])
+{
+    memset(tb, 0, TOPO_MAX_TIERS * sizeof *tb);
+    double dur = s->now ? (double)s->now : 1.0;
+    for (uint32_t i = 0; i < s->n_switches; i++) {
+        const struct switch_node *sw = &s->switches[i];
+        struct tier_buffers *t = &tb[sw->tier];
+        double mean = sw->buffered_byte_ps / dur;
+        t->switches++;
+        t->sum_mean_bytes += mean;
+        if (mean > t->max_mean_bytes)
+            t->max_mean_bytes = mean;
+        if (sw->peak_buffered_bytes > t->max_peak_bytes)
+            t->max_peak_bytes = sw->peak_buffered_bytes;
+    }
+}
+
 void report_stdout(const struct sim *s, const struct run_stats *r)
 {
     const struct config *c = &s->cfg;
     printf("spraysim: %u hosts, %u switches, %u-tier tree; cc %s, lb %s, %u paths, trimming %s, seed %llu\n",
            s->n_hosts, s->n_switches, s->topo.spec.tiers, s->cc->name, s->lb->name, c->paths,
            c->trimming ? "on" : "off", (unsigned long long)c->seed);
-    printf("network: base RTT %.3f us, BDP %llu B, queue %u B, ECN %u-%u B, min RTO %.1f us\n",
-           (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, s->queue_bytes,
-           s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    char qtext[32];
+    if (c->queue_infinite)
+        snprintf(qtext, sizeof qtext, "inf");
+    else
+        snprintf(qtext, sizeof qtext, "%u B", s->queue_bytes);
+    printf("network: base RTT %.3f us, BDP %llu B, queue %s, ECN %u-%u B, min RTO %.1f us\n",
+           (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, qtext, s->ecn_kmin_bytes_default,
+           s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
     if (s->tier_queues_differ) {
         /* the .topo's Queue_Down / Queue_Up replace the default per tier
          * (ECN thresholds scale with each port's queue) */
@@ -175,6 +205,16 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
         printf("recovery: %llu probes, %llu requests to send\n", (unsigned long long)s->tot.probes_sent,
                (unsigned long long)s->tot.rts_sent);
+    if (c->switch_stats) {
+        struct tier_buffers tb[TOPO_MAX_TIERS];
+        tier_buffers(s, tb);
+        printf("switch buffers (all ports and classes, B):");
+        for (uint32_t t = 0; t < s->topo.spec.tiers; t++)
+            printf("%s tier %u peak %llu, mean %.0f (largest mean %.0f)", t ? ";" : "", t,
+                   (unsigned long long)tb[t].max_peak_bytes, tb[t].switches ? tb[t].sum_mean_bytes / tb[t].switches : 0.0,
+                   tb[t].max_mean_bytes);
+        printf("\n");
+    }
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
@@ -240,6 +280,20 @@ static const char *tier_name(const struct sim *s, uint32_t node)
     return names[tier];
 }
 
+/* switches.csv (--switch-stats): one row per switch. */
+static void switches_csv(const struct sim *s, struct strbuf *b)
+{
+    sb_printf(b, "node,kind,index,ports,peak_buffered_bytes,mean_buffered_bytes\n");
+    double dur = s->now ? (double)s->now : 1.0;
+    for (uint32_t i = 0; i < s->n_switches; i++) {
+        const struct switch_node *sw = &s->switches[i];
+        uint32_t node = s->n_hosts + i;
+        sb_printf(b, "%u,%s,%u,%u,%llu,%.1f\n", node, tier_name(s, node), sw->index_in_tier,
+                  (uint32_t)sw->n_down + sw->n_up, (unsigned long long)sw->peak_buffered_bytes,
+                  sw->buffered_byte_ps / dur);
+    }
+}
+
 static void queues_csv(const struct sim *s, struct strbuf *b)
 {
     sb_printf(b, "port,node,node_kind,peer,peer_kind,direction,rate_gbps,limit_bytes,tx_packets,tx_bytes,"
@@ -270,6 +324,15 @@ static void json_str(struct strbuf *b, const char *v)
             sb_printf(b, "%c", *v);
     }
     sb_printf(b, "\"");
+}
+
+/* A queue limit in bytes; an infinite one (-q inf) is null. */
+static void json_queue(struct strbuf *b, uint32_t bytes)
+{
+    if (bytes == QUEUE_INFINITE_BYTES)
+        sb_printf(b, "null");
+    else
+        sb_printf(b, "%u", bytes);
 }
 
 static void summary_json(const struct sim *s, const struct run_stats *r, struct strbuf *b)
@@ -314,18 +377,22 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     }
     sb_printf(b, "}},\n");
     sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
-                 "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": %u, \"ecn_kmin_bytes\": %u, "
-                 "\"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, \"queue_bytes_by_tier\": [",
+                 "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": ",
               s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
-              (unsigned long long)s->bdp_bytes, s->queue_bytes, s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default,
-              (double)s->min_rto_ps / PS_PER_US);
+              (unsigned long long)s->bdp_bytes);
+    json_queue(b, s->queue_bytes);
+    sb_printf(b, ", \"ecn_kmin_bytes\": %u, \"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, \"queue_bytes_by_tier\": [",
+              s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
     /* per tier: the queue of its down ports and (but the top tier) of its up ports */
     for (uint32_t i = 0; i < s->topo.spec.tiers; i++) {
-        sb_printf(b, "%s{\"tier\": %u, \"down\": %u, \"up\": ", i ? ", " : "", i, s->tier_queue_down_bytes[i]);
+        sb_printf(b, "%s{\"tier\": %u, \"down\": ", i ? ", " : "", i);
+        json_queue(b, s->tier_queue_down_bytes[i]);
+        sb_printf(b, ", \"up\": ");
         if (i + 1 < s->topo.spec.tiers)
-            sb_printf(b, "%u}", s->tier_queue_up_bytes[i]);
+            json_queue(b, s->tier_queue_up_bytes[i]);
         else
-            sb_printf(b, "null}");
+            sb_printf(b, "null");
+        sb_printf(b, "}");
     }
     sb_printf(b, "]},\n");
     sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_flows, r->finished,
@@ -346,11 +413,25 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
               (unsigned long long)r->data_in_network, (unsigned long long)s->tot.probes_sent,
               (unsigned long long)s->tot.rts_sent, (unsigned long long)s->tot.failure_drops);
+    if (s->cfg.switch_stats) {
+        struct tier_buffers tb[TOPO_MAX_TIERS];
+        tier_buffers(s, tb);
+        sb_printf(b, "  \"switch_buffers\": [");
+        for (uint32_t t = 0; t < s->topo.spec.tiers; t++)
+            sb_printf(b, "%s{\"kind\": \"%s\", \"switches\": %u, \"max_peak_bytes\": %llu, \"mean_mean_bytes\": %.1f, "
+                         "\"max_mean_bytes\": %.1f}",
+                      t ? ", " : "", tier_name(s, s->n_hosts + (t == 0 ? 0 : t == 1 ? s->topo.n_tor : s->topo.n_tor + s->topo.n_agg)),
+                      tb[t].switches, (unsigned long long)tb[t].max_peak_bytes,
+                      tb[t].switches ? tb[t].sum_mean_bytes / tb[t].switches : 0.0, tb[t].max_mean_bytes);
+        sb_printf(b, "],\n");
+    }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }
 
-static const char *const output_names[] = {"flows.csv", "queues.csv", "summary.json", NULL};
+/* Every file a run may write (switches.csv only with --switch-stats): a
+ * directory holding only these is one spraysim may replace. */
+static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json", NULL};
 
 struct report_out {
     struct outdir *dir;
@@ -385,6 +466,11 @@ void report_out_commit(struct report_out *o, const struct sim *s, const struct r
     b.len = 0;
     queues_csv(s, &b);
     write_or_die(o, "queues.csv", &b);
+    if (s->cfg.switch_stats) {
+        b.len = 0;
+        switches_csv(s, &b);
+        write_or_die(o, "switches.csv", &b);
+    }
     b.len = 0;
     summary_json(s, r, &b);
     write_or_die(o, "summary.json", &b);

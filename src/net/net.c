@@ -36,6 +36,21 @@ static inline void account_occupancy(struct port *p, simtime_ps now)
 
 static void start_next(struct sim *s, uint32_t port_idx);
 
+/* Bytes held by a switch port changed by delta: the switch's total, its
+ * peak and its time integral. Only with --switch-stats (the flag is on the
+ * switch's ports): it costs about 4% of a run's instructions. */
+static inline void switch_buffer_change(struct sim *s, const struct port *p, int64_t delta)
+{
+    if (!(p->flags & PORTF_BUF_STATS))
+        return;
+    struct switch_node *sw = &s->switches[p->owner_node - s->n_hosts];
+    sw->buffered_byte_ps += (double)sw->buffered_bytes * (double)(s->now - sw->buffered_changed_ps);
+    sw->buffered_changed_ps = s->now;
+    sw->buffered_bytes = (uint64_t)((int64_t)sw->buffered_bytes + delta);
+    if (sw->buffered_bytes > sw->peak_buffered_bytes)
+        sw->peak_buffered_bytes = sw->buffered_bytes;
+}
+
 #ifdef SPRAYSIM_CHECKS
 /* Wire bytes of the packets on one queue, each of which must be allocated,
  * and the queue's tail must be its last packet. A queue longer than the
@@ -130,6 +145,7 @@ void port_push_control(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         return;
     }
     o->ctl_bytes += pkt->size_bytes;
+    switch_buffer_change(s, o, pkt->size_bytes);
     list_append(&s->pool, &o->ctl_head, &o->ctl_tail, pkt_idx);
     if (o->in_service == PKT_NONE)
         start_next(s, port_idx);
@@ -155,6 +171,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
             account_occupancy(p, s->now);
             p->data_bytes += pkt->size_bytes;
+            switch_buffer_change(s, p, pkt->size_bytes);
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
             if ((p->flags & PORTF_DRR) && pkt->tclass) {
@@ -193,6 +210,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         return;
     }
     p->ctl_bytes += pkt->size_bytes;
+    switch_buffer_change(s, p, pkt->size_bytes);
     list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
     if (p->in_service == PKT_NONE)
         start_next(s, port_idx);
@@ -275,11 +293,13 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         invariant(p->ctl_bytes >= pkt->size_bytes, "port %u ctl_bytes %u below the %u-byte packet leaving", port_idx,
                   p->ctl_bytes, pkt->size_bytes);
         p->ctl_bytes -= pkt->size_bytes;
+        switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
     } else if (p->in_service_queue == SERVED_FROM_DATA) {
         account_occupancy(p, s->now);
         invariant(p->data_bytes >= pkt->size_bytes, "port %u data_bytes %u below the %u-byte packet leaving", port_idx,
                   p->data_bytes, pkt->size_bytes);
         p->data_bytes -= pkt->size_bytes;
+        switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
         /* with DRR, each class is marked on its own queue */
         uint32_t q = p->data_bytes;
         if (p->flags & PORTF_DRR) {
@@ -387,6 +407,7 @@ void port_fail(struct sim *s, uint32_t port_idx)
         else if (p->in_service_queue == SERVED_FROM_DATA)
             on_wire_data = sz;
     }
+    switch_buffer_change(s, p, (int64_t)(on_wire_ctl + on_wire_data) - (int64_t)(p->ctl_bytes + p->data_bytes));
     p->ctl_bytes = on_wire_ctl;
     p->data_bytes = on_wire_data;
     check_port_counters(s, port_idx);
@@ -432,5 +453,10 @@ void net_close_stats(struct sim *s)
     for (uint32_t i = 0; i < s->n_ports; i++) {
         account_occupancy(&s->ports[i], s->now);
         check_port_counters(s, i);
+    }
+    for (uint32_t i = 0; i < s->n_switches; i++) {
+        struct switch_node *sw = &s->switches[i];
+        sw->buffered_byte_ps += (double)sw->buffered_bytes * (double)(s->now - sw->buffered_changed_ps);
+        sw->buffered_changed_ps = s->now;
     }
 }

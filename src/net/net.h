@@ -24,6 +24,7 @@ enum port_flag {
     PORTF_DOWN = 1 << 4,      /* the link is down: everything reaching it is dropped */
     PORTF_KNOWN_DOWN = 1 << 5,/* routing has learnt that the link is down */
     PORTF_DRR = 1 << 6,       /* data served by DRR between two traffic classes */
+    PORTF_BUF_STATS = 1 << 7, /* a switch port whose switch totals its buffered bytes (--switch-stats) */
 };
 
 enum served_from {
@@ -91,6 +92,12 @@ struct host {
 };
 
 struct switch_node {
+    /* bytes buffered in all its ports and classes (packets on the wire
+     * included, as the ports count them), seed 001's measure of ToR queuing */
+    uint64_t buffered_bytes;
+    uint64_t peak_buffered_bytes;
+    double buffered_byte_ps;       /* integral over time, for the mean */
+    simtime_ps buffered_changed_ps;
     uint32_t first_port;
     uint16_t n_down;          /* ports [first_port, first_port+n_down) face down */
     uint16_t n_up;            /* then n_up ports that face up */
@@ -137,6 +144,7 @@ void nic_kick(struct sim *s, uint32_t host);
  * it left the previous hop); a host (out_port PORT_NONE) hands it to the
  * transport. */
 void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port);
+
 /* Brings every port's occupancy integral up to `now` (before reading stats). */
 void net_close_stats(struct sim *s);
 

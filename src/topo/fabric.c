@@ -65,8 +65,9 @@ void fabric_build(struct sim *s)
      * one (and -q does not override it), else the run's default. */
     uint32_t *qd = s->tier_queue_down_bytes, *qu = s->tier_queue_up_bytes;
     for (uint32_t i = 0; i < TOPO_MAX_TIERS; i++) {
-        qd[i] = (!c->queue_pkts && sp->tier[i].queue_down_bytes) ? sp->tier[i].queue_down_bytes : s->queue_bytes;
-        qu[i] = (!c->queue_pkts && sp->tier[i].queue_up_bytes) ? sp->tier[i].queue_up_bytes : s->queue_bytes;
+        bool q_given = c->queue_pkts || c->queue_infinite; /* -q overrides the .topo's queues */
+        qd[i] = (!q_given && sp->tier[i].queue_down_bytes) ? sp->tier[i].queue_down_bytes : s->queue_bytes;
+        qu[i] = (!q_given && sp->tier[i].queue_up_bytes) ? sp->tier[i].queue_up_bytes : s->queue_bytes;
         /* a queue that cannot hold one packet delivers nothing, ever */
         if (i < sp->tiers && qd[i] < c->mtu_bytes)
             die_input("%s:%u: Queue_Down %u bytes of tier %u is smaller than one packet (-mtu %u); nothing could "
@@ -148,6 +149,8 @@ void fabric_build(struct sim *s)
         struct port *p = &s->ports[i];
         if (c->drr)
             port_enable_drr(p);
+        if (c->switch_stats)
+            p->flags |= PORTF_BUF_STATS;
         uint64_t lim = p->data_limit_bytes;
         p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
         p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);
