@@ -9,6 +9,7 @@
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../transport/flow.h"
+#include "../transport/transport.h"
 #include "outdir.h"
 
 #include <errno.h>
@@ -228,8 +229,13 @@ static void fmt_time_us(struct strbuf *b, simtime_ps t)
 
 void report_flows_csv(const struct sim *s, struct strbuf *b)
 {
-    sb_printf(b, "flow_id,src,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us,"
-                 "packets,retransmits,nacks,acks,ecn_acks,timeouts");
+    /* the run's transport names the counter columns; a flow of another
+     * transport leaves them empty */
+    const struct transport_ops *tp = transport_find(s->cfg.transport_name);
+    unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
+    sb_printf(b, "flow_id,src,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us");
+    for (unsigned k = 0; k < ntc; k++)
+        sb_printf(b, ",%s", tp->counter_names[k]);
     for (unsigned k = 0; k < s->cc->n_counters; k++)
         sb_printf(b, ",%s", s->cc->counter_names[k]);
     sb_printf(b, "\n");
@@ -254,9 +260,15 @@ void report_flows_csv(const struct sim *s, struct strbuf *b)
         }
         if (f->rcv_complete)
             fmt_time_us(b, f->rcv_done_ps);
-        sb_printf(b, ",%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)f->c.pkts_sent,
-                  (unsigned long long)f->c.retransmits, (unsigned long long)f->c.nacks, (unsigned long long)f->c.acks,
-                  (unsigned long long)f->c.ecn_acks, (unsigned long long)f->c.timeouts);
+        uint64_t tc[32] = {0};
+        if (f->tp == tp && ntc)
+            tp->counters(s, i, tc);
+        for (unsigned k = 0; k < ntc; k++) {
+            if (f->tp == tp)
+                sb_printf(b, ",%llu", (unsigned long long)tc[k]);
+            else
+                sb_printf(b, ",");
+        }
         double ctr[32] = {0};
         unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
         if (f->cc_counters)

@@ -46,6 +46,11 @@ struct transport_ops {
     bool (*on_control_full)(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
     /* Releases per-run and per-flow state. */
     void (*free)(struct sim *s);
+    /* Named per-flow counters, written to flows.csv after the common columns
+     * (NULL/0: none). counters() fills out[0 .. n_counters-1]. */
+    unsigned n_counters;
+    const char *const *counter_names;
+    void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
 };
 
 extern const struct transport_ops transport_uet_ops;

@@ -257,6 +257,15 @@ static bool uet_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_i
     return true;
 }
 
+static const char *const uet_counter_names[] = {"packets", "retransmits", "nacks", "acks", "ecn_acks", "timeouts"};
+
+static void uet_counters(const struct sim *s, uint32_t fi, uint64_t *out)
+{
+    const struct flow_counters *c = &s->flows[fi].c;
+    const uint64_t v[] = {c->pkts_sent, c->retransmits, c->nacks, c->acks, c->ecn_acks, c->timeouts};
+    memcpy(out, v, sizeof v);
+}
+
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
@@ -268,4 +277,7 @@ const struct transport_ops transport_uet_ops = {
     .on_drop = uet_on_drop,
     .on_control_full = uet_on_control_full,
     .free = uet_free,
+    .n_counters = sizeof uet_counter_names / sizeof uet_counter_names[0],
+    .counter_names = uet_counter_names,
+    .counters = uet_counters,
 };
