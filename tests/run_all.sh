@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every cmocka test binary given as an argument, then the command-line
-# tests (tests/cli_test.sh), and prints one closing line "N passed, N failed".
+# tests (tests/cli_test.sh) and the replay of every saved fuzz input
+# (tests/fuzz/replay.sh), and prints one closing line "N passed, N failed".
 # Exit status is non-zero when anything failed.
 passed=0
 failed=0
@@ -19,14 +20,15 @@ for t in "$@"; do
     fi
     echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
 done
-if [ -f tests/cli_test.sh ]; then
-    out=$(sh tests/cli_test.sh 2>&1)
+for script in tests/cli_test.sh tests/fuzz/replay.sh; do
+    [ -f "$script" ] || continue
+    out=$(sh "$script" 2>&1)
     echo "$out" | grep -E '^(FAIL|ok)' | grep FAIL || true
     p=$(echo "$out" | grep -c '^ok')
     f=$(echo "$out" | grep -c '^FAIL')
     passed=$((passed + p))
     failed=$((failed + f))
-    echo "  cli_test.sh: $p passed, $f failed"
-fi
+    echo "  $(basename "$script"): $p passed, $f failed"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
