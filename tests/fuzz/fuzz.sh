@@ -23,10 +23,16 @@ FUZZ_JOBS=${FUZZ_JOBS:-1}
 mode=$1
 shift
 
-# coverage NAME LOGFILE: "cov ft" from the last status line of a libFuzzer log
-# (one-process lines read "cov: 480 ft: 989", fork-mode lines the same)
+# coverage BIN LOG DIR...: prints "cov ft" (code edges and features reached)
+# of the inputs in DIR..., or "n/a n/a" when one of them crashes. Measured by
+# loading them without fuzzing, the same way before and after a run (fork
+# mode's status lines count differently).
 coverage() {
-    sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' "$1" | tail -1
+    cbin=$1 clog=$2
+    shift 2
+    "$cbin" -runs=0 -timeout=5 "$@" >"$clog" 2>&1
+    c=$(sed -n 's/.*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' "$clog" | tail -1)
+    echo "${c:-n/a n/a}"
 }
 
 run_one() {
@@ -41,10 +47,8 @@ run_one() {
     parallel=
     [ "$FUZZ_JOBS" -gt 1 ] && parallel=-fork=$FUZZ_JOBS
 
-    # coverage before: load everything once, fuzz nothing
-    "$bin" -runs=0 $dict "$work/corpus-new" "$corpus" >"$work/before.log" 2>&1
-    set -- $(coverage "$work/before.log")
-    cov0=${1:-0} ft0=${2:-0}
+    set -- $(coverage "$bin" "$work/before.log" "$work/corpus-new" "$corpus")
+    cov0=$1 ft0=$2
     ls "$crashes" >"$work/crashes.before"
     n_new0=$(ls "$work/corpus-new" | wc -l)
 
@@ -58,12 +62,12 @@ run_one() {
     [ "$secs" -gt 0 ] || secs=1
 
     # executions: the last status line "#N ..." (or "#N: ..." in fork mode)
-    execs=$(sed -n 's/^#\([0-9][0-9]*\)[: ].*/\1/p' "$work/fuzz.log" | tail -1)
+    execs=$(sed -n 's/^#\([0-9][0-9]*\)[^0-9].*/\1/p' "$work/fuzz.log" | tail -1)
     done_line=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$work/fuzz.log")
     [ -n "$done_line" ] && execs=$done_line
     execs=${execs:-0}
-    set -- $(coverage "$work/fuzz.log")
-    cov1=${1:-$cov0} ft1=${2:-$ft0}
+    set -- $(coverage "$bin" "$work/after.log" "$work/corpus-new" "$corpus")
+    cov1=$1 ft1=$2
     n_new=$(($(ls "$work/corpus-new" | wc -l) - n_new0))
     ls "$crashes" >"$work/crashes.after"
     found=$(comm -13 "$work/crashes.before" "$work/crashes.after")
@@ -72,9 +76,12 @@ run_one() {
     echo "fuzz_$h: $execs executions in $secs s ($((execs / secs))/s), coverage $cov0 -> $cov1 edges," \
         "$ft0 -> $ft1 features, $n_new new inputs in $work/corpus-new, $n_found crashes"
     for f in $found; do
-        what=$(grep -m1 -E '^SUMMARY: |fuzz check failed|ERROR: libFuzzer' "$work/fuzz.log" | sed 's/^SUMMARY: //')
+        # run the one input again for its own diagnosis (a fork-mode log mixes many)
+        what=$("$bin" -timeout=5 "$crashes/$f" 2>&1 | grep -m1 -E '^SUMMARY: |fuzz check failed|ERROR: libFuzzer' |
+            sed 's/^SUMMARY: //')
         echo "  CRASH $crashes/$f: ${what:-see $work/fuzz.log}"
     done
+    [ "$cov0" = n/a ] && echo "  an input of $corpus or $work/corpus-new itself fails (see $work/before.log)"
     if [ "$n_found" -eq 0 ] && [ "$rc" -ne 0 ]; then
         echo "  fuzz_$h exited $rc without saving an input; see $work/fuzz.log"
         n_found=1
@@ -87,17 +94,26 @@ merge_one() {
     bin=$FUZZ_BUILD/fuzz/fuzz_$h
     work=$FUZZ_BUILD/$h
     corpus=tests/fuzz/$h/corpus
-    mkdir -p "$work/corpus-new" "$corpus"
+    crashes=tests/fuzz/$h/crashes-new
+    mkdir -p "$work/corpus-new" "$corpus" "$crashes"
     before=$(ls "$corpus" | wc -l)
+    ls "$crashes" >"$work/crashes.before"
     # -merge=1 adds to the first directory only the inputs of the others that
-    # cover something it does not
-    if ! "$bin" -merge=1 -timeout=5 "$corpus" "$work/corpus-new" >"$work/merge.log" 2>&1; then
+    # reach code it does not; -use_counters=0 counts code edges only, not how
+    # often each runs, which keeps the committed corpus small. An input that
+    # crashes is left out (and saved in crashes-new).
+    if ! "$bin" -merge=1 -use_counters=0 -timeout=5 -artifact_prefix="$crashes/" "$corpus" "$work/corpus-new" \
+        >"$work/merge.log" 2>&1; then
         echo "fuzz_$h: merge failed; see $work/merge.log"
         return 1
     fi
     after=$(ls "$corpus" | wc -l)
-    size=$(du -sk "$corpus" | cut -f1)
-    echo "fuzz_$h: $((after - before)) inputs added to $corpus (now $after files, $size KB)"
+    size=$(du -sk --apparent-size "$corpus" | cut -f1)
+    ls "$crashes" >"$work/crashes.after"
+    n_found=$(comm -13 "$work/crashes.before" "$work/crashes.after" | grep -c .)
+    echo "fuzz_$h: $((after - before)) inputs added to $corpus (now $after files, $size KB)" \
+        "$(grep -o '[0-9]* new coverage edges' "$work/merge.log" | tail -1)"
+    [ "$n_found" -eq 0 ] || echo "  $n_found inputs of $work/corpus-new crash: saved in $crashes"
 }
 
 status=0
