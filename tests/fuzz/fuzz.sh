@@ -30,7 +30,7 @@ shift
 coverage() {
     cbin=$1 clog=$2
     shift 2
-    "$cbin" -runs=0 -timeout=5 "$@" >"$clog" 2>&1
+    "$cbin" -runs=0 -timeout=5 -artifact_prefix="${clog%.log}-" "$@" >"$clog" 2>&1
     c=$(sed -n 's/.*INITED cov: \([0-9]*\) ft: \([0-9]*\).*/\1 \2/p' "$clog" | tail -1)
     echo "${c:-n/a n/a}"
 }
