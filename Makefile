@@ -9,6 +9,10 @@
 #                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests)
+#   make fuzz       install clang if missing, build the libFuzzer harnesses and run
+#                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
+#   make fuzz-merge add what `make fuzz` found that covers new code to the
+#                   committed corpus (tests/fuzz/NAME/corpus)
 #   make clean
 
 CC      ?= gcc
@@ -30,9 +34,21 @@ BUILD   ?= build
 OBJ_LIB := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC_LIB))
 TESTS   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
+# Fuzz harnesses: every tests/fuzz/fuzz_NAME.c, built twice: with gcc and a
+# replay main for the tests (replays tests/fuzz/NAME/corpus and crashes), and
+# with clang's libFuzzer for `make fuzz`.
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES   := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+FUZZ_REPLAY  := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz-replay/%,$(FUZZ_SRC))
+FUZZ_BUILD   := build/fuzz
+FUZZ_SECONDS ?= 180
+FUZZ_JOBS    ?= 1
+FUZZ_FLAGS   ?=
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang debug coverage bench clean deps FORCE
+.PHONY: all run test asan asan-clang debug coverage bench clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -72,10 +88,15 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simtest.h $(OBJ_LIB) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
 
+# gcc build of each harness with the replay main (tests/fuzz/replay.sh runs them)
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz/harness.h $(OBJ_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
+
 run: $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
-test: deps $(BIN) $(TESTS)
+test: deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) sh tests/run_all.sh $(TESTS)
 
 ASAN_DIR ?= build-asan
@@ -103,6 +124,33 @@ coverage:
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
+
+# libFuzzer needs clang: install Debian's when it is missing, as deps does cmocka.
+fuzz-deps:
+	@if ! command -v clang >/dev/null 2>&1; then \
+	  echo "installing clang (libFuzzer)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null) || \
+	  { echo "could not install clang; install it and re-run"; exit 1; }; \
+	fi
+
+# The library and harnesses built by clang with coverage instrumentation and
+# the sanitizers into $(FUZZ_BUILD), linked with libFuzzer's main.
+fuzz-build: fuzz-deps
+	$(MAKE) fuzz-binaries BUILD=$(FUZZ_BUILD) CC=clang OPT="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	  LDLIBS="-lm -fsanitize=fuzzer $(FUZZ_SAN)"
+
+fuzz-binaries: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(OBJ_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -Isrc -o $@ $< $(OBJ_LIB) $(LDLIBS)
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
+	  sh tests/fuzz/fuzz.sh run $(FUZZ_NAMES)
+
+fuzz-merge: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/fuzz.sh merge $(FUZZ_NAMES)
 
 clean:
 	rm -rf build build-asan build-asan-clang build-debug build-cov bin

@@ -1,14 +1,25 @@
 #!/bin/sh
 # Runs every cmocka test binary given as an argument, then the command-line
-# tests (tests/cli_test.sh), and prints one closing line "N passed, N failed",
+# tests (tests/cli_test.sh) and the replay of every saved fuzz input
+# (tests/fuzz/replay.sh), and prints one closing line "N passed, N failed",
 # followed by ", N skipped" when some check could not run here (a skipped
-# check is neither passed nor failed). Exit status is non-zero when anything
-# failed.
+# check is neither passed nor failed). Each program gets at most
+# TEST_TIMEOUT seconds (default 600): a test that hangs fails instead of
+# hanging the suite. Exit status is non-zero when anything failed.
 passed=0
 failed=0
 skipped=0
+limit=${TEST_TIMEOUT:-600}
+# run PROGRAM ARGS...: with a time limit when timeout(1) is here
+run_limited() {
+    if command -v timeout >/dev/null 2>&1; then
+        timeout "$limit" "$@"
+    else
+        "$@"
+    fi
+}
 for t in "$@"; do
-    out=$("$t" 2>&1)
+    out=$(run_limited "$t" 2>&1)
     rc=$?
     echo "$out" | grep -E '^\[  (PASSED|FAILED|SKIPPED)|^\[  ERROR|FAILED TEST' || true
     p=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
@@ -17,7 +28,10 @@ for t in "$@"; do
     passed=$((passed + ${p:-0}))
     failed=$((failed + ${f:-0}))
     skipped=$((skipped + ${k:-0}))
-    if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
+    if [ "$rc" -eq 124 ]; then
+        echo "$t: timed out after $limit s"
+        failed=$((failed + 1))
+    elif [ "$rc" -ne 0 ] && [ -z "$f" ]; then
         echo "$out" | tail -20
         echo "$t: exited $rc"
         failed=$((failed + 1))
@@ -28,21 +42,27 @@ for t in "$@"; do
         echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
     fi
 done
-if [ -f tests/cli_test.sh ]; then
-    out=$(sh tests/cli_test.sh 2>&1)
+for script in tests/cli_test.sh tests/fuzz/replay.sh; do
+    [ -f "$script" ] || continue
+    out=$(run_limited sh "$script" 2>&1)
+    rc=$?
     echo "$out" | grep -E '^(FAIL|skip)' || true
     p=$(echo "$out" | grep -c '^ok')
     f=$(echo "$out" | grep -c '^FAIL')
     k=$(echo "$out" | grep -c '^skip')
+    if [ "$rc" -eq 124 ]; then
+        echo "$script: timed out after $limit s"
+        f=$((f + 1))
+    fi
     passed=$((passed + p))
     failed=$((failed + f))
     skipped=$((skipped + k))
     if [ "$k" -gt 0 ]; then
-        echo "  cli_test.sh: $p passed, $f failed, $k skipped"
+        echo "  $(basename "$script"): $p passed, $f failed, $k skipped"
     else
-        echo "  cli_test.sh: $p passed, $f failed"
+        echo "  $(basename "$script"): $p passed, $f failed"
     fi
-fi
+done
 if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
 else

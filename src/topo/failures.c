@@ -185,7 +185,12 @@ static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32
         /* every port of the switch, however many */
         ports = *ports_out = xmalloc(2 * ((size_t)sw->n_down + sw->n_up) * sizeof *ports);
         for (uint32_t p = sw->first_port; p < sw->first_port + sw->n_down + sw->n_up; p++) {
-            uint32_t back = find_port(s, s->ports[p].peer_node, x, 0);
+            /* the k-th of several parallel links to the same peer (a bundle)
+             * pairs with the peer's k-th port back, not always its first */
+            uint32_t peer = s->ports[p].peer_node, member = 0;
+            for (uint32_t q = sw->first_port; q < p; q++)
+                member += s->ports[q].peer_node == peer;
+            uint32_t back = find_port(s, peer, x, member);
             ports[np++] = p;
             ports[np++] = back;
         }
