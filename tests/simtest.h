@@ -5,6 +5,7 @@
 
 #include "metrics/report.h"
 #include "transport/flow.h"
+#include "transport/uet.h"
 
 /* Every data packet sent is delivered whole, delivered trimmed, bounced
  * back as a NACK, dropped, or still in the network; and every packet in the
@@ -69,7 +70,7 @@ static inline void check_two_flows_share(struct sim *s, const char *cc)
         fail_msg("%s: last FCT %.3f us, 4 MB at line rate %.3f us", cc, (double)last / PS_PER_US, ideal2 / PS_PER_US);
     sim_free(s);
     run_cc(s, cc, cm, (double)first / PS_PER_US - 0.001);
-    double a = (double)s->flows[0].rcv_bytes, b = (double)s->flows[1].rcv_bytes;
+    double a = (double)uet_of(&s->flows[0])->rcv_bytes, b = (double)uet_of(&s->flows[1])->rcv_bytes;
     double j = jain2(a, b);
     if (j < 0.9)
         fail_msg("%s: delivered %.0f and %.0f bytes, Jain %.3f", cc, a, b, j);

@@ -16,6 +16,7 @@
 #include "metrics/report.h"
 #include "sim.h"
 #include "transport/flow.h"
+#include "transport/uet.h"
 
 #include <math.h>
 

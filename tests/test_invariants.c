@@ -728,7 +728,7 @@ static void test_flow_in_flight_bytes(void **st)
     run_to(20); /* the first ACKs are back */
     expect_none();
     assert_true(S.flows[0].c.acks > 0 && S.flows[0].state == FLOW_ACTIVE);
-    S.flows[0].in_flight_bytes += 1;
+    uet_of(&S.flows[0])->in_flight_bytes += 1;
     run_to(22);
     expect_fired("uet.c", "flow 0 in_flight_bytes ");
     assert_non_null(strstr(fired.message[0], "but its packets in flight hold"));
@@ -754,7 +754,7 @@ static void test_flow_in_flight_underflow_on_ack(void **st)
     setup(&(struct opts){0});
     transport_flow_start(&S, 0); /* packet 0 goes on the wire */
     expect_none();
-    S.flows[0].in_flight_bytes = 0;
+    uet_of(&S.flows[0])->in_flight_bytes = 0;
     deliver_to_sender(PKT_ACK, 1, 0);
     expect_fired("uet_ack.c", "flow 0: acknowledging packet 0 (4150 bytes) with 0 in flight");
     sim_free(&S);
@@ -769,15 +769,15 @@ static void test_flow_in_flight_underflow_on_loss(void **st)
     setup(&(struct opts){.cm = "Nodes 16\nConnections 1\n0->13 start 0 size 40860\n", .sleek = true});
     transport_flow_start(&S, 0);
     struct flow *f = &S.flows[0];
-    f->next_new_seq = 10;
-    f->rtx_len = 0;
+    uet_of(f)->next_new_seq = 10;
+    uet_of(f)->rtx_len = 0;
     for (uint32_t q = 0; q < 10; q++)
-        f->tx[q] = (struct tx_rec){.state = TX_IN_FLIGHT, .count = 1, .time_ps = 0};
+        uet_of(f)->tx[q] = (struct tx_rec){.state = TX_IN_FLIGHT, .count = 1, .time_ps = 0};
     uint32_t acked[] = {0, 1, 3, 4, 6, 7};
     for (size_t i = 0; i < 6; i++)
-        f->tx[acked[i]].state = TX_ACKED;
-    f->cum_acked = 2;
-    f->in_flight_bytes = 4150; /* should be 4 x 4150 */
+        uet_of(f)->tx[acked[i]].state = TX_ACKED;
+    uet_of(f)->cum_acked = 2;
+    uet_of(f)->in_flight_bytes = 4150; /* should be 4 x 4150 */
     S.now = 10 * PS_PER_US;
     uet_sleek_step(&S, 0, 1000);
     expect_fired("uet_ack.c", "flow 0: packet ");
@@ -791,7 +791,7 @@ static void test_flow_in_flight_underflow_on_nack(void **st)
     setup(&(struct opts){0});
     transport_flow_start(&S, 0); /* packet 0 goes on the wire */
     expect_none();
-    S.flows[0].in_flight_bytes = 0;
+    uet_of(&S.flows[0])->in_flight_bytes = 0;
     deliver_to_sender(PKT_NACK, 0, 0);
     expect_fired("uet_ack.c", "flow 0: packet 0 (4150 bytes) NACKed with 0 in flight");
     sim_free(&S);
@@ -803,7 +803,7 @@ static void test_flow_in_flight_underflow_on_timeout(void **st)
     setup(&(struct opts){0});
     run_to(2);
     expect_none();
-    S.flows[0].in_flight_bytes = 0;
+    uet_of(&S.flows[0])->in_flight_bytes = 0;
     S.now = 2 * PS_PER_US + S.min_rto_ps;
     transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet_recovery.c", "flow 0: packet 0 (4150 bytes) timed out with 0 in flight");
@@ -817,8 +817,8 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     setup(&(struct opts){.cc = "newreno"});
     run_to(2);
     expect_none();
-    assert_true(S.flows[0].next_new_seq >= 3);
-    S.flows[0].in_flight_bytes = 4150; /* only the timed-out packet's */
+    assert_true(uet_of(&S.flows[0])->next_new_seq >= 3);
+    uet_of(&S.flows[0])->in_flight_bytes = 4150; /* only the timed-out packet's */
     S.now = 2 * PS_PER_US + S.min_rto_ps;
     transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet_recovery.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");

@@ -13,6 +13,7 @@
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
+#include "transport/uet.h"
 
 #include <math.h>
 

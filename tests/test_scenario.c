@@ -12,6 +12,7 @@
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
+#include "transport/uet.h"
 
 #include <math.h>
 
@@ -349,13 +350,13 @@ static uint32_t nic_send_order(uint8_t *out, simtime_ps *at, uint32_t max)
         for (uint32_t i = 0; i < S.n_flows; i++) {
             const struct flow *f = &S.flows[i];
             assert_int_equal(f->state, FLOW_ACTIVE);
-            if (next[i] < f->next_new_seq && (best < 0 || f->tx[next[i]].time_ps < S.flows[best].tx[next[best]].time_ps))
+            if (next[i] < uet_of(f)->next_new_seq && (best < 0 || uet_of(f)->tx[next[i]].time_ps < uet_of(&S.flows[best])->tx[next[best]].time_ps))
                 best = (int)i;
         }
         if (best < 0)
             return n;
         assert_true(n < max);
-        at[n] = S.flows[best].tx[next[best]].time_ps;
+        at[n] = uet_of(&S.flows[best])->tx[next[best]].time_ps;
         out[n++] = (uint8_t)best;
         next[best]++;
     }
@@ -378,7 +379,7 @@ static void test_flows_of_one_host_take_turns_on_its_nic(void **st)
     simtime_ps at[400];
     uint32_t n = nic_send_order(order, at, 400);
     uint32_t short_pkts = S.flows[2].n_pkts;
-    assert_int_equal(S.flows[2].next_new_seq, short_pkts); /* the short flow has sent all */
+    assert_int_equal(uet_of(&S.flows[2])->next_new_seq, short_pkts); /* the short flow has sent all */
     uint32_t last_short = 0;
     for (uint32_t k = 0; k < n; k++)
         if (order[k] == 2)

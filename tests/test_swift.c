@@ -15,6 +15,7 @@
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
+#include "transport/uet.h"
 
 #include <math.h>
 

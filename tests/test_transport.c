@@ -34,7 +34,7 @@ static void setup(const char *cm_text, const char *lb, bool trimming, bool sleek
 
 static uint32_t rtx_entry(const struct flow *f, uint32_t i)
 {
-    return f->rtx_ring[(f->rtx_head + i) % f->n_pkts];
+    return uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + i) % f->n_pkts];
 }
 
 /* Puts flow 0 in the state of seed 002 Sec. 6's example: ten packets sent
@@ -47,21 +47,21 @@ static struct flow *worked_example_state(uint64_t cwnd_pkts)
     struct flow *f = &S.flows[0];
     assert_int_equal(f->n_pkts, 10);
     /* take over the sender: nothing is really on the wire in this test */
-    f->next_new_seq = 10;
-    f->rtx_len = 0;
-    f->in_flight_bytes = 0;
+    uet_of(f)->next_new_seq = 10;
+    uet_of(f)->rtx_len = 0;
+    uet_of(f)->in_flight_bytes = 0;
     for (uint32_t q = 0; q < 10; q++) {
-        f->tx[q].state = TX_IN_FLIGHT;
-        f->tx[q].count = 1;
-        f->tx[q].time_ps = 0;
-        f->in_flight_bytes += 4150;
+        uet_of(f)->tx[q].state = TX_IN_FLIGHT;
+        uet_of(f)->tx[q].count = 1;
+        uet_of(f)->tx[q].time_ps = 0;
+        uet_of(f)->in_flight_bytes += 4150;
     }
     uint32_t acked[] = {0, 1, 3, 4, 6, 7};
     for (size_t i = 0; i < 6; i++) {
-        f->tx[acked[i]].state = TX_ACKED;
-        f->in_flight_bytes -= 4150;
+        uet_of(f)->tx[acked[i]].state = TX_ACKED;
+        uet_of(f)->in_flight_bytes -= 4150;
     }
-    f->cum_acked = 2;
+    uet_of(f)->cum_acked = 2;
     ((struct cc_window *)f->cc_state)->cwnd_bytes = cwnd_pkts * 4150;
     S.now = 10 * PS_PER_US;
     return f;
@@ -72,27 +72,27 @@ static void test_sleek_worked_example(void **st)
     (void)st;
     struct flow *f = worked_example_state(16);
     uet_sleek_step(&S, 0, 0); /* no reordering beyond the threshold: nothing happens */
-    assert_false(f->sleek_recovery);
-    assert_int_equal(f->rtx_len, 0);
+    assert_false(uet_of(f)->sleek_recovery);
+    assert_int_equal(uet_of(f)->rtx_len, 0);
     uet_sleek_step(&S, 0, 100); /* far beyond min(1.5 cwnd, maxwnd) */
-    assert_true(f->sleek_recovery);
-    assert_int_equal(f->sleek_recovery_seq, 9); /* snapshot: highest sent, example's 10 */
+    assert_true(uet_of(f)->sleek_recovery);
+    assert_int_equal(uet_of(f)->sleek_recovery_seq, 9); /* snapshot: highest sent, example's 10 */
     /* example: 3, 6 and 9 queued; 10 (the snapshot itself) is not */
-    assert_int_equal(f->rtx_len, 3);
+    assert_int_equal(uet_of(f)->rtx_len, 3);
     assert_int_equal(rtx_entry(f, 0), 2);
     assert_int_equal(rtx_entry(f, 1), 5);
     assert_int_equal(rtx_entry(f, 2), 8);
-    assert_int_equal(f->tx[9].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_of(f)->tx[9].state, TX_IN_FLIGHT);
     /* a second call does not queue the same packets again */
     uet_sleek_step(&S, 0, 100);
-    assert_int_equal(f->rtx_len, 3);
+    assert_int_equal(uet_of(f)->rtx_len, 3);
     /* retransmissions and the tail acknowledged: the cumulative ACK passes
      * the snapshot and recovery ends */
     for (uint32_t q = 2; q < 10; q++)
-        f->tx[q].state = TX_ACKED;
-    f->cum_acked = 10;
+        uet_of(f)->tx[q].state = TX_ACKED;
+    uet_of(f)->cum_acked = 10;
     uet_sleek_step(&S, 0, 0);
-    assert_false(f->sleek_recovery);
+    assert_false(uet_of(f)->sleek_recovery);
     sim_free(&S);
 }
 
@@ -101,15 +101,15 @@ static void test_sleek_scan_is_paced_by_the_window(void **st)
     (void)st;
     struct flow *f = worked_example_state(2); /* one window = 2 packets */
     uet_sleek_step(&S, 0, 100);
-    assert_true(f->sleek_recovery);
-    assert_int_equal(f->rtx_len, 1); /* scans [2, 4): only example 3 */
+    assert_true(uet_of(f)->sleek_recovery);
+    assert_int_equal(uet_of(f)->rtx_len, 1); /* scans [2, 4): only example 3 */
     assert_int_equal(rtx_entry(f, 0), 2);
     /* 3 arrives: the cumulative ACK moves to 5 and the scan moves with it */
-    f->tx[2].state = TX_ACKED;
-    f->cum_acked = 5;
+    uet_of(f)->tx[2].state = TX_ACKED;
+    uet_of(f)->cum_acked = 5;
     uet_sleek_step(&S, 0, 100);
-    assert_int_equal(f->tx[5].state, TX_RTX_QUEUED);
-    assert_int_equal(f->tx[8].state, TX_IN_FLIGHT); /* not yet: beyond one window */
+    assert_int_equal(uet_of(f)->tx[5].state, TX_RTX_QUEUED);
+    assert_int_equal(uet_of(f)->tx[8].state, TX_IN_FLIGHT); /* not yet: beyond one window */
     sim_free(&S);
 }
 
@@ -169,8 +169,8 @@ static void test_rts_recovers_lost_acknowledgements(void **st)
     nic->flags |= PORTF_DOWN; /* the receiver's ACKs die at its NIC */
     S.cfg.end_ps = 40 * PS_PER_US;
     sim_run(&S);
-    assert_int_equal(S.flows[0].rcv_pkts, 4);
-    assert_int_equal(S.flows[0].cum_acked, 0);
+    assert_int_equal(uet_of(&S.flows[0])->rcv_pkts, 4);
+    assert_int_equal(uet_of(&S.flows[0])->cum_acked, 0);
     nic->flags &= (uint16_t)~PORTF_DOWN;
     S.cfg.end_ps = 2000 * PS_PER_US;
     sim_run(&S);
@@ -283,7 +283,7 @@ static void test_answer_allocates_while_pool_is_full(void **st)
     transport_receive(&S, d); /* answers with an ACK: allocates */
     assert_true(S.pool.capacity > cap);
     assert_int_equal(S.tot.acks_sent, 1);
-    assert_int_equal(S.flows[0].rcv_pkts, 1);
+    assert_int_equal(uet_of(&S.flows[0])->rcv_pkts, 1);
     while (held != PKT_NONE) {
         uint32_t next = S.pool.pkts[held].next;
         pkt_release(&S.pool, held);
@@ -381,13 +381,13 @@ static struct flow *sender_with_ten_in_flight(void)
     S.now = 0;
     transport_flow_start(&S, 0);
     struct flow *f = &S.flows[0];
-    f->next_new_seq = 10;
-    f->rtx_len = 0;
-    f->in_flight_bytes = 10 * 4150;
+    uet_of(f)->next_new_seq = 10;
+    uet_of(f)->rtx_len = 0;
+    uet_of(f)->in_flight_bytes = 10 * 4150;
     for (uint32_t q = 0; q < 10; q++) {
-        f->tx[q].state = TX_IN_FLIGHT;
-        f->tx[q].count = 1;
-        f->tx[q].time_ps = q * PS_PER_US;
+        uet_of(f)->tx[q].state = TX_IN_FLIGHT;
+        uet_of(f)->tx[q].count = 1;
+        uet_of(f)->tx[q].time_ps = q * PS_PER_US;
     }
     S.now = 20 * PS_PER_US;
     return f;
@@ -568,7 +568,7 @@ static void test_rtt_sample_only_when_the_transmission_is_known(void **st)
         {9, 1, true, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        f->tx[cases[k].seq].count = cases[k].count;
+        uet_of(f)->tx[cases[k].seq].count = cases[k].count;
         uint32_t before = r->rtt_samples;
         deliver_ack(0, 0, 0, cases[k].seq, cases[k].rtx_echo ? PKTF_RTX_ECHO : 0);
         assert_int_equal(r->acks, k + 1);
@@ -592,18 +592,18 @@ static void test_sack_hole_is_lost_at_three_acked_above(void **st)
     deliver_ack(0, 1, 0x3, 2, 0); /* 1 and 2 */
     assert_int_equal(f->c.fast_losses, 0);
     assert_int_equal(r->losses, 0);
-    assert_int_equal(f->tx[0].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_of(f)->tx[0].state, TX_IN_FLIGHT);
     deliver_ack(0, 1, 0x7, 3, 0); /* 1, 2 and 3 */
     assert_int_equal(f->c.fast_losses, 1);
     assert_int_equal(r->losses, 1);
-    assert_int_equal(f->tx[0].state, TX_RTX_QUEUED);
+    assert_int_equal(uet_of(f)->tx[0].state, TX_RTX_QUEUED);
     /* 5 and 6 above the hole at 4: two, not yet */
     deliver_ack(0, 5, 0x3, 6, 0);
     assert_int_equal(f->c.fast_losses, 1);
-    assert_int_equal(f->tx[4].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_of(f)->tx[4].state, TX_IN_FLIGHT);
     deliver_ack(0, 7, 0x1, 7, 0);
     assert_int_equal(f->c.fast_losses, 2);
-    assert_int_equal(f->tx[4].state, TX_RTX_QUEUED);
+    assert_int_equal(uet_of(f)->tx[4].state, TX_RTX_QUEUED);
     sim_free(&S);
 }
 
@@ -634,10 +634,10 @@ static uint32_t send_times(simtime_ps *t, uint32_t max)
     const struct flow *f = &S.flows[0];
     assert_int_equal(f->state, FLOW_ACTIVE);
     assert_int_equal(f->c.retransmits, 0);
-    uint32_t n = f->next_new_seq < max ? f->next_new_seq : max;
+    uint32_t n = uet_of(f)->next_new_seq < max ? uet_of(f)->next_new_seq : max;
     for (uint32_t q = 0; q < n; q++)
-        t[q] = f->tx[q].time_ps;
-    return f->next_new_seq;
+        t[q] = uet_of(f)->tx[q].time_ps;
+    return uet_of(f)->next_new_seq;
 }
 
 /* A paced flow with an open window: packets leave exactly one gap apart
@@ -681,7 +681,7 @@ static void test_window_below_one_packet_sends_one_at_a_time(void **st)
     for (uint32_t q = 0; q + 1 < n; q++)
         assert_true(t[q + 1] - t[q] >= rtt);
     assert_true(n >= 1000 * PS_PER_US / (rtt + rtt / 10));
-    assert_true(S.flows[0].in_flight_bytes <= 4150);
+    assert_true(uet_of(&S.flows[0])->in_flight_bytes <= 4150);
     sim_free(&S);
 }
 

@@ -1,6 +1,8 @@
-/* flow.h: one connection of the workload: its sender state (sequence space,
- * retransmission queue, CC and LB state), its receiver state (reassembly
- * bitmap, delayed-ACK accounting) and the counters reported per flow.
+/* flow.h: one connection of the workload, as every transport sees it: its
+ * identity and packetisation, its progress (start, finish, receiver done),
+ * its CC and LB state, its place in its host's NIC ready ring and its
+ * counters. What a transport keeps beyond this lives in tp_state (UET:
+ * struct uet_flow in uet.h).
  */
 #ifndef SPRAYSIM_FLOW_H
 #define SPRAYSIM_FLOW_H
@@ -11,22 +13,6 @@ enum flow_state {
     FLOW_WAITING = 0, /* not started: waiting for its start time or trigger */
     FLOW_ACTIVE = 1,
     FLOW_DONE = 2,    /* sender holds the acknowledgement of the last byte */
-};
-
-enum tx_state {
-    TX_UNSENT = 0,
-    TX_IN_FLIGHT = 1,
-    TX_ACKED = 2,
-    TX_RTX_QUEUED = 3, /* known lost (NACK or timeout), waiting to be resent */
-};
-
-/* What the sender remembers of each packet, in one record so a send or an
- * ACK touches one cache line per packet rather than three arrays. */
-struct tx_rec {
-    simtime_ps time_ps;      /* latest transmission */
-    uint8_t state;           /* enum tx_state */
-    uint8_t count;           /* transmissions, saturating at 255 */
-    uint16_t entropy;        /* of the latest transmission (blamed on a timeout) */
 };
 
 struct flow_counters {
@@ -43,8 +29,7 @@ struct flow_counters {
 
 struct flow {
     const struct transport_ops *tp; /* the transport this flow speaks */
-    void *tp_state;                 /* the transport's own per-flow state (NULL for UET, whose fields
-                                       are still below; a new transport keeps its state here) */
+    void *tp_state;                 /* the transport's own per-flow state (UET: struct uet_flow) */
     /* identity, from the connection matrix */
     uint32_t src, dst;
     uint32_t id;
@@ -59,35 +44,6 @@ struct flow {
     simtime_ps finish_ps;    /* sender-side completion (the reference's FCT end) */
     simtime_ps rcv_done_ps;  /* receiver has every byte */
 
-    /* sender */
-    uint32_t next_new_seq;   /* next never-sent sequence number */
-    uint32_t cum_acked;      /* every seq below is acknowledged */
-    uint64_t in_flight_bytes;
-    uint64_t recvd_bytes_seen;
-    struct tx_rec *tx;       /* per packet: state, transmissions, last send time */
-    uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission */
-    uint32_t rtx_head, rtx_len;
-    bool rto_event_pending;
-    simtime_ps rto_event_ps;
-    bool pace_event_pending;
-    simtime_ps last_send_ps;
-    /* duplicate-ACK and SACK-hole loss detection */
-    uint32_t dupacks;
-    uint32_t prev_cum;
-    bool in_recovery;
-    uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
-    uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
-    simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
-    /* SLEEK (seed 002 Sec. 6) */
-    bool sleek_recovery;
-    uint32_t sleek_recovery_seq; /* highest sequence sent when recovery began */
-    simtime_ps sleek_start_ps;
-    /* probes and request-to-send */
-    simtime_ps last_ack_ps;
-    bool probe_outstanding;
-    simtime_ps probe_sent_ps;
-    bool probe_event_pending;
-    simtime_ps last_rts_ps;
     void *cc_state;
     const struct lb_ops *lb;  /* the run's balancer, or the connection's own ("lb" key) */
     void *lb_state;
@@ -95,14 +51,6 @@ struct flow {
     /* NIC ready ring (doubly linked through flow indices; transport.c) */
     bool in_ready_ring;
     uint32_t ready_next, ready_prev;
-
-    /* receiver */
-    uint64_t *rcv_bits;
-    uint32_t rcv_cum;        /* next expected sequence number */
-    uint64_t rcv_bytes;      /* data bytes (wire size) received, duplicates excluded */
-    uint32_t rcv_unacked_bytes;
-    uint32_t rcv_pkts;       /* distinct packets received */
-    bool rcv_ack_request;    /* an AR arrived while holes remained */
 
     struct flow_counters c;
     double *cc_counters;     /* final CC counters, kept after the state is freed */

@@ -40,11 +40,11 @@ void uet_check_in_flight(const struct sim *s, uint32_t fi)
     if (f->state != FLOW_ACTIVE)
         return; /* a finished flow's records are gone */
     uint64_t bytes = 0;
-    for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
-        if (f->tx[q].state == TX_IN_FLIGHT)
+    for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
+        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT)
             bytes += pkt_wire_bytes(s, f, q);
-    invariant(f->in_flight_bytes == bytes, "flow %u in_flight_bytes %llu but its packets in flight hold %llu bytes", fi,
-              (unsigned long long)f->in_flight_bytes, (unsigned long long)bytes);
+    invariant(uet_of(f)->in_flight_bytes == bytes, "flow %u in_flight_bytes %llu but its packets in flight hold %llu bytes", fi,
+              (unsigned long long)uet_of(f)->in_flight_bytes, (unsigned long long)bytes);
 }
 #endif
 
@@ -70,6 +70,15 @@ static void cc_params_for(const struct sim *s, struct cc_params *cp, uint32_t pa
 
 static void uet_setup(struct sim *s)
 {
+    /* Every UET flow's own state, in one array in flow order; the first UET
+     * flow's tp_state is its start (uet_free relies on it). */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        n += s->flows[i].tp == &transport_uet_ops;
+    struct uet_flow *all = n ? xcalloc(n, sizeof *all) : NULL;
+    for (uint32_t i = 0, k = 0; i < s->n_flows; i++)
+        if (s->flows[i].tp == &transport_uet_ops)
+            s->flows[i].tp_state = &all[k++];
     /* Every --cc-opt is checked now, before t=0, not when the first flow
      * starts: one state is initialised the way a flow's would be, and the
      * algorithm's own checks (ranges, whole numbers, options that constrain
@@ -83,24 +92,29 @@ static void uet_setup(struct sim *s)
 
 static void free_sender_state(struct flow *f)
 {
-    free(f->tx);
-    free(f->rtx_ring);
+    free(uet_of(f)->tx);
+    free(uet_of(f)->rtx_ring);
     free(f->cc_state);
     free(f->lb_state);
-    f->tx = NULL;
-    f->rtx_ring = NULL;
+    uet_of(f)->tx = NULL;
+    uet_of(f)->rtx_ring = NULL;
     f->cc_state = f->lb_state = NULL;
 }
 
 static void uet_free(struct sim *s)
 {
+    struct uet_flow *all = NULL;
     for (uint32_t i = 0; i < s->n_flows; i++) {
         if (s->flows[i].tp != &transport_uet_ops)
             continue;
+        if (!all)
+            all = uet_of(&s->flows[i]);
         free_sender_state(&s->flows[i]);
-        free(s->flows[i].rcv_bits);
+        free(uet_of(&s->flows[i])->rcv_bits);
         free(s->flows[i].cc_counters);
+        s->flows[i].tp_state = NULL;
     }
+    free(all);
 }
 
 static void uet_flow_start(struct sim *s, uint32_t fi)
@@ -115,9 +129,9 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
         printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
-    f->tx = xcalloc(n, sizeof(struct tx_rec));
-    f->rtx_ring = xcalloc(n, sizeof(uint32_t));
-    f->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
+    uet_of(f)->tx = xcalloc(n, sizeof(struct tx_rec));
+    uet_of(f)->rtx_ring = xcalloc(n, sizeof(uint32_t));
+    uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
     struct cc_params cp;
     cc_params_for(s, &cp, topo_hops(&s->topo, f->src, f->dst));
@@ -150,7 +164,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
                "in_flight now %llu\n",
                f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
-               (unsigned long long)f->in_flight_bytes);
+               (unsigned long long)uet_of(f)->in_flight_bytes);
     transport_nic_unready(s, fi);
     if (s->cc->n_counters) {
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));

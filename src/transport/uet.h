@@ -1,9 +1,11 @@
-/* uet.h: what the UET transport (uet.c) exposes beyond its ops table: its
+/* uet.h: the UET transport's per-flow state (struct uet_flow, which the
+ * flow's tp_state points to) and what it exposes beyond its ops table: its
  * timer kinds and the SLEEK step, for tests. */
 #ifndef SPRAYSIM_UET_H
 #define SPRAYSIM_UET_H
 
 #include "../core/core.h"
+#include "flow.h"
 
 struct sim;
 
@@ -12,6 +14,69 @@ enum uet_timer {
     UET_TIMER_PACE = 1,  /* the pacing gap has elapsed */
     UET_TIMER_PROBE = 2, /* check whether the flow needs a probe (SLEEK) */
 };
+
+enum tx_state {
+    TX_UNSENT = 0,
+    TX_IN_FLIGHT = 1,
+    TX_ACKED = 2,
+    TX_RTX_QUEUED = 3, /* known lost (NACK or timeout), waiting to be resent */
+};
+
+/* What the sender remembers of each packet, in one record so a send or an
+ * ACK touches one cache line per packet rather than three arrays. */
+struct tx_rec {
+    simtime_ps time_ps;      /* latest transmission */
+    uint8_t state;           /* enum tx_state */
+    uint8_t count;           /* transmissions, saturating at 255 */
+    uint16_t entropy;        /* of the latest transmission (blamed on a timeout) */
+};
+
+/* A UET flow's own state: the sender's sequence space and loss recovery,
+ * and the receiver's reassembly and delayed-ACK accounting. */
+struct uet_flow {
+    /* sender */
+    uint32_t next_new_seq;   /* next never-sent sequence number */
+    uint32_t cum_acked;      /* every seq below is acknowledged */
+    uint64_t in_flight_bytes;
+    uint64_t recvd_bytes_seen;
+    struct tx_rec *tx;       /* per packet: state, transmissions, last send time */
+    uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission */
+    uint32_t rtx_head, rtx_len;
+    bool rto_event_pending;
+    simtime_ps rto_event_ps;
+    bool pace_event_pending;
+    simtime_ps last_send_ps;
+    /* duplicate-ACK and SACK-hole loss detection */
+    uint32_t dupacks;
+    uint32_t prev_cum;
+    bool in_recovery;
+    uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
+    uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
+    simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
+    /* SLEEK (seed 002 Sec. 6) */
+    bool sleek_recovery;
+    uint32_t sleek_recovery_seq; /* highest sequence sent when recovery began */
+    simtime_ps sleek_start_ps;
+    /* probes and request-to-send */
+    simtime_ps last_ack_ps;
+    bool probe_outstanding;
+    simtime_ps probe_sent_ps;
+    bool probe_event_pending;
+    simtime_ps last_rts_ps;
+
+    /* receiver */
+    uint64_t *rcv_bits;
+    uint32_t rcv_cum;        /* next expected sequence number */
+    uint64_t rcv_bytes;      /* data bytes (wire size) received, duplicates excluded */
+    uint32_t rcv_unacked_bytes;
+    uint32_t rcv_pkts;       /* distinct packets received */
+    bool rcv_ack_request;    /* an AR arrived while holes remained */
+};
+
+static inline struct uet_flow *uet_of(const struct flow *f)
+{
+    return (struct uet_flow *)f->tp_state;
+}
 
 /* One SLEEK step for flow fi given the receiver's out-of-order count
  * (exposed for the unit test of seed 002's worked example). */

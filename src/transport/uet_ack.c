@@ -11,32 +11,32 @@
 
 static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
 {
-    uint8_t st = f->tx[seq].state;
+    uint8_t st = uet_of(f)->tx[seq].state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return;
     if (st == TX_IN_FLIGHT) {
-        invariant(f->in_flight_bytes >= pkt_wire_bytes(s, f, seq),
+        invariant(uet_of(f)->in_flight_bytes >= pkt_wire_bytes(s, f, seq),
                   "flow %u: acknowledging packet %u (%u bytes) with %llu in flight", (unsigned)(f - s->flows), seq,
-                  pkt_wire_bytes(s, f, seq), (unsigned long long)f->in_flight_bytes);
-        f->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
+                  pkt_wire_bytes(s, f, seq), (unsigned long long)uet_of(f)->in_flight_bytes);
+        uet_of(f)->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     }
-    f->tx[seq].state = TX_ACKED;
+    uet_of(f)->tx[seq].state = TX_ACKED;
     /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
      * the original arriving late, so only packets sent once move the
      * "latest delivered send time" that condemns older packets. */
-    if (f->tx[seq].count == 1 && f->tx[seq].time_ps > f->rack_time_ps)
-        f->rack_time_ps = f->tx[seq].time_ps;
-    if (seq + 1 > f->highest_acked)
-        f->highest_acked = seq + 1;
+    if (uet_of(f)->tx[seq].count == 1 && uet_of(f)->tx[seq].time_ps > uet_of(f)->rack_time_ps)
+        uet_of(f)->rack_time_ps = uet_of(f)->tx[seq].time_ps;
+    if (seq + 1 > uet_of(f)->highest_acked)
+        uet_of(f)->highest_acked = seq + 1;
 }
 
 /* A packet found lost without a NACK or timeout: resend it first. */
 void uet_declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
 {
     uint32_t size = pkt_wire_bytes(s, f, seq);
-    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) lost with %llu in flight",
-              (unsigned)(f - s->flows), seq, size, (unsigned long long)f->in_flight_bytes);
-    f->in_flight_bytes -= size;
+    invariant(uet_of(f)->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) lost with %llu in flight",
+              (unsigned)(f - s->flows), seq, size, (unsigned long long)uet_of(f)->in_flight_bytes);
+    uet_of(f)->in_flight_bytes -= size;
     uet_rtx_push(f, seq);
     f->c.fast_losses++;
     if (tell_cc && s->cc->on_loss)
@@ -47,7 +47,7 @@ void uet_declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
  * a retransmission still on its way (after a NACK, say) is not lost again. */
 static bool lost_by_later_ack(const struct flow *f, uint32_t seq)
 {
-    return f->tx[seq].state == TX_IN_FLIGHT && f->tx[seq].time_ps < f->rack_time_ps;
+    return uet_of(f)->tx[seq].state == TX_IN_FLIGHT && uet_of(f)->tx[seq].time_ps < uet_of(f)->rack_time_ps;
 }
 
 /* NewReno-style: dupack_threshold duplicate cumulative ACKs mark the first
@@ -55,22 +55,22 @@ static bool lost_by_later_ack(const struct flow *f, uint32_t seq)
  * acknowledged; a partial ACK in recovery marks the next hole lost. */
 static void detect_loss_dupack(struct sim *s, struct flow *f)
 {
-    uint32_t cum = f->cum_acked;
-    if (cum > f->prev_cum) {
-        f->dupacks = 0;
-        f->prev_cum = cum;
-        if (f->in_recovery) {
-            if (cum >= f->recover_seq)
-                f->in_recovery = false;
+    uint32_t cum = uet_of(f)->cum_acked;
+    if (cum > uet_of(f)->prev_cum) {
+        uet_of(f)->dupacks = 0;
+        uet_of(f)->prev_cum = cum;
+        if (uet_of(f)->in_recovery) {
+            if (cum >= uet_of(f)->recover_seq)
+                uet_of(f)->in_recovery = false;
             else if (lost_by_later_ack(f, cum))
                 uet_declare_lost(s, f, cum, false);
         }
         return;
     }
-    if (cum >= f->n_pkts || ++f->dupacks != s->cc->dupack_threshold || f->in_recovery)
+    if (cum >= f->n_pkts || ++uet_of(f)->dupacks != s->cc->dupack_threshold || uet_of(f)->in_recovery)
         return;
-    f->in_recovery = true;
-    f->recover_seq = f->next_new_seq;
+    uet_of(f)->in_recovery = true;
+    uet_of(f)->recover_seq = uet_of(f)->next_new_seq;
     if (lost_by_later_ack(f, cum))
         uet_declare_lost(s, f, cum, true);
 }
@@ -82,11 +82,11 @@ static void detect_loss_dupack(struct sim *s, struct flow *f)
 static void detect_loss_sack(struct sim *s, struct flow *f)
 {
     uint32_t above = 0;
-    for (uint32_t q = f->highest_acked; q-- > f->cum_acked;) {
-        uint8_t st = f->tx[q].state;
+    for (uint32_t q = uet_of(f)->highest_acked; q-- > uet_of(f)->cum_acked;) {
+        uint8_t st = uet_of(f)->tx[q].state;
         if (st == TX_ACKED)
             above++;
-        else if (st == TX_IN_FLIGHT && above >= s->cc->dupack_threshold && f->tx[q].time_ps < f->rack_time_ps)
+        else if (st == TX_IN_FLIGHT && above >= s->cc->dupack_threshold && uet_of(f)->tx[q].time_ps < uet_of(f)->rack_time_ps)
             uet_declare_lost(s, f, q, true);
     }
 }
@@ -99,21 +99,21 @@ static bool rtt_sample_valid(const struct sim *s, const struct flow *f, uint32_t
      * unacknowledged packets, so a packet already covered by a later
      * cumulative or selective ACK gives no sample. Algorithms that echo
      * timestamps, as TCP does, measure every packet's own ACK. */
-    if (f->tx[seq].state != TX_IN_FLIGHT && !(s->cc->timestamp_echo && f->tx[seq].state == TX_ACKED))
+    if (uet_of(f)->tx[seq].state != TX_IN_FLIGHT && !(s->cc->timestamp_echo && uet_of(f)->tx[seq].state == TX_ACKED))
         return false;
-    uint8_t n = f->tx[seq].count;
+    uint8_t n = uet_of(f)->tx[seq].count;
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
 /* Cumulative and selective acknowledgements of an ACK or a state ACK. */
 static void apply_ack_state(const struct sim *s, struct flow *f, const struct packet *a)
 {
-    f->last_ack_ps = s->now;
+    uet_of(f)->last_ack_ps = s->now;
     uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
-    for (uint32_t q = f->cum_acked; q < cum; q++)
+    for (uint32_t q = uet_of(f)->cum_acked; q < cum; q++)
         mark_acked(s, f, q);
-    if (cum > f->cum_acked)
-        f->cum_acked = cum;
+    if (cum > uet_of(f)->cum_acked)
+        uet_of(f)->cum_acked = cum;
     uint64_t bits = a->sack_bits;
     while (bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(bits);
@@ -122,8 +122,8 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
         if (q < f->n_pkts)
             mark_acked(s, f, q);
     }
-    while (f->cum_acked < f->n_pkts && f->tx[f->cum_acked].state == TX_ACKED)
-        f->cum_acked++;
+    while (uet_of(f)->cum_acked < f->n_pkts && uet_of(f)->tx[uet_of(f)->cum_acked].state == TX_ACKED)
+        uet_of(f)->cum_acked++;
 }
 
 /* A state ACK answers a probe or an RTS. A fast probe answer means the
@@ -133,14 +133,14 @@ void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
 {
     struct flow *f = &s->flows[fi];
     apply_ack_state(s, f, a);
-    if (a->ref_seq != UINT32_MAX && f->probe_outstanding) {
-        f->probe_outstanding = false;
-        if (s->now - f->probe_sent_ps <= s->probe_period_ps)
-            for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
-                if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < f->probe_sent_ps)
+    if (a->ref_seq != UINT32_MAX && uet_of(f)->probe_outstanding) {
+        uet_of(f)->probe_outstanding = false;
+        if (s->now - uet_of(f)->probe_sent_ps <= s->probe_period_ps)
+            for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
+                if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < uet_of(f)->probe_sent_ps)
                     uet_declare_lost(s, f, q, true);
     }
-    if (f->cum_acked >= f->n_pkts) {
+    if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
     }
@@ -154,17 +154,17 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     uint64_t newly = 0;
     /* the receiver's count is modulo 2^32: a difference below 2^31 is news,
      * anything else an older ACK overtaken by a newer one */
-    uint32_t delta = a->recvd_bytes - (uint32_t)f->recvd_bytes_seen;
+    uint32_t delta = a->recvd_bytes - (uint32_t)uet_of(f)->recvd_bytes_seen;
     if (delta && delta < 0x80000000u) {
         newly = delta;
-        f->recvd_bytes_seen += delta;
+        uet_of(f)->recvd_bytes_seen += delta;
     }
     bool ecn = a->flags & PKTF_ECN_ECHO;
     if (ecn)
         f->c.ecn_acks++;
     uint32_t ref = a->ref_seq < f->n_pkts ? a->ref_seq : 0;
     bool valid = rtt_sample_valid(s, f, ref, a->flags & PKTF_RTX_ECHO);
-    simtime_ps raw_rtt = valid ? s->now - f->tx[ref].time_ps : 0;
+    simtime_ps raw_rtt = valid ? s->now - uet_of(f)->tx[ref].time_ps : 0;
 
     apply_ack_state(s, f, a);
     if (s->cfg.sleek)
@@ -182,10 +182,10 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         .rtt_valid = valid,
         .raw_rtt_ps = raw_rtt,
         .ecn = ecn,
-        .in_flight_bytes = f->in_flight_bytes,
+        .in_flight_bytes = uet_of(f)->in_flight_bytes,
     };
     s->cc->on_ack(f->cc_state, &ev);
-    if (f->cum_acked >= f->n_pkts) {
+    if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
     }
@@ -197,27 +197,27 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
     apply_ack_state(s, f, n);
-    if (f->cum_acked >= f->n_pkts) {
+    if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
     }
     uint32_t seq = n->ref_seq;
-    if (seq >= f->n_pkts || f->tx[seq].state != TX_IN_FLIGHT) {
+    if (seq >= f->n_pkts || uet_of(f)->tx[seq].state != TX_IN_FLIGHT) {
         uet_sender_wake(s, fi);
         return;
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
-    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) NACKed with %llu in flight", fi, seq, size,
-              (unsigned long long)f->in_flight_bytes);
-    f->in_flight_bytes -= size;
+    invariant(uet_of(f)->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) NACKed with %llu in flight", fi, seq, size,
+              (unsigned long long)uet_of(f)->in_flight_bytes);
+    uet_of(f)->in_flight_bytes -= size;
     uet_rtx_push(f, seq);
     struct cc_nack ev = {
         .now = s->now,
         .pkt_bytes = size,
-        .raw_rtt_ps = s->now - f->tx[seq].time_ps,
+        .raw_rtt_ps = s->now - uet_of(f)->tx[seq].time_ps,
         .last_hop = last_hop,
-        .in_flight_bytes = f->in_flight_bytes,
+        .in_flight_bytes = uet_of(f)->in_flight_bytes,
     };
     s->cc->on_nack(f->cc_state, &ev);
     /* A trim at the receiver's own downlink says nothing about the path. */

@@ -34,17 +34,17 @@ static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t
 
 static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
 {
-    if (base < f->rcv_cum + 1)
-        base = f->rcv_cum + 1;
+    if (base < uet_of(f)->rcv_cum + 1)
+        base = uet_of(f)->rcv_cum + 1;
     a->sack_base = base;
     uint64_t bits = 0;
     for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
         if (rcv_has(f, base + i))
             bits |= 1ULL << i;
     a->sack_bits = bits;
-    a->seq = f->rcv_cum;
-    a->recvd_bytes = (uint32_t)f->rcv_bytes; /* modulo 2^32: the sender takes differences */
-    a->ooo_pkts = f->rcv_pkts - f->rcv_cum;
+    a->seq = uet_of(f)->rcv_cum;
+    a->recvd_bytes = (uint32_t)uet_of(f)->rcv_bytes; /* modulo 2^32: the sender takes differences */
+    a->ooo_pkts = uet_of(f)->rcv_pkts - uet_of(f)->rcv_cum;
 }
 
 /* Answer to a probe or an RTS: the receiver's whole state, at once. */
@@ -53,7 +53,7 @@ void uet_send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
     uint32_t idx = new_ctl_packet(s, req, PKT_PROBE_ACK);
     struct packet *a = pkt_at(&s->pool, idx);
     a->flags &= PKTF_PINNED; /* no echoes: a state ACK answers no data packet */
-    fill_sack(f, a, f->rcv_cum + 1);
+    fill_sack(f, a, uet_of(f)->rcv_cum + 1);
     a->ref_seq = req->type == PKT_RTS ? UINT32_MAX : 0;
     s->tot.acks_sent++;
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
@@ -71,7 +71,7 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
     else
         base = data->seq >= 63 ? data->seq - 63 : 0;
     fill_sack(f, a, base);
-    f->rcv_unacked_bytes = 0;
+    uet_of(f)->rcv_unacked_bytes = 0;
     s->tot.acks_sent++;
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
 }
@@ -80,7 +80,7 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
 {
     if (p->flags & PKTF_TRIMMED) {
         s->tot.trimmed_delivered++;
-        if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+        if (p->seq < uet_of(f)->rcv_cum || rcv_has(f, p->seq)) {
             send_ack(s, f, p);
             return;
         }
@@ -90,7 +90,7 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
          * receiver's cumulative and selective ACK state, so packets that
          * arrived but were not acknowledged yet (delayed ACK) do not hold
          * the sender's window while everything after them is trimmed */
-        fill_sack(f, n, f->rcv_cum + 1);
+        fill_sack(f, n, uet_of(f)->rcv_cum + 1);
         if (p->flags & PKTF_TRIM_LASTHOP)
             n->flags |= PKTF_TRIM_LASTHOP;
         s->tot.nacks_sent++;
@@ -98,22 +98,22 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
         return;
     }
     s->tot.data_pkts_delivered++;
-    if (p->seq < f->rcv_cum || rcv_has(f, p->seq)) {
+    if (p->seq < uet_of(f)->rcv_cum || rcv_has(f, p->seq)) {
         send_ack(s, f, p); /* duplicate: acknowledge at once */
         return;
     }
-    bool first = f->rcv_bytes == 0;
+    bool first = uet_of(f)->rcv_bytes == 0;
     /* TCP-like loss detection needs a (duplicate) ACK for every packet that
      * arrives out of order, as a TCP receiver sends one. */
     bool tcp_like = s->cc->loss_mode != CC_LOSS_NACK_RTO;
-    bool out_of_order = tcp_like && (p->seq != f->rcv_cum || f->rcv_pkts > f->rcv_cum);
-    f->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
-    f->rcv_pkts++;
-    f->rcv_bytes += p->size_bytes;
-    f->rcv_unacked_bytes += p->size_bytes;
-    while (f->rcv_cum < f->n_pkts && rcv_has(f, f->rcv_cum))
-        f->rcv_cum++;
-    if (f->rcv_cum == f->n_pkts && !f->rcv_complete) {
+    bool out_of_order = tcp_like && (p->seq != uet_of(f)->rcv_cum || uet_of(f)->rcv_pkts > uet_of(f)->rcv_cum);
+    uet_of(f)->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
+    uet_of(f)->rcv_pkts++;
+    uet_of(f)->rcv_bytes += p->size_bytes;
+    uet_of(f)->rcv_unacked_bytes += p->size_bytes;
+    while (uet_of(f)->rcv_cum < f->n_pkts && rcv_has(f, uet_of(f)->rcv_cum))
+        uet_of(f)->rcv_cum++;
+    if (uet_of(f)->rcv_cum == f->n_pkts && !f->rcv_complete) {
         f->rcv_complete = true;
         f->rcv_done_ps = s->now;
         const struct cm_conn *c = &s->cm.conns[f->conn_index];
@@ -123,14 +123,14 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     /* An AR that arrives while holes remain is remembered: the ACK that
      * matters is the one sent when the holes fill (the reference's
      * _ack_request), else a reordered tail would wait for the RTO. */
-    bool holes_filled = f->rcv_pkts == f->rcv_cum;
+    bool holes_filled = uet_of(f)->rcv_pkts == uet_of(f)->rcv_cum;
     if (p->flags & PKTF_AR)
-        f->rcv_ack_request = true;
-    bool ar_due = f->rcv_ack_request && holes_filled;
+        uet_of(f)->rcv_ack_request = true;
+    bool ar_due = uet_of(f)->rcv_ack_request && holes_filled;
     if ((p->flags & (PKTF_ECN_CE | PKTF_AR)) || first || ar_due || out_of_order ||
-        f->rcv_unacked_bytes >= s->cfg.ack_threshold_bytes) {
+        uet_of(f)->rcv_unacked_bytes >= s->cfg.ack_threshold_bytes) {
         if (holes_filled)
-            f->rcv_ack_request = false;
+            uet_of(f)->rcv_ack_request = false;
         send_ack(s, f, p);
     }
 }

@@ -19,35 +19,35 @@ void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts)
     const struct cc_window *w = f->cc_state;
     uint32_t mtu = s->cfg.mtu_bytes;
     uint64_t cwnd_pkts = (w->cwnd_bytes + mtu - 1) / mtu;
-    if (!f->sleek_recovery) {
+    if (!uet_of(f)->sleek_recovery) {
         /* seed 002 Sec. 6: loss_retx_factor 1.5, capped at maxwnd */
         uint64_t thresh_bytes = w->cwnd_bytes + w->cwnd_bytes / 2;
         if (w->maxwnd_bytes && thresh_bytes > w->maxwnd_bytes)
             thresh_bytes = w->maxwnd_bytes;
-        if (ooo_pkts <= thresh_bytes / mtu || f->next_new_seq == 0)
+        if (ooo_pkts <= thresh_bytes / mtu || uet_of(f)->next_new_seq == 0)
             return;
-        f->sleek_recovery = true;
-        f->sleek_recovery_seq = f->next_new_seq - 1;
-        f->sleek_start_ps = s->now;
+        uet_of(f)->sleek_recovery = true;
+        uet_of(f)->sleek_recovery_seq = uet_of(f)->next_new_seq - 1;
+        uet_of(f)->sleek_start_ps = s->now;
     }
-    if (f->cum_acked > f->sleek_recovery_seq) {
-        f->sleek_recovery = false;
+    if (uet_of(f)->cum_acked > uet_of(f)->sleek_recovery_seq) {
+        uet_of(f)->sleek_recovery = false;
         return;
     }
-    uint64_t end = (uint64_t)f->cum_acked + (cwnd_pkts ? cwnd_pkts : 1);
-    if (end > f->sleek_recovery_seq)
-        end = f->sleek_recovery_seq;
-    for (uint32_t q = f->cum_acked; q < end; q++)
-        if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < f->sleek_start_ps)
+    uint64_t end = (uint64_t)uet_of(f)->cum_acked + (cwnd_pkts ? cwnd_pkts : 1);
+    if (end > uet_of(f)->sleek_recovery_seq)
+        end = uet_of(f)->sleek_recovery_seq;
+    for (uint32_t q = uet_of(f)->cum_acked; q < end; q++)
+        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < uet_of(f)->sleek_start_ps)
             uet_declare_lost(s, f, q, true);
 }
 
 void uet_arm_probe(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (!s->cfg.sleek || f->probe_event_pending)
+    if (!s->cfg.sleek || uet_of(f)->probe_event_pending)
         return;
-    f->probe_event_pending = true;
+    uet_of(f)->probe_event_pending = true;
     transport_timer_at(s, s->now + s->probe_period_ps, fi, UET_TIMER_PROBE);
 }
 
@@ -56,20 +56,20 @@ void uet_arm_probe(struct sim *s, uint32_t fi)
 void uet_probe_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    f->probe_event_pending = false;
-    if (f->state != FLOW_ACTIVE || f->in_flight_bytes == 0)
+    uet_of(f)->probe_event_pending = false;
+    if (f->state != FLOW_ACTIVE || uet_of(f)->in_flight_bytes == 0)
         return;
-    simtime_ps quiet_since = f->last_ack_ps > f->probe_sent_ps ? f->last_ack_ps : f->probe_sent_ps;
+    simtime_ps quiet_since = uet_of(f)->last_ack_ps > uet_of(f)->probe_sent_ps ? uet_of(f)->last_ack_ps : uet_of(f)->probe_sent_ps;
     if (quiet_since < f->start_ps)
         quiet_since = f->start_ps;
-    if (s->now >= quiet_since + s->probe_period_ps && !f->probe_outstanding) {
-        f->probe_outstanding = true;
-        f->probe_sent_ps = s->now;
+    if (s->now >= quiet_since + s->probe_period_ps && !uet_of(f)->probe_outstanding) {
+        uet_of(f)->probe_outstanding = true;
+        uet_of(f)->probe_sent_ps = s->now;
         f->c.probes++;
         s->tot.probes_sent++;
         uet_send_header_packet(s, fi, PKT_PROBE);
-    } else if (f->probe_outstanding && s->now >= f->probe_sent_ps + s->min_rto_ps) {
-        f->probe_outstanding = false; /* the probe or its answer was lost */
+    } else if (uet_of(f)->probe_outstanding && s->now >= uet_of(f)->probe_sent_ps + s->min_rto_ps) {
+        uet_of(f)->probe_outstanding = false; /* the probe or its answer was lost */
     }
     uet_arm_probe(s, fi);
 }
@@ -77,63 +77,63 @@ void uet_probe_timer(struct sim *s, uint32_t fi)
 void uet_rto_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    f->rto_event_pending = false;
+    uet_of(f)->rto_event_pending = false;
     if (f->state != FLOW_ACTIVE)
         return;
     /* The oldest transmission still unacknowledged. */
     uint32_t oldest = UINT32_MAX;
     simtime_ps oldest_t = SIMTIME_NEVER;
-    for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++) {
-        if (f->tx[q].state == TX_IN_FLIGHT && f->tx[q].time_ps < oldest_t) {
-            oldest_t = f->tx[q].time_ps;
+    for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++) {
+        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < oldest_t) {
+            oldest_t = uet_of(f)->tx[q].time_ps;
             oldest = q;
         }
     }
     if (oldest == UINT32_MAX)
         return; /* nothing outstanding: re-armed by the next transmission */
     if (oldest_t + s->min_rto_ps > s->now) {
-        f->rto_event_pending = true;
-        f->rto_event_ps = oldest_t + s->min_rto_ps;
-        transport_timer_at(s, f->rto_event_ps, fi, UET_TIMER_RTO);
+        uet_of(f)->rto_event_pending = true;
+        uet_of(f)->rto_event_ps = oldest_t + s->min_rto_ps;
+        transport_timer_at(s, uet_of(f)->rto_event_ps, fi, UET_TIMER_RTO);
         return;
     }
     uint32_t size = pkt_wire_bytes(s, f, oldest);
     f->c.timeouts++;
     s->tot.rtos++;
-    invariant(f->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) timed out with %llu in flight", fi, oldest,
-              size, (unsigned long long)f->in_flight_bytes);
-    f->in_flight_bytes -= size;
+    invariant(uet_of(f)->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) timed out with %llu in flight", fi, oldest,
+              size, (unsigned long long)uet_of(f)->in_flight_bytes);
+    uet_of(f)->in_flight_bytes -= size;
     uet_rtx_push(f, oldest);
-    f->lb->feedback(f->lb_state, f->tx[oldest].entropy, LB_TIMEOUT, s->now);
+    f->lb->feedback(f->lb_state, uet_of(f)->tx[oldest].entropy, LB_TIMEOUT, s->now);
     s->cc->on_timeout(f->cc_state, s->now, size);
     if (s->cc->loss_mode == CC_LOSS_DUPACK) {
         /* TCP after a timeout (RFC 5681): everything outstanding is resent
          * from the first hole (go-back-N), and any recovery is over. */
-        f->in_recovery = false;
-        f->dupacks = 0;
-        for (uint32_t q = f->cum_acked; q < f->next_new_seq; q++)
-            if (f->tx[q].state == TX_IN_FLIGHT) {
-                invariant(f->in_flight_bytes >= pkt_wire_bytes(s, f, q),
+        uet_of(f)->in_recovery = false;
+        uet_of(f)->dupacks = 0;
+        for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
+            if (uet_of(f)->tx[q].state == TX_IN_FLIGHT) {
+                invariant(uet_of(f)->in_flight_bytes >= pkt_wire_bytes(s, f, q),
                           "flow %u: packet %u (%u bytes) resent after a timeout with %llu in flight", fi, q,
-                          pkt_wire_bytes(s, f, q), (unsigned long long)f->in_flight_bytes);
-                f->in_flight_bytes -= pkt_wire_bytes(s, f, q);
+                          pkt_wire_bytes(s, f, q), (unsigned long long)uet_of(f)->in_flight_bytes);
+                uet_of(f)->in_flight_bytes -= pkt_wire_bytes(s, f, q);
                 uet_rtx_push(f, q);
             }
     }
     /* Request to send (seed 002 Sec. 6): when the window cannot even carry
      * the retransmission, ask the receiver for its state so acknowledgements
      * that were lost stop holding the window; at most one per base RTT. */
-    if (cc_cwnd(f->cc_state) < size + f->in_flight_bytes &&
-        (f->last_rts_ps == 0 || s->now - f->last_rts_ps >= s->base_rtt_ps)) {
-        f->last_rts_ps = s->now;
+    if (cc_cwnd(f->cc_state) < size + uet_of(f)->in_flight_bytes &&
+        (uet_of(f)->last_rts_ps == 0 || s->now - uet_of(f)->last_rts_ps >= s->base_rtt_ps)) {
+        uet_of(f)->last_rts_ps = s->now;
         f->c.rts++;
         s->tot.rts_sent++;
         uet_send_header_packet(s, fi, PKT_RTS);
     }
     /* The timer restarts from the next-oldest transmission, which may be
      * overdue already: look again now (one packet per expiry, as htsim). */
-    f->rto_event_pending = true;
-    f->rto_event_ps = s->now;
+    uet_of(f)->rto_event_pending = true;
+    uet_of(f)->rto_event_ps = s->now;
     transport_timer_at(s, s->now, fi, UET_TIMER_RTO);
     uet_sender_wake(s, fi);
     uet_check_in_flight(s, fi);

@@ -13,27 +13,27 @@
 /* Drops retransmission-queue entries that were acknowledged meanwhile. */
 static void rtx_skip_stale(struct flow *f)
 {
-    while (f->rtx_len && f->tx[f->rtx_ring[f->rtx_head]].state != TX_RTX_QUEUED) {
-        f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
-        f->rtx_len--;
+    while (uet_of(f)->rtx_len && uet_of(f)->tx[uet_of(f)->rtx_ring[uet_of(f)->rtx_head]].state != TX_RTX_QUEUED) {
+        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) % f->n_pkts;
+        uet_of(f)->rtx_len--;
     }
 }
 
 void uet_rtx_push(struct flow *f, uint32_t seq)
 {
-    f->tx[seq].state = TX_RTX_QUEUED;
-    f->rtx_ring[(f->rtx_head + f->rtx_len) % f->n_pkts] = seq;
-    f->rtx_len++;
+    uet_of(f)->tx[seq].state = TX_RTX_QUEUED;
+    uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + uet_of(f)->rtx_len) % f->n_pkts] = seq;
+    uet_of(f)->rtx_len++;
 }
 
 /* Sequence number the flow would send next, or UINT32_MAX when it has none. */
 static uint32_t next_seq_to_send(struct flow *f)
 {
     rtx_skip_stale(f);
-    if (f->rtx_len)
-        return f->rtx_ring[f->rtx_head];
-    if (f->next_new_seq < f->n_pkts)
-        return f->next_new_seq;
+    if (uet_of(f)->rtx_len)
+        return uet_of(f)->rtx_ring[uet_of(f)->rtx_head];
+    if (uet_of(f)->next_new_seq < f->n_pkts)
+        return uet_of(f)->next_new_seq;
     return UINT32_MAX;
 }
 
@@ -47,10 +47,10 @@ static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
     const struct cc_window *w = f->cc_state;
     /* A window below one packet still lets one packet out when nothing is in
      * flight: pacing, not the window, then sets the rate. */
-    if (w->cwnd_bytes < f->in_flight_bytes + pkt_wire_bytes(s, f, seq) &&
-        !(w->pacing_gap_ps && f->in_flight_bytes == 0))
+    if (w->cwnd_bytes < uet_of(f)->in_flight_bytes + pkt_wire_bytes(s, f, seq) &&
+        !(w->pacing_gap_ps && uet_of(f)->in_flight_bytes == 0))
         return false;
-    if (w->pacing_gap_ps && f->c.pkts_sent && s->now < f->last_send_ps + w->pacing_gap_ps)
+    if (w->pacing_gap_ps && f->c.pkts_sent && s->now < uet_of(f)->last_send_ps + w->pacing_gap_ps)
         return false;
     *seq_out = seq;
     return true;
@@ -61,23 +61,23 @@ static void arm_pace(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     const struct cc_window *w = f->cc_state;
-    if (f->pace_event_pending || !w->pacing_gap_ps || !f->c.pkts_sent)
+    if (uet_of(f)->pace_event_pending || !w->pacing_gap_ps || !f->c.pkts_sent)
         return;
-    simtime_ps t = f->last_send_ps + w->pacing_gap_ps;
+    simtime_ps t = uet_of(f)->last_send_ps + w->pacing_gap_ps;
     if (t <= s->now)
         return;
-    f->pace_event_pending = true;
+    uet_of(f)->pace_event_pending = true;
     transport_timer_at(s, t, fi, UET_TIMER_PACE);
 }
 
 static void arm_rto(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->rto_event_pending)
+    if (uet_of(f)->rto_event_pending)
         return;
-    f->rto_event_pending = true;
-    f->rto_event_ps = s->now + s->min_rto_ps;
-    transport_timer_at(s, f->rto_event_ps, fi, UET_TIMER_RTO);
+    uet_of(f)->rto_event_pending = true;
+    uet_of(f)->rto_event_ps = s->now + s->min_rto_ps;
+    transport_timer_at(s, uet_of(f)->rto_event_ps, fi, UET_TIMER_RTO);
 }
 
 void uet_sender_wake(struct sim *s, uint32_t fi)
@@ -93,7 +93,7 @@ void uet_sender_wake(struct sim *s, uint32_t fi)
 
 void uet_pace_timer(struct sim *s, uint32_t fi)
 {
-    s->flows[fi].pace_event_pending = false;
+    uet_of(&s->flows[fi])->pace_event_pending = false;
     if (s->flows[fi].state == FLOW_ACTIVE)
         uet_sender_wake(s, fi);
 }
@@ -101,12 +101,12 @@ void uet_pace_timer(struct sim *s, uint32_t fi)
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
-    bool rtx = f->tx[seq].state == TX_RTX_QUEUED;
+    bool rtx = uet_of(f)->tx[seq].state == TX_RTX_QUEUED;
     if (rtx) {
-        f->rtx_head = (f->rtx_head + 1) % f->n_pkts;
-        f->rtx_len--;
+        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) % f->n_pkts;
+        uet_of(f)->rtx_len--;
     } else {
-        f->next_new_seq++;
+        uet_of(f)->next_new_seq++;
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     uint32_t idx = pkt_alloc(&s->pool);
@@ -123,13 +123,13 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
-    f->tx[seq].entropy = p->entropy;
-    f->tx[seq].state = TX_IN_FLIGHT;
-    if (f->tx[seq].count < UINT8_MAX)
-        f->tx[seq].count++;
-    f->tx[seq].time_ps = s->now;
-    f->in_flight_bytes += size;
-    f->last_send_ps = s->now;
+    uet_of(f)->tx[seq].entropy = p->entropy;
+    uet_of(f)->tx[seq].state = TX_IN_FLIGHT;
+    if (uet_of(f)->tx[seq].count < UINT8_MAX)
+        uet_of(f)->tx[seq].count++;
+    uet_of(f)->tx[seq].time_ps = s->now;
+    uet_of(f)->in_flight_bytes += size;
+    uet_of(f)->last_send_ps = s->now;
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
     if (rtx) {
@@ -138,8 +138,8 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         s->tot.rtx_pkts_sent++;
     } else {
         /* AR: last packet of the backlog, or the window is full after this one. */
-        bool last = f->next_new_seq >= f->n_pkts && f->rtx_len == 0;
-        if (last || f->in_flight_bytes + size >= cc_cwnd(f->cc_state))
+        bool last = uet_of(f)->next_new_seq >= f->n_pkts && uet_of(f)->rtx_len == 0;
+        if (last || uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state))
             p->flags |= PKTF_AR;
     }
     arm_rto(s, fi);
@@ -172,11 +172,11 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     p->tclass = f->tclass;
     p->flags = uet_flow_pkt_flags(f);
     p->flow = fi;
-    p->seq = f->next_new_seq;
+    p->seq = uet_of(f)->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;
     p->dst_host = f->dst;
     p->ts_ps = s->now;
-    p->entropy = f->lb->next_entropy(f->lb_state, f->next_new_seq, s->now);
+    p->entropy = f->lb->next_entropy(f->lb_state, uet_of(f)->next_new_seq, s->now);
     port_enqueue(s, s->hosts[f->src].nic_port, idx);
 }
