@@ -54,6 +54,7 @@ void config_defaults(struct config *c)
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->transport_name = "uet";
+    c->n_classes = 2;                    /* control and data, as the reference's composite queue */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
 }
@@ -142,6 +143,16 @@ void sim_setup(struct sim *s, const struct config *cfg)
         /* the thresholds are the defaults: the queue the user set is what is small */
         die_input("-q %u: the queue is smaller than the default ECN high threshold of %u packets (80%% of the "
                   "%u-packet BDP); give -ecn LOW HIGH too", qpkts, hi, bdp_pkts);
+    }
+    /* --class-opt names classes that --classes provides, with sane values */
+    for (unsigned k = 0; k < c->n_class_opts; k++) {
+        const struct class_opt *o = &c->class_opts[k];
+        if (o->cls >= c->n_classes)
+            die_input("--class-opt %u:%s: class %u needs --classes %u or more (this run has %u)", o->cls, o->name,
+                      o->cls, o->cls + 1, c->n_classes);
+        if (!strcmp(o->name, "queue_bytes") && o->value < c->mtu_bytes)
+            die_input("--class-opt %u:queue_bytes=%.0f: smaller than one packet (-mtu %u); nothing could be "
+                      "delivered", o->cls, o->value, c->mtu_bytes);
     }
     s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
     s->ecn_kmax_bytes_default = hi * c->mtu_bytes;

@@ -76,6 +76,13 @@ struct config {
     bool quiet;
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
+    uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
+    struct class_opt {            /* --class-opt K:NAME=VALUE for data classes 2 .. n_classes-1 */
+        uint32_t cls;
+        char name[16];
+        double value;
+    } class_opts[32];
+    unsigned n_class_opts;
 };
 
 void config_defaults(struct config *c);

@@ -284,6 +284,22 @@ else
     fail "rerun into a directory with switches.csv: rc $rc, $(head -n 1 "$T/err")"
 fi
 bad "-q with neither a count nor inf" "-q: 'infinite' is not a non-negative whole number" -tm "$M/one.cm" -q infinite
+# --classes and --class-opt
+printf 'Nodes 16\nConnections 2\n4->0 id 1 start 0 size 1000000 priority 2\n8->0 id 2 start 0 size 1000000\n' >"$T/prio.cm"
+run -tm "$T/prio.cm" --classes 3 --class-opt 2:queue_bytes=100000 --out "$T/prio"
+hdr=$(head -n 1 "$T/prio/queues.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && grep -q "2 of 2 finished" "$T/out" && [ "${hdr##*,}" = mean_bytes_c2 ] &&
+    grep -q '"switch_classes": 3, "class_options": {"2:queue_bytes": 100000}' "$T/prio/summary.json"; then
+    ok "--classes 3 with a priority-2 connection: runs, queues.csv has class 2 columns, summary records the options"
+else
+    fail "--classes 3: rc $rc, header ...${hdr##*,}, $(head -n 1 "$T/err")"
+fi
+bad "a priority beyond --classes" "prio.cm:3: priority 2 needs --classes 3 or more" -tm "$T/prio.cm"
+bad "--classes 9" "--classes: '9' is out of range (2 to 8)" -tm "$M/one.cm" --classes 9
+bad "--class-opt of a class the run lacks" "--class-opt 5:trim: class 5 needs --classes 6 or more" -tm "$M/one.cm" --classes 3 --class-opt 5:trim=0
+bad "--class-opt unknown option" "names no class option" -tm "$M/one.cm" --classes 3 --class-opt 2:size=5
+bad "--class-opt for class 1" "--class-opt (class): '1' is out of range (2 to 7)" -tm "$M/one.cm" --class-opt 1:trim=0
+bad "--class-opt queue below one packet" "--class-opt 2:queue_bytes=100: smaller than one packet" -tm "$M/one.cm" --classes 3 --class-opt 2:queue_bytes=100
 # the output set is replaced as a whole: a rerun replaces, an interrupted run leaves the old set
 run -tm "$M/one.cm" -seed 1 --out "$T/set"
 cp "$T/set/summary.json" "$T/set.before"

@@ -15,6 +15,7 @@ static struct sim S;
 
 static bool g_drr;
 static bool g_switch_stats;
+static uint32_t g_classes = 2;
 
 static void setup_sim(bool trimming)
 {
@@ -22,6 +23,7 @@ static void setup_sim(bool trimming)
     config_defaults(&c);
     c.drr = g_drr;
     c.switch_stats = g_switch_stats;
+    c.n_classes = g_classes;
     c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
     c.trimming = trimming;
     sim_setup(&S, &c);
@@ -111,6 +113,77 @@ static void test_switch_buffered_bytes(void **st)
     port_enqueue(&S, tor_down_port(), new_pkt(PKT_DATA, 0, 4150));
     assert_int_equal(S.switches[0].buffered_bytes, 0);
     clear_events();
+    sim_free(&S);
+}
+
+static uint32_t new_class_pkt(uint32_t seq, uint32_t prio)
+{
+    uint32_t idx = new_pkt(PKT_DATA, seq, 4150);
+    pkt_at(&S.pool, idx)->prio = (uint8_t)prio;
+    return idx;
+}
+
+/* --classes 4: control, then data classes 1, 2 and 3 in strict priority,
+ * whatever the arrival order; each extra class has its own limit, trimming
+ * and ECN thresholds. */
+static void test_extra_classes_strict_priority(void **st)
+{
+    (void)st;
+    g_classes = 4;
+    setup_sim(true);
+    g_classes = 2;
+    uint32_t port = tor_down_port();
+    struct port *p = &S.ports[port];
+    assert_non_null(p->x);
+    assert_int_equal(p->x->n, 4);
+    p->flags &= (uint16_t)~PORTF_ECN;
+    p->x->c[0].ecn = p->x->c[1].ecn = false;
+    /* the first packet goes on the wire at once; the rest wait */
+    port_enqueue(&S, port, new_class_pkt(100, 3));
+    port_enqueue(&S, port, new_class_pkt(30, 3));
+    port_enqueue(&S, port, new_class_pkt(20, 2));
+    port_enqueue(&S, port, new_class_pkt(10, 1));
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 0, 64));
+    port_enqueue(&S, port, new_class_pkt(21, 2));
+    assert_int_equal(p->x->c[1].bytes, 2 * 4150); /* class 3: one on the wire, one queued */
+    uint32_t seqs[8];
+    assert_int_equal(drain(port, seqs, 8, NULL), 6);
+    const uint32_t want[6] = {100, 0, 10, 20, 21, 30};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(seqs[i], want[i]);
+    assert_int_equal(p->x->c[0].bytes, 0);
+    assert_int_equal(p->x->c[1].bytes, 0);
+    assert_int_equal(p->x->c[0].peak_bytes, 2 * 4150);
+    /* class 2 overflowing trims (its default), class 3 set to drop */
+    p->x->c[0].limit_bytes = 4150;
+    p->x->c[1].limit_bytes = 4150;
+    p->x->c[1].trim = false;
+    port_enqueue(&S, port, new_class_pkt(1, 1)); /* on the wire */
+    port_enqueue(&S, port, new_class_pkt(2, 2));
+    port_enqueue(&S, port, new_class_pkt(3, 2)); /* over class 2's limit: trimmed */
+    port_enqueue(&S, port, new_class_pkt(4, 3));
+    port_enqueue(&S, port, new_class_pkt(5, 3)); /* over class 3's limit: dropped */
+    assert_int_equal(p->st.trims, 1);
+    assert_int_equal(p->st.drops, 1);
+    uint32_t flags[8];
+    assert_int_equal(drain(port, seqs, 8, flags), 4);
+    const uint32_t want2[4] = {1, 3, 2, 4}; /* the trimmed header leaves as control */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(seqs[i], want2[i]);
+    assert_true(flags[1] & PKTF_TRIMMED);
+    /* a class's ECN thresholds: kmax 0 marks every packet that leaves a
+     * non-empty class 2 behind */
+    p->x->c[0].ecn = true;
+    p->x->c[0].limit_bytes = 10 * 4150;
+    p->x->c[0].ecn_kmin_bytes = p->x->c[0].ecn_kmax_bytes = 0;
+    port_enqueue(&S, port, new_class_pkt(7, 1));
+    for (uint32_t i = 0; i < 3; i++)
+        port_enqueue(&S, port, new_class_pkt(8 + i, 2));
+    assert_int_equal(drain(port, seqs, 8, flags), 4);
+    assert_false(flags[0] & PKTF_ECN_CE);
+    assert_true(flags[1] & PKTF_ECN_CE);
+    assert_true(flags[2] & PKTF_ECN_CE);
+    assert_false(flags[3] & PKTF_ECN_CE); /* it left class 2 empty */
     sim_free(&S);
 }
 
@@ -440,6 +513,7 @@ int main(void)
         cmocka_unit_test(test_serialisation_and_latency),
         cmocka_unit_test(test_occupancy_statistics),
         cmocka_unit_test(test_switch_buffered_bytes),
+        cmocka_unit_test(test_extra_classes_strict_priority),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 
 static struct sim S;
 static uint32_t g_queue_pkts; /* -q for the next run() (0 = default) */
+static uint32_t g_classes = 2; /* --classes for the next run() */
 
 static void run(const char *tm, const char *topo, uint32_t paths, double end_us, bool trimming, uint64_t seed)
 {
@@ -32,6 +33,7 @@ static void run(const char *tm, const char *topo, uint32_t paths, double end_us,
     c.trimming = trimming;
     c.seed = seed;
     c.queue_pkts = g_queue_pkts;
+    c.n_classes = g_classes;
     if (g_queue_pkts) {
         c.ecn_low_pkts = 1;
         c.ecn_high_pkts = g_queue_pkts;
@@ -294,6 +296,31 @@ static void test_same_seed_same_output_with_every_feature(void **st)
 /* Answering a packet allocates one; the pool may grow (move) meanwhile.
  * Starting from a tiny pool forces many growths in the middle of receive
  * handling (run under make asan, a stale pointer would be reported). */
+/* --classes 3: two 1 MB flows into host 0 from two other racks, one with
+ * "priority 2". At the shared last hop the priority-1 flow's packets always
+ * leave first, so it finishes close to its time alone and well before the
+ * other; swapping the priorities swaps the order. */
+static void test_priority_classes_end_to_end(void **st)
+{
+    (void)st;
+    g_classes = 3;
+    for (int swap = 0; swap < 2; swap++) {
+        char text[256];
+        snprintf(text, sizeof text,
+                 "Nodes 16\nConnections 2\n4->0 id 1 start 0 size 1000000 priority %d\n"
+                 "8->0 id 2 start 0 size 1000000 priority %d\n",
+                 swap ? 2 : 1, swap ? 1 : 2);
+        run(temp_file(text, ".cm"), NULL, 64, 2000, true, 13);
+        assert_int_equal(S.flows_finished, 2);
+        uint32_t hi = swap ? 1 : 0, lo = swap ? 0 : 1;
+        double ideal_hi = (double)ideal_fct_ps(&S, &S.flows[hi]) / PS_PER_US;
+        assert_true(fct_us(hi) < 1.15 * ideal_hi);
+        assert_true(fct_us(lo) > 1.6 * fct_us(hi));
+        sim_free(&S);
+    }
+    g_classes = 2;
+}
+
 static void test_pool_growth_during_a_run(void **st)
 {
     (void)st;
@@ -423,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_leaf_spine_topology_runs),
         cmocka_unit_test(test_per_connection_balancer_and_class),
         cmocka_unit_test(test_pool_growth_during_a_run),
+        cmocka_unit_test(test_priority_classes_end_to_end),
         cmocka_unit_test(test_same_seed_same_output_with_every_feature),
         cmocka_unit_test(test_adaptive_routing_keeps_pinned_flows),
         cmocka_unit_test(test_flows_of_one_host_take_turns_on_its_nic),

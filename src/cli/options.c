@@ -78,6 +78,10 @@ void options_usage(FILE *out)
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
             "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
+            "  --classes N           switch classes per port, 2..8: control, data, and data classes 2..N-1 in\n"
+            "                        strict priority (a connection's .cm key 'priority K' picks one; default 2)\n"
+            "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
+            "                        (default: those of class 1; repeatable)\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
@@ -142,6 +146,60 @@ void options_free(struct config *cfg)
     for (unsigned i = 0; i < cfg->n_cc_opts; i++)
         free((char *)cfg->cc_opts[i].name);
     cfg->n_cc_opts = 0;
+}
+
+/* --class-opt K:NAME=VALUE: an option of extra data class K (2..7). A
+ * repeated (K, NAME) replaces the earlier value. */
+static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char *v)
+{
+    char b[SHOWN_BUF];
+    static const struct {
+        const char *name;
+        double max;
+    } names[] = {
+        {"queue_bytes", QUEUE_INFINITE_BYTES}, {"ecn_kmin_bytes", QUEUE_INFINITE_BYTES},
+        {"ecn_kmax_bytes", QUEUE_INFINITE_BYTES}, {"trim", 1}, {"ecn", 1},
+    };
+    const char *colon = strchr(v, ':'), *eqs = colon ? strchr(colon, '=') : NULL;
+    if (!colon || !eqs || eqs == colon + 1) {
+        bad(x, "--class-opt: '%s' is not K:NAME=VALUE", shown(v, b));
+        return;
+    }
+    char num[16];
+    size_t nl = (size_t)(colon - v);
+    if (nl == 0 || nl >= sizeof num) {
+        bad(x, "--class-opt: '%s' does not start with a class number", shown(v, b));
+        return;
+    }
+    memcpy(num, v, nl);
+    num[nl] = '\0';
+    uint32_t cls = (uint32_t)get_uint(x, "--class-opt (class)", num, 2, PORT_MAX_CLASSES - 1);
+    size_t namelen = (size_t)(eqs - colon - 1);
+    int which = -1;
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strlen(names[i].name) == namelen && !strncmp(names[i].name, colon + 1, namelen))
+            which = i;
+    if (which < 0) {
+        bad(x, "--class-opt: '%s' names no class option (queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim, ecn)",
+            shown(v, b));
+        return;
+    }
+    double value = (double)get_uint(x, "--class-opt (value)", eqs + 1, 0, (uint64_t)names[which].max);
+    if (x->failed)
+        return;
+    unsigned k = 0;
+    while (k < cfg->n_class_opts && !(cfg->class_opts[k].cls == cls && !strcmp(cfg->class_opts[k].name, names[which].name)))
+        k++;
+    if (k == cfg->n_class_opts) {
+        if (k == sizeof cfg->class_opts / sizeof cfg->class_opts[0]) {
+            bad(x, "--class-opt: at most %zu options", sizeof cfg->class_opts / sizeof cfg->class_opts[0]);
+            return;
+        }
+        cfg->n_class_opts++;
+        cfg->class_opts[k].cls = cls;
+        snprintf(cfg->class_opts[k].name, sizeof cfg->class_opts[k].name, "%s", names[which].name);
+    }
+    cfg->class_opts[k].value = value;
 }
 
 /* Flags that take no value; the rest take exactly one (-ecn takes two). */
@@ -375,6 +433,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->htsim_output = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
+        } else if (!strcmp(arg, "--classes")) {
+            TAKE();
+            cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);
+        } else if (!strcmp(arg, "--class-opt")) {
+            TAKE();
+            parse_class_opt(&x, cfg, v);
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }

@@ -309,18 +309,29 @@ static void switches_csv(const struct sim *s, struct strbuf *b)
 static void queues_csv(const struct sim *s, struct strbuf *b)
 {
     sb_printf(b, "port,node,node_kind,peer,peer_kind,direction,rate_gbps,limit_bytes,tx_packets,tx_bytes,"
-                 "peak_bytes,mean_bytes,ecn_marks,trims,bounces,drops,failure_drops\n");
+                 "peak_bytes,mean_bytes,ecn_marks,trims,bounces,drops,failure_drops");
+    /* with --classes N, each extra data class's own occupancy */
+    for (uint32_t k = 2; k < s->cfg.n_classes; k++)
+        sb_printf(b, ",peak_bytes_c%u,mean_bytes_c%u", k, k);
+    sb_printf(b, "\n");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         double mean = p->st.occupancy_byte_ps / dur;
-        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu\n", i, p->owner_node,
+        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu", i, p->owner_node,
                   tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
                   p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
                   (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes,
                   (unsigned long long)p->st.peak_bytes, mean, (unsigned long long)p->st.ecn_marks,
                   (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces, (unsigned long long)p->st.drops,
                   (unsigned long long)p->st.failure_drops);
+        for (uint32_t k = 2; k < s->cfg.n_classes; k++) {
+            if (p->x)
+                sb_printf(b, ",%u,%.1f", p->x->c[k - 2].peak_bytes, p->x->c[k - 2].occupancy_byte_ps / dur);
+            else
+                sb_printf(b, ",0,0.0"); /* a host NIC queues no data */
+        }
+        sb_printf(b, "\n");
     }
 }
 
@@ -379,9 +390,15 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         sb_printf(b, "\"qa_gate\": null, ");
     static const char *routing_names[] = {"ecmp", "ar", "ev-mod"};
     sb_printf(b, "\"sleek\": %s, \"routing\": \"%s\", \"sched\": \"%s\", \"reps_freeze\": %s, "
-                 "\"detect_us\": %.3f, \"failed_links\": %u, \"cc_options\": {",
+                 "\"detect_us\": %.3f, \"failed_links\": %u, ",
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
               c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+    sb_printf(b, "\"transport\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, \"class_options\": {",
+              c->transport_name, c->switch_stats ? "true" : "false", c->n_classes);
+    for (unsigned i = 0; i < c->n_class_opts; i++)
+        sb_printf(b, "%s\"%u:%s\": %.0f", i ? ", " : "", c->class_opts[i].cls, c->class_opts[i].name,
+                  c->class_opts[i].value);
+    sb_printf(b, "}, \"cc_options\": {");
     for (unsigned i = 0; i < c->n_cc_opts; i++) {
         sb_printf(b, "%s", i ? ", " : "");
         json_str(b, c->cc_opts[i].name);

@@ -95,6 +95,14 @@ static void check_port_counters(const struct sim *s, uint32_t port_idx)
               p->ctl_bytes, (unsigned long long)ctl);
     invariant(p->data_bytes == data0 + data1, "port %u data_bytes %u but its data packets hold %llu bytes", port_idx,
               p->data_bytes, (unsigned long long)(data0 + data1));
+    for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++) {
+        const struct port_class *c = &p->x->c[k];
+        uint64_t held = queued_bytes(s, port_idx, "extra class", c->head, c->tail);
+        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_XCLASS + k + 2)
+            held += s->pool.pkts[p->in_service].size_bytes;
+        invariant(c->bytes == held, "port %u class %u bytes %u but its packets hold %llu bytes", port_idx, k + 2,
+                  c->bytes, (unsigned long long)held);
+    }
     if (p->drr) {
         invariant(p->drr->bytes[0] == data0, "port %u DRR class 0 bytes %u but its packets hold %llu bytes", port_idx,
                   p->drr->bytes[0], (unsigned long long)data0);
@@ -159,6 +167,66 @@ static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
     drop_packet(s, p, pkt_idx);
 }
 
+/* Trim: keep the header so the receiver can NACK at once; it queues as
+ * control. */
+static void trim(struct sim *s, struct port *p, struct packet *pkt)
+{
+    pkt->size_bytes = s->cfg.hdr_bytes;
+    pkt->prio = PKT_PRIO_CONTROL;
+    pkt->flags |= PKTF_TRIMMED;
+    if (p->flags & PORTF_LASTHOP)
+        pkt->flags |= PKTF_TRIM_LASTHOP;
+    p->st.trims++;
+}
+
+static inline void account_class_occupancy(struct port_class *c, simtime_ps now)
+{
+    c->occupancy_byte_ps += (double)c->bytes * (double)(now - c->last_change_ps);
+    c->last_change_ps = now;
+}
+
+/* A data packet of switch class 2 or beyond: queued in its class (true),
+ * dropped (true), or trimmed (false: the caller queues the header as
+ * control). */
+static bool xclass_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+{
+    struct port *p = &s->ports[port_idx];
+    struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    invariant(p->x && pkt->prio < p->x->n, "port %u has no switch class %u", port_idx, pkt->prio);
+    struct port_class *c = &p->x->c[pkt->prio - 2];
+    if (c->bytes + pkt->size_bytes <= c->limit_bytes) {
+        account_class_occupancy(c, s->now);
+        c->bytes += pkt->size_bytes;
+        switch_buffer_change(s, p, pkt->size_bytes);
+        if (c->bytes > c->peak_bytes)
+            c->peak_bytes = c->bytes;
+        list_append(&s->pool, &c->head, &c->tail, pkt_idx);
+        if (p->in_service == PKT_NONE)
+            start_next(s, port_idx);
+        check_port_counters(s, port_idx);
+        return true;
+    }
+    if (!c->trim) {
+        drop_packet(s, p, pkt_idx);
+        return true;
+    }
+    trim(s, p, pkt);
+    return false;
+}
+
+/* The first packet of the highest non-empty class among 2 .. n-1. */
+static uint32_t xclass_pick(struct sim *s, struct port *p)
+{
+    for (uint32_t k = 0; k + 2 < p->x->n; k++) {
+        struct port_class *c = &p->x->c[k];
+        if (c->head != PKT_NONE) {
+            p->in_service_queue = (uint8_t)(SERVED_FROM_XCLASS + k + 2);
+            return list_pop(&s->pool, &c->head, &c->tail);
+        }
+    }
+    return PKT_NONE;
+}
+
 void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
 {
     struct port *p = &s->ports[port_idx];
@@ -168,7 +236,11 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         return;
     }
     if (pkt_in_data_class(pkt) && !(p->flags & PORTF_HOST_NIC)) {
-        if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
+        if (__builtin_expect(pkt->prio > PKT_PRIO_DATA, 0)) {
+            if (xclass_enqueue(s, port_idx, pkt_idx))
+                return;
+            /* trimmed: the header queues as control below */
+        } else if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
             account_occupancy(p, s->now);
             p->data_bytes += pkt->size_bytes;
             switch_buffer_change(s, p, pkt->size_bytes);
@@ -186,18 +258,12 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
                 start_next(s, port_idx);
             check_port_counters(s, port_idx);
             return;
-        }
-        if (!(p->flags & PORTF_TRIM)) {
+        } else if (!(p->flags & PORTF_TRIM)) {
             drop_packet(s, p, pkt_idx);
             return;
+        } else {
+            trim(s, p, pkt);
         }
-        /* Trim: keep the header so the receiver can NACK at once. */
-        pkt->size_bytes = s->cfg.hdr_bytes;
-        pkt->prio = PKT_PRIO_CONTROL;
-        pkt->flags |= PKTF_TRIMMED;
-        if (p->flags & PORTF_LASTHOP)
-            pkt->flags |= PKTF_TRIM_LASTHOP;
-        p->st.trims++;
     }
     if (p->ctl_bytes + pkt->size_bytes > p->ctl_limit_bytes) {
         /* the control class is full too: the packet's transport may take
@@ -258,14 +324,13 @@ static void start_next(struct sim *s, uint32_t port_idx)
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
         p->in_service_queue = SERVED_FROM_CTL;
-    } else if (p->flags & PORTF_DRR) {
-        idx = drr_pick(s, p);
-        if (idx == PKT_NONE)
-            return;
+    } else if ((p->flags & PORTF_DRR) && (idx = drr_pick(s, p)) != PKT_NONE) {
         p->in_service_queue = SERVED_FROM_DATA;
-    } else if (p->data_head != PKT_NONE) {
+    } else if (!(p->flags & PORTF_DRR) && p->data_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
         p->in_service_queue = SERVED_FROM_DATA;
+    } else if (p->x && (idx = xclass_pick(s, p)) != PKT_NONE) {
+        /* xclass_pick set in_service_queue */
     } else if (p->flags & PORTF_HOST_NIC) {
         p->in_service_queue = SERVED_FROM_TRANSPORT;
         idx = transport_nic_pull(s, p->owner_node);
@@ -315,6 +380,18 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
                 pkt->flags |= PKTF_ECN_CE;
                 p->st.ecn_marks++;
             }
+        }
+    } else if (p->in_service_queue >= SERVED_FROM_XCLASS) {
+        struct port_class *c = &p->x->c[p->in_service_queue - SERVED_FROM_XCLASS - 2];
+        account_class_occupancy(c, s->now);
+        invariant(c->bytes >= pkt->size_bytes, "port %u class %u bytes %u below the %u-byte packet leaving", port_idx,
+                  p->in_service_queue - SERVED_FROM_XCLASS, c->bytes, pkt->size_bytes);
+        c->bytes -= pkt->size_bytes;
+        switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
+        /* each class is marked on its own queue, with its own thresholds */
+        if (c->ecn && red_mark(&s->ecn_rng, c->bytes, c->ecn_kmin_bytes, c->ecn_kmax_bytes)) {
+            pkt->flags |= PKTF_ECN_CE;
+            p->st.ecn_marks++;
         }
     }
     if (__builtin_expect(p->flags & PORTF_DOWN, 0)) {
@@ -368,10 +445,27 @@ void port_enable_drr(struct port *p)
     p->drr->fresh = true;
 }
 
+void port_enable_classes(struct port *p, uint32_t n_classes)
+{
+    p->x = xcalloc(1, sizeof *p->x);
+    p->x->n = n_classes;
+    for (uint32_t k = 0; k + 2 < n_classes; k++) {
+        struct port_class *c = &p->x->c[k];
+        c->head = c->tail = PKT_NONE;
+        c->limit_bytes = p->data_limit_bytes;
+        c->ecn_kmin_bytes = p->ecn_kmin_bytes;
+        c->ecn_kmax_bytes = p->ecn_kmax_bytes;
+        c->trim = p->flags & PORTF_TRIM;
+        c->ecn = p->flags & PORTF_ECN;
+    }
+}
+
 void port_free(struct port *p)
 {
     free(p->drr);
     p->drr = NULL;
+    free(p->x);
+    p->x = NULL;
 }
 
 static void drop_queue(struct sim *s, struct port *p, uint32_t *head, uint32_t *tail)
@@ -398,6 +492,17 @@ void port_fail(struct sim *s, uint32_t port_idx)
         if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
             p->drr->bytes[s->pool.pkts[p->in_service].tclass ? 1 : 0] = s->pool.pkts[p->in_service].size_bytes;
     }
+    for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++) {
+        struct port_class *c = &p->x->c[k];
+        if (c->head != PKT_NONE)
+            account_class_occupancy(c, s->now);
+        uint32_t before = c->bytes;
+        drop_queue(s, p, &c->head, &c->tail);
+        c->bytes = p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_XCLASS + k + 2
+                       ? s->pool.pkts[p->in_service].size_bytes
+                       : 0;
+        switch_buffer_change(s, p, (int64_t)c->bytes - (int64_t)before);
+    }
     /* the packet on the wire keeps its bytes counted until it completes */
     uint32_t on_wire_ctl = 0, on_wire_data = 0;
     if (p->in_service != PKT_NONE) {
@@ -420,6 +525,9 @@ void port_visit_held(const struct sim *s, uint32_t port_idx,
     const uint32_t heads[3] = {p->ctl_head, p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
     for (int k = 0; k < 3; k++)
         for (uint32_t q = heads[k]; q != PKT_NONE && fn(s, q, false, ctx); q = s->pool.pkts[q].next)
+            ;
+    for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+        for (uint32_t q = p->x->c[k].head; q != PKT_NONE && fn(s, q, false, ctx); q = s->pool.pkts[q].next)
             ;
     if (p->in_service != PKT_NONE)
         (void)fn(s, p->in_service, true, ctx);
@@ -451,7 +559,10 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 void net_close_stats(struct sim *s)
 {
     for (uint32_t i = 0; i < s->n_ports; i++) {
-        account_occupancy(&s->ports[i], s->now);
+        struct port *p = &s->ports[i];
+        account_occupancy(p, s->now);
+        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+            account_class_occupancy(&p->x->c[k], s->now);
         check_port_counters(s, i);
     }
     for (uint32_t i = 0; i < s->n_switches; i++) {

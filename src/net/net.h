@@ -1,8 +1,10 @@
 /* net.h: the fabric: ports (an output queue plus the link behind it),
  * switches and host NICs, stored as flat arrays indexed by integers.
  *
- * A port owns one direction of one link. Its queue has two priority classes:
- * control packets (ACK, NACK, trimmed headers) always leave before data.
+ * A port owns one direction of one link. Its queue has strict-priority
+ * classes, set by each packet's transport: class 0 is control (ACK, NACK,
+ * trimmed headers), class 1 data, and with --classes N data classes 2 .. N-1
+ * follow in decreasing priority (struct port_xclasses, allocated only then).
  * The data class has a byte limit; a data packet that would overflow it is
  * trimmed to its header and queued as control (or dropped when trimming is
  * off or the control class is full). ECN is decided at dequeue with RED
@@ -31,6 +33,7 @@ enum served_from {
     SERVED_FROM_CTL = 0,
     SERVED_FROM_DATA = 1,
     SERVED_FROM_TRANSPORT = 2, /* a NIC's data, pulled from the transport */
+    SERVED_FROM_XCLASS = 16,   /* + c: switch class c >= 2 (struct port_xclasses) */
 };
 
 struct port_stats {
@@ -44,6 +47,28 @@ struct port_stats {
     double occupancy_byte_ps;  /* integral of queued data bytes over time, for the mean */
     simtime_ps last_change_ps;
     uint32_t peak_bytes;
+};
+
+/* The most switch classes a port can have: control and seven data classes. */
+#define PORT_MAX_CLASSES 8
+
+/* One data class beyond the first (switch classes 2 .. 7): its queue, its
+ * own limit, ECN thresholds and trimming, and its occupancy statistics. */
+struct port_class {
+    uint32_t head, tail;
+    uint32_t bytes;            /* queued, including the packet on the wire when it left this class */
+    uint32_t limit_bytes;
+    uint32_t ecn_kmin_bytes, ecn_kmax_bytes;
+    uint32_t peak_bytes;
+    bool trim;                 /* trim on overflow (else drop) */
+    bool ecn;                  /* RED/ECN marking at dequeue */
+    double occupancy_byte_ps;  /* integral of queued bytes over time, for the mean */
+    simtime_ps last_change_ps;
+};
+
+struct port_xclasses {
+    uint32_t n;                /* the port's classes in all: 3 .. PORT_MAX_CLASSES */
+    struct port_class c[PORT_MAX_CLASSES - 2]; /* c[k] is switch class k + 2 */
 };
 
 /* A port's second data class under DRR (class 0 uses the port's own data
@@ -82,6 +107,7 @@ struct port {
     uint32_t nominal_mbps;    /* the rate the link was built with */
     simtime_ps base_latency_ps; /* latency as built; failures add extra delay to it */
     struct drr_state *drr;
+    struct port_xclasses *x;  /* data classes 2 .. n-1, NULL with the default two classes */
 } __attribute__((aligned(64)));
 
 struct host {
@@ -116,6 +142,9 @@ void port_init(struct port *p, uint32_t owner, uint32_t peer, uint32_t mbps, sim
                uint32_t queue_bytes, bool up);
 /* Serves the data class as two DRR traffic classes (--sched drr). */
 void port_enable_drr(struct port *p);
+/* Gives the port n_classes classes (3 .. PORT_MAX_CLASSES); the extra data
+ * classes start with class 1's limit, ECN thresholds and trimming. */
+void port_enable_classes(struct port *p, uint32_t n_classes);
 void port_free(struct port *p);
 /* The link behind the port went down: everything queued is lost (counted as
  * failure drops); the packet on the wire keeps its bytes until it completes,

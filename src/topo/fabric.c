@@ -151,6 +151,23 @@ void fabric_build(struct sim *s)
             port_enable_drr(p);
         if (c->switch_stats)
             p->flags |= PORTF_BUF_STATS;
+        if (c->n_classes > 2) {
+            port_enable_classes(p, c->n_classes);
+            for (unsigned k = 0; k < c->n_class_opts; k++) {
+                const struct class_opt *o = &c->class_opts[k];
+                struct port_class *pc = &p->x->c[o->cls - 2];
+                if (!strcmp(o->name, "queue_bytes"))
+                    pc->limit_bytes = (uint32_t)o->value;
+                else if (!strcmp(o->name, "ecn_kmin_bytes"))
+                    pc->ecn_kmin_bytes = (uint32_t)o->value;
+                else if (!strcmp(o->name, "ecn_kmax_bytes"))
+                    pc->ecn_kmax_bytes = (uint32_t)o->value;
+                else if (!strcmp(o->name, "trim"))
+                    pc->trim = o->value != 0;
+                else if (!strcmp(o->name, "ecn"))
+                    pc->ecn = o->value != 0;
+            }
+        }
         uint64_t lim = p->data_limit_bytes;
         p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
         p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);

@@ -47,7 +47,8 @@ struct flow {
     void *cc_state;
     const struct lb_ops *lb;  /* the run's balancer, or the connection's own ("lb" key) */
     void *lb_state;
-    uint8_t tclass;           /* traffic class of its data packets */
+    uint8_t tclass;           /* traffic class of its data packets (DRR) */
+    uint8_t prio_class;       /* switch class of its data packets: 1 = data, 2.. with --classes */
     /* NIC ready ring (doubly linked through flow indices; transport.c) */
     bool in_ready_ring;
     uint32_t ready_next, ready_prev;

@@ -93,6 +93,10 @@ void transport_setup(struct sim *s)
             f->lb = &lb_single_ops;
         /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
         f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
+        if (c->prio_class >= s->cfg.n_classes)
+            die_input("%s:%u: priority %u needs --classes %u or more (this run has %u switch classes)",
+                      s->cfg.tm_path, c->line, c->prio_class, c->prio_class + 1, s->cfg.n_classes);
+        f->prio_class = c->prio_class;
         f->ready_next = f->ready_prev = READY_NONE;
     }
     /* the run's transport checks its options even when no flow uses it */

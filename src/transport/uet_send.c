@@ -113,7 +113,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof(*p));
     p->type = PKT_DATA;
-    p->prio = PKT_PRIO_DATA;
+    p->prio = f->prio_class;
     p->tclass = f->tclass;
     p->flags = uet_flow_pkt_flags(f);
     p->flow = fi;
@@ -168,7 +168,7 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     memset(p, 0, sizeof(*p));
     p->type = type;
     /* a probe travels with the data it asks about; an RTS is control */
-    p->prio = type == PKT_PROBE ? PKT_PRIO_DATA : PKT_PRIO_CONTROL;
+    p->prio = type == PKT_PROBE ? f->prio_class : PKT_PRIO_CONTROL;
     p->tclass = f->tclass;
     p->flags = uet_flow_pkt_flags(f);
     p->flow = fi;

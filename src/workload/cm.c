@@ -205,11 +205,11 @@ static bool parse_header(struct parser *p, unsigned line, int key)
 
 enum conn_key {
     CK_START, CK_SIZE, CK_ID, CK_TRIGGER, CK_SEND_DONE, CK_RECV_DONE, CK_PRIO, CK_MSG, CK_LB, CK_CLASS, CK_TRANSPORT,
-    CK_COUNT
+    CK_PRIORITY, CK_COUNT
 };
 static const char *const conn_keys[CK_COUNT] = {
     "start", "size", "id", "trigger", "send_done_trigger", "recv_done_trigger", "prio", "msg", "lb", "class",
-    "transport",
+    "transport", "priority",
 };
 
 /* Trigger ids exclude UINT32_MAX, which is CM_NO_TRIGGER. */
@@ -242,6 +242,7 @@ static bool parse_connection(struct parser *p, unsigned line)
         .send_done_trigger = CM_NO_TRIGGER,
         .recv_done_trigger = CM_NO_TRIGGER,
         .tclass = CM_CLASS_AUTO,
+        .prio_class = 1,
         .line = line,
     };
 
@@ -319,6 +320,12 @@ static bool parse_connection(struct parser *p, unsigned line)
             if (strlen(v) >= sizeof c.lb)
                 return fail(p, line, "lb name '%s' is too long", shown(v, b));
             strcpy(c.lb, v);
+            break;
+        case CK_PRIORITY:
+            /* checked against --classes by the simulator */
+            if (!get_uint(p, line, k, v, 1, 7, &u))
+                return false;
+            c.prio_class = (uint8_t)u;
             break;
         case CK_TRANSPORT:
             /* checked against the known transports by the simulator */

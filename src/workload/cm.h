@@ -69,6 +69,7 @@ struct cm_conn {
     char lb[16];               /* "lb NAME": this connection's load balancer ("" = the run's) */
     char transport[16];        /* "transport NAME": this connection's transport ("" = the run's) */
     uint8_t tclass;            /* "class 0|1": switch traffic class for DRR; CM_CLASS_AUTO when absent */
+    uint8_t prio_class;        /* "priority K": the switch class of its data packets (1 = data, the default) */
     unsigned line;
 };
 #define CM_CLASS_AUTO 0xff
