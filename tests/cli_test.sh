@@ -284,6 +284,14 @@ else
     fail "rerun into a directory with switches.csv: rc $rc, $(head -n 1 "$T/err")"
 fi
 bad "-q with neither a count nor inf" "-q: 'infinite' is not a non-negative whole number" -tm "$M/one.cm" -q infinite
+# an endless line (no newline for over 1 MiB) stops at the line cap, not at memory's end
+{ printf 'Nodes 16\nConnections 1\n'; head -c 1100000 /dev/zero | tr '\000' 'x'; } >"$T/longline.cm"
+bad "a .cm line over 1 MiB" "longline.cm:3: line longer than 1048576 bytes" -tm "$T/longline.cm"
+# a huge .topo latency blames the .topo's latencies, not a -q the user never gave
+sed 's/^Downlink_Latency_ns .*/Downlink_Latency_ns 4000000000/' "$TOPOS/leaf_spine_tiny.topo" >"$T/slow.topo"
+n=$(sed -n 's/^Nodes[ \t]*\([0-9]*\).*/\1/p' "$T/slow.topo")
+printf 'Nodes %s\nConnections 1\n0->1 start 0 size 1000\n' "$n" >"$T/slow.cm"
+bad "a huge .topo latency names the .topo, not -q" "the latencies in the .topo file and -linkspeed give a base RTT" -tm "$T/slow.cm" -topo "$T/slow.topo"
 # --classes and --class-opt
 printf 'Nodes 16\nConnections 2\n4->0 id 1 start 0 size 1000000 priority 2\n8->0 id 2 start 0 size 1000000\n' >"$T/prio.cm"
 run -tm "$T/prio.cm" --classes 3 --class-opt 2:queue_bytes=100000 --out "$T/prio"
