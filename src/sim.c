@@ -64,6 +64,8 @@ static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
     return (uint32_t)((a + b - 1) / b);
 }
 
+static void index_triggers(struct sim *s);
+
 void sim_setup(struct sim *s, const struct config *cfg)
 {
     char err[1024];
@@ -194,6 +196,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     failures_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
+    index_triggers(s);
     uint32_t late = 0, first_late = 0;
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (s->cm.conns[i].start_ps != SIMTIME_NEVER) {
@@ -211,23 +214,78 @@ void sim_setup(struct sim *s, const struct config *cfg)
                    late == 1 ? "s" : "", (double)c->end_ps / PS_PER_US);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t trigger_index_of(const struct sim *s, uint32_t trigger_id)
+{
+    size_t lo = 0, hi = s->cm.n_triggers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((s->trigger_by_id[mid] >> 32) < trigger_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < s->cm.n_triggers && (s->trigger_by_id[lo] >> 32) == trigger_id)
+        return (uint32_t)s->trigger_by_id[lo];
+    return UINT32_MAX;
+}
+
+/* Builds the trigger tables described in sim.h (counting sort of the
+ * waiting connections by trigger). */
+static void index_triggers(struct sim *s)
+{
+    uint32_t nt = s->cm.n_triggers;
+    s->trigger_by_id = xmalloc((nt ? nt : 1) * sizeof(uint64_t));
+    for (uint32_t t = 0; t < nt; t++)
+        s->trigger_by_id[t] = ((uint64_t)s->cm.triggers[t].id << 32) | t;
+    qsort(s->trigger_by_id, nt, sizeof(uint64_t), cmp_u64);
+    s->trigger_first = xcalloc((size_t)nt + 1, sizeof(uint32_t));
+    s->trigger_next = xcalloc(nt ? nt : 1, sizeof(uint32_t));
+    uint32_t *ti_of = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        uint32_t id = s->cm.conns[i].start_trigger;
+        ti_of[i] = id == CM_NO_TRIGGER ? UINT32_MAX : trigger_index_of(s, id);
+        if (ti_of[i] != UINT32_MAX)
+            s->trigger_first[ti_of[i] + 1]++;
+    }
+    for (uint32_t t = 0; t < nt; t++)
+        s->trigger_first[t + 1] += s->trigger_first[t];
+    s->trigger_waiters = xmalloc(((size_t)s->trigger_first[nt] + 1) * sizeof(uint32_t));
+    for (uint32_t t = 0; t < nt; t++)
+        s->trigger_next[t] = s->trigger_first[t];
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        if (ti_of[i] != UINT32_MAX)
+            s->trigger_waiters[s->trigger_next[ti_of[i]]++] = i;
+    for (uint32_t t = 0; t < nt; t++)
+        s->trigger_next[t] = s->trigger_first[t];
+    free(ti_of);
+}
+
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
 {
-    uint32_t ti = cm_trigger_index(&s->cm, trigger_id);
+    uint32_t ti = trigger_index_of(s, trigger_id);
     if (ti == UINT32_MAX)
         return;
     const struct cm_trigger *tr = &s->cm.triggers[ti];
     uint32_t n = ++s->trigger_counts[ti];
     bool fire_all = (tr->type == TRIGGER_ONESHOT && n == 1) || (tr->type == TRIGGER_BARRIER && n == tr->count);
-    for (uint32_t i = 0; i < s->n_flows; i++) {
-        if (s->cm.conns[i].start_trigger != trigger_id || s->flows[i].start_scheduled)
+    if (!fire_all && tr->type != TRIGGER_MULTISHOT)
+        return;
+    /* the waiters not started yet, in file order; multishot starts one */
+    uint32_t end = s->trigger_first[ti + 1];
+    while (s->trigger_next[ti] < end) {
+        uint32_t i = s->trigger_waiters[s->trigger_next[ti]++];
+        if (s->flows[i].start_scheduled)
             continue;
-        if (fire_all || tr->type == TRIGGER_MULTISHOT) {
-            s->flows[i].start_scheduled = true;
-            sim_at(s, s->now, EV_FLOW_START, i);
-            if (!fire_all)
-                break; /* multishot: one waiting connection per activation, in file order */
-        }
+        s->flows[i].start_scheduled = true;
+        sim_at(s, s->now, EV_FLOW_START, i);
+        if (!fire_all)
+            break; /* multishot: one waiting connection per activation, in file order */
     }
 }
 
@@ -393,6 +451,10 @@ void sim_free(struct sim *s)
     free(s->hosts);
     free(s->switches);
     free(s->trigger_counts);
+    free(s->trigger_by_id);
+    free(s->trigger_first);
+    free(s->trigger_waiters);
+    free(s->trigger_next);
     cm_free(&s->cm);
     eq_free(&s->eq);
     pool_free(&s->pool);

@@ -151,6 +151,14 @@ struct sim {
     uint32_t flows_finished;
     uint32_t flows_started;
     uint32_t *trigger_counts;    /* activations so far, per trigger */
+    /* triggers as the run uses them: ids sorted with their index (binary
+     * search), and each trigger's waiting connections in file order
+     * (waiters[first[t] .. first[t+1]), of which next[t] is the first not
+     * started yet), so an activation costs O(log triggers + its waiters) */
+    uint64_t *trigger_by_id;     /* (id << 32) | index, sorted */
+    uint32_t *trigger_first;
+    uint32_t *trigger_waiters;
+    uint32_t *trigger_next;
 
     const struct cc_ops *cc;
     const struct lb_ops *lb;
