@@ -178,6 +178,8 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
+    if (s->tot.pulls_sent) /* receiver credit (EQDS, UET -receiver_cc) */
+        printf("credit: %llu pulls sent\n", (unsigned long long)s->tot.pulls_sent);
     if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
         printf("recovery: %llu probes, %llu requests to send\n", (unsigned long long)s->tot.probes_sent,
                (unsigned long long)s->tot.rts_sent);

@@ -21,6 +21,7 @@ enum pkt_type {
     PKT_PROBE = 3,     /* header-only, travels in the data class: "did you get everything?" */
     PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
+    PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
 };
 
 enum pkt_flag {
@@ -52,7 +53,11 @@ struct packet {
         simtime_ps ts_ps;  /* data, probe: time sent (the sender also keeps its own record) */
         uint64_t ooo_pkts; /* ack: packets the receiver holds beyond the cumulative ACK */
     };
-    uint64_t sack_bits;   /* ack: bit i set = seq (sack_base + i) received */
+    union {
+        uint64_t sack_bits; /* ack: bit i set = seq (sack_base + i) received */
+        int64_t pull_q;     /* receiver-credit transports (pull_pacer.h), in credit quanta: data and
+                               RTS: the sender's pull target; pull: the cumulative pull number */
+    };
     uint64_t recvd_bytes; /* ack/nack: receiver's running total of data bytes received */
 };
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");

@@ -1,0 +1,15 @@
+/* eqds.h: what the EQDS transport (eqds.c) exposes beyond its ops table:
+ * its pull pacers and their configuration, for tests. */
+#ifndef SPRAYSIM_EQDS_H
+#define SPRAYSIM_EQDS_H
+
+#include "pull_pacer.h"
+
+struct sim;
+
+/* The run's pacer configuration, or NULL when EQDS is not set up. */
+const struct pull_pacer_cfg *eqds_pacer_cfg(const struct sim *s);
+/* Pacer i: of receiving host i, or of flow i with -sender_cc_only. */
+struct pull_pacer *eqds_pacer(struct sim *s, uint32_t i);
+
+#endif
