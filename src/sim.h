@@ -154,6 +154,7 @@ struct sim {
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
+    bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
 
     struct sim_totals tot;
     uint64_t events_processed;

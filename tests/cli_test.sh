@@ -506,8 +506,9 @@ flows_of() {
 }
 printf 'Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n5->0 id 2 start 0 size 4000000\n' >"$T/2to1.cm"
 run -receiver_cc_only -tm "$M/one.cm"
-if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "^credit: [1-9][0-9]* pulls sent" "$T/out" && [ ! -s "$T/err" ]; then
-    ok "-receiver_cc_only runs: the flow finishes on pulled credit"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "^credit: [1-9][0-9]* pulls sent" "$T/out" &&
+    grep -q "; transport uet receiver credit, cc none, lb mixed" "$T/out" && [ ! -s "$T/err" ]; then
+    ok "-receiver_cc_only runs: the flow finishes on pulled credit, the summary says 'cc none'"
 else
     fail "-receiver_cc_only: rc $rc, $(grep -E 'flows:|credit' "$T/out" | tr '\n' '|') $(head -n 1 "$T/err")"
 fi
@@ -529,7 +530,8 @@ else
     fail "mode flags do not act in htsim's order"
 fi
 run --transport eqds -tm "$M/one.cm" --out "$T/eq1"
-if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out"; then
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out" &&
+    grep -q "; transport eqds, cc none, " "$T/out"; then
     ok "--transport eqds runs with EQDS's 35-packet queues and 150 us + 6 drains min RTO"
 else
     fail "--transport eqds: rc $rc, $(grep -E 'flows:|network' "$T/out" | tr '\n' '|') $(head -n 1 "$T/err")"

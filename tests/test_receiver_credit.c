@@ -624,8 +624,9 @@ static void test_uet_receiver_credit_two_to_one_matches_reference(void **st)
 static void test_uet_receiver_credit_turns_ecn_off_on_tor_downlinks(void **st)
 {
     (void)st;
+    const struct run_opts plain = {.sender_cc = -1, .receiver_cc = -1};
     for (int credit = 0; credit < 2; credit++) {
-        setup(shared_path("htsim/matrices/one.cm"), 10, credit ? &RCC : &(struct run_opts){.sender_cc = -1, .receiver_cc = -1});
+        setup(shared_path("htsim/matrices/one.cm"), 10, credit ? &RCC : &plain);
         uint32_t lasthop = 0, lasthop_ecn = 0, other_ecn = 0;
         for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
             bool ecn = S.ports[i].flags & PORTF_ECN;

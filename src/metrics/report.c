@@ -137,9 +137,14 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
 void report_stdout(const struct sim *s, const struct run_stats *r)
 {
     const struct config *c = &s->cfg;
-    printf("spraysim: %u hosts, %u switches, %u-tier tree; cc %s, lb %s, %u paths, trimming %s, seed %llu\n",
-           s->n_hosts, s->n_switches, s->topo.spec.tiers, s->cc->name, s->lb->name, c->paths,
-           c->trimming ? "on" : "off", (unsigned long long)c->seed);
+    /* the transport is named when it is not plain UET; "cc none" when no
+     * sender window applies (receiver credit alone) */
+    char pace[96] = "";
+    if (strcmp(c->transport_name, "uet") || s->uet_credit)
+        snprintf(pace, sizeof pace, "transport %s%s, ", c->transport_name, s->uet_credit ? " receiver credit" : "");
+    printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
+           s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
+           s->lb->name, c->paths, c->trimming ? "on" : "off", (unsigned long long)c->seed);
     printf("network: base RTT %.3f us, BDP %llu B, queue %u B, ECN %u-%u B, min RTO %.1f us\n",
            (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, s->queue_bytes,
            s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);

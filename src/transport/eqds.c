@@ -87,8 +87,8 @@ enum eqds_timer {
 struct eqds_flow {
     struct pull_client rcv;  /* receiver side; first, where pull_pacer.c finds it */
     /* sender */
-    int64_t credit_pull;     /* bytes from PULLs; may go below zero by less than a packet */
-    int64_t credit_spec;     /* speculative bytes: the initial window, spent or given up */
+    int64_t credit_pull_bytes; /* from PULLs; may go below zero by less than a packet */
+    int64_t credit_spec_bytes; /* speculative: the initial window, spent or given up */
     int64_t pull_q;          /* the highest pull number heard */
     int64_t target_q;        /* the pull target last stamped */
     bool speculating;        /* nothing heard from the receiver yet */
@@ -183,6 +183,8 @@ static void eqds_setup(struct sim *s)
     } else if (c->cc_given) {
         warn_input("--cc %s has no effect on EQDS without a sender window: add -sender_cc", s->cc->name);
     }
+    if (!window && !strcmp(c->transport_name, "eqds"))
+        s->no_sender_window = true;
     r->cfg = (struct pull_pacer_cfg){
         .quantum_bytes = EQDS_QUANTUM_BYTES,
         .per_pull_q = EQDS_PULL_Q,
@@ -244,7 +246,7 @@ static void eqds_free(struct sim *s)
 
 static inline int64_t credit(const struct eqds_flow *e)
 {
-    return e->credit_pull + e->credit_spec;
+    return e->credit_pull_bytes + e->credit_spec_bytes;
 }
 
 /* Pulled credit first; speculative credit while speculating. Otherwise the
@@ -252,15 +254,15 @@ static inline int64_t credit(const struct eqds_flow *e)
  * the pull target can advance (htsim spendCredit). */
 static bool spend_credit(struct eqds_flow *e, int64_t size)
 {
-    if (e->credit_pull > 0) {
-        e->credit_pull -= size;
+    if (e->credit_pull_bytes > 0) {
+        e->credit_pull_bytes -= size;
         return true;
     }
-    if (e->speculating && e->credit_spec > 0) {
-        e->credit_spec -= size;
+    if (e->speculating && e->credit_spec_bytes > 0) {
+        e->credit_spec_bytes -= size;
         return true;
     }
-    e->credit_spec -= size;
+    e->credit_spec_bytes -= size;
     return false;
 }
 
@@ -278,8 +280,9 @@ static int64_t pull_target(struct sim *s, uint32_t fi)
         want = r->maxwnd_bytes;
     int64_t target = want - credit(e) + e->pull_q * EQDS_QUANTUM_BYTES;
     /* keep the target moving once speculation is over */
-    if (!e->speculating && target - e->target_q * EQDS_QUANTUM_BYTES < EQDS_QUANTUM_BYTES && e->credit_spec > 0) {
-        e->credit_spec -= mtu;
+    if (!e->speculating && target - e->target_q * EQDS_QUANTUM_BYTES < EQDS_QUANTUM_BYTES &&
+        e->credit_spec_bytes > 0) {
+        e->credit_spec_bytes -= mtu;
         target += mtu;
     }
     return pull_quanta_ceil(target, EQDS_QUANTUM_BYTES);
@@ -373,7 +376,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         p->flags |= PKTF_RTX | PKTF_AR;
         f->c.retransmits++;
         s->tot.rtx_pkts_sent++;
-    } else if (f->next_new_seq >= f->n_pkts || e->credit_pull < 0) {
+    } else if (f->next_new_seq >= f->n_pkts || e->credit_pull_bytes < 0) {
         p->flags |= PKTF_AR; /* the last new packet, or the pulled credit overspent */
     }
     arm_rto(s, fi);
@@ -444,7 +447,7 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     f->rtx_ring = xcalloc(n, sizeof(uint32_t));
     f->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
     struct eqds_flow *e = xcalloc(1, sizeof(*e));
-    e->credit_spec = r->maxwnd_bytes;
+    e->credit_spec_bytes = r->maxwnd_bytes;
     e->speculating = true;
     e->srtt_ps = r->rto_ps; /* htsim: the RTT estimate starts at the min RTO */
     f->tp_state = e;
@@ -585,9 +588,9 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
 static void on_pull(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct eqds_flow *e = ef(s, fi);
-    e->credit_pull += pull_credit_heard(&e->pull_q, p->pull_q, EQDS_QUANTUM_BYTES);
-    if (e->credit_pull > s->eqds->maxwnd_bytes)
-        e->credit_pull = s->eqds->maxwnd_bytes;
+    e->credit_pull_bytes += pull_credit_heard(&e->pull_q, p->pull_q, EQDS_QUANTUM_BYTES);
+    if (e->credit_pull_bytes > s->eqds->maxwnd_bytes)
+        e->credit_pull_bytes = s->eqds->maxwnd_bytes;
     e->rts_outstanding = false;
     stop_speculating(e);
     sender_wake(s, fi);
@@ -640,7 +643,8 @@ static void rto_timer(struct sim *s, uint32_t fi)
         if (had_queue) {
             stop_speculating(e);
             send_rts(s, fi);
-        } else if ((r->window && cc_cwnd(f->cc_state) < size + f->in_flight_bytes) || e->credit_pull <= 0) {
+        } else if ((r->window && cc_cwnd(f->cc_state) < size + f->in_flight_bytes) ||
+                   e->credit_pull_bytes <= 0) {
             /* no window or no pulled credit for the retransmission: the
              * receiver may not know the sender waits */
             send_rts(s, fi);

@@ -36,6 +36,7 @@
 #include "../sim.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* htsim uecpacket.h: credit in 256-byte quanta. */
 #define UET_QUANTUM_BYTES 256
@@ -67,6 +68,8 @@ void uet_credit_setup(struct sim *s, bool window)
     struct uet_credit_run *r = xcalloc(1, sizeof(*r));
     s->uet_credit = r;
     r->window = window;
+    if (!window && !strcmp(s->cfg.transport_name, "uet"))
+        s->no_sender_window = true;
     r->maxwnd_bytes = (int64_t)(UET_MAXWND_BDP * (double)s->bdp_bytes);
     uint32_t ratio = oversubscription(&s->topo.spec);
     /* htsim main_uec.cpp: on an oversubscribed tree without a sender window
