@@ -556,6 +556,8 @@ bad "-receiver_cc_only=1 is no flag (single-dash flags take no =value)" "unknown
 bad "--transport eqds=x names no transport" "--transport: unknown transport 'eqdsx'" --transport=eqdsx -tm "$M/one.cm"
 warns "--cc without a sender window under EQDS" "--cc smartt has no effect on EQDS without a sender window: add -sender_cc" \
     --transport eqds --cc smartt -tm "$M/one.cm"
+warns "--cc with receiver credit only" "--cc smartt has no effect with -receiver_cc_only: add -sender_cc after it" \
+    --cc smartt -receiver_cc_only -tm "$M/one.cm"
 run --transport eqds -sender_cc --cc smartt -tm "$M/one.cm"
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q "1 of 1 finished" "$T/out"; then
     ok "EQDS -sender_cc --cc smartt: the window caps EQDS, no warning"

@@ -70,6 +70,8 @@ void uet_credit_setup(struct sim *s, bool window)
     r->window = window;
     if (!window && !strcmp(s->cfg.transport_name, "uet"))
         s->no_sender_window = true;
+    if (!window && s->cfg.cc_given)
+        warn_input("--cc %s has no effect with -receiver_cc_only: add -sender_cc after it for the window", s->cc->name);
     r->maxwnd_bytes = (int64_t)(UET_MAXWND_BDP * (double)s->bdp_bytes);
     uint32_t ratio = oversubscription(&s->topo.spec);
     /* htsim main_uec.cpp: on an oversubscribed tree without a sender window
