@@ -20,7 +20,7 @@
  * pulled credit is overspent, and on every retransmission.
  *
  * Receiver. Data is ACKed with the cumulative ACK and a 64-bit SACK bitmap
- * every 16 KB (4 KB with -sender_cc), at once on CE, AR, the first packet
+ * every 16 KB (4000 B with -sender_cc), at once on CE, AR, the first packet
  * and duplicates. A trimmed header gets an immediate NACK and makes the
  * receiver owe the sender one MTU of credit for the retransmission (pulled
  * before anything else). The receiving NIC's pull pacer (pull_pacer.c)
@@ -52,7 +52,6 @@
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../sim.h"
-#include "../topo/fabric.h"
 #include "flow.h"
 #include "transport.h"
 
