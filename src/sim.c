@@ -55,6 +55,9 @@ void config_defaults(struct config *c)
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->transport_name = "uet";
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
+    c->sender_cc = -1;                   /* the transport's default (UET on, EQDS off) */
+    c->receiver_cc = -1;                 /* the transport's default (UET off, EQDS on) */
+    c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
 }
@@ -125,7 +128,10 @@ void sim_setup(struct sim *s, const struct config *cfg)
                   rtt_inputs, (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes,
                   c->trimming ? "1" : "5", UINT32_MAX / 2);
     uint32_t bdp_pkts = ceil_div_u64(s->bdp_bytes, c->mtu_bytes);
-    uint32_t qpkts = c->queue_pkts ? c->queue_pkts : bdp_pkts * (c->trimming ? 1 : 5);
+    /* the run's transport may bring its own defaults (EQDS: 35-packet queues) */
+    const struct transport_ops *run_tp = transport_find(c->transport_name);
+    uint32_t tp_qpkts = run_tp ? run_tp->default_queue_pkts : 0;
+    uint32_t qpkts = c->queue_pkts ? c->queue_pkts : tp_qpkts ? tp_qpkts : bdp_pkts * (c->trimming ? 1 : 5);
     if ((uint64_t)qpkts * c->mtu_bytes > UINT32_MAX / 2)
         die_input("-q %u: a queue of %llu bytes (-q x -mtu) is too large (at most %u)", qpkts,
                   (unsigned long long)qpkts * c->mtu_bytes, UINT32_MAX / 2);
@@ -139,6 +145,12 @@ void sim_setup(struct sim *s, const struct config *cfg)
     uint32_t hi = c->ecn_high_pkts ? c->ecn_high_pkts : (uint32_t)ceil(0.8 * bdp_pkts);
     if (lo > hi)
         die_input("-ecn: low threshold %u exceeds high threshold %u (packets)", lo, hi);
+    if (hi > qpkts && run_tp && run_tp->ecn_only_when_given && !c->ecn_high_pkts) {
+        /* the default thresholds go unused: this transport's switches mark
+         * only when -ecn is given (EQDS) */
+        hi = qpkts;
+        lo = lo < hi ? lo : hi;
+    }
     if (hi > qpkts && !c->queue_infinite) {
         if (c->ecn_high_pkts)
             die_input("-ecn: high threshold %u exceeds the queue size of %u packets", hi, qpkts);
@@ -158,8 +170,10 @@ void sim_setup(struct sim *s, const struct config *cfg)
     }
     s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
     s->ecn_kmax_bytes_default = hi * c->mtu_bytes;
-    /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops. */
-    s->min_rto_ps = 15 * PS_PER_US + (simtime_ps)((double)rto_queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
+    /* seed 002 Sec. 6: min_rto = 15 us + queue drain time x diameter hops
+     * (the run's transport may replace the 15 us: EQDS's is 150 us). */
+    s->min_rto_ps = (run_tp && run_tp->min_rto_base_ps ? run_tp->min_rto_base_ps : 15 * PS_PER_US) +
+                    (simtime_ps)((double)rto_queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
 
     /* seed 002 Sec. 6: probes every base_rtt + target_Qdelay of silence */
     s->probe_period_ps = s->base_rtt_ps + (c->target_qdelay_ps ? c->target_qdelay_ps

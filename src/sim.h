@@ -60,6 +60,15 @@ struct config {
     uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
     bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *transport_name;  /* --transport: every connection's, unless its .cm line says */
+    /* Who sets the pace (htsim's -sender_cc, -receiver_cc, -receiver_cc_only, -sender_cc_only, in the
+     * order given): -1 = the transport's default (UET: sender window on, receiver credit off; EQDS:
+     * receiver credit on, sender window off), else 0 or 1. */
+    int8_t sender_cc;
+    int8_t receiver_cc;
+    bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
+    int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
+                                    -1 = htsim's automatic rule, 0 = off, 1 = on */
+    bool recv_oversub_cc;        /* EQDS: -recv_oversub_cc, pulls skipped while ECN and trims are many */
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */
@@ -110,6 +119,7 @@ struct sim_totals {
     uint64_t failure_drops;       /* packets dropped by links that were down */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
+    uint64_t pulls_sent;          /* receiver-credit grants (PKT_PULL) */
 };
 
 struct sim {
@@ -162,6 +172,10 @@ struct sim {
 
     const struct cc_ops *cc;
     const struct lb_ops *lb;
+    /* per-run state of the receiver-credit transports (NULL when unused) */
+    struct eqds_run *eqds;
+    struct uet_credit_run *uet_credit;
+    bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
 
     struct sim_totals tot;
     uint64_t events_processed;

@@ -537,4 +537,80 @@ else
     ok "gen_cm.sh rejects an unknown subcommand"
 fi
 
+# ---------------------------------------------------------------- receiver credit
+# flows.csv of a run, for comparing flag spellings: same_flows NAME WANT(same|differ) ARGS1 -- ARGS2
+flows_of() {
+    rm -rf "$T/fo"
+    "$SPRAYSIM" "$@" --quiet --out "$T/fo" >/dev/null 2>"$T/fo.err"
+    cat "$T/fo/flows.csv" 2>/dev/null
+}
+printf 'Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n5->0 id 2 start 0 size 4000000\n' >"$T/2to1.cm"
+run -receiver_cc_only -tm "$M/one.cm"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "^credit: [1-9][0-9]* pulls sent" "$T/out" &&
+    grep -q "; transport uet receiver credit, cc none, lb mixed" "$T/out" && [ ! -s "$T/err" ]; then
+    ok "-receiver_cc_only runs: the flow finishes on pulled credit, the summary says 'cc none'"
+else
+    fail "-receiver_cc_only: rc $rc, $(grep -E 'flows:|credit' "$T/out" | tr '\n' '|') $(head -n 1 "$T/err")"
+fi
+a=$(flows_of -receiver_cc_only -tm "$T/2to1.cm" -paths 1 -end 5000)
+b=$(flows_of -receiver_cc_only -sender_cc -tm "$T/2to1.cm" -paths 1 -end 5000)
+c=$(flows_of -sender_cc -receiver_cc -tm "$T/2to1.cm" -paths 1 -end 5000)
+d=$(flows_of -sender_cc -receiver_cc_only -tm "$T/2to1.cm" -paths 1 -end 5000)
+e=$(flows_of -receiver_cc_only -sender_cc_only -tm "$T/2to1.cm" -paths 1 -end 5000)
+f=$(flows_of -tm "$T/2to1.cm" -paths 1 -end 5000)
+if [ -n "$a" ] && [ "$b" = "$c" ] && [ "$a" != "$b" ]; then
+    ok "-receiver_cc_only -sender_cc and -sender_cc -receiver_cc give the same run, unlike -receiver_cc_only"
+else
+    fail "receiver credit with the sender window: '-receiver_cc_only -sender_cc' and '-sender_cc -receiver_cc' differ, or equal receiver-only"
+fi
+g=$(flows_of -receiver_cc_only -sender_cc_algo nscc -tm "$T/2to1.cm" -paths 1 -end 5000)
+if [ "$d" = "$a" ] && [ "$e" = "$f" ] && [ "$g" = "$b" ] && [ "$a" != "$f" ]; then
+    ok "mode flags act in order: -sender_cc -receiver_cc_only is receiver-only, -receiver_cc_only -sender_cc_only the default, -sender_cc_algo turns the window on"
+else
+    fail "mode flags do not act in htsim's order"
+fi
+run --transport eqds -tm "$M/one.cm" --out "$T/eq1"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out" &&
+    grep -q "; transport eqds, cc none, " "$T/out"; then
+    ok "--transport eqds runs with EQDS's 35-packet queues and 150 us + 6 drains min RTO"
+else
+    fail "--transport eqds: rc $rc, $(grep -E 'flows:|network' "$T/out" | tr '\n' '|') $(head -n 1 "$T/err")"
+fi
+ln -s "$SPRAYSIM" "$T/htsim_eqds"
+"$T/htsim_eqds" -tm "$M/one.cm" --out "$T/eq2" >/dev/null 2>&1
+if cmp -s "$T/eq1/flows.csv" "$T/eq2/flows.csv"; then
+    ok "a binary named htsim_eqds runs EQDS, as the reference picks its protocol"
+else
+    fail "htsim_eqds: flows.csv differs from --transport eqds"
+fi
+if [ "$(flows_of --transport eqds -use_reps 1 -tm "$M/perm_16n_16c_2MB.cm")" = "$(flows_of --transport eqds --lb reps -tm "$M/perm_16n_16c_2MB.cm")" ] &&
+    [ "$(flows_of --transport eqds -use_reps 0 -tm "$M/perm_16n_16c_2MB.cm")" = "$(flows_of --transport eqds -tm "$M/perm_16n_16c_2MB.cm")" ]; then
+    ok "-use_reps 1 is --lb reps, -use_reps 0 changes nothing"
+else
+    fail "-use_reps does not select REPS (or -use_reps 0 changes the run)"
+fi
+bad "-use_reps 2 is out of range" "-use_reps: '2' is out of range (0 to 1)" -tm "$M/one.cm" -use_reps 2
+bad "-use_reps x is not a number" "-use_reps: 'x' is not a non-negative whole number" -tm "$M/one.cm" -use_reps x
+bad "-use_reps needs a value" "-use_reps needs a value" -tm "$M/one.cm" -use_reps
+bad "-receiver_cc_only=1 is no flag (single-dash flags take no =value)" "unknown flag '-receiver_cc_only=1'" -tm "$M/one.cm" -receiver_cc_only=1
+bad "--transport eqds=x names no transport" "--transport: unknown transport 'eqdsx'" --transport=eqdsx -tm "$M/one.cm"
+warns "--cc without a sender window under EQDS" "--cc smartt has no effect on EQDS without a sender window: add -sender_cc" \
+    --transport eqds --cc smartt -tm "$M/one.cm"
+warns "--cc with receiver credit only" "--cc smartt has no effect with -receiver_cc_only: add -sender_cc after it" \
+    --cc smartt -receiver_cc_only -tm "$M/one.cm"
+run --transport eqds -sender_cc --cc smartt -tm "$M/one.cm"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q "1 of 1 finished" "$T/out"; then
+    ok "EQDS -sender_cc --cc smartt: the window caps EQDS, no warning"
+else
+    fail "EQDS -sender_cc --cc smartt: rc $rc, $(head -n 1 "$T/err")"
+fi
+run --transport eqds -q 1 -tm "$M/one.cm"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out"; then
+    ok "EQDS -q 1 runs: its switches mark no ECN, so the default thresholds do not apply"
+else
+    fail "EQDS -q 1: rc $rc, $(head -n 1 "$T/err")"
+fi
+bad "EQDS -q 1 with -ecn above it" "-ecn: high threshold 25 exceeds the queue size of 1 packets" --transport eqds -q 1 -ecn 10 25 -tm "$M/one.cm"
+bad "-sender_cc_algo with an unknown algorithm" "-sender_cc_algo: unknown algorithm 'bogus'" -receiver_cc_only -sender_cc_algo bogus -tm "$M/one.cm"
+
 [ "$nfail" -eq 0 ]

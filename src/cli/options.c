@@ -42,9 +42,16 @@ void options_usage(FILE *out)
             "  -cwnd PKTS            initial window in packets (default: the algorithm's, e.g. NSCC 1.5 BDP)\n"
             "  -paths N              entropy values per flow (default 64; 1 = one path per flow)\n"
             "  -seed S               seed of every random stream (default 13)\n"
-            "  -sender_cc_only       sender-based congestion control (the only mode; accepted)\n"
-            "  -sender_cc            the same\n"
-            "  -sender_cc_algo NAME  same as --cc\n"
+            "  -sender_cc_only       sender window only (UET's default; EQDS: a pull pacer per connection)\n"
+            "  -sender_cc            the sender's window applies (UET: default; EQDS: the --cc window caps it)\n"
+            "  -receiver_cc_only     UET receiver credit only: the receiver paces credit, no sender window;\n"
+            "                        a later -sender_cc adds the window back\n"
+            "  -receiver_cc          UET receiver credit as well (with the window unless -receiver_cc_only)\n"
+            "  -sender_cc_algo NAME  same as -sender_cc --cc NAME\n"
+            "  -recv_oversub_cc      EQDS: skip pulls while over 10%% of arrivals are marked or trimmed\n"
+            "  -oversubscribed_cc, -force_disable_oversubscribed_cc  UET receiver credit's pull-rate control\n"
+            "                        on / off (default: on for oversubscribed trees without a sender window)\n"
+            "  -use_reps 0|1         1: same as --lb reps (htsim_eqds)\n"
             "  -load_balancing_algo NAME  same as --lb\n"
             "  -disable_trim         switches drop instead of trimming\n"
             "  -sleek                SLEEK loss recovery and probes (seed 002 Sec. 6)\n"
@@ -58,7 +65,8 @@ void options_usage(FILE *out)
             "  -h, -help             this text\n"
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
-            "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet)\n"
+            "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet;\n"
+            "                        eqds when the binary is called htsim_eqds)\n"
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
@@ -206,7 +214,8 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
 static bool is_switch_flag(const char *a)
 {
     static const char *const names[] = {
-        "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-disable_trim", "-sleek",
+        "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
+        "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
         "--switch-stats",
     };
@@ -222,6 +231,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     char b[SHOWN_BUF];
     config_defaults(cfg);
     cfg->progress = true;
+    /* the reference's way of choosing EQDS: its binary's name */
+    if (argc > 0 && argv[0]) {
+        const char *base = strrchr(argv[0], '/');
+        if (!strcmp(base ? base + 1 : argv[0], "htsim_eqds"))
+            cfg->transport_name = "eqds";
+    }
     bool ar_quantum_set = false;
     for (int i = 1; i < argc && !x.failed; i++) {
         const char *arg = argv[i];
@@ -306,10 +321,27 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-seed") || !strcmp(arg, "--seed")) {
             TAKE();
             cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
-        } else if (!strcmp(arg, "-sender_cc_only") || !strcmp(arg, "-sender_cc")) {
-            /* sender-based CC is the only mode of this transport */
-        } else if (!strcmp(arg, "-receiver_cc_only") || !strcmp(arg, "-receiver_cc")) {
-            bad(&x, "%s: receiver-based congestion control is not implemented; use sender-based NSCC", arg);
+        } else if (!strcmp(arg, "-sender_cc_only")) {
+            /* htsim: each flag sets its modes, in the order given */
+            cfg->sender_cc = 1;
+            cfg->receiver_cc = 0;
+        } else if (!strcmp(arg, "-sender_cc")) {
+            cfg->sender_cc = 1;
+        } else if (!strcmp(arg, "-receiver_cc_only")) {
+            cfg->sender_cc = 0;
+            cfg->receiver_cc = 1;
+        } else if (!strcmp(arg, "-receiver_cc")) {
+            cfg->receiver_cc = 1;
+        } else if (!strcmp(arg, "-recv_oversub_cc")) {
+            cfg->recv_oversub_cc = true;
+        } else if (!strcmp(arg, "-oversubscribed_cc")) {
+            cfg->oversub_cc = 1;
+        } else if (!strcmp(arg, "-force_disable_oversubscribed_cc")) {
+            cfg->oversub_cc = 0;
+        } else if (!strcmp(arg, "-use_reps")) {
+            TAKE();
+            if (get_uint(&x, arg, v, 0, 1))
+                cfg->lb_name = "reps";
         } else if (!strcmp(arg, "--transport")) {
             TAKE();
             cfg->transport_name = v;
@@ -318,6 +350,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-sender_cc_algo") || !strcmp(arg, "--cc")) {
             TAKE();
             cfg->cc_name = v;
+            cfg->cc_given = true;
+            if (arg[1] == 's') /* htsim's -sender_cc_algo also turns the sender's window on */
+                cfg->sender_cc = 1;
             if (!cc_find(v))
                 bad(&x, "%s: unknown algorithm '%s' (known: %s)", arg, shown(v, b), cc_names());
         } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {

@@ -119,6 +119,7 @@ enum rng_stream {
     RNG_STREAM_HASH = 3,   /* per-switch ECMP hash salts */
     RNG_STREAM_WORKLOAD = 4,
     RNG_STREAM_ROUTING = 5, /* adaptive routing's tie breaks */
+    RNG_STREAM_RECEIVER_CC = 6, /* receiver-credit rate control: update intervals, skipped pulls */
     RNG_STREAM_TEST = 99,
 };
 

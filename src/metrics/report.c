@@ -157,9 +157,14 @@ static void tier_buffers(const struct sim *s, struct tier_buffers tb[TOPO_MAX_TI
 void report_stdout(const struct sim *s, const struct run_stats *r)
 {
     const struct config *c = &s->cfg;
-    printf("spraysim: %u hosts, %u switches, %u-tier tree; cc %s, lb %s, %u paths, trimming %s, seed %llu\n",
-           s->n_hosts, s->n_switches, s->topo.spec.tiers, s->cc->name, s->lb->name, c->paths,
-           c->trimming ? "on" : "off", (unsigned long long)c->seed);
+    /* the transport is named when it is not plain UET; "cc none" when no
+     * sender window applies (receiver credit alone) */
+    char pace[96] = "";
+    if (strcmp(c->transport_name, "uet") || s->uet_credit)
+        snprintf(pace, sizeof pace, "transport %s%s, ", c->transport_name, s->uet_credit ? " receiver credit" : "");
+    printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
+           s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
+           s->lb->name, c->paths, c->trimming ? "on" : "off", (unsigned long long)c->seed);
     char qtext[32];
     if (c->queue_infinite)
         snprintf(qtext, sizeof qtext, "inf");
@@ -203,6 +208,8 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
+    if (s->tot.pulls_sent) /* receiver credit (EQDS, UET -receiver_cc) */
+        printf("credit: %llu pulls sent\n", (unsigned long long)s->tot.pulls_sent);
     if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
         printf("recovery: %llu probes, %llu requests to send\n", (unsigned long long)s->tot.probes_sent,
                (unsigned long long)s->tot.rts_sent);

@@ -21,6 +21,7 @@ enum pkt_type {
     PKT_PROBE = 3,     /* header-only, travels in the data class: "did you get everything?" */
     PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
+    PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
 };
 
 enum pkt_flag {
@@ -60,10 +61,14 @@ struct packet {
         uint64_t sack_bits; /* ack: bit i set = seq (sack_base + i) received */
     };
     union {
-        uint32_t want_bytes; /* data: what the sender still wants to send (receiver-driven transports) */
-        uint32_t sack_base;  /* ack: sequence number of bit 0 of sack_bits */
+        /* receiver-credit transports (pull_pacer.h), in credit quanta: data
+         * and RTS: the sender's pull target; pull: the cumulative pull number */
+        int64_t pull_q;
+        struct {
+            uint32_t sack_base; /* ack: sequence number of bit 0 of sack_bits */
+            uint32_t ooo_pkts;  /* ack: packets the receiver holds beyond the cumulative ACK */
+        };
     };
-    uint32_t ooo_pkts;    /* ack: packets the receiver holds beyond the cumulative ACK */
     /* ack/nack: the receiver's running count of data bytes received, modulo
      * 2^32 (as a NIC would count): the sender takes differences */
     uint32_t recvd_bytes;

@@ -10,6 +10,7 @@
  */
 #include "transport.h"
 
+#include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
@@ -23,6 +24,7 @@
 
 static const struct transport_ops *const all_transports[] = {
     &transport_uet_ops,
+    &transport_eqds_ops,
 };
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
 
@@ -144,6 +146,50 @@ void transport_timer(struct sim *s, uint32_t fi, uint32_t kind)
 void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind)
 {
     eq_push_aux(&s->eq, t, EV_TRANSPORT_TIMER, fi, kind);
+}
+
+void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops)
+{
+    *cp = (struct cc_params){
+        .mtu_bytes = s->cfg.mtu_bytes,
+        .mss_bytes = s->cfg.mtu_bytes - s->cfg.hdr_bytes,
+        .base_rtt_ps = s->base_rtt_ps,
+        .network_rtt_ps = s->base_rtt_ps,
+        .linkspeed_mbps = s->cfg.linkspeed_mbps,
+        .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
+        .target_qdelay_ps = s->cfg.target_qdelay_ps,
+        .qa_gate = s->cfg.qa_gate,
+        .trimming = s->cfg.trimming,
+        .q3_pressure = s->cfg.q3_pressure,
+        .path_hops = path_hops,
+        .opts = s->cfg.cc_opts,
+        .n_opts = s->cfg.n_cc_opts,
+    };
+}
+
+void transport_lb_start(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct lb_params lp = {
+        .paths = s->cfg.paths,
+        .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
+        .buffer_size = s->cfg.reps_buffer,
+        .reps_freeze = s->cfg.reps_freeze,
+        .trimming = s->cfg.trimming,
+        .seed = s->cfg.seed,
+        .flow_index = fi,
+    };
+    f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
+    f->lb->init(f->lb_state, &lp);
+}
+
+uint64_t transport_unsent_wire_bytes(const struct sim *s, uint32_t fi, uint32_t next_new_seq)
+{
+    const struct flow *f = &s->flows[fi];
+    if (next_new_seq >= f->n_pkts)
+        return 0;
+    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    return (uint64_t)(f->n_pkts - next_new_seq) * s->cfg.mtu_bytes - (mss - f->last_payload_bytes);
 }
 
 /* ---- the NIC's ring of flows that may send ------------------------------------------ */

@@ -51,9 +51,19 @@ struct transport_ops {
     unsigned n_counters;
     const char *const *counter_names;
     void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
+    /* Network defaults this transport brings when it is the run's transport
+     * (0 = the simulator's own): the switch queue in packets when -q is not
+     * given, and the fixed part of the minimum RTO (which adds the time to
+     * drain six full queues). */
+    uint32_t default_queue_pkts;
+    simtime_ps min_rto_base_ps;
+    /* Switches mark ECN only when -ecn is given (the default thresholds are
+     * then unused and never checked against -q). */
+    bool ecn_only_when_given;
 };
 
 extern const struct transport_ops transport_uet_ops;
+extern const struct transport_ops transport_eqds_ops;
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);
@@ -88,5 +98,14 @@ void transport_nic_ready(struct sim *s, uint32_t fi);
 void transport_nic_unready(struct sim *s, uint32_t fi);
 /* Calls the flow's transport's timer(s, fi, kind) at time t. */
 void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind);
+
+struct cc_params;
+/* What a sender's congestion control is told at init, for a flow crossing
+ * `path_hops` links. */
+void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops);
+/* Allocates and initialises flow fi's load-balancer state (f->lb_state). */
+void transport_lb_start(struct sim *s, uint32_t fi);
+/* Wire bytes of flow fi's packets from next_new_seq on, never sent yet (headers included). */
+uint64_t transport_unsent_wire_bytes(const struct sim *s, uint32_t fi, uint32_t next_new_seq);
 
 #endif

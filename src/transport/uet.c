@@ -48,26 +48,6 @@ void uet_check_in_flight(const struct sim *s, uint32_t fi)
 }
 #endif
 
-/* What the CC module of a flow crossing `path_hops` links is told at init. */
-static void cc_params_for(const struct sim *s, struct cc_params *cp, uint32_t path_hops)
-{
-    *cp = (struct cc_params){
-        .mtu_bytes = s->cfg.mtu_bytes,
-        .mss_bytes = mss_bytes(s),
-        .base_rtt_ps = s->base_rtt_ps,
-        .network_rtt_ps = s->base_rtt_ps,
-        .linkspeed_mbps = s->cfg.linkspeed_mbps,
-        .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
-        .target_qdelay_ps = s->cfg.target_qdelay_ps,
-        .qa_gate = s->cfg.qa_gate,
-        .trimming = s->cfg.trimming,
-        .q3_pressure = s->cfg.q3_pressure,
-        .path_hops = path_hops,
-        .opts = s->cfg.cc_opts,
-        .n_opts = s->cfg.n_cc_opts,
-    };
-}
-
 static void uet_setup(struct sim *s)
 {
     /* Every UET flow's own state, in one array in flow order; the first UET
@@ -84,10 +64,19 @@ static void uet_setup(struct sim *s)
      * algorithm's own checks (ranges, whole numbers, options that constrain
      * each other) exit 2 naming the option. */
     struct cc_params cp;
-    cc_params_for(s, &cp, s->topo.diameter_hops);
+    transport_cc_params(s, &cp, s->topo.diameter_hops);
     void *probe_state = xcalloc(1, s->cc->state_size);
     s->cc->init(probe_state, &cp);
     free(probe_state);
+    /* htsim_uec: a sender window by default; -receiver_cc_only swaps it for
+     * receiver credit, -receiver_cc (or -sender_cc after it) uses both */
+    bool window = s->cfg.sender_cc != 0;
+    bool credit = s->cfg.receiver_cc == 1;
+    if (!window && !credit)
+        die_input("-receiver_cc_only: UET needs receiver credit or a sender window; -sender_cc_only leaves no "
+                  "credit, give -sender_cc instead");
+    if (credit)
+        uet_credit_setup(s, window);
 }
 
 static void free_sender_state(struct flow *f)
@@ -112,9 +101,11 @@ static void uet_free(struct sim *s)
         free_sender_state(&s->flows[i]);
         free(uet_of(&s->flows[i])->rcv_bits);
         free(s->flows[i].cc_counters);
+        free(uet_of(&s->flows[i])->credit);
         s->flows[i].tp_state = NULL;
     }
     free(all);
+    uet_credit_free(s);
 }
 
 static void uet_flow_start(struct sim *s, uint32_t fi)
@@ -134,20 +125,12 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
     uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
     struct cc_params cp;
-    cc_params_for(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
     f->cc_state = xcalloc(1, s->cc->state_size);
     s->cc->init(f->cc_state, &cp);
-    struct lb_params lp = {
-        .paths = s->cfg.paths,
-        .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
-        .buffer_size = s->cfg.reps_buffer,
-        .reps_freeze = s->cfg.reps_freeze,
-        .trimming = s->cfg.trimming,
-        .seed = s->cfg.seed,
-        .flow_index = fi,
-    };
-    f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
-    f->lb->init(f->lb_state, &lp);
+    transport_lb_start(s, fi);
+    if (s->uet_credit)
+        uet_credit_flow_start(s, fi);
     uet_sender_wake(s, fi);
 }
 
@@ -200,9 +183,18 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
         if (f->state == FLOW_ACTIVE)
             uet_sender_on_nack(s, fi, p);
         break;
-    case PKT_PROBE:
     case PKT_RTS:
+        if (uet_of(f)->credit)
+            uet_credit_on_arrival(s, f, p);
         uet_send_state_ack(s, f, p);
+        break;
+    case PKT_PROBE:
+        uet_send_state_ack(s, f, p);
+        break;
+    case PKT_PULL:
+        s->tot.ctl_delivered++;
+        if (f->state == FLOW_ACTIVE)
+            uet_credit_on_pull(s, fi, p);
         break;
     case PKT_PROBE_ACK:
         s->tot.ctl_delivered++;
@@ -238,6 +230,10 @@ static void uet_timer(struct sim *s, uint32_t fi, uint32_t kind)
         break;
     case UET_TIMER_PROBE:
         uet_probe_timer(s, fi);
+        break;
+    case UET_TIMER_PULL:
+    case UET_TIMER_PULL_RATE:
+        uet_credit_timer(s, fi, kind);
         break;
     default:
         die_internal("unknown UET timer %u", kind);

@@ -8,11 +8,15 @@
 #include "flow.h"
 
 struct sim;
+struct uet_credit;
+struct pull_client;
 
 enum uet_timer {
     UET_TIMER_RTO = 0,   /* retransmission timer (lazily re-armed) */
     UET_TIMER_PACE = 1,  /* the pacing gap has elapsed */
     UET_TIMER_PROBE = 2, /* check whether the flow needs a probe (SLEEK) */
+    UET_TIMER_PULL = 3,  /* receiver credit: the pull pacer of the flow's receiver ticks */
+    UET_TIMER_PULL_RATE = 4, /* receiver credit: its pull-rate control updates */
 };
 
 enum tx_state {
@@ -71,6 +75,8 @@ struct uet_flow {
     uint32_t rcv_unacked_bytes;
     uint32_t rcv_pkts;       /* distinct packets received */
     bool rcv_ack_request;    /* an AR arrived while holes remained */
+
+    struct uet_credit *credit; /* receiver credit's state (uet_credit.c); NULL when it is off */
 };
 
 static inline struct uet_flow *uet_of(const struct flow *f)
@@ -78,8 +84,18 @@ static inline struct uet_flow *uet_of(const struct flow *f)
     return (struct uet_flow *)f->tp_state;
 }
 
+/* A UET flow's receiver-side credit state (for tests); receiver credit on. */
+struct pull_client *uet_credit_client(const struct flow *f);
+
 /* One SLEEK step for flow fi given the receiver's out-of-order count
  * (exposed for the unit test of seed 002's worked example). */
 void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts);
+
+/* Receiver credit (uet_credit.c), for tests: the pacers' configuration and
+ * the pacer of receiving host h; NULL when receiver credit is off. */
+struct pull_pacer_cfg;
+struct pull_pacer;
+const struct pull_pacer_cfg *uet_credit_pacer_cfg(const struct sim *s);
+struct pull_pacer *uet_credit_pacer(struct sim *s, uint32_t h);
 
 #endif

@@ -39,7 +39,7 @@ void uet_declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
     uet_of(f)->in_flight_bytes -= size;
     uet_rtx_push(f, seq);
     f->c.fast_losses++;
-    if (tell_cc && s->cc->on_loss)
+    if (tell_cc && s->cc->on_loss && uet_window_on(s, f))
         s->cc->on_loss(f->cc_state, s->now, size);
 }
 
@@ -140,6 +140,8 @@ void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
                 if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < uet_of(f)->probe_sent_ps)
                     uet_declare_lost(s, f, q, true);
     }
+    if (uet_of(f)->credit)
+        uet_credit_stop_speculating(f);
     if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
@@ -184,7 +186,10 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         .ecn = ecn,
         .in_flight_bytes = uet_of(f)->in_flight_bytes,
     };
-    s->cc->on_ack(f->cc_state, &ev);
+    if (!uet_of(f)->credit)
+        s->cc->on_ack(f->cc_state, &ev);
+    else
+        uet_credit_on_ack(s, f, &ev);
     if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
@@ -219,7 +224,10 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
         .last_hop = last_hop,
         .in_flight_bytes = uet_of(f)->in_flight_bytes,
     };
-    s->cc->on_nack(f->cc_state, &ev);
+    if (!uet_of(f)->credit)
+        s->cc->on_nack(f->cc_state, &ev);
+    else
+        uet_credit_on_nack(s, f, &ev);
     /* A trim at the receiver's own downlink says nothing about the path. */
     enum lb_signal sig = last_hop ? ((n->flags & PKTF_ECN_ECHO) ? LB_ECN : LB_GOOD) : LB_NACK;
     f->lb->feedback(f->lb_state, n->entropy, sig, s->now);

@@ -10,6 +10,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
+#include "pull_pacer.h"
 #include "transport.h"
 #include "uet.h"
 
@@ -66,6 +67,56 @@ void uet_declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
 void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a);
 void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n);
 void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a);
+
+/* uet_credit.c: receiver credit (htsim -receiver_cc, -receiver_cc_only).
+ * A flow has this state (uet_of(f)->credit) exactly when the run's receiver
+ * credit is on; otherwise it is NULL and none of this runs. */
+struct uet_credit {
+    struct pull_client rcv;  /* receiver side; first, where pull_pacer.c finds it */
+    int64_t credit_bytes;    /* sender: may send while positive; a packet costs its wire size */
+    int64_t pull_q;          /* the highest pull number heard */
+    int64_t target_q;        /* the pull target last stamped on a packet */
+    bool speculating;        /* nothing heard from the receiver yet */
+};
+
+/* The run's receiver credit, or NULL when it is off. */
+struct uet_credit_run {
+    struct pull_pacer_cfg cfg;
+    struct pull_pacer *pacers; /* one per receiving host */
+    bool window;               /* the sender's window applies too (-sender_cc) */
+    int64_t maxwnd_bytes;      /* initial (speculative) credit and the most a sender holds */
+};
+
+/* Whether the sender's congestion window (and its CC's reactions) apply to
+ * flow f: always without receiver credit, with it only under -sender_cc. */
+static inline bool uet_window_on(const struct sim *s, const struct flow *f)
+{
+    return !uet_of(f)->credit || s->uet_credit->window;
+}
+
+void uet_credit_setup(struct sim *s, bool window);
+void uet_credit_free(struct sim *s);
+void uet_credit_flow_start(struct sim *s, uint32_t fi);
+/* A packet of `size` wire bytes is being sent: spends the credit and
+ * stamps the pull target on it. */
+void uet_credit_on_send(struct sim *s, uint32_t fi, struct packet *p, uint32_t size);
+/* Wire bytes of the flow's packets waiting for retransmission. */
+int64_t uet_credit_rtx_bytes(const struct sim *s, const struct flow *f);
+/* The first ACK, NACK or PULL ends speculation: unspent initial credit goes. */
+void uet_credit_stop_speculating(struct flow *f);
+/* An ACK or NACK reached a receiver-credit sender: its CC (-sender_cc)
+ * hears of it, and speculation ends. */
+struct cc_ack;
+struct cc_nack;
+void uet_credit_on_ack(struct sim *s, struct flow *f, const struct cc_ack *ev);
+void uet_credit_on_nack(struct sim *s, struct flow *f, const struct cc_nack *ev);
+void uet_credit_on_pull(struct sim *s, uint32_t fi, const struct packet *p);
+/* Receiver: a data packet (whole or trimmed) or an RTS of flow f arrived. */
+void uet_credit_on_arrival(struct sim *s, struct flow *f, const struct packet *p);
+/* Whether a timeout should ask for credit with an RTS (had_queue: packets
+ * were already waiting for retransmission). */
+bool uet_credit_rto_wants_rts(struct sim *s, uint32_t fi, bool had_queue, uint32_t size);
+void uet_credit_timer(struct sim *s, uint32_t fi, uint32_t kind);
 
 /* uet_recovery.c */
 void uet_arm_probe(struct sim *s, uint32_t fi);

@@ -78,6 +78,8 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
 
 void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
 {
+    if (uet_of(f)->credit)
+        uet_credit_on_arrival(s, f, p);
     if (p->flags & PKTF_TRIMMED) {
         s->tot.trimmed_delivered++;
         if (p->seq < uet_of(f)->rcv_cum || rcv_has(f, p->seq)) {

@@ -103,9 +103,12 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     invariant(uet_of(f)->in_flight_bytes >= size, "flow %u: packet %u (%u bytes) timed out with %llu in flight", fi, oldest,
               size, (unsigned long long)uet_of(f)->in_flight_bytes);
     uet_of(f)->in_flight_bytes -= size;
+    /* receiver credit: were retransmissions already waiting? */
+    bool had_queue = uet_of(f)->credit && uet_credit_rtx_bytes(s, f) > 0;
     uet_rtx_push(f, oldest);
     f->lb->feedback(f->lb_state, uet_of(f)->tx[oldest].entropy, LB_TIMEOUT, s->now);
-    s->cc->on_timeout(f->cc_state, s->now, size);
+    if (uet_window_on(s, f))
+        s->cc->on_timeout(f->cc_state, s->now, size);
     if (s->cc->loss_mode == CC_LOSS_DUPACK) {
         /* TCP after a timeout (RFC 5681): everything outstanding is resent
          * from the first hole (go-back-N), and any recovery is over. */
@@ -122,9 +125,11 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     }
     /* Request to send (seed 002 Sec. 6): when the window cannot even carry
      * the retransmission, ask the receiver for its state so acknowledgements
-     * that were lost stop holding the window; at most one per base RTT. */
-    if (cc_cwnd(f->cc_state) < size + uet_of(f)->in_flight_bytes &&
-        (uet_of(f)->last_rts_ps == 0 || s->now - uet_of(f)->last_rts_ps >= s->base_rtt_ps)) {
+     * that were lost stop holding the window; at most one per base RTT.
+     * With receiver credit the RTS also asks for credit (uet_credit.c). */
+    bool want_rts = uet_of(f)->credit ? uet_credit_rto_wants_rts(s, fi, had_queue, size)
+                                : cc_cwnd(f->cc_state) < size + uet_of(f)->in_flight_bytes;
+    if (want_rts && (uet_of(f)->last_rts_ps == 0 || s->now - uet_of(f)->last_rts_ps >= s->base_rtt_ps)) {
         uet_of(f)->last_rts_ps = s->now;
         f->c.rts++;
         s->tot.rts_sent++;

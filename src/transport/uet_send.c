@@ -44,6 +44,14 @@ static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
     uint32_t seq = next_seq_to_send(f);
     if (seq == UINT32_MAX)
         return false;
+    if (uet_of(f)->credit) { /* receiver credit: any credit left lets a packet out */
+        if (uet_of(f)->credit->credit_bytes <= 0)
+            return false;
+        if (!s->uet_credit->window) {
+            *seq_out = seq;
+            return true;
+        }
+    }
     const struct cc_window *w = f->cc_state;
     /* A window below one packet still lets one packet out when nothing is in
      * flight: pacing, not the window, then sets the rate. */
@@ -132,14 +140,24 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     uet_of(f)->last_send_ps = s->now;
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
+    if (uet_of(f)->credit)
+        uet_credit_on_send(s, fi, p, size);
     if (rtx) {
         p->flags |= PKTF_RTX | PKTF_AR;
         f->c.retransmits++;
         s->tot.rtx_pkts_sent++;
-    } else {
+    } else if (!uet_of(f)->credit) {
         /* AR: last packet of the backlog, or the window is full after this one. */
         bool last = uet_of(f)->next_new_seq >= f->n_pkts && uet_of(f)->rtx_len == 0;
         if (last || uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state))
+            p->flags |= PKTF_AR;
+    } else {
+        /* receiver credit (htsim sendNewPacket): the last new packet, the
+         * credit spent, or (-sender_cc) the window full after this one */
+        bool last = uet_of(f)->next_new_seq >= f->n_pkts;
+        bool spent = uet_of(f)->credit->credit_bytes <= 0;
+        bool full = s->uet_credit->window && uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state);
+        if (last || spent || full)
             p->flags |= PKTF_AR;
     }
     arm_rto(s, fi);
@@ -178,5 +196,7 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->entropy = f->lb->next_entropy(f->lb_state, uet_of(f)->next_new_seq, s->now);
+    if (uet_of(f)->credit) /* receiver credit: an RTS carries the pull target */
+        p->pull_q = uet_of(f)->credit->target_q;
     port_enqueue(s, s->hosts[f->src].nic_port, idx);
 }
