@@ -271,7 +271,11 @@ static bool reference_failure(struct sim *s, const struct cm_failure *f, char *e
                       sw->n_up, f->link_id);
         p = sw->first_port + sw->n_down + f->link_id;
     }
-    uint32_t back = find_port(s, s->ports[p].peer_node, s->ports[p].owner_node, 0);
+    /* the k-th link of a bundle pairs with the peer's k-th port back */
+    uint32_t peer = s->ports[p].peer_node, member = 0;
+    for (uint32_t q = sw->first_port; q < p; q++)
+        member += s->ports[q].peer_node == peer;
+    uint32_t back = find_port(s, peer, s->ports[p].owner_node, member);
     add_event(s, 0, LC_DOWN, p, back, 0);
     return true;
 }
