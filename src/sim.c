@@ -24,6 +24,7 @@
 #include "topo/fabric.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
+#include "workload/gen.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -90,22 +91,29 @@ void sim_setup(struct sim *s, const struct config *cfg)
         if (!known)
             die_input("--cc-opt: '%s' is not an option of %s (see README)", c->cc_opts[i].name, s->cc->name);
     }
-    if (!c->tm_path)
-        die_input("no connection matrix: give -tm FILE");
-    if (!cm_read_file(&s->cm, c->tm_path, err, sizeof err))
+    /* the workload: read (-tm) or generated (--workload), never both */
+    if (c->tm_path && c->workload_spec)
+        die_input("-tm and --workload both give the workload: give one of them");
+    if (!c->tm_path && !c->workload_spec)
+        die_input("no connection matrix: give -tm FILE or --workload SPEC");
+    const char *cm_name = c->tm_path ? c->tm_path : "--workload";
+    if (c->workload_spec ? !gen_workload(&s->cm, c->workload_spec, c->seed, err, sizeof err)
+                         : !cm_read_file(&s->cm, c->tm_path, err, sizeof err))
         die_input("%s", err);
     if (c->nodes && c->nodes != s->cm.nodes)
-        die_input("-nodes %u disagrees with %s, which says Nodes %u", c->nodes, c->tm_path, s->cm.nodes);
+        die_input("-nodes %u disagrees with %s, which %s %u", c->nodes, cm_name,
+                  c->tm_path ? "says Nodes" : "makes n =", s->cm.nodes);
 
     struct topo_spec spec;
     if (c->topo_path) {
         if (!topo_read_file(&spec, c->topo_path, err, sizeof err))
             die_input("%s", err);
         if (spec.nodes != s->cm.nodes)
-            die_input("%s says Nodes %u but %s says Nodes %u", c->topo_path, spec.nodes, c->tm_path, s->cm.nodes);
+            die_input("%s says Nodes %u but %s %s %u", c->topo_path, spec.nodes, cm_name,
+                      c->tm_path ? "says Nodes" : "makes n =", s->cm.nodes);
     } else if (!topo_default_spec(&spec, s->cm.nodes, c->tiers, c->linkspeed_mbps, c->hop_latency_ps,
                                   c->switch_latency_ps, err, sizeof err)) {
-        die_input("%s: %s", c->tm_path, err);
+        die_input("%s: %s", cm_name, err);
     }
     if (!topo_derive(&s->topo, &spec, err, sizeof err))
         die_input("%s: %s", c->topo_path ? c->topo_path : "default topology", err);
@@ -224,7 +232,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
      * reported not to happen */
     if (late)
         warn_input("%s:%u: %u connection%s start%s at or after -end %g us (the first on this line) and cannot "
-                   "finish", c->tm_path, s->cm.conns[first_late].line, late, late == 1 ? "" : "s",
+                   "finish", cm_name, s->cm.conns[first_late].line, late, late == 1 ? "" : "s",
                    late == 1 ? "s" : "", (double)c->end_ps / PS_PER_US);
 }
 

@@ -34,6 +34,9 @@ enum routing_mode {
  * config_defaults(). Sizes in bytes, times in picoseconds, rates in Mb/s. */
 struct config {
     const char *tm_path;
+    const char *workload_spec;   /* --workload KIND:NAME=VALUE,... (src/workload/gen.h); excludes -tm */
+    const char *write_cm_path;   /* --write-cm FILE: the simulated matrix, failures included */
+    double random_failure_p;     /* --random-failures P: each inter-switch link down from t=0 */
     const char *topo_path;
     const char *out_dir;
     uint64_t seed;
@@ -138,6 +141,8 @@ struct sim {
     struct rng ar_rng;
     struct link_event *link_events;
     uint32_t n_link_events, cap_link_events;
+    uint32_t inter_switch_links;  /* links between two switches (bundle members each count) */
+    uint32_t random_failed_links; /* of which --random-failures took down */
     struct port *ports;
     struct host *hosts;
     struct switch_node *switches;

@@ -612,5 +612,76 @@ else
 fi
 bad "EQDS -q 1 with -ecn above it" "-ecn: high threshold 25 exceeds the queue size of 1 packets" --transport eqds -q 1 -ecn 10 25 -tm "$M/one.cm"
 bad "-sender_cc_algo with an unknown algorithm" "-sender_cc_algo: unknown algorithm 'bogus'" -receiver_cc_only -sender_cc_algo bogus -tm "$M/one.cm"
+# ---------------------------------------------------------------- built-in generators (--workload)
+run --workload perm:n=16,size=100000 --out "$T/wp"
+if [ "$rc" -eq 0 ] && grep -q "16 of 16 finished" "$T/out" && [ ! -s "$T/err" ] &&
+    grep -q '"inputs": {"tm": null, "workload": "perm:n=16,size=100000", ' "$T/wp/summary.json"; then
+    ok "--workload perm runs: '16 of 16 finished', summary.json records the workload"
+else
+    fail "--workload perm: rc $rc, $(grep flows: "$T/out") $(head -n 1 "$T/err")"
+fi
+bad "-tm and --workload together" "-tm and --workload both give the workload" -tm "$M/one.cm" --workload perm:n=16,size=10
+bad "neither -tm nor --workload" "give -tm FILE or --workload SPEC" -end 5
+bad "--workload unknown kind" "--workload: unknown kind 'shuffle'" --workload shuffle:n=16
+bad "--workload unknown parameter" "--workload perm: unknown parameter 'nodes' (perm takes n, size, seed)" --workload perm:nodes=16,size=10
+bad "--workload missing size" "--workload incast: parameter 'size' (bytes per flow) is required" --workload incast:n=16
+bad "--workload n out of range" "--workload perm: n '1' is out of range" --workload perm:n=1,size=10
+bad "--workload dst beyond n" "--workload incast: dst 16 is out of range (0 to 15 for n=16)" --workload incast:n=16,size=10,dst=16
+bad "--workload degree beyond n-1" "--workload incast: degree 20 needs at least 21 hosts" --workload incast:n=16,size=10,degree=20
+bad "--workload ring not whole servers" "--workload ring: n 20 is not a whole number of servers of gpus=8" --workload ring:n=20
+bad "--workload size with a unit" "--workload perm: size (bytes) '2MB' is not a whole number" --workload perm:n=16,size=2MB
+bad "--workload window 0" "--workload alltoall: window '0' is out of range" --workload alltoall:n=16,size=10,window=0
+bad "--workload with no value" "--workload needs a value" --workload
+bad "--workload n that fits no fat tree" "--workload: 17 nodes fit no" --workload perm:n=17,size=10
+bad "--workload n against -nodes" "-nodes 32 disagrees with --workload, which makes n = 16" --workload perm:n=16,size=10 -nodes 32
+bad "--workload n against a .topo" "says Nodes 1024 but --workload makes n = 16" --workload perm:n=16,size=10 -topo "$TOPOS/fat_tree_1024.topo"
+# both are refused while the flags are read, before --out prepares anything
+bad "a bad --workload with --out" "--workload perm: n '1' is out of range" --workload perm:n=1,size=10 --out "$T/early1/d"
+bad "-tm and --workload with --out" "-tm and --workload both give the workload" -tm "$M/one.cm" --workload perm:n=16,size=10 --out "$T/early2/d"
+if [ ! -e "$T/early1" ] && [ ! -e "$T/early2" ]; then
+    ok "a bad --workload is refused before --out creates anything"
+else
+    fail "a bad --workload left $(ls -a "$T/early1" "$T/early2" 2>/dev/null | tr '\n' ' ')"
+fi
+bad "--random-failures above 1" "--random-failures: '1.5' is out of range (0 to 1)" -tm "$M/one.cm" --random-failures 1.5
+bad "--random-failures not a number" "--random-failures: 'often' is not a number" -tm "$M/one.cm" --random-failures often
+bad "--write-cm ''" "--write-cm: empty file name" -tm "$M/one.cm" --write-cm ''
+bad "--write-cm into a missing directory" "--write-cm: cannot write '$T/nodir/x.cm': No such file or directory" -tm "$M/one.cm" --write-cm "$T/nodir/x.cm"
+# a windowed all-to-all with random failures and a --fail: written, then rerun from the file, identical outputs
+run --workload alltoall:n=16,size=50000,window=2,order=random --random-failures 0.1 --fail "link tor0 agg0 rate 50" \
+    --seed 7 -end 5000 --detect-us 0 --write-cm "$T/a2a.cm" --out "$T/a2a1"
+k=$(sed -n 's/^random failures: \([0-9]*\) of 32 inter-switch links down from t=0 (p 0.1)$/\1/p' "$T/out")
+if [ "$rc" -eq 0 ] && grep -q "240 of 240 finished" "$T/out" && [ -n "$k" ] && [ "$k" -gt 0 ] &&
+    grep -q "\"inter_switch_links\": 32, \"random_failed_links\": $k," "$T/a2a1/summary.json" &&
+    grep -q '"random_failures": 0.1,' "$T/a2a1/summary.json"; then
+    ok "--random-failures 0.1: stdout and summary.json report the same $k of 32 links"
+else
+    fail "--random-failures 0.1: rc $rc, '$k', $(grep -E 'flows:|random' "$T/out" | tr '\n' '|') $(head -n 1 "$T/err")"
+fi
+nf=$(grep -c '^failure ' "$T/a2a.cm")
+if [ "$(sed -n 2p "$T/a2a.cm")" = "Nodes 16" ] && grep -q '^Connections 240$' "$T/a2a.cm" && grep -q '^Triggers 16$' "$T/a2a.cm" &&
+    grep -q "^Failures $((k + 1))\$" "$T/a2a.cm" && [ "$nf" = $((k + 1)) ] &&
+    grep -q '^failure link tor0 agg0 rate 50$' "$T/a2a.cm" && [ "$(grep -c '^failure switch_type ' "$T/a2a.cm")" = "$k" ]; then
+    ok "--write-cm: headers, $k random failures in htsim's form and the --fail line"
+else
+    fail "--write-cm file: $(head -n 5 "$T/a2a.cm" | tr '\n' '|') failures $nf"
+fi
+run -tm "$T/a2a.cm" --seed 7 -end 5000 --detect-us 0 --out "$T/a2a2"
+if [ "$rc" -eq 0 ] && cmp -s "$T/a2a1/flows.csv" "$T/a2a2/flows.csv" && cmp -s "$T/a2a1/queues.csv" "$T/a2a2/queues.csv"; then
+    ok "a --write-cm file rerun with -tm gives byte-identical flows.csv and queues.csv"
+else
+    fail "rerun of the --write-cm file: rc $rc, outputs differ ($(head -n 1 "$T/err"))"
+fi
+"$SPRAYSIM" --workload incast:n=16,degree=5,size=1000 --seed 9 -end 1 --quiet --write-cm "$T/i1.cm" >/dev/null 2>&1
+"$SPRAYSIM" --workload incast:n=16,degree=5,size=1000 --seed 9 -end 1 --quiet --write-cm "$T/i2.cm" >/dev/null 2>&1
+"$SPRAYSIM" --workload incast:n=16,degree=5,size=1000 --seed 10 -end 1 --quiet --write-cm "$T/i3.cm" >/dev/null 2>&1
+"$SPRAYSIM" --workload incast:n=16,degree=5,size=1000,seed=9 --seed 10 -end 1 --quiet --write-cm "$T/i4.cm" >/dev/null 2>&1
+if cmp -s "$T/i1.cm" "$T/i2.cm" && ! cmp -s "$T/i1.cm" "$T/i3.cm" && [ "$(grep -c -e '->' "$T/i1.cm")" = 5 ] &&
+    diff "$T/i1.cm" "$T/i4.cm" | grep -q '^[<>] #' && [ "$(diff "$T/i1.cm" "$T/i4.cm" | grep -c '^[<>] [0-9]')" = 0 ]; then
+    ok "--workload: same seed same file, other seed other file, seed=S fixes the workload"
+else
+    fail "--workload determinism: $(diff "$T/i1.cm" "$T/i3.cm" | head -3 | tr '\n' '|')"
+fi
+ls -a "$T" | grep -q '\.tmp\.' && fail "--write-cm left a temporary file" || ok "--write-cm leaves no temporary file"
 
 [ "$nfail" -eq 0 ]

@@ -321,6 +321,44 @@ static void test_matrix_failure_lines(void **st)
     sim_free(&S);
 }
 
+/* The reference form on a bundle (each ToR has two parallel links to its
+ * pod's one agg; each agg two to each of two cores): "switch_type TOR
+ * switch_id 0 link_id 1" takes ToR 0's second uplink down and, back the
+ * other way, the agg's second port to ToR 0, not its first. */
+static void test_reference_failure_on_a_bundle_member(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = "Nodes 16\nConnections 1\nFailures 1\n0->15 start 0 size 1000\n"
+                           "failure switch_type TOR switch_id 0 link_id 1\n",
+                     .topo = "Nodes 16\nTiers 3\nPodsize 4\n"
+                             "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n"
+                             "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n"
+                             "Bundle 2\n"
+                             "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 8\nDownlink_Latency_ns 1000\nBundle 2\n",
+                     .end_us = 1,
+                     .detect_us = -1};
+    run(&o);
+    const struct switch_node *tor0 = &S.switches[0];
+    uint32_t up = tor0->first_port + tor0->n_down, agg0 = S.n_hosts + S.topo.n_tor;
+    assert_int_equal(S.ports[up].peer_node, agg0);
+    assert_int_equal(S.ports[up + 1].peer_node, agg0);
+    uint32_t back[2], nb = 0;
+    const struct switch_node *agg = &S.switches[agg0 - S.n_hosts];
+    for (uint32_t p = agg->first_port; p < agg->first_port + agg->n_down + agg->n_up; p++)
+        if (S.ports[p].peer_node == S.n_hosts && nb < 2)
+            back[nb++] = p;
+    assert_int_equal(nb, 2);
+    assert_false(S.ports[up].flags & PORTF_DOWN);
+    assert_true(S.ports[up + 1].flags & PORTF_DOWN);
+    assert_false(S.ports[back[0]].flags & PORTF_DOWN);
+    assert_true(S.ports[back[1]].flags & PORTF_DOWN);
+    uint32_t down = 0;
+    for (uint32_t i = 0; i < S.n_ports; i++)
+        down += (S.ports[i].flags & PORTF_DOWN) != 0;
+    assert_int_equal(down, 2);
+    sim_free(&S);
+}
+
 /* ---- one link: down, up, rate, delay --------------------------------------------------------- */
 
 static void test_down_link_drops_queue_wire_and_arrivals(void **st)
@@ -804,6 +842,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_spec_errors_name_the_problem),
         cmocka_unit_test(test_matrix_failure_lines),
+        cmocka_unit_test(test_reference_failure_on_a_bundle_member),
         cmocka_unit_test(test_down_link_drops_queue_wire_and_arrivals),
         cmocka_unit_test(test_rate_and_delay_changes),
         cmocka_unit_test(test_routing_learns_after_detection_delay),

@@ -1,6 +1,7 @@
 /* main.c: the spraysim command: parse the flags (options.c), prepare the
- * output directory before any simulated time is spent, build and run the
- * simulation, print the summary and write the output set.
+ * output directory before any simulated time is spent, build the
+ * simulation (and write its workload with --write-cm), run it, print the
+ * summary and write the output set.
  */
 #include "../metrics/report.h"
 #include "../sim.h"
@@ -15,6 +16,22 @@ static double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* --write-cm: the matrix as simulated (generated or read, random failures
+ * added) and the --fail specifications, written before any simulated time
+ * is spent; a comment line records where it came from. */
+static void write_workload(const struct sim *s, const struct config *cfg)
+{
+    char comment[1024], failed[96] = "", err[1200];
+    if (cfg->random_failure_p > 0)
+        snprintf(failed, sizeof failed, ", --random-failures %g (%u link%s)", cfg->random_failure_p,
+                 s->random_failed_links, s->random_failed_links == 1 ? "" : "s");
+    snprintf(comment, sizeof comment, "written by spraysim %s --write-cm from %s %s with seed %llu%s%s",
+             spraysim_version, cfg->tm_path ? "-tm" : "--workload", cfg->tm_path ? cfg->tm_path : cfg->workload_spec,
+             (unsigned long long)cfg->seed, failed, cfg->n_fail_specs ? " and its --fail specifications" : "");
+    if (!cm_write_file(&s->cm, cfg->write_cm_path, comment, cfg->fail_specs, cfg->n_fail_specs, err, sizeof err))
+        die_input("--write-cm: %s", err);
 }
 
 int main(int argc, char **argv)
@@ -39,6 +56,8 @@ int main(int argc, char **argv)
     static struct sim s;
     double t0 = now_seconds();
     sim_setup(&s, &cfg);
+    if (cfg.write_cm_path)
+        write_workload(&s, &cfg);
     sim_run(&s);
     double wall = now_seconds() - t0;
     struct run_stats r;

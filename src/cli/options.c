@@ -12,6 +12,7 @@
 #include "../core/parse.h"
 #include "../lb/lb.h"
 #include "../transport/transport.h"
+#include "../workload/gen.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@ void options_usage(FILE *out)
 {
     fprintf(out,
             "usage: spraysim -tm FILE [options]\n"
+            "       spraysim --workload KIND:NAME=VALUE,... [options]\n"
             "\n"
             "Packet-level simulator of datacenter fabrics: Ultra Ethernet's NSCC and the\n"
             "congestion controls it is measured against, packet spraying (REPS, Bitmap,\n"
@@ -65,6 +67,13 @@ void options_usage(FILE *out)
             "  -h, -help             this text\n"
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
+            "  --workload SPEC       a built-in workload instead of -tm (README \"Workload generators\"):\n"
+            "                        incast:n=N,size=B[,degree=D][,dst=K|random]  perm:n=N,size=B\n"
+            "                        uneven:n=N,size=B[,factor=K]  parallel:n=N,size=B,count=P\n"
+            "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
+            "                        ring[:n=128,gpus=8,size=13697024,placement=block|host]; each takes seed=S\n"
+            "  --write-cm FILE       write the simulated workload as a .cm file (failures included)\n"
+            "  --random-failures P   each inter-switch link down from t=0 with probability P (0..1)\n"
             "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet;\n"
             "                        eqds when the binary is called htsim_eqds)\n"
             "  --cc NAME             congestion control: %s (default nscc)\n"
@@ -281,6 +290,21 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-tm")) {
             TAKE();
             cfg->tm_path = v;
+        } else if (!strcmp(arg, "--workload")) {
+            TAKE();
+            struct gen_spec g;
+            char gerr[512];
+            if (!gen_parse(&g, v, gerr, sizeof gerr))
+                bad(&x, "%s", gerr);
+            cfg->workload_spec = v;
+        } else if (!strcmp(arg, "--write-cm")) {
+            TAKE();
+            if (!*v)
+                bad(&x, "%s: empty file name", arg);
+            cfg->write_cm_path = v;
+        } else if (!strcmp(arg, "--random-failures")) {
+            TAKE();
+            cfg->random_failure_p = get_real(&x, arg, v, 0, 1);
         } else if (!strcmp(arg, "-topo")) {
             TAKE();
             cfg->topo_path = v;
@@ -484,8 +508,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         return OPTIONS_ERROR;
     if (!ar_quantum_set)
         cfg->ar_quantum_bytes = cfg->mtu_bytes;
-    if (!cfg->tm_path) {
-        bad(&x, "no connection matrix: give -tm FILE (see --help)");
+    if (cfg->tm_path && cfg->workload_spec) {
+        bad(&x, "-tm and --workload both give the workload: give one of them");
+        return OPTIONS_ERROR;
+    }
+    if (!cfg->tm_path && !cfg->workload_spec) {
+        bad(&x, "no connection matrix: give -tm FILE or --workload SPEC (see --help)");
         return OPTIONS_ERROR;
     }
     if (cfg->mtu_bytes <= cfg->hdr_bytes) {

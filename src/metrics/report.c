@@ -205,6 +205,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
            (unsigned long long)s->tot.data_bounced, (unsigned long long)r->drops, (unsigned long long)r->ecn_marks, (unsigned long long)s->tot.rtos);
+    if (c->random_failure_p > 0)
+        printf("random failures: %u of %u inter-switch links down from t=0 (p %g)\n", s->random_failed_links,
+               s->inter_switch_links, c->random_failure_p);
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
@@ -373,7 +376,15 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, ",\n  \"commit\": ");
     json_str(b, spraysim_commit);
     sb_printf(b, ",\n  \"inputs\": {\"tm\": ");
-    json_str(b, c->tm_path);
+    if (c->tm_path)
+        json_str(b, c->tm_path);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, ", \"workload\": ");
+    if (c->workload_spec)
+        json_str(b, c->workload_spec);
+    else
+        sb_printf(b, "null");
     sb_printf(b, ", \"topo\": ");
     if (c->topo_path)
         json_str(b, c->topo_path);
@@ -400,6 +411,7 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
                  "\"detect_us\": %.3f, \"failed_links\": %u, ",
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
               c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+    sb_printf(b, "\"random_failures\": %.15g, ", c->random_failure_p);
     sb_printf(b, "\"transport\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, \"class_options\": {",
               c->transport_name, c->switch_stats ? "true" : "false", c->n_classes);
     for (unsigned i = 0; i < c->n_class_opts; i++)
@@ -417,8 +429,15 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes);
     json_queue(b, s->queue_bytes);
-    sb_printf(b, ", \"ecn_kmin_bytes\": %u, \"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, \"queue_bytes_by_tier\": [",
+    sb_printf(b, ", \"ecn_kmin_bytes\": %u, \"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, ",
               s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    /* counted only when --random-failures draws them */
+    if (c->random_failure_p > 0)
+        sb_printf(b, "\"inter_switch_links\": %u, \"random_failed_links\": %u, ", s->inter_switch_links,
+                  s->random_failed_links);
+    else
+        sb_printf(b, "\"inter_switch_links\": null, \"random_failed_links\": null, ");
+    sb_printf(b, "\"queue_bytes_by_tier\": [");
     /* per tier: the queue of its down ports and (but the top tier) of its up ports */
     for (uint32_t i = 0; i < s->topo.spec.tiers; i++) {
         sb_printf(b, "%s{\"tier\": %u, \"down\": ", i ? ", " : "", i);

@@ -16,12 +16,15 @@
  * simulator's "failure switch_type AGG switch_id S link_id L" takes that
  * switch's up port L (TOR, AGG) or down port L (CORE) down from the start.
  * -failed N (htsim): N links run at 25% speed with 25% of the queue.
+ * --random-failures P: each inter-switch link down from the start with
+ * probability P (seed 004's Fig. 11), as reference-form matrix lines.
  */
 #include "failures.h"
 
 #include "../core/parse.h"
 #include "../sim.h"
 #include "../transport/transport.h"
+#include "../workload/gen.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -271,9 +274,50 @@ static bool reference_failure(struct sim *s, const struct cm_failure *f, char *e
                       sw->n_up, f->link_id);
         p = sw->first_port + sw->n_down + f->link_id;
     }
-    uint32_t back = find_port(s, s->ports[p].peer_node, s->ports[p].owner_node, 0);
+    /* the k-th link of a bundle pairs with the peer's k-th port back */
+    uint32_t peer = s->ports[p].peer_node, member = 0;
+    for (uint32_t q = sw->first_port; q < p; q++)
+        member += s->ports[q].peer_node == peer;
+    uint32_t back = find_port(s, peer, s->ports[p].owner_node, member);
     add_event(s, 0, LC_DOWN, p, back, 0);
     return true;
+}
+
+/* --random-failures P, seed 004 (seeds/004_4a49ceaf98ce83ec.txt) Sec. IV-D,
+ * Fig. 11: "failing each inter-switch link with a 0.01 probability", "the
+ * same topology for all algorithms". Every link between two switches (each
+ * bundle member apart), taken as the lower switch's up port in port order,
+ * is down from t=0 with probability P, drawn from the seed's own substream:
+ * the set depends on the topology and the seed only, not on the workload
+ * or the algorithms. The failures join the matrix as the reference
+ * simulator's "failure switch_type TOR|AGG switch_id S link_id L" lines
+ * after its own, so --write-cm writes them and failures_setup schedules
+ * them like any other (routing learns of them after --detect-us). */
+static void add_random_failures(struct sim *s, double p)
+{
+    struct conn_matrix *cm = &s->cm;
+    const struct topo *t = &s->topo;
+    uint64_t up_ports = 0;
+    for (uint32_t w = 0; w < s->n_switches; w++)
+        up_ports += s->switches[w].n_up;
+    cm->failures = xrealloc(cm->failures, ((size_t)cm->n_failures + up_ports + 1) * sizeof *cm->failures);
+    struct rng r;
+    rng_seed(&r, s->cfg.seed, RNG_STREAM_WORKLOAD, GEN_SUBSTREAM_RANDOM_FAILURES);
+    for (uint32_t w = 0; w < s->n_switches; w++) {
+        const struct switch_node *sw = &s->switches[w];
+        for (uint32_t l = 0; l < sw->n_up; l++) {
+            s->inter_switch_links++;
+            if (rng_uniform(&r) >= p)
+                continue;
+            bool tor = w < t->n_tor;
+            cm->failures[cm->n_failures++] = (struct cm_failure){
+                .switch_type = tor ? FAILURE_TOR : FAILURE_AGG,
+                .switch_id = tor ? w : w - t->n_tor,
+                .link_id = l,
+            };
+            s->random_failed_links++;
+        }
+    }
 }
 
 /* -failed N as htsim's fat-tree builder does it: in a 2-tier tree every
@@ -337,13 +381,19 @@ void failures_setup(struct sim *s)
     char err[512], where[600];
     if (s->cfg.failed_links)
         apply_failed_links(s, s->cfg.failed_links);
+    uint32_t from_matrix = s->cm.n_failures; /* a generated matrix has none */
+    if (s->cfg.random_failure_p > 0)
+        add_random_failures(s, s->cfg.random_failure_p);
     for (uint32_t i = 0; i < s->cm.n_failures; i++) {
         const struct cm_failure *f = &s->cm.failures[i];
         uint32_t before = s->n_link_events;
+        if (i < from_matrix)
+            snprintf(where, sizeof where, "%s:%u", s->cfg.tm_path, f->line);
+        else
+            snprintf(where, sizeof where, "--random-failures");
         bool ok = f->spec ? failures_parse_spec(s, f->spec, err, sizeof err) : reference_failure(s, f, err, sizeof err);
         if (!ok)
-            die_input("%s:%u: %s", s->cfg.tm_path, f->line, err);
-        snprintf(where, sizeof where, "%s:%u", s->cfg.tm_path, f->line);
+            die_input("%s: %s", where, err);
         warn_late_events(s, before, where);
     }
     for (unsigned i = 0; i < s->cfg.n_fail_specs; i++) {

@@ -93,4 +93,16 @@ void cm_free(struct conn_matrix *cm);
 /* Index of the trigger with this id, or UINT32_MAX. */
 uint32_t cm_trigger_index(const struct conn_matrix *cm, uint32_t trigger_id);
 
+struct strbuf;
+/* The matrix as .cm text in the reference simulator's format (cm_write.c):
+ * a "# comment" line when comment is not NULL, the headers, connections,
+ * triggers, the matrix's failure lines, then "failure SPEC" for each of
+ * the n_extra extra_failures (spraysim's --fail specifications). Reading
+ * it back gives the same matrix, line numbers aside. */
+void cm_format(const struct conn_matrix *cm, const char *comment, const char *const *extra_failures, unsigned n_extra,
+               struct strbuf *out);
+/* The same, written atomically to path; false with the reason in err. */
+bool cm_write_file(const struct conn_matrix *cm, const char *path, const char *comment,
+                   const char *const *extra_failures, unsigned n_extra, char *err, size_t errlen);
+
 #endif

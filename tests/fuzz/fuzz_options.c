@@ -17,7 +17,8 @@
 
 static void check_config(const struct config *c)
 {
-    fuzz_check(c->tm_path != NULL);
+    fuzz_check((c->tm_path != NULL) != (c->workload_spec != NULL)); /* one workload, read or generated */
+    fuzz_check(c->random_failure_p >= 0 && c->random_failure_p <= 1);
     fuzz_check(c->mtu_bytes > c->hdr_bytes && c->mtu_bytes <= 65535);
     fuzz_check(c->paths >= 1 && c->paths <= 65536);
     fuzz_check(c->tiers == 2 || c->tiers == 3);
