@@ -308,6 +308,10 @@ bad "--class-opt of a class the run lacks" "--class-opt 5:trim: class 5 needs --
 bad "--class-opt unknown option" "names no class option" -tm "$M/one.cm" --classes 3 --class-opt 2:size=5
 bad "--class-opt for class 1" "--class-opt (class): '1' is out of range (2 to 7)" -tm "$M/one.cm" --class-opt 1:trim=0
 bad "--class-opt queue below one packet" "--class-opt 2:queue_bytes=100: smaller than one packet" -tm "$M/one.cm" --classes 3 --class-opt 2:queue_bytes=100
+# regression: bad input found during setup, after --out was prepared, left a staging directory
+mkdir -p "$T/early"
+bad "an input error after --out was prepared" "-nodes 5 disagrees" -tm "$M/one.cm" -nodes 5 --out "$T/early/d"
+if ls -a "$T/early" | grep -q 'spraysim-'; then fail "an early exit left $(ls -a "$T/early" | grep spraysim-)"; else ok "an early exit leaves no staging directory"; fi
 # the output set is replaced as a whole: a rerun replaces, an interrupted run leaves the old set
 run -tm "$M/one.cm" -seed 1 --out "$T/set"
 cp "$T/set/summary.json" "$T/set.before"

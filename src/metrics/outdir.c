@@ -42,6 +42,18 @@ static void on_signal(int sig)
     raise(sig);
 }
 
+/* A run that exits early (bad input found during setup, exit 2; an internal
+ * failure, exit 1) removes its staging directory too. */
+static void on_exit_cleanup(void)
+{
+    struct outdir *o = interrupted_cleanup;
+    if (o) {
+        for (unsigned i = 0; i < o->n_files; i++)
+            unlink(o->files[i]);
+        rmdir(o->staging);
+    }
+}
+
 __attribute__((format(printf, 3, 4)))
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -188,6 +200,11 @@ struct outdir *outdir_prepare(const char *dir, const char *const *names, char *e
         snprintf(o->files[o->n_files++], flen, "%s/%s", o->staging, *n);
     }
     interrupted_cleanup = o;
+    static bool exit_hook;
+    if (!exit_hook) {
+        atexit(on_exit_cleanup);
+        exit_hook = true;
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;

@@ -18,7 +18,8 @@ struct outdir;
  * nothing but files named in `names` (NULL-terminated), so a re-run replaces
  * its own earlier output and nothing else. Creates the staging directory and
  * arranges for it to be removed if the process is interrupted (SIGINT,
- * SIGTERM, SIGHUP). NULL with one line in err when it cannot. */
+ * SIGTERM, SIGHUP) or exits before the commit (bad input found later, exit 2).
+ * NULL with one line in err when it cannot. */
 struct outdir *outdir_prepare(const char *dir, const char *const *names, char *err, size_t errlen);
 /* Writes one file of the set into the staging directory. */
 bool outdir_write(struct outdir *o, const char *name, const char *data, size_t len, char *err, size_t errlen);
