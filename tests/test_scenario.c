@@ -12,6 +12,7 @@
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
+#include "transport/transport.h"
 #include "transport/uet.h"
 
 #include <math.h>
@@ -321,6 +322,27 @@ static void test_priority_classes_end_to_end(void **st)
     g_classes = 2;
 }
 
+/* Two transports in one run: host 0 sends a UET flow and an EQDS flow at
+ * once; its NIC shares the wire between them (round robin over the ready
+ * ring), so both finish, neither waits for the other, and together they
+ * take about the time of their bytes back to back. */
+static void test_transports_share_a_host(void **st)
+{
+    (void)st;
+    run(temp_file("Nodes 16\nConnections 2\n0->5 id 1 start 0 size 1000000\n"
+                  "0->9 id 2 start 0 size 1000000 transport eqds\n", ".cm"),
+        NULL, 64, 2000, true, 13);
+    assert_int_equal(S.flows_finished, 2);
+    assert_ptr_equal(S.flows[0].tp, &transport_uet_ops);
+    assert_ptr_equal(S.flows[1].tp, &transport_eqds_ops);
+    double alone = (double)ideal_fct_ps(&S, &S.flows[0]) / PS_PER_US;
+    /* sharing: each is slowed by the other, neither starves */
+    assert_true(fct_us(0) > 1.5 * alone && fct_us(1) > 1.5 * alone);
+    assert_true(fct_us(0) < 2.6 * alone && fct_us(1) < 2.6 * alone);
+    check_packet_conservation(&S);
+    sim_free(&S);
+}
+
 static void test_pool_growth_during_a_run(void **st)
 {
     (void)st;
@@ -450,6 +472,7 @@ int main(void)
         cmocka_unit_test(test_leaf_spine_topology_runs),
         cmocka_unit_test(test_per_connection_balancer_and_class),
         cmocka_unit_test(test_pool_growth_during_a_run),
+        cmocka_unit_test(test_transports_share_a_host),
         cmocka_unit_test(test_priority_classes_end_to_end),
         cmocka_unit_test(test_same_seed_same_output_with_every_feature),
         cmocka_unit_test(test_adaptive_routing_keeps_pinned_flows),
