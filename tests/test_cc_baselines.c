@@ -227,6 +227,27 @@ static void test_smartt_fast_increase(void **st)
     free(s);
 }
 
+/* Regression: --cc-opt k=0 froze the window (FastIncrease "increased" by 0
+ * and the ACK skipped every other increase). k = 0 turns FastIncrease off:
+ * clean ACKs at the base RTT keep growing the window proportionally, and no
+ * byte is counted as a fast increase. */
+static void test_smartt_fast_increase_off(void **st)
+{
+    (void)st;
+    opt("k", 0);
+    void *s = make(SM, 60000, true);
+    double start = W(s);
+    for (int i = 0; i < 200; i++) {
+        double before = W(s);
+        ack(SM, s, (simtime_ps)(i + 1) * US, (uint64_t)MTU, RTT, false, 50000);
+        assert_true(W(s) > before);      /* never frozen */
+        assert_true(W(s) - before < MTU); /* never +k MTU */
+    }
+    assert_true(W(s) > start + 10 * MTU);
+    assert_true(counter(SM, s, "fast_inc") == 0);
+    free(s);
+}
+
 /* Alg. 1 lines 28-34 and Alg. 2: a trim takes its size off and arms
  * QuickAdapt; at the end of the trtt period cwnd = 0.8 x bytes acked in
  * it; the ACKs of the packets then in flight are ignored. */
@@ -608,6 +629,7 @@ int main(void)
         cmocka_unit_test(test_smartt_decreases),
         cmocka_unit_test(test_smartt_wait_to_decrease),
         cmocka_unit_test(test_smartt_fast_increase),
+        cmocka_unit_test(test_smartt_fast_increase_off),
         cmocka_unit_test(test_smartt_quick_adapt),
         cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
         cmocka_unit_test(test_smartt_journal_md_form),

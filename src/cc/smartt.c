@@ -213,9 +213,12 @@ static bool quick_adapt(struct smartt *s, simtime_ps now, uint64_t in_flight)
     return adapted;
 }
 
-/* Alg. 3. */
+/* Alg. 3. With k = 0 (--cc-opt k=0) FastIncrease is off: the ACK goes on
+ * to the proportional and fair increases, rather than "increasing" by 0. */
 static bool fast_increase(struct smartt *s, uint64_t size, simtime_ps rtt, bool ecn)
 {
+    if (s->k <= 0)
+        return false;
     if (!ecn && (double)rtt <= (double)s->brtt * (1 + SM_FAST_RTT_SLACK)) {
         s->fi_count += size;
         if ((double)s->fi_count > s->cwnd || s->increasing) {
