@@ -298,6 +298,52 @@ static void test_reps_matches_reference_model(void **state)
     }
 }
 
+/* ---- i.i.d. random spraying (seed 004's OPS) ----------------------------------------------- */
+
+/* Every path equally likely (chi-square over 16 paths, 160,000 packets,
+ * below the 0.1% critical value for 15 degrees of freedom, 37.7), and
+ * independent: unlike the cycle, 16 consecutive packets almost never cover
+ * all 16 paths (probability 16!/16^16 = 1e-6 per window). */
+static void test_random_spraying_is_uniform_and_independent(void **state)
+{
+    (void)state;
+    enum { PATHS = 16, N = 160000 };
+    void *st = lb_new(&lb_random_ops, PATHS, 40, 8, 13, 5);
+    uint32_t count[PATHS] = {0};
+    uint32_t full_windows = 0, seen = 0;
+    for (uint32_t i = 0; i < N; i++) {
+        uint16_t ev = lb_random_ops.next_entropy(st, i, 0);
+        assert_true(ev < PATHS);
+        count[ev]++;
+        seen |= 1u << ev;
+        if (i % PATHS == PATHS - 1) {
+            full_windows += seen == (1u << PATHS) - 1;
+            seen = 0;
+        }
+    }
+    double chi2 = 0, expect = (double)N / PATHS;
+    for (int p = 0; p < PATHS; p++)
+        chi2 += (count[p] - expect) * (count[p] - expect) / expect;
+    assert_true(chi2 < 37.7);
+    assert_true(full_windows < 3);
+    free(st);
+    /* the same flow and seed give the same sequence, another flow another */
+    void *a = lb_new(&lb_random_ops, 64, 40, 8, 13, 5), *b = lb_new(&lb_random_ops, 64, 40, 8, 13, 5);
+    void *c = lb_new(&lb_random_ops, 64, 40, 8, 13, 6);
+    int same_ab = 0, same_ac = 0;
+    for (uint32_t i = 0; i < 64; i++) {
+        uint16_t x = lb_random_ops.next_entropy(a, i, 0), y = lb_random_ops.next_entropy(b, i, 0),
+                 z = lb_random_ops.next_entropy(c, i, 0);
+        same_ab += x == y;
+        same_ac += x == z;
+    }
+    assert_int_equal(same_ab, 64);
+    assert_true(same_ac < 16);
+    free(a);
+    free(b);
+    free(c);
+}
+
 /* ---- oblivious ------------------------------------------------------------------------- */
 
 static uint16_t obl_next(void *st, uint32_t seq)
@@ -479,6 +525,7 @@ int main(void)
         cmocka_unit_test(test_reps_oversized_buffer_is_capped),
         cmocka_unit_test(test_reps_next_entropy_wraps_at_paths),
         cmocka_unit_test(test_reps_matches_reference_model),
+        cmocka_unit_test(test_random_spraying_is_uniform_and_independent),
         cmocka_unit_test(test_oblivious_cycles_visit_each_entropy_once),
         cmocka_unit_test(test_oblivious_order_is_shuffled_per_cycle),
         cmocka_unit_test(test_oblivious_flows_get_different_orders),

@@ -99,6 +99,7 @@ const char *lb_names(void);
 
 extern const struct lb_ops lb_single_ops;
 extern const struct lb_ops lb_oblivious_ops;
+extern const struct lb_ops lb_random_ops;
 extern const struct lb_ops lb_reps_ops;
 extern const struct lb_ops lb_bitmap_ops;
 extern const struct lb_ops lb_mixed_ops;
