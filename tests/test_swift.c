@@ -8,6 +8,7 @@
  * BDP = 150000 B = 36.14 packets, base_target = 24 us, fs_range = 60 us.
  */
 #include "testutil.h"
+#include <string.h>
 
 #include "cc/cc.h"
 #include "cc/median.h"
@@ -324,6 +325,50 @@ static void test_lswift_five_successive_delays(void **st)
 
 /* ---- MSwift ------------------------------------------------------------------------------ */
 
+/* The incremental window (median.c) answers exactly what sorting the newest
+ * min(h, count) samples answers, for h that moves by small steps and by
+ * jumps, repeated values, and more pushes than the ring holds. */
+static int cmp_double_asc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void test_median_window_matches_sorting(void **st)
+{
+    (void)st;
+    static struct median_hist m;
+    static double all[5000], buf[MEDIAN_CAP];
+    median_init(&m);
+    struct rng r;
+    rng_seed(&r, 7, RNG_STREAM_TEST, 0);
+    uint32_t h = 1;
+    const double pcts[] = {50, 10, 90, 100, 1};
+    for (uint32_t i = 0; i < 5000; i++) {
+        all[i] = (double)rng_below(&r, 40); /* many ties */
+        median_push(&m, all[i]);
+        uint64_t step = rng_below(&r, 10);
+        if (step == 0)
+            h = 1 + (uint32_t)rng_below(&r, MEDIAN_CAP + 200); /* a jump, sometimes beyond the ring */
+        else if (step < 5 && h > 1)
+            h--;
+        else
+            h++;
+        double p = pcts[i % 5];
+        uint32_t n = h < i + 1 ? h : i + 1;
+        if (n > MEDIAN_CAP)
+            n = MEDIAN_CAP;
+        memcpy(buf, &all[i + 1 - n], n * sizeof(double));
+        qsort(buf, n, sizeof(double), cmp_double_asc);
+        double rk = ceil(p / 100.0 * n);
+        uint32_t rank = rk < 1 ? 1 : rk > n ? n : (uint32_t)rk;
+        double want = buf[rank - 1];
+        double got = median_percentile(&m, h, p);
+        if (got != want)
+            fail_msg("push %u, h %u, p %g: %g, want %g", i, h, p, got, want);
+    }
+}
+
 static void test_mswift_median_of_half_window(void **st)
 {
     (void)st;
@@ -517,6 +562,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults_from_seed),
+        cmocka_unit_test(test_median_window_matches_sorting),
         cmocka_unit_test(test_additive_increase_per_rtt),
         cmocka_unit_test(test_md_bounded_and_once_per_rtt),
         cmocka_unit_test(test_target_scales_with_hops_and_window),

@@ -18,13 +18,17 @@
 
 /* Largest history kept. Seed 004's H = max(W/2, 1) (Eq. 8) stays below this
  * up to windows of 2048 packets (8 MB of 4 KB packets: 160 BDPs of the
- * 100 Gb/s default network); a larger H is clamped to it. 8 KB per flow. */
+ * 100 Gb/s default network); a larger H is clamped to it. 16 KB per flow
+ * (the ring and the sorted window, median.c). */
 #define MEDIAN_CAP 1024u
 
 struct median_hist {
     double s[MEDIAN_CAP];
-    uint32_t head;  /* next slot written */
-    uint32_t count; /* samples held, <= MEDIAN_CAP */
+    uint32_t head;    /* next slot written */
+    uint32_t count;   /* samples held, <= MEDIAN_CAP */
+    uint64_t pushed;  /* samples ever pushed: the next arrival number */
+    uint32_t w;       /* the values of the newest w samples are also in win, sorted */
+    double win[MEDIAN_CAP];
 };
 
 void median_init(struct median_hist *m);
@@ -33,6 +37,6 @@ void median_push(struct median_hist *m, double sample);
 uint32_t median_count(const struct median_hist *m);
 /* The p-th percentile (0 < p <= 100; p <= 0 gives the minimum) of the newest
  * min(h, count) samples, h >= 1; 0.0 when no sample was pushed yet. */
-double median_percentile(const struct median_hist *m, uint32_t h, double p);
+double median_percentile(struct median_hist *m, uint32_t h, double p);
 
 #endif
