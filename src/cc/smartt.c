@@ -97,6 +97,9 @@ enum {
     SC_COUNT
 };
 
+/* Packets per ACK for which (1 - wtd_alpha)^n is tabulated. */
+#define SM_WTD_POW_TABLE 64
+
 static const char *const smartt_counter_names[SC_COUNT] = {
     "fair_inc", "prop_inc", "fast_inc", "fair_dec", "multi_dec", "quick_dec", "nack_dec", "rto_dec",
 };
@@ -129,6 +132,7 @@ struct smartt {
     bool increasing;
     /* Wait-to-Decrease (Sec. 3.6.1) */
     double avg_wtd;
+    double wtd_keep[SM_WTD_POW_TABLE]; /* (1 - wtd_alpha)^n for n < SM_WTD_POW_TABLE */
     /* md_form = 1 */
     double avg_rtt;
     simtime_ps last_md;
@@ -180,6 +184,8 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->qa_scaling = opt_in(p, "qa_scaling", SM_QA_SCALING, 0.01, 10);
     s->wtd_alpha = opt_in(p, "wtd_alpha", SM_WTD_ALPHA, 0, 1);
     s->wtd_threshold = opt_in(p, "wtd_threshold", SM_WTD_THRESHOLD, 0, 1);
+    for (unsigned i = 0; i < SM_WTD_POW_TABLE; i++)
+        s->wtd_keep[i] = pow(1 - s->wtd_alpha, (double)i);
     s->trtt_mult = opt_in(p, "trtt_mult", SM_TRTT_MULT, 1.01, 100);
     set_base_rtt(s, p->base_rtt_ps);
     s->last_rtt = s->brtt;
@@ -236,11 +242,14 @@ static bool fast_increase(struct smartt *s, uint64_t size, simtime_ps rtt, bool 
     return s->increasing;
 }
 
-/* Sec. 3.6.1: avg_wtd = a ecn + (1 - a) avg_wtd for each packet acknowledged. */
+/* Sec. 3.6.1: avg_wtd = a ecn + (1 - a) avg_wtd for each packet acknowledged.
+ * (1 - a)^n comes from a table filled at init with the same pow() calls for
+ * the usual n (an ACK covers a few packets), so the per-ACK cost is a lookup
+ * and the values are bit for bit those of pow(). */
 static bool wait_to_decrease(struct smartt *s, uint64_t size, bool ecn)
 {
     double n = size > s->mtu ? floor((double)size / s->mtu + 0.5) : 1;
-    double keep = pow(1 - s->wtd_alpha, n);
+    double keep = n < SM_WTD_POW_TABLE ? s->wtd_keep[(unsigned)n] : pow(1 - s->wtd_alpha, n);
     s->avg_wtd = keep * s->avg_wtd + (1 - keep) * (ecn ? 1.0 : 0.0);
     return s->avg_wtd >= s->wtd_threshold;
 }
