@@ -439,6 +439,40 @@ static void test_dctcp_loss_and_timeout(void **st)
 
 static const struct cc_ops *MP = &cc_mprdma_ops;
 
+/* ---- DCTCP as the reference simulator runs it (uec_dctcp.c) ----------------------------------- */
+
+static const struct cc_ops *UD = &cc_uec_dctcp_ops;
+
+/* The reference's rules, in whole bytes: + acked x MTU / cwnd per clean
+ * ACK, - acked / 3 per marked ACK, - the packet per NACK, at least one MTU,
+ * no upper cap, no reaction to a timeout; the start is 1.5 BDP. */
+static void test_uec_dctcp_rules(void **st)
+{
+    (void)st;
+    void *s = make(UD, 0, true);
+    double bdp = (double)RTT * 100000 / 8e6;
+    assert_int_equal((uint64_t)W(s), (uint64_t)(1.5 * bdp));
+    s = (free(s), make(UD, 100000, true));
+    ack(UD, s, 1 * US, 16600, RTT, false, 0);
+    assert_int_equal((uint64_t)W(s), 100000 + 16600 * (uint64_t)MTU / 100000); /* integer division */
+    uint64_t w = (uint64_t)W(s);
+    ack(UD, s, 2 * US, 16600, RTT, true, 0);
+    assert_int_equal((uint64_t)W(s), w - 16600 / 3);
+    w = (uint64_t)W(s);
+    nack(UD, s, 3 * US, 0);
+    assert_int_equal((uint64_t)W(s), w - (uint64_t)MTU);
+    w = (uint64_t)W(s);
+    UD->on_timeout(s, 4 * US, (uint32_t)MTU);
+    assert_int_equal((uint64_t)W(s), w);
+    for (int i = 0; i < 100; i++)
+        ack(UD, s, 5 * US, 1000000, RTT, true, 0);
+    assert_int_equal((uint64_t)W(s), (uint64_t)MTU); /* floor */
+    for (int i = 0; i < 5000; i++)
+        ack(UD, s, 6 * US, 100000, RTT, false, 0);
+    assert_true(W(s) > 10 * bdp); /* no cap, as the reference */
+    free(s);
+}
+
 static void test_mprdma_per_packet(void **st)
 {
     (void)st;
@@ -583,6 +617,22 @@ static double fct_ps(uint32_t i)
 
 static const char *const ALL[] = {"smartt", "dctcp", "mprdma", "newreno"};
 
+/* The reference's 2-to-1 (two 4 MB flows into one host, one path):
+ * htsim_uec -sender_cc_algo dctcp finishes the second at 745.4 us
+ * (../shared/specs/reference-simulator.md); within 10%. */
+static void test_uec_dctcp_two_to_one_matches_reference(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n"
+                               "5->0 id 2 start 0 size 4000000\n", ".cm");
+    run("uec-dctcp", tm, 1);
+    assert_int_equal(S.flows_finished, 2);
+    double tail = fmax(fct_ps(0), fct_ps(1)) / US;
+    if (!(tail > 0.9 * 745.4 && tail < 1.1 * 745.4))
+        fail_msg("tail %.1f us, the reference 745.4 us", tail);
+    sim_free(&S);
+}
+
 static void test_e2e_single_flow_fills_bottleneck(void **st)
 {
     (void)st;
@@ -636,6 +686,8 @@ int main(void)
         cmocka_unit_test(test_dctcp_alpha_and_cut),
         cmocka_unit_test(test_dctcp_alpha_converges_to_marked_fraction),
         cmocka_unit_test(test_dctcp_loss_and_timeout),
+        cmocka_unit_test(test_uec_dctcp_rules),
+        cmocka_unit_test(test_uec_dctcp_two_to_one_matches_reference),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),

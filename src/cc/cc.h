@@ -119,6 +119,7 @@ extern const struct cc_ops cc_swift_ops;
 extern const struct cc_ops cc_lswift_ops;
 extern const struct cc_ops cc_mswift_ops;
 extern const struct cc_ops cc_dctcp_ops;
+extern const struct cc_ops cc_uec_dctcp_ops;
 extern const struct cc_ops cc_mprdma_ops;
 extern const struct cc_ops cc_newreno_ops;
 

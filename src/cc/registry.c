@@ -30,6 +30,7 @@ static const struct cc_ops *const all_cc[] = {
     &cc_mswift_ops,
     &cc_smartt_ops,
     &cc_dctcp_ops,
+    &cc_uec_dctcp_ops,
     &cc_mprdma_ops,
     &cc_newreno_ops,
 };

@@ -375,8 +375,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             cfg->cc_name = v;
             cfg->cc_given = true;
-            if (arg[1] == 's') /* htsim's -sender_cc_algo also turns the sender's window on */
+            if (arg[1] == 's') { /* htsim's -sender_cc_algo also turns the sender's window on */
                 cfg->sender_cc = 1;
+                /* and means htsim's own DCTCP, which is not RFC 8257's (--cc dctcp) */
+                if (!strcmp(v, "dctcp"))
+                    cfg->cc_name = "uec-dctcp";
+            }
             if (!cc_find(v))
                 bad(&x, "%s: unknown algorithm '%s' (known: %s)", arg, shown(v, b), cc_names());
         } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {
