@@ -56,6 +56,7 @@ void config_defaults(struct config *c)
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->transport_name = "uet";
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
+    c->loss_detect = -1;
     c->sender_cc = -1;                   /* the transport's default (UET on, EQDS off) */
     c->receiver_cc = -1;                 /* the transport's default (UET off, EQDS on) */
     c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
@@ -80,6 +81,11 @@ void sim_setup(struct sim *s, const struct config *cfg)
     s->cc = cc_find(c->cc_name);
     if (!s->cc)
         die_input("--cc: unknown algorithm '%s' (known: %s)", c->cc_name, cc_names());
+    /* loss detection: the algorithm's own, or --loss-detect's for any of
+     * them (3 duplicates or 3 later acknowledged packets, RFC 5681 / RFC
+     * 6675, when the algorithm names no threshold) */
+    s->loss_mode = c->loss_detect >= 0 ? (uint32_t)c->loss_detect : s->cc->loss_mode;
+    s->dupack_threshold = s->cc->dupack_threshold ? s->cc->dupack_threshold : 3;
     s->lb = lb_find(c->lb_name);
     if (!s->lb)
         die_input("--lb: unknown load balancer '%s' (known: %s)", c->lb_name, lb_names());

@@ -89,6 +89,7 @@ struct config {
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
+    int loss_detect;              /* --loss-detect: enum cc_loss_mode, or -1 for the algorithm's own */
     struct class_opt {            /* --class-opt K:NAME=VALUE for data classes 2 .. n_classes-1 */
         uint32_t cls;
         char name[16];
@@ -176,6 +177,8 @@ struct sim {
     uint32_t *trigger_next;
 
     const struct cc_ops *cc;
+    uint32_t loss_mode;          /* enum cc_loss_mode: the algorithm's, or --loss-detect's */
+    uint32_t dupack_threshold;   /* for CC_LOSS_DUPACK / CC_LOSS_SACK_HOLE */
     const struct lb_ops *lb;
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;

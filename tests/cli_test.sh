@@ -312,6 +312,22 @@ bad "--class-opt queue below one packet" "--class-opt 2:queue_bytes=100: smaller
 mkdir -p "$T/early"
 bad "an input error after --out was prepared" "-nodes 5 disagrees" -tm "$M/one.cm" -nodes 5 --out "$T/early/d"
 if ls -a "$T/early" | grep -q 'spraysim-'; then fail "an early exit left $(ls -a "$T/early" | grep spraysim-)"; else ok "an early exit leaves no staging directory"; fi
+# --loss-detect: spraying's reordering becomes loss under SACK holes, and
+# stops being loss for DCTCP with NACK-only detection
+run -tm "$M/perm_16n_16c_2MB.cm" -paths 128 --loss-detect sack
+r1=$(sed -n 's/.* \([0-9]*\) retransmitted.*/\1/p' "$T/out")
+run -tm "$M/perm_16n_16c_2MB.cm" -paths 128
+r0=$(sed -n 's/.* \([0-9]*\) retransmitted.*/\1/p' "$T/out")
+run -tm "$M/perm_16n_16c_2MB.cm" -paths 128 --cc dctcp
+d0=$(sed -n 's/.* \([0-9]*\) retransmitted.*/\1/p' "$T/out")
+run -tm "$M/perm_16n_16c_2MB.cm" -paths 128 --cc dctcp --loss-detect nack
+d1=$(sed -n 's/.* \([0-9]*\) retransmitted.*/\1/p' "$T/out")
+if [ "${r0:-x}" = 0 ] && [ "${r1:-0}" -gt 100 ] && [ "${d0:-0}" -gt 0 ] && [ "${d1:-x}" = 0 ]; then
+    ok "--loss-detect: NSCC with sack holes retransmits $r1 (0 by default); DCTCP with nack only 0 (else $d0)"
+else
+    fail "--loss-detect: NSCC $r0 -> $r1, DCTCP $d0 -> $d1 retransmissions"
+fi
+bad "--loss-detect unknown" "--loss-detect: 'rack' is not nack, dupack or sack" -tm "$M/one.cm" --loss-detect rack
 # the output set is replaced as a whole: a rerun replaces, an interrupted run leaves the old set
 run -tm "$M/one.cm" -seed 1 --out "$T/set"
 cp "$T/set/summary.json" "$T/set.before"

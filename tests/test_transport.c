@@ -367,6 +367,8 @@ static void setup_rec(const char *cm_text, uint64_t cwnd_bytes, simtime_ps pacin
     c.end_ps = (simtime_ps)(end_us * PS_PER_US);
     sim_setup(&S, &c);
     S.cc = &rec_cc_ops;
+    S.loss_mode = rec_cc_ops.loss_mode; /* resolved at setup from the run's algorithm */
+    S.dupack_threshold = rec_cc_ops.dupack_threshold;
     g_rec_cwnd_bytes = cwnd_bytes;
     g_rec_pacing_ps = pacing_ps;
 }

@@ -95,6 +95,8 @@ void options_usage(FILE *out)
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
             "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
+            "  --loss-detect MODE    loss besides NACKs and timeouts: nack (nothing more), dupack (3 duplicate\n"
+            "                        ACKs), sack (3 later packets acknowledged) (default: the algorithm's own)\n"
             "  --classes N           switch classes per port, 2..8: control, data, and data classes 2..N-1 in\n"
             "                        strict priority (a connection's .cm key 'priority K' picks one; default 2)\n"
             "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
@@ -496,6 +498,16 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->htsim_output = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
+        } else if (!strcmp(arg, "--loss-detect")) {
+            TAKE();
+            if (!strcmp(v, "nack"))
+                cfg->loss_detect = CC_LOSS_NACK_RTO;
+            else if (!strcmp(v, "dupack"))
+                cfg->loss_detect = CC_LOSS_DUPACK;
+            else if (!strcmp(v, "sack"))
+                cfg->loss_detect = CC_LOSS_SACK_HOLE;
+            else
+                bad(&x, "--loss-detect: '%s' is not nack, dupack or sack", shown(v, b));
         } else if (!strcmp(arg, "--classes")) {
             TAKE();
             cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);

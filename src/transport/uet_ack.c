@@ -67,7 +67,7 @@ static void detect_loss_dupack(struct sim *s, struct flow *f)
         }
         return;
     }
-    if (cum >= f->n_pkts || ++uet_of(f)->dupacks != s->cc->dupack_threshold || uet_of(f)->in_recovery)
+    if (cum >= f->n_pkts || ++uet_of(f)->dupacks != s->dupack_threshold || uet_of(f)->in_recovery)
         return;
     uet_of(f)->in_recovery = true;
     uet_of(f)->recover_seq = uet_of(f)->next_new_seq;
@@ -86,7 +86,7 @@ static void detect_loss_sack(struct sim *s, struct flow *f)
         uint8_t st = uet_of(f)->tx[q].state;
         if (st == TX_ACKED)
             above++;
-        else if (st == TX_IN_FLIGHT && above >= s->cc->dupack_threshold && uet_of(f)->tx[q].time_ps < uet_of(f)->rack_time_ps)
+        else if (st == TX_IN_FLIGHT && above >= s->dupack_threshold && uet_of(f)->tx[q].time_ps < uet_of(f)->rack_time_ps)
             uet_declare_lost(s, f, q, true);
     }
 }
@@ -172,9 +172,9 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     if (s->cfg.sleek)
         uet_sleek_step(s, fi, a->ooo_pkts);
 
-    if (s->cc->loss_mode == CC_LOSS_DUPACK)
+    if (s->loss_mode == CC_LOSS_DUPACK)
         detect_loss_dupack(s, f);
-    else if (s->cc->loss_mode == CC_LOSS_SACK_HOLE)
+    else if (s->loss_mode == CC_LOSS_SACK_HOLE)
         detect_loss_sack(s, f);
 
     f->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);

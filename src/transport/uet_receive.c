@@ -107,7 +107,7 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     bool first = uet_of(f)->rcv_bytes == 0;
     /* TCP-like loss detection needs a (duplicate) ACK for every packet that
      * arrives out of order, as a TCP receiver sends one. */
-    bool tcp_like = s->cc->loss_mode != CC_LOSS_NACK_RTO;
+    bool tcp_like = s->loss_mode != CC_LOSS_NACK_RTO;
     bool out_of_order = tcp_like && (p->seq != uet_of(f)->rcv_cum || uet_of(f)->rcv_pkts > uet_of(f)->rcv_cum);
     uet_of(f)->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
     uet_of(f)->rcv_pkts++;

@@ -109,7 +109,7 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     f->lb->feedback(f->lb_state, uet_of(f)->tx[oldest].entropy, LB_TIMEOUT, s->now);
     if (uet_window_on(s, f))
         s->cc->on_timeout(f->cc_state, s->now, size);
-    if (s->cc->loss_mode == CC_LOSS_DUPACK) {
+    if (s->loss_mode == CC_LOSS_DUPACK) {
         /* TCP after a timeout (RFC 5681): everything outstanding is resent
          * from the first hole (go-back-N), and any recovery is over. */
         uet_of(f)->in_recovery = false;
