@@ -412,8 +412,10 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
               c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
     sb_printf(b, "\"random_failures\": %.15g, ", c->random_failure_p);
-    sb_printf(b, "\"transport\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, \"class_options\": {",
-              c->transport_name, c->switch_stats ? "true" : "false", c->n_classes);
+    static const char *loss_names[] = {"nack", "dupack", "sack"};
+    sb_printf(b, "\"transport\": \"%s\", \"loss_detect\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, "
+                 "\"class_options\": {",
+              c->transport_name, loss_names[s->loss_mode % 3], c->switch_stats ? "true" : "false", c->n_classes);
     for (unsigned i = 0; i < c->n_class_opts; i++)
         sb_printf(b, "%s\"%u:%s\": %.0f", i ? ", " : "", c->class_opts[i].cls, c->class_opts[i].name,
                   c->class_opts[i].value);
