@@ -248,6 +248,41 @@ static void test_smartt_fast_increase_off(void **st)
     free(s);
 }
 
+/* Ablation switches (seed 000 Figs. 8 and 9): quick_adapt=0 leaves a trim
+ * its own decrease only; qa_ignore=0 keeps QuickAdapt but ignores nothing
+ * after it; fast_increase=0 is the same as k=0 (tested above). */
+static void test_smartt_ablation_switches(void **st)
+{
+    (void)st;
+    for (int mode = 0; mode < 3; mode++) {
+        opt("wtd_threshold", 0); /* decreases act at once: the ignore phase is what differs */
+        if (mode == 1)
+            opt("quick_adapt", 0);
+        if (mode == 2)
+            opt("qa_ignore", 0);
+        void *s = make(SM, 100000, true);
+        ack(SM, s, 1 * US, (uint64_t)MTU, RTT, false, 50000);
+        nack(SM, s, 2 * US, 90000);
+        double after_trim = W(s);
+        /* past the end of the trtt period: QuickAdapt fires unless off */
+        ack(SM, s, 100 * US, (uint64_t)MTU, RTT, false, 90000);
+        if (mode == 1) {
+            assert_true(counter(SM, s, "quick_dec") == 0);
+            assert_true(W(s) >= after_trim);
+        } else {
+            assert_true(counter(SM, s, "quick_dec") > 0);
+        }
+        /* right after: an ECN-marked ACK is ignored only with the ignore phase */
+        double before = W(s);
+        ack(SM, s, 101 * US, (uint64_t)MTU, 3 * RTT, true, 90000);
+        if (mode == 0)
+            assert_win(s, before);
+        else if (mode == 2)
+            assert_true(W(s) < before || counter(SM, s, "multi_dec") > 0);
+        free(s);
+    }
+}
+
 /* Alg. 1 lines 28-34 and Alg. 2: a trim takes its size off and arms
  * QuickAdapt; at the end of the trtt period cwnd = 0.8 x bytes acked in
  * it; the ACKs of the packets then in flight are ignored. */
@@ -680,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_smartt_wait_to_decrease),
         cmocka_unit_test(test_smartt_fast_increase),
         cmocka_unit_test(test_smartt_fast_increase_off),
+        cmocka_unit_test(test_smartt_ablation_switches),
         cmocka_unit_test(test_smartt_quick_adapt),
         cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
         cmocka_unit_test(test_smartt_journal_md_form),

@@ -25,6 +25,10 @@
 #define MAXWND 225000u
 #define TARGET (9 * US) /* 0.75 x 12 us with trimming */
 
+/* --cc-opt options for the next make() (the ablation switches) */
+static struct cc_option g_opt[4];
+static unsigned g_nopt;
+
 static struct nscc *make(bool trimming)
 {
     struct nscc *n = calloc(1, sizeof(*n));
@@ -36,9 +40,17 @@ static struct nscc *make(bool trimming)
         .linkspeed_mbps = 100000,
         .qa_gate = -1,
         .trimming = trimming,
+        .opts = g_opt,
+        .n_opts = g_nopt,
     };
     cc_nscc_ops.init(n, &p);
+    g_nopt = 0;
     return n;
+}
+
+static void with_opt(const char *name, double v)
+{
+    g_opt[g_nopt++] = (struct cc_option){name, v};
 }
 
 static void ack(struct nscc *n, simtime_ps now, uint64_t bytes, simtime_ps delay, bool ecn)
@@ -296,6 +308,44 @@ static void test_quick_adapt_ignores_stale_ecn(void **st)
     free(n);
 }
 
+/* Ablation switches (seed 000 Figs. 8-10), each against the same events
+ * as the tests above: quick_adapt=0 leaves only the trim's own decrease,
+ * qa_ignore=0 acts on the stale ECN at once, fast_increase=0 never enters
+ * FastIncrease while the window still grows proportionally. */
+static void test_ablation_switches(void **st)
+{
+    (void)st;
+    simtime_ps period = RTT + TARGET;
+    with_opt("quick_adapt", 0);
+    struct nscc *n = make(true);
+    ack(n, 1 * US, MTU, 2 * US, false);
+    nack(n, 3 * US);
+    uint64_t after_trim = n->win.cwnd_bytes;
+    ack(n, 2 * US + period, 2 * MTU, 2 * US, false);
+    assert_true(n->win.cwnd_bytes >= after_trim); /* no QuickAdapt cut to 2 MTU */
+    assert_true(n->ctr[NC_QUICK_DEC] == 0);
+    free(n);
+
+    with_opt("qa_ignore", 0);
+    n = make(true);
+    ack(n, 1 * US, MTU, 2 * US, false);
+    nack(n, 3 * US);
+    ack(n, 2 * US + period, MTU, 2 * US, false); /* QA fires, with nothing to ignore */
+    assert_true(n->ctr[NC_QUICK_DEC] > 0);
+    assert_int_equal(n->bytes_to_ignore, 0);
+    free(n);
+
+    with_opt("fast_increase", 0);
+    n = make(true);
+    n->win.cwnd_bytes = 20000;
+    for (int i = 0; i < 20; i++)
+        ack(n, 5 * US, MTU, 500000, false); /* delay < 1 us: FastIncrease by default */
+    assert_false(n->increasing);
+    assert_true(n->ctr[NC_FAST_INC] == 0);
+    assert_true(n->win.cwnd_bytes > 20000);
+    free(n);
+}
+
 static void test_base_rtt_min_tracking(void **st)
 {
     (void)st;
@@ -372,10 +422,14 @@ static void test_mnscc_ops_and_defaults(void **st)
     assert_ptr_equal(cc_find("nscc"), &cc_nscc_ops);
     assert_non_null(strstr(cc_names(), "mnscc"));
     /* NSCC takes no options; MNSCC takes percentile and history */
-    assert_true(cc_nscc_ops.option_names == NULL || cc_nscc_ops.option_names[0] == NULL);
+    /* NSCC's options are the ablation switches; MNSCC adds its median's */
+    assert_string_equal(cc_nscc_ops.option_names[0], "quick_adapt");
+    assert_string_equal(cc_nscc_ops.option_names[1], "qa_ignore");
+    assert_string_equal(cc_nscc_ops.option_names[2], "fast_increase");
+    assert_null(cc_nscc_ops.option_names[3]);
     assert_string_equal(cc_mnscc_ops.option_names[0], "percentile");
     assert_string_equal(cc_mnscc_ops.option_names[1], "history");
-    assert_null(cc_mnscc_ops.option_names[2]);
+    assert_null(cc_mnscc_ops.option_names[5]);
     /* same counters, same loss handling */
     assert_int_equal(cc_mnscc_ops.n_counters, cc_nscc_ops.n_counters);
     for (unsigned i = 0; i < NC_COUNT; i++)
@@ -617,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_nack_decrease_and_counter),
         cmocka_unit_test(test_quick_adapt_dual_guard),
         cmocka_unit_test(test_quick_adapt_ignores_stale_ecn),
+        cmocka_unit_test(test_ablation_switches),
         cmocka_unit_test(test_base_rtt_min_tracking),
         cmocka_unit_test(test_invalid_sample_uses_filtered_delay),
         cmocka_unit_test(test_window_bounds),

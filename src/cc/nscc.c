@@ -111,6 +111,9 @@ static void nscc_init(void *state, const struct cc_params *p)
         n->target_qdelay_ps = (simtime_ps)llround((double)p->network_rtt_ps * (p->trimming ? NSCC_TARGET_TRIM : NSCC_TARGET_NOTRIM));
     n->qa_threshold_ps = NSCC_QA_DELAY_MULT * n->target_qdelay_ps;
     n->qa_gate = p->qa_gate < 0 ? NSCC_QA_GATE_DEFAULT : p->qa_gate;
+    n->qa_on = cc_opt_uint(p, "quick_adapt", 1, 0, 1);
+    n->qa_ignore_on = cc_opt_uint(p, "qa_ignore", 1, 0, 1);
+    n->fi_on = cc_opt_uint(p, "fast_increase", 1, 0, 1);
     double a = (double)bdp_of(p->network_rtt_ps, p->linkspeed_mbps) / NSCC_REF_BDP_BYTES;
     double b = (double)n->target_qdelay_ps / (double)NSCC_REF_RTT_PS;
     /* alpha = 4 MSS a b / target_Qdelay = 4 MSS a / reference_rtt (seed 002 Sec. 4b) */
@@ -201,6 +204,8 @@ static void update_avg_delay(struct nscc *n, double delay_ps, bool ecn)
  * event must not move the window further. */
 static bool quick_adapt(struct nscc *n, simtime_ps now, bool is_loss, bool ecn, double delay_ps)
 {
+    if (!n->qa_on)
+        return false; /* --cc-opt quick_adapt=0 */
     if (n->bytes_ignored < n->bytes_to_ignore && ecn)
         return true; /* stale feedback from before the last QA */
     if (now > n->qa_end_ps) {
@@ -211,7 +216,8 @@ static bool quick_adapt(struct nscc *n, simtime_ps now, bool is_loss, bool ecn, 
             uint64_t before = n->win.cwnd_bytes;
             n->win.cwnd_bytes = n->achieved_bytes > n->min_cwnd_bytes ? n->achieved_bytes : n->min_cwnd_bytes;
             n->ctr[NC_QUICK_DEC] += (double)before - (double)n->win.cwnd_bytes;
-            n->bytes_to_ignore = n->in_flight_bytes;
+            /* --cc-opt qa_ignore=0: no ignore phase (seed 000 Fig. 9) */
+            n->bytes_to_ignore = n->qa_ignore_on ? n->in_flight_bytes : 0;
             n->bytes_ignored = 0;
             n->trigger_qa = false;
         }
@@ -229,6 +235,8 @@ static bool quick_adapt(struct nscc *n, simtime_ps now, bool is_loss, bool ecn, 
 
 static bool fast_increase(struct nscc *n, uint64_t newly, double delay_ps)
 {
+    if (!n->fi_on)
+        return false; /* --cc-opt fast_increase=0 */
     if (delay_ps < (double)NSCC_FAST_DELAY_PS) {
         n->fi_count_bytes += newly;
         if (n->fi_count_bytes > n->win.cwnd_bytes || n->increasing) {
@@ -376,12 +384,15 @@ static void nscc_counters(const void *state, double *out)
         out[i] = n->ctr[i];
 }
 
+/* Ablation switches (seed 000 Figs. 8-10; seeds-figures.md Sec. 3.2). */
+static const char *const nscc_option_names[] = {"quick_adapt", "qa_ignore", "fast_increase", NULL};
+
 const struct cc_ops cc_nscc_ops = {
     .name = "nscc",
     .description = "Ultra Ethernet NSCC as in the UEC reference simulator (seed 002)",
     .state_size = sizeof(struct nscc),
     .init = nscc_init,
-    .option_names = NULL, /* NSCC takes no --cc-opt options */
+    .option_names = nscc_option_names,
     .on_ack = nscc_on_ack,
     .on_nack = nscc_on_nack,
     .on_timeout = nscc_on_timeout,
@@ -390,7 +401,8 @@ const struct cc_ops cc_nscc_ops = {
     .counters = nscc_counters,
 };
 
-static const char *const mnscc_option_names[] = {"percentile", "history", NULL};
+static const char *const mnscc_option_names[] = {"percentile", "history", "quick_adapt", "qa_ignore",
+                                                 "fast_increase", NULL};
 
 const struct cc_ops cc_mnscc_ops = {
     .name = "mnscc",

@@ -29,6 +29,8 @@ struct nscc {
     simtime_ps target_qdelay_ps;
     simtime_ps qa_threshold_ps;
     int qa_gate;
+    /* ablation switches (--cc-opt quick_adapt, qa_ignore, fast_increase) */
+    bool qa_on, qa_ignore_on, fi_on;
     double alpha_per_ps;      /* proportional increase per byte per ps of headroom */
     double fi_bytes;          /* fair increase constant */
     double eta_bytes;

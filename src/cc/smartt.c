@@ -43,6 +43,9 @@
  *                             balancer steers (seed 000 III-I1)
  *   --cc-opt qa_scaling=1     (seed 000 III-E)
  *   --cc-opt wtd_threshold=0  no Wait-to-Decrease (seed 000 does not have it)
+ * Ablations (seed 000 Figs. 8-10): --cc-opt quick_adapt=0 (a trim or a
+ * timeout only takes its size off), qa_ignore=0 (QuickAdapt without its
+ * bytes-to-ignore phase), fast_increase=0 (or k=0).
  * Choices the seeds leave open (each a named constant below): the WTD EWMA
  * weight, "rtt ~ brtt" for FastIncrease, the no-trimming QuickAdapt
  * thresholds, and the RTT EWMA weight of md_form=1. QuickAdapt counts only
@@ -105,7 +108,8 @@ static const char *const smartt_counter_names[SC_COUNT] = {
 };
 
 static const char *const smartt_option_names[] = {
-    "maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold", "trtt_mult", NULL,
+    "maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold", "trtt_mult",
+    "quick_adapt", "qa_ignore", "fast_increase", NULL,
 };
 
 struct smartt {
@@ -116,6 +120,8 @@ struct smartt {
     uint32_t linkspeed_mbps;
     bool trimming;
     int md_form;
+    /* ablation switches (seed 000 Figs. 8-10, seeds-figures.md Sec. 3) */
+    bool qa_on, qa_ignore_on, fi_on;
     double maxwnd_bdp, trtt_mult, md, fd, fi, k, qa_scaling, wtd_alpha, wtd_threshold;
     /* path state, following the smallest RTT seen */
     simtime_ps brtt, trtt;
@@ -177,6 +183,9 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->trimming = p->trimming;
     s->maxwnd_bdp = opt_in(p, "maxwnd_bdp", SM_MAXWND_BDP, 0.01, 1000);
     s->md_form = (int)cc_opt_uint(p, "md_form", 0, 0, 1);
+    s->qa_on = cc_opt_uint(p, "quick_adapt", 1, 0, 1);
+    s->qa_ignore_on = cc_opt_uint(p, "qa_ignore", 1, 0, 1);
+    s->fi_on = cc_opt_uint(p, "fast_increase", 1, 0, 1);
     s->md = opt_in(p, "md", SM_MD * (p->trimming ? 1 : SM_MD_NOTRIM_FACTOR), 0, 1000);
     s->fd = opt_in(p, "fd", SM_FD, 0, 1000);
     s->fi = opt_in(p, "fi", SM_FI, 0, 1000);
@@ -198,6 +207,8 @@ static void smartt_init(void *state, const struct cc_params *p)
 static bool quick_adapt(struct smartt *s, simtime_ps now, uint64_t in_flight)
 {
     bool adapted = false;
+    if (!s->qa_on)
+        return false; /* --cc-opt quick_adapt=0: a trim only takes its size off */
     if (now >= s->qa_end) {
         bool by_delay = !s->trimming && s->delay_high &&
                         (double)s->acked < SM_QA_NOTRIM_ACKED_FRAC * s->cwnd;
@@ -209,7 +220,8 @@ static bool quick_adapt(struct smartt *s, simtime_ps now, uint64_t in_flight)
             s->cwnd = a * s->qa_scaling;
             clamp(s);
             s->ctr[SC_QUICK_DEC] += before - s->cwnd;
-            s->bytes_to_ignore = in_flight;
+            /* --cc-opt qa_ignore=0: no ignore phase (seed 000 Fig. 9) */
+            s->bytes_to_ignore = s->qa_ignore_on ? in_flight : 0;
             s->bytes_ignored = 0;
         }
         s->qa_end = now + s->trtt;
@@ -223,7 +235,7 @@ static bool quick_adapt(struct smartt *s, simtime_ps now, uint64_t in_flight)
  * to the proportional and fair increases, rather than "increasing" by 0. */
 static bool fast_increase(struct smartt *s, uint64_t size, simtime_ps rtt, bool ecn)
 {
-    if (s->k <= 0)
+    if (s->k <= 0 || !s->fi_on)
         return false;
     if (!ecn && (double)rtt <= (double)s->brtt * (1 + SM_FAST_RTT_SLACK)) {
         s->fi_count += size;
