@@ -344,6 +344,56 @@ static void test_random_spraying_is_uniform_and_independent(void **state)
     free(c);
 }
 
+/* ---- PLB ------------------------------------------------------------------------------------- */
+
+/* One round (10 us when no base RTT is given) of `acks` ACKs, `marked` of
+ * them with ECN, starting at time t_us. */
+static void plb_round(void *st, double t_us, int acks, int marked)
+{
+    for (int i = 0; i < acks; i++)
+        lb_plb_ops.feedback(st, 0, i < marked ? LB_ECN : LB_GOOD, (simtime_ps)((t_us + 0.001 * i) * PS_PER_US));
+}
+
+/* Linux's defaults: a flow keeps its path until 12 consecutive rounds had
+ * at least half their ACKs marked; a calm round starts the count again; a
+ * timeout moves it at once and then holds it still for 60 s. */
+static void test_plb_repaths_after_twelve_congested_rounds(void **state)
+{
+    (void)state;
+    void *st = lb_new(&lb_plb_ops, 64, 40, 8, 13, 2);
+    uint16_t ev = lb_plb_ops.next_entropy(st, 0, 0);
+    for (int r = 0; r < 30; r++)
+        plb_round(st, 10.0 * r, 10, 4); /* 40% marked: not congested */
+    assert_int_equal(lb_plb_ops.next_entropy(st, 1, 0), ev);
+    assert_int_equal(lb_plb_repaths(st), 0);
+    /* 11 congested rounds, a calm one, 11 more: still no move */
+    double t = 300;
+    for (int r = 0; r < 11; r++, t += 10)
+        plb_round(st, t, 10, 5);
+    plb_round(st, t, 10, 0);
+    t += 10;
+    for (int r = 0; r < 11; r++, t += 10)
+        plb_round(st, t, 10, 5);
+    assert_int_equal(lb_plb_repaths(st), 0);
+    /* the 12th consecutive congested round ends: a new path, never the same */
+    plb_round(st, t, 10, 5);
+    t += 10;
+    plb_round(st, t, 1, 0); /* its first ACK closes the 12th round */
+    t += 10;
+    assert_int_equal(lb_plb_repaths(st), 1);
+    uint16_t ev2 = lb_plb_ops.next_entropy(st, 2, 0);
+    assert_true(ev2 != ev && ev2 < 64);
+    /* a timeout moves at once, then congestion moves nothing for 60 s */
+    lb_plb_ops.feedback(st, ev2, LB_TIMEOUT, (simtime_ps)(t * PS_PER_US));
+    assert_int_equal(lb_plb_repaths(st), 2);
+    uint16_t ev3 = lb_plb_ops.next_entropy(st, 3, 0);
+    assert_true(ev3 != ev2);
+    for (int r = 0; r < 40; r++, t += 10)
+        plb_round(st, t, 10, 10);
+    assert_int_equal(lb_plb_repaths(st), 2);
+    free(st);
+}
+
 /* ---- oblivious ------------------------------------------------------------------------- */
 
 static uint16_t obl_next(void *st, uint32_t seq)
@@ -526,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_reps_next_entropy_wraps_at_paths),
         cmocka_unit_test(test_reps_matches_reference_model),
         cmocka_unit_test(test_random_spraying_is_uniform_and_independent),
+        cmocka_unit_test(test_plb_repaths_after_twelve_congested_rounds),
         cmocka_unit_test(test_oblivious_cycles_visit_each_entropy_once),
         cmocka_unit_test(test_oblivious_order_is_shuffled_per_cycle),
         cmocka_unit_test(test_oblivious_flows_get_different_orders),

@@ -40,6 +40,7 @@ struct lb_params {
     uint32_t flow_index; /* so every flow gets its own random stream */
     bool reps_freeze;    /* REPS: freeze the recycled entropies on a timeout
                           * (htsim uec_mp UecMpReps); false = plain REPS */
+    simtime_ps base_rtt_ps; /* the network's base RTT (PLB's round) */
 };
 
 struct lb_ops {
@@ -100,6 +101,9 @@ const char *lb_names(void);
 extern const struct lb_ops lb_single_ops;
 extern const struct lb_ops lb_oblivious_ops;
 extern const struct lb_ops lb_random_ops;
+extern const struct lb_ops lb_plb_ops;
+/* Times a PLB flow moved to another path (for tests and reports). */
+uint32_t lb_plb_repaths(const void *plb_state);
 extern const struct lb_ops lb_reps_ops;
 extern const struct lb_ops lb_bitmap_ops;
 extern const struct lb_ops lb_mixed_ops;

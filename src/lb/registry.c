@@ -9,6 +9,7 @@ static const struct lb_ops *const all_lb[] = {
     &lb_single_ops,
     &lb_oblivious_ops,
     &lb_random_ops,
+    &lb_plb_ops,
     &lb_reps_ops,
     &lb_bitmap_ops,
     &lb_mixed_ops,

@@ -178,6 +178,7 @@ void transport_lb_start(struct sim *s, uint32_t fi)
         .trimming = s->cfg.trimming,
         .seed = s->cfg.seed,
         .flow_index = fi,
+        .base_rtt_ps = s->base_rtt_ps,
     };
     f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
     f->lb->init(f->lb_state, &lp);
