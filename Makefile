@@ -9,6 +9,7 @@
 #                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests)
+#   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
 #   make fuzz       install clang if missing, build the libFuzzer harnesses and run
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
 #   make fuzz-merge add what `make fuzz` found that covers new code to the
@@ -48,7 +49,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang debug coverage bench clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: all run test asan asan-clang debug coverage bench bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -121,6 +122,18 @@ coverage:
 	@find build-cov -name '*.gcda' -exec rm -f {} + 2>/dev/null || true
 	@$(MAKE) test BUILD=build-cov BIN=build-cov/spraysim OPT="-O0 -g --coverage" LDLIBS="-lm --coverage"; \
 	  rc=$$?; sh tests/coverage.sh build-cov; exit $$rc
+
+# What each CC module costs per ACK outside the simulator (instructions per
+# call from valgrind, state bytes per flow): bench/cc_cost.sh.
+$(BUILD)/bench/cc_cost: bench/cc_cost.c $(OBJ_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -Isrc -o $@ $< $(OBJ_LIB) $(LDLIBS)
+
+bench-cc: $(BUILD)/bench/cc_cost
+	@command -v valgrind >/dev/null 2>&1 || { echo "installing valgrind"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null) || \
+	  { echo "could not install valgrind; install it and re-run"; exit 1; }; }
+	@CC_COST=$(BUILD)/bench/cc_cost sh bench/cc_cost.sh
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
