@@ -508,6 +508,50 @@ static void test_uec_dctcp_rules(void **st)
     free(s);
 }
 
+/* ---- BBR v1 (bbr.c) ---------------------------------------------------------------------------- */
+
+/* A steady delivery of `rate_Bps` with `in_flight` outstanding: one ACK of
+ * one MTU every MTU / rate, for `rounds` rounds; returns the time reached. */
+static simtime_ps bbr_feed(void *s, simtime_ps t, double rate_Bps, uint64_t in_flight, int acks)
+{
+    simtime_ps gap = (simtime_ps)(MTU / rate_Bps * (double)PS_PER_S);
+    for (int i = 0; i < acks; i++) {
+        t += gap;
+        ack(&cc_bbr_ops, s, t, (uint64_t)MTU, RTT, false, in_flight);
+    }
+    return t;
+}
+
+/* STARTUP paces at 2.885 x the bandwidth estimate and leaves after three
+ * rounds without 25% growth; DRAIN ends once in flight is down to one BDP;
+ * PROBE_BW keeps 2 BDP + 3 MTU in flight and paces at gain x bandwidth. */
+static void test_bbr_state_machine(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    /* at start: the NIC's rate is the estimate, gain 2.885 */
+    double line = 100000e6 / 8;
+    simtime_ps gap0 = ((const struct cc_window *)s)->pacing_gap_ps;
+    assert_true(llabs((long long)gap0 - llround(MTU / (2.885 * line) * PS_PER_S)) <= 1);
+    /* a bottleneck at half the line rate: after a few rounds the estimate
+     * settles there and STARTUP ends (counter: the round it left) */
+    double rate = line / 2;
+    uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+    simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400); /* rounds of 3 BDP: about 7 */
+    assert_true(counter(&cc_bbr_ops, s, "startup_exit_round") > 0);
+    /* drained: in flight at one BDP moves to PROBE_BW */
+    t = bbr_feed(s, t, rate, bdp, 40);
+    double w = W(s);
+    double want = 2.0 * bdp + 3 * MTU;
+    if (!(fabs(w - want) < 0.05 * want))
+        fail_msg("PROBE_BW cwnd %.0f, want about %.0f", w, want);
+    /* pacing at gain x the estimate, the gain from the cycle */
+    simtime_ps gap = ((const struct cc_window *)s)->pacing_gap_ps;
+    double paced = MTU / ((double)gap / PS_PER_S);
+    assert_true(paced > 0.7 * rate && paced < 1.3 * rate);
+    free(s);
+}
+
 static void test_mprdma_per_packet(void **st)
 {
     (void)st;
@@ -650,7 +694,7 @@ static double fct_ps(uint32_t i)
     return (double)(S.flows[i].finish_ps - S.flows[i].start_ps);
 }
 
-static const char *const ALL[] = {"smartt", "dctcp", "mprdma", "newreno"};
+static const char *const ALL[] = {"smartt", "dctcp", "mprdma", "newreno", "bbr"};
 
 /* The reference's 2-to-1 (two 4 MB flows into one host, one path):
  * htsim_uec -sender_cc_algo dctcp finishes the second at 745.4 us
@@ -672,7 +716,7 @@ static void test_e2e_single_flow_fills_bottleneck(void **st)
 {
     (void)st;
     const char *tm = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 2000000\n", ".cm");
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < 5; k++) {
         run(ALL[k], tm, 64);
         assert_int_equal(S.flows_finished, 1);
         double ideal = (double)ideal_fct_ps(&S, &S.flows[0]);
@@ -687,7 +731,7 @@ static void test_e2e_two_flows_share_fairly(void **st)
     (void)st;
     const char *tm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 2000000\n1->15 start 0 size 2000000\n",
                                ".cm");
-    for (size_t k = 0; k < 4; k++) {
+    for (size_t k = 0; k < 5; k++) {
         run(ALL[k], tm, 64);
         assert_int_equal(S.flows_finished, 2);
         /* equal sizes, same start: throughput ~ 1/FCT */
@@ -724,6 +768,7 @@ int main(void)
         cmocka_unit_test(test_dctcp_loss_and_timeout),
         cmocka_unit_test(test_uec_dctcp_rules),
         cmocka_unit_test(test_uec_dctcp_two_to_one_matches_reference),
+        cmocka_unit_test(test_bbr_state_machine),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),

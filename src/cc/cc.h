@@ -120,6 +120,7 @@ extern const struct cc_ops cc_lswift_ops;
 extern const struct cc_ops cc_mswift_ops;
 extern const struct cc_ops cc_dctcp_ops;
 extern const struct cc_ops cc_uec_dctcp_ops;
+extern const struct cc_ops cc_bbr_ops;
 extern const struct cc_ops cc_mprdma_ops;
 extern const struct cc_ops cc_newreno_ops;
 

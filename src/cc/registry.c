@@ -31,6 +31,7 @@ static const struct cc_ops *const all_cc[] = {
     &cc_smartt_ops,
     &cc_dctcp_ops,
     &cc_uec_dctcp_ops,
+    &cc_bbr_ops,
     &cc_mprdma_ops,
     &cc_newreno_ops,
 };
