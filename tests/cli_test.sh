@@ -237,6 +237,7 @@ fi
 bad "--cc-opt fraction for a count" "--cc-opt history=2.5: must be a whole number from 0 to 1024" -tm "$M/one.cm" --cc mswift --cc-opt history=2.5
 bad "--cc-opt huge count (UB before)" "--cc-opt retx_reset=1e+17: must be a whole number" -tm "$M/one.cm" --cc swift --cc-opt retx_reset=1e17
 bad "--cc-opt checked at setup, before any flow starts" "--cc-opt fs_min_cwnd/fs_max_cwnd" -tm "$T/late.cm" -end 1 --cc swift --cc-opt fs_min_cwnd=5 --cc-opt fs_max_cwnd=1
+bad "smartt: two single-signal modes at once" "--cc-opt ecn_only=1 and delay_only=1: choose one signal" -tm "$T/late.cm" -end 1 --cc smartt --cc-opt ecn_only=1 --cc-opt delay_only=1
 run --version
 if [ "$rc" -eq 0 ] && grep -q "^spraysim [0-9][0-9.]* (commit [0-9a-z-]*)$" "$T/out"; then
     ok "--version: 'spraysim X.Y.Z (commit ...)'"

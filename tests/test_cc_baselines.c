@@ -283,6 +283,89 @@ static void test_smartt_ablation_switches(void **st)
     }
 }
 
+/* fair_increase=0 (seed 000 Fig. 6): Eq. 3's constant no longer follows the
+ * flow's own path. A flow whose RTT shows a path of half the network's base
+ * RTT (gamma 0.5) gains fi x gamma MTU per window with fair increase and
+ * fi x the network's gamma (1 here) with additive increase. */
+static void test_smartt_fair_vs_additive_increase(void **st)
+{
+    (void)st;
+    for (int additive = 0; additive < 2; additive++) {
+        if (additive)
+            opt("fair_increase", 0);
+        void *s = make(SM, 40000, true); /* below maxwnd at the shorter path (93750) */
+        ack(SM, s, 1 * US, (uint64_t)MTU, 6 * US, false, 50000); /* brtt 6 us: trtt 9 us, gamma 0.5 */
+        double before = W(s);
+        double exact = before; /* the window is a floor: compare increments with one byte of slack */
+        ack(SM, s, 2 * US, (uint64_t)MTU, 10 * US, false, 50000); /* clean, late: Fair Increase */
+        double gamma = additive ? 1.0 : 0.5;
+        double expect = MTU / exact * MTU * 0.25 * gamma;
+        assert_true(fabs((W(s) - before) - expect) <= 1.0);
+        free(s);
+    }
+}
+
+/* ecn_only / delay_only (seed 003 Sec. 3.1, Fig. 2): one signal decides,
+ * a decrease is at most half an MTU per packet, no QuickAdapt. */
+static void test_smartt_single_signal(void **st)
+{
+    (void)st;
+    /* ECN only: a marked ACK at low delay halves its bytes off; a clean ACK
+     * at high delay increases */
+    opt("ecn_only", 1);
+    void *s = make(SM, 100000, true);
+    double w = W(s);
+    ack(SM, s, 1 * US, (uint64_t)MTU, RTT, true, 50000);
+    assert_true(fabs(W(s) - (w - MTU / 2)) <= 1.0);
+    w = W(s);
+    ack(SM, s, 2 * US, (uint64_t)MTU, 100 * US, false, 50000);
+    assert_true(W(s) > w);
+    /* a trim takes its own size off and arms nothing */
+    w = W(s);
+    nack(SM, s, 3 * US, 50000);
+    ack(SM, s, 100 * US, (uint64_t)MTU, RTT, false, 50000);
+    assert_true(counter(SM, s, "quick_dec") == 0);
+    assert_true(W(s) > w - MTU - 1);
+    free(s);
+    /* delay only: ECN is ignored; above trtt the decrease is Eq. 2's amount
+     * capped at half the bytes */
+    opt("delay_only", 1);
+    s = make(SM, 100000, true);
+    w = W(s);
+    ack(SM, s, 1 * US, (uint64_t)MTU, RTT, true, 50000); /* marked but fast: increase */
+    assert_true(W(s) > w);
+    w = W(s);
+    ack(SM, s, 2 * US, (uint64_t)MTU, 20 * US, false, 50000); /* (20-18)/20 x md 2 = 0.2 MTU */
+    assert_true(fabs(W(s) - (w - 0.2 * MTU)) <= 1.0);
+    w = W(s);
+    ack(SM, s, 3 * US, (uint64_t)MTU, 100 * US, false, 50000); /* 1.64 MTU, capped at 0.5 */
+    assert_true(fabs(W(s) - (w - 0.5 * MTU)) <= 1.0);
+    free(s);
+}
+
+/* react_every=N (seed 003 Fig. 3b): N ACKs of one packet each move the
+ * window exactly as one ACK of N packets carrying the Nth ACK's signals. */
+static void test_smartt_react_every(void **st)
+{
+    (void)st;
+    opt("react_every", 4);
+    opt("wtd_threshold", 0);
+    void *s = make(SM, 100000, true);
+    opt("wtd_threshold", 0);
+    void *one = make(SM, 100000, true);
+    double w = W(s);
+    for (int i = 0; i < 3; i++) {
+        ack(SM, s, (simtime_ps)(1 + i) * US, (uint64_t)MTU, 40 * US, true, 50000);
+        assert_win(s, w); /* no reaction before the 4th packet */
+    }
+    ack(SM, s, 4 * US, (uint64_t)MTU, 30 * US, true, 50000);
+    ack(SM, one, 4 * US, (uint64_t)(4 * MTU), 30 * US, true, 50000);
+    assert_true(W(s) < w);
+    assert_true(W(s) == W(one));
+    free(s);
+    free(one);
+}
+
 /* Alg. 1 lines 28-34 and Alg. 2: a trim takes its size off and arms
  * QuickAdapt; at the end of the trtt period cwnd = 0.8 x bytes acked in
  * it; the ACKs of the packets then in flight are ignored. */
@@ -760,6 +843,9 @@ int main(void)
         cmocka_unit_test(test_smartt_fast_increase),
         cmocka_unit_test(test_smartt_fast_increase_off),
         cmocka_unit_test(test_smartt_ablation_switches),
+        cmocka_unit_test(test_smartt_fair_vs_additive_increase),
+        cmocka_unit_test(test_smartt_single_signal),
+        cmocka_unit_test(test_smartt_react_every),
         cmocka_unit_test(test_smartt_quick_adapt),
         cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
         cmocka_unit_test(test_smartt_journal_md_form),

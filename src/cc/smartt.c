@@ -46,6 +46,18 @@
  * Ablations (seed 000 Figs. 8-10): --cc-opt quick_adapt=0 (a trim or a
  * timeout only takes its size off), qa_ignore=0 (QuickAdapt without its
  * bytes-to-ignore phase), fast_increase=0 (or k=0).
+ * fair_increase=0 (seed 000 Sec. IV-C, Fig. 6): additive increase, the
+ * constant of Eq. 3 scaled by the network's BDP for every flow instead of
+ * by the flow's own path BDP, so short paths gain as fast as long ones.
+ * ecn_only=1 / delay_only=1 (seed 003 Sec. 3.1, Figs. 2 and 3a): the
+ * "simple CC" the paper compares SMaRTT with: one signal picks decrease or
+ * increase, a decrease takes at most half an MTU per packet (ECN: half of
+ * the acknowledged bytes; delay: Eq. 2's amount capped at half of them),
+ * otherwise Eq. 3's increase; no QuickAdapt, FastIncrease or WTD.
+ * react_every=N (seed 003 Sec. 3.1, Fig. 3b; seed 000 Sec. III-G): the
+ * window reacts on every Nth packet acknowledged, with the signals of that
+ * ACK and the bytes of all N (sample and scale); trims and timeouts still
+ * act at once.
  * Choices the seeds leave open (each a named constant below): the WTD EWMA
  * weight, "rtt ~ brtt" for FastIncrease, the no-trimming QuickAdapt
  * thresholds, and the RTT EWMA weight of md_form=1. QuickAdapt counts only
@@ -109,7 +121,7 @@ static const char *const smartt_counter_names[SC_COUNT] = {
 
 static const char *const smartt_option_names[] = {
     "maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold", "trtt_mult",
-    "quick_adapt", "qa_ignore", "fast_increase", NULL,
+    "quick_adapt", "qa_ignore", "fast_increase", "fair_increase", "ecn_only", "delay_only", "react_every", NULL,
 };
 
 struct smartt {
@@ -122,6 +134,12 @@ struct smartt {
     int md_form;
     /* ablation switches (seed 000 Figs. 8-10, seeds-figures.md Sec. 3) */
     bool qa_on, qa_ignore_on, fi_on;
+    bool fair_inc_on;           /* 0: additive increase (network gamma) */
+    enum { SIG_BOTH, SIG_ECN, SIG_DELAY } signals;
+    uint32_t react_every_pkts;  /* 1 = every ACK */
+    uint64_t pend_bytes;        /* acknowledged since the last reaction */
+    uint32_t pend_pkts;
+    double net_gamma;           /* gamma of the network's base RTT */
     double maxwnd_bdp, trtt_mult, md, fd, fi, k, qa_scaling, wtd_alpha, wtd_threshold;
     /* path state, following the smallest RTT seen */
     simtime_ps brtt, trtt;
@@ -186,6 +204,15 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->qa_on = cc_opt_uint(p, "quick_adapt", 1, 0, 1);
     s->qa_ignore_on = cc_opt_uint(p, "qa_ignore", 1, 0, 1);
     s->fi_on = cc_opt_uint(p, "fast_increase", 1, 0, 1);
+    s->fair_inc_on = cc_opt_uint(p, "fair_increase", 1, 0, 1);
+    bool ecn_only = cc_opt_uint(p, "ecn_only", 0, 0, 1);
+    bool delay_only = cc_opt_uint(p, "delay_only", 0, 0, 1);
+    if (ecn_only && delay_only)
+        die_input("--cc-opt ecn_only=1 and delay_only=1: choose one signal (neither: both, SMaRTT)");
+    s->signals = ecn_only ? SIG_ECN : delay_only ? SIG_DELAY : SIG_BOTH;
+    if (s->signals != SIG_BOTH)
+        s->qa_on = false; /* the simple CC: a trim takes only its own size off */
+    s->react_every_pkts = cc_opt_uint(p, "react_every", 1, 1, 1000000);
     s->md = opt_in(p, "md", SM_MD * (p->trimming ? 1 : SM_MD_NOTRIM_FACTOR), 0, 1000);
     s->fd = opt_in(p, "fd", SM_FD, 0, 1000);
     s->fi = opt_in(p, "fi", SM_FI, 0, 1000);
@@ -197,6 +224,7 @@ static void smartt_init(void *state, const struct cc_params *p)
         s->wtd_keep[i] = pow(1 - s->wtd_alpha, (double)i);
     s->trtt_mult = opt_in(p, "trtt_mult", SM_TRTT_MULT, 1.01, 100);
     set_base_rtt(s, p->base_rtt_ps);
+    s->net_gamma = s->gamma;
     s->last_rtt = s->brtt;
     s->avg_rtt = (double)s->brtt;
     s->cwnd = p->init_cwnd_bytes ? (double)p->init_cwnd_bytes : s->maxwnd;
@@ -273,7 +301,31 @@ static double fair_decrease_amount(const struct smartt *s, double size)
 
 static double fair_increase_amount(const struct smartt *s, double size)
 {
-    return size / s->cwnd * s->mtu * s->fi * s->gamma; /* Eq. 3 */
+    /* Eq. 3; fair_increase=0: one constant for every path (seed 000 Fig. 6) */
+    return size / s->cwnd * s->mtu * s->fi * (s->fair_inc_on ? s->gamma : s->net_gamma);
+}
+
+/* seed 003 Sec. 3.1's single-signal CC (ecn_only, delay_only). */
+static void single_signal(struct smartt *s, double sz, simtime_ps rtt, bool ecn)
+{
+    double before = s->cwnd;
+    bool congested = s->signals == SIG_ECN ? ecn : rtt > s->trtt;
+    if (congested) {
+        double dec = sz / 2; /* "half an MTU per packet at most" */
+        if (s->signals == SIG_DELAY) {
+            double r = (double)rtt;
+            double md = (r - (double)s->trtt) / r * s->md * sz; /* Eq. 2's amount */
+            if (md < dec)
+                dec = md;
+        }
+        s->cwnd -= dec;
+        clamp(s);
+        s->ctr[SC_MULTI_DEC] += before - s->cwnd;
+    } else {
+        s->cwnd += fair_increase_amount(s, sz);
+        clamp(s);
+        s->ctr[SC_FAIR_INC] += s->cwnd - before;
+    }
 }
 
 static void smartt_on_ack(void *state, const struct cc_ack *a)
@@ -294,8 +346,22 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
         return; /* Alg. 1 line 8: feedback from before the last QuickAdapt */
     if (size == 0)
         return; /* a duplicate ACK carries no new feedback */
+    if (s->react_every_pkts > 1) {
+        /* sample every Nth packet, scale by the bytes of all N */
+        s->pend_bytes += size;
+        s->pend_pkts += size > s->mtu ? (uint32_t)((size + s->mtu / 2) / s->mtu) : 1;
+        if (s->pend_pkts < s->react_every_pkts)
+            return;
+        size = s->pend_bytes;
+        s->pend_bytes = 0;
+        s->pend_pkts = 0;
+    }
     simtime_ps rtt = s->last_rtt;
     bool ecn = a->ecn;
+    if (s->signals != SIG_BOTH) {
+        single_signal(s, (double)size, rtt, ecn);
+        return;
+    }
     bool can_decrease = wait_to_decrease(s, size, ecn);
     bool adp = quick_adapt(s, a->now, a->in_flight_bytes);
     bool finc = fast_increase(s, size, rtt, ecn);
