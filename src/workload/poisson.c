@@ -1,0 +1,455 @@
+/* poisson.c: open-loop Poisson arrivals from a size CDF (see poisson.h):
+ * the CDF reader, the specification parser, the generator and the
+ * arrival events of a run.
+ *
+ * Load (seed 001 Sec. 5.1, specs/sird.md Sec. 2.3): application payload
+ * rate over the host link rate, headers excluded. So a host's message
+ * rate is load x rate / (8 x mean size), and the mean gap between its
+ * arrivals is the inverse of that.
+ *
+ * Randomness: host h draws from rng_seed(seed, RNG_STREAM_WORKLOAD,
+ * POISSON_SUBSTREAM_BASE + h), in the fixed order gap, destination, size,
+ * so a host's messages depend only on the specification, the seed and h,
+ * never on the network or on other hosts.
+ */
+#include "poisson.h"
+
+#include "../core/parse.h"
+#include "../sim.h"
+#include "../transport/flow.h"
+#include "../transport/transport.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the CDF ----------------------------------------------------------------------- */
+
+#define CDF_MAX_POINTS 1000000u
+/* Sizes as large as gen.h's cap on flows. */
+#define CDF_MAX_SIZE_BYTES 1099511627776.0
+/* A last probability this close to 1 is 1 (files print 1 or 0.99999999...). */
+#define CDF_ONE_TOLERANCE 1e-9
+
+__attribute__((format(printf, 5, 6)))
+static bool cdf_fail(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return false;
+    int n = line ? snprintf(err, errlen, "%s:%u: ", name, line) : snprintf(err, errlen, "%s: ", name);
+    if (n >= 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+void cdf_free(struct size_cdf *c)
+{
+    free(c->size_bytes);
+    free(c->prob);
+    memset(c, 0, sizeof *c);
+}
+
+/* One line "SIZE PROB" (already without its newline); blank and '#'
+ * lines are skipped. */
+static bool cdf_line(struct size_cdf *c, uint32_t *cap, const char *name, unsigned line, char *text, char *err,
+                     size_t errlen)
+{
+    char b[SHOWN_BUF];
+    char *save = NULL;
+    char *tok[3];
+    int k = 0;
+    for (char *t = strtok_r(text, " \t\r", &save); t && k < 3; t = strtok_r(NULL, " \t\r", &save))
+        tok[k++] = t;
+    if (k == 0 || tok[0][0] == '#')
+        return true;
+    if (k != 2)
+        return cdf_fail(err, errlen, name, line, "expected two fields, SIZE_BYTES PROBABILITY");
+    double size = 0, p = 0;
+    if (parse_real(tok[0], &size) != NUM_OK || !(size >= 0) || size > CDF_MAX_SIZE_BYTES)
+        return cdf_fail(err, errlen, name, line, "size '%s' is not a number of bytes from 0 to %.0f", shown(tok[0], b),
+                        CDF_MAX_SIZE_BYTES);
+    if (parse_real(tok[1], &p) != NUM_OK || !(p >= 0) || p > 1)
+        return cdf_fail(err, errlen, name, line, "probability '%s' is not a number from 0 to 1", shown(tok[1], b));
+    if (c->n) {
+        if (size < c->size_bytes[c->n - 1])
+            return cdf_fail(err, errlen, name, line, "size %s is below the previous line's %.17g", shown(tok[0], b),
+                            c->size_bytes[c->n - 1]);
+        if (p < c->prob[c->n - 1])
+            return cdf_fail(err, errlen, name, line, "probability %s is below the previous line's %.17g",
+                            shown(tok[1], b), c->prob[c->n - 1]);
+    }
+    if (c->n == CDF_MAX_POINTS)
+        return cdf_fail(err, errlen, name, line, "more than %u points", CDF_MAX_POINTS);
+    if (c->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        c->size_bytes = xrealloc(c->size_bytes, *cap * sizeof(double));
+        c->prob = xrealloc(c->prob, *cap * sizeof(double));
+    }
+    c->size_bytes[c->n] = size;
+    c->prob[c->n] = p;
+    c->n++;
+    return true;
+}
+
+static bool cdf_finish(struct size_cdf *c, const char *name, unsigned lines, char *err, size_t errlen)
+{
+    if (!c->n)
+        return cdf_fail(err, errlen, name, 0, "no points (expected SIZE_BYTES PROBABILITY lines)");
+    if (fabs(c->prob[c->n - 1] - 1.0) > CDF_ONE_TOLERANCE)
+        return cdf_fail(err, errlen, name, lines, "the last probability is %.17g, not 1", c->prob[c->n - 1]);
+    c->prob[c->n - 1] = 1.0;
+    if (c->size_bytes[c->n - 1] < 1)
+        return cdf_fail(err, errlen, name, lines, "every size is 0: no message could carry a byte");
+    return true;
+}
+
+bool cdf_parse_text(struct size_cdf *c, const char *name, const char *text, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    uint32_t cap = 0;
+    unsigned line = 0;
+    const char *p = text;
+    bool ok = true;
+    while (ok && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *copy = xmalloc(len + 1);
+        memcpy(copy, p, len);
+        copy[len] = '\0';
+        ok = cdf_line(c, &cap, name, ++line, copy, err, errlen);
+        free(copy);
+        p = nl ? nl + 1 : p + len;
+    }
+    ok = ok && cdf_finish(c, name, line, err, errlen);
+    if (!ok)
+        cdf_free(c);
+    return ok;
+}
+
+bool cdf_read_file(struct size_cdf *c, const char *path, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cdf_fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t bufcap = 0;
+    uint32_t cap = 0;
+    unsigned line = 0;
+    bool ok = true;
+    ssize_t len;
+    while (ok && (len = getline(&buf, &bufcap, f)) >= 0) {
+        line++;
+        if (memchr(buf, '\0', (size_t)len))
+            ok = cdf_fail(err, errlen, path, line, "contains a NUL byte; not a text file");
+        else {
+            if (len && buf[len - 1] == '\n')
+                buf[len - 1] = '\0';
+            ok = cdf_line(c, &cap, path, line, buf, err, errlen);
+        }
+    }
+    if (ok && ferror(f))
+        ok = cdf_fail(err, errlen, path, 0, "read error");
+    free(buf);
+    fclose(f);
+    ok = ok && cdf_finish(c, path, line, err, errlen);
+    if (!ok)
+        cdf_free(c);
+    return ok;
+}
+
+uint64_t cdf_sample(const struct size_cdf *c, double u, bool step)
+{
+    /* the first point whose probability exceeds u (the last is 1 > u) */
+    uint32_t lo = 0, hi = c->n - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->prob[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    double size = c->size_bytes[lo];
+    if (lo > 0 && !step) {
+        double p0 = c->prob[lo - 1], s0 = c->size_bytes[lo - 1];
+        size = s0 + (size - s0) * (u - p0) / (c->prob[lo] - p0);
+    }
+    double whole = floor(size + 0.5);
+    return whole < 1 ? 1 : (uint64_t)whole;
+}
+
+double cdf_mean_bytes(const struct size_cdf *c, bool step)
+{
+    double mean = c->prob[0] * c->size_bytes[0];
+    for (uint32_t i = 1; i < c->n; i++) {
+        double w = c->prob[i] - c->prob[i - 1];
+        mean += w * (step ? c->size_bytes[i] : 0.5 * (c->size_bytes[i - 1] + c->size_bytes[i]));
+    }
+    return mean;
+}
+
+/* ---- the specification ------------------------------------------------------------ */
+
+#define SPEC_PREFIX "poisson:"
+
+bool poisson_is_spec(const char *text)
+{
+    return text && (!strncmp(text, SPEC_PREFIX, strlen(SPEC_PREFIX)) || !strcmp(text, "poisson"));
+}
+
+__attribute__((format(printf, 3, 4)))
+static bool spec_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return false;
+    int n = snprintf(err, errlen, "--workload poisson: ");
+    if (n >= 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static const char *const spec_params = "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed";
+
+/* A time in microseconds, as a whole number of picoseconds. */
+static bool get_us(const char *name, const char *v, simtime_ps *out, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    double us = 0;
+    if (parse_real(v, &us) != NUM_OK || !(us >= 0) || us > 1e12)
+        return spec_fail(err, errlen, "%s '%s' is not a time from 0 to 1e12 microseconds", name, shown(v, b));
+    *out = (simtime_ps)llround(us * (double)PS_PER_US);
+    return true;
+}
+
+static bool set_spec_param(struct poisson_spec *p, const char *name, const char *v, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    uint64_t u = 0;
+    if (!strcmp(name, "cdf")) {
+        if (strlen(v) >= sizeof p->cdf_path)
+            return spec_fail(err, errlen, "cdf path is longer than %zu bytes", sizeof p->cdf_path - 1);
+        strcpy(p->cdf_path, v);
+        return true;
+    }
+    if (!strcmp(name, "load")) {
+        if (parse_real(v, &p->load) != NUM_OK || !(p->load >= POISSON_MIN_LOAD) || p->load > POISSON_MAX_LOAD)
+            return spec_fail(err, errlen, "load '%s' is not a fraction of the link rate from %g to %g", shown(v, b),
+                             POISSON_MIN_LOAD, POISSON_MAX_LOAD);
+        return true;
+    }
+    if (!strcmp(name, "n")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 2 || u > (1u << 24))
+            return spec_fail(err, errlen, "n '%s' is not a number of hosts from 2 to %u", shown(v, b), 1u << 24);
+        p->nodes = (uint32_t)u;
+        return true;
+    }
+    if (!strcmp(name, "sampling")) {
+        if (strcmp(v, "linear") && strcmp(v, "step"))
+            return spec_fail(err, errlen, "sampling '%s' is not linear or step", shown(v, b));
+        p->step = v[0] == 's';
+        return true;
+    }
+    if (!strcmp(name, "warmup_us"))
+        return get_us(name, v, &p->warmup_ps, err, errlen);
+    if (!strcmp(name, "stop_us"))
+        return get_us(name, v, &p->stop_ps, err, errlen);
+    if (!strcmp(name, "bdp")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u > (1ull << 40))
+            return spec_fail(err, errlen, "bdp '%s' is not a number of bytes from 1 to %llu", shown(v, b),
+                             1ull << 40);
+        p->bdp_bytes = u;
+        return true;
+    }
+    if (!strcmp(name, "seed")) {
+        if (parse_u64(v, &p->seed) != NUM_OK)
+            return spec_fail(err, errlen, "seed '%s' is not a whole number from 0 to 2^64-1", shown(v, b));
+        p->has_seed = true;
+        return true;
+    }
+    return spec_fail(err, errlen, "unknown parameter '%s' (poisson takes %s)", shown(name, b), spec_params);
+}
+
+bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->stop_ps = SIMTIME_NEVER;
+    if (err && errlen)
+        err[0] = '\0';
+    if (!poisson_is_spec(text))
+        return spec_fail(err, errlen, "not a poisson specification");
+    const char *rest = text + strlen("poisson");
+    if (*rest == ':')
+        rest++;
+    size_t len = strlen(rest);
+    char *buf = xmalloc(len + 1);
+    memcpy(buf, rest, len + 1);
+    bool ok = true, seen_cdf = false, seen_load = false, seen_n = false;
+    /* every accepted name is a distinct known one: at most 8 */
+    char seen_names[8][12];
+    unsigned n_seen = 0;
+    for (char *s = buf; ok && s;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        char *eq = strchr(s, '=');
+        if (!*s) {
+            ok = spec_fail(err, errlen, "%s", len ? "empty parameter (a stray comma?)" : "parameters cdf, load and n are required");
+            break;
+        }
+        if (eq)
+            *eq = '\0';
+        for (unsigned i = 0; ok && i < n_seen; i++)
+            if (!strcmp(seen_names[i], s))
+                ok = spec_fail(err, errlen, "parameter '%s' given twice", s);
+        if (ok && (!eq || !eq[1]))
+            ok = spec_fail(err, errlen, "parameter '%s' has no value (NAME=VALUE)", s);
+        if (ok)
+            ok = set_spec_param(p, s, eq + 1, err, errlen);
+        if (ok) {
+            snprintf(seen_names[n_seen++], sizeof seen_names[0], "%s", s);
+            seen_cdf |= !strcmp(s, "cdf");
+            seen_load |= !strcmp(s, "load");
+            seen_n |= !strcmp(s, "n");
+        }
+        s = comma ? comma + 1 : NULL;
+    }
+    free(buf);
+    if (!ok)
+        return false;
+    if (!seen_cdf)
+        return spec_fail(err, errlen, "parameter 'cdf' (the message-size CDF file) is required");
+    if (!seen_load)
+        return spec_fail(err, errlen, "parameter 'load' (payload rate / host link rate) is required");
+    if (!seen_n)
+        return spec_fail(err, errlen, "parameter 'n' (hosts) is required");
+    if (p->stop_ps != SIMTIME_NEVER && p->stop_ps <= p->warmup_ps)
+        return spec_fail(err, errlen, "stop_us %g is not after warmup_us %g: nothing would be measured",
+                         (double)p->stop_ps / PS_PER_US, (double)p->warmup_ps / PS_PER_US);
+    return true;
+}
+
+/* ---- the generator ---------------------------------------------------------------- */
+
+/* A gap this long (about 46 days) is beyond any run; it keeps the
+ * conversion to integer picoseconds defined. */
+#define GAP_CAP_PS 4e18
+
+bool poisson_gen_init(struct poisson_gen *g, const struct poisson_spec *p, uint32_t hosts, uint32_t host_rate_mbps,
+                      uint64_t run_seed, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    if (!cdf_read_file(&g->cdf, p->cdf_path, err, errlen))
+        return false;
+    g->step = p->step;
+    g->hosts = hosts;
+    g->mean_bytes = cdf_mean_bytes(&g->cdf, p->step);
+    /* bits / (Mb/s) = us; x 1e6 = ps */
+    g->mean_gap_ps = 8.0 * g->mean_bytes / (p->load * host_rate_mbps) * (double)PS_PER_US;
+    g->rng = xcalloc(hosts, sizeof *g->rng);
+    uint64_t seed = p->has_seed ? p->seed : run_seed;
+    for (uint32_t h = 0; h < hosts; h++)
+        rng_seed(&g->rng[h], seed, RNG_STREAM_WORKLOAD, POISSON_SUBSTREAM_BASE + h);
+    return true;
+}
+
+void poisson_gen_free(struct poisson_gen *g)
+{
+    cdf_free(&g->cdf);
+    free(g->rng);
+    memset(g, 0, sizeof *g);
+}
+
+void poisson_next(struct poisson_gen *g, uint32_t src, struct poisson_msg *m)
+{
+    struct rng *r = &g->rng[src];
+    /* exponential by inversion; 1 - u is in (0, 1], so the log is finite */
+    double gap = -log(1.0 - rng_uniform(r)) * g->mean_gap_ps;
+    m->gap_ps = gap >= GAP_CAP_PS ? (simtime_ps)GAP_CAP_PS : (simtime_ps)llround(gap);
+    uint32_t d = (uint32_t)rng_below(r, g->hosts - 1);
+    m->dst = d >= src ? d + 1 : d; /* uniform over the other hosts */
+    m->size_bytes = cdf_sample(&g->cdf, rng_uniform(r), g->step);
+    g->messages++;
+    g->bytes += (double)m->size_bytes;
+}
+
+/* ---- in a run --------------------------------------------------------------------- */
+
+struct poisson_host_next {
+    simtime_ps at_ps;
+    struct poisson_msg msg;
+};
+
+/* The pending message of each host (its arrival event is queued). */
+static struct poisson_host_next *pending_of(struct poisson_run *pr)
+{
+    return pr->next;
+}
+
+/* Draws host h's next message after time `after`; queues its arrival
+ * unless it comes at or after the stop time (or -end). */
+static void schedule_next(struct sim *s, uint32_t h, simtime_ps after)
+{
+    struct poisson_run *pr = s->poisson;
+    struct poisson_host_next *nx = &pending_of(pr)[h];
+    poisson_next(&pr->gen, h, &nx->msg);
+    simtime_ps limit = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    if (nx->msg.gap_ps >= limit || after >= limit - nx->msg.gap_ps) {
+        pr->pending--;
+        s->arrivals_open = pr->pending > 0;
+        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+            s->stop = true; /* as a transport does when the last flow finishes */
+        return;
+    }
+    nx->at_ps = after + nx->msg.gap_ps;
+    sim_at(s, nx->at_ps, EV_ARRIVAL, h);
+}
+
+void poisson_setup(struct sim *s, const struct poisson_spec *p)
+{
+    char err[1024];
+    struct poisson_run *pr = xcalloc(1, sizeof *pr);
+    s->poisson = pr;
+    pr->spec = *p;
+    if (!poisson_gen_init(&pr->gen, p, s->n_hosts, s->topo.spec.tier[0].downlink_mbps, s->cfg.seed, err, sizeof err))
+        die_input("%s", err); /* names the CDF file and line */
+    pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
+    pr->first_flow = s->n_flows;
+    pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
+    pr->pending = s->n_hosts;
+    s->arrivals_open = true;
+    for (uint32_t h = 0; h < s->n_hosts; h++)
+        schedule_next(s, h, 0);
+}
+
+void poisson_arrival(struct sim *s, uint32_t host)
+{
+    struct poisson_run *pr = s->poisson;
+    const struct poisson_msg m = pending_of(pr)[host].msg;
+    /* the flow table may move here: no struct flow * is held across it */
+    uint32_t fi = transport_add_flow(s, host, m.dst, m.size_bytes);
+    s->flows[fi].start_scheduled = true;
+    transport_flow_start(s, fi);
+    schedule_next(s, host, s->now);
+}
+
+void poisson_free(struct sim *s)
+{
+    struct poisson_run *pr = s->poisson;
+    if (!pr)
+        return;
+    poisson_gen_free(&pr->gen);
+    free(pr->next);
+    free(pr);
+    s->poisson = NULL;
+}
