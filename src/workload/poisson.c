@@ -15,6 +15,7 @@
 #include "poisson.h"
 
 #include "../core/parse.h"
+#include "../metrics/report.h"
 #include "../sim.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
@@ -423,6 +424,9 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     pr->spec = *p;
     if (!poisson_gen_init(&pr->gen, p, s->n_hosts, s->topo.spec.tier[0].downlink_mbps, s->cfg.seed, err, sizeof err))
         die_input("%s", err); /* names the CDF file and line */
+    if (p->warmup_ps >= s->cfg.end_ps)
+        die_input("--workload poisson: warmup_us %g is not before -end %g: nothing would be measured",
+                  (double)p->warmup_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);
     pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
     pr->first_flow = s->n_flows;
     pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
@@ -452,4 +456,82 @@ void poisson_free(struct sim *s)
     free(pr->next);
     free(pr);
     s->poisson = NULL;
+}
+
+/* ---- statistics ------------------------------------------------------------------- */
+
+uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_bytes)
+{
+    if (size_bytes < mss_bytes)
+        return 0;
+    if (size_bytes < bdp_bytes)
+        return 1;
+    return size_bytes < 8 * bdp_bytes ? 2 : 3;
+}
+
+static void slowdown_stats(struct poisson_group_stats *g, double *v)
+{
+    qsort(v, g->delivered, sizeof(double), report_cmp_double);
+    g->slowdown_median = report_percentile(v, g->delivered, 50);
+    g->slowdown_p99 = report_percentile(v, g->delivered, 99);
+}
+
+void poisson_collect(const struct sim *s, struct poisson_stats *ps)
+{
+    const struct poisson_run *pr = s->poisson;
+    memset(ps, 0, sizeof *ps);
+    ps->window_start_ps = pr->spec.warmup_ps;
+    ps->window_end_ps = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    ps->load_requested = pr->spec.load;
+    ps->mean_bytes_cdf = pr->gen.mean_bytes;
+    ps->mss_bytes = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    ps->bdp_bytes = pr->bdp_bytes;
+    ps->messages = s->n_flows - pr->first_flow;
+    uint32_t n = ps->messages;
+    /* slowdowns: all delivered first, then by group (each group contiguous) */
+    double *all = xmalloc((n ? n : 1) * sizeof(double));
+    double *by_group[POISSON_GROUPS];
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
+        by_group[k] = xmalloc((n ? n : 1) * sizeof(double));
+    double *rcv_bytes = xcalloc(s->n_hosts, sizeof(double));
+    double bytes = 0;
+    for (uint32_t i = pr->first_flow; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        if (f->start_ps < ps->window_start_ps || f->start_ps >= ps->window_end_ps)
+            continue;
+        ps->measured++;
+        bytes += (double)f->size_bytes;
+        uint32_t k = poisson_group_of(f->size_bytes, ps->mss_bytes, ps->bdp_bytes);
+        struct poisson_group_stats *g = &ps->group[k];
+        g->messages++;
+        ps->all.messages++;
+        if (!f->rcv_complete)
+            continue;
+        rcv_bytes[f->dst] += (double)f->size_bytes;
+        double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
+        by_group[k][g->delivered++] = sd;
+        all[ps->all.delivered++] = sd;
+    }
+    ps->delivered = ps->all.delivered;
+    slowdown_stats(&ps->all, all);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        slowdown_stats(&ps->group[k], by_group[k]);
+        free(by_group[k]);
+    }
+    free(all);
+    double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;
+    double rate_bytes_per_s = s->topo.spec.tier[0].downlink_mbps * 1e6 / 8;
+    if (window_s > 0) {
+        ps->load_achieved = bytes / (s->n_hosts * window_s * rate_bytes_per_s);
+        ps->msgs_per_s_per_host = ps->measured / (s->n_hosts * window_s);
+        ps->goodput_gbps_min = INFINITY;
+        for (uint32_t h = 0; h < s->n_hosts; h++) {
+            double gbps = rcv_bytes[h] * 8 / window_s / 1e9;
+            ps->goodput_gbps_mean += gbps / s->n_hosts;
+            ps->goodput_gbps_min = gbps < ps->goodput_gbps_min ? gbps : ps->goodput_gbps_min;
+            ps->goodput_gbps_max = gbps > ps->goodput_gbps_max ? gbps : ps->goodput_gbps_max;
+        }
+    }
+    ps->mean_bytes_generated = ps->measured ? bytes / ps->measured : 0;
+    free(rcv_bytes);
 }

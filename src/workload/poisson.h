@@ -106,6 +106,32 @@ struct poisson_run {
     struct poisson_host_next *next; /* [hosts]: the message each queued arrival starts */
 };
 
+/* What a run's messages achieved (poisson_collect). Measured messages are
+ * those created in the window [warmup, min(stop, -end)). */
+struct poisson_group_stats {
+    uint32_t messages;        /* measured messages in the group */
+    uint32_t delivered;       /* of which the receiver has every byte */
+    double slowdown_median, slowdown_p99; /* over the delivered ones */
+};
+
+struct poisson_stats {
+    simtime_ps window_start_ps, window_end_ps;
+    uint32_t messages;        /* created in the whole run */
+    uint32_t measured;        /* created in the window */
+    uint32_t delivered;       /* measured, receiver has every byte */
+    double load_requested, load_achieved;   /* payload / (hosts x rate x window) */
+    double mean_bytes_cdf, mean_bytes_generated;
+    double msgs_per_s_per_host;             /* measured messages / hosts / window */
+    uint64_t mss_bytes, bdp_bytes;          /* group bounds */
+    struct poisson_group_stats all, group[POISSON_GROUPS];
+    double goodput_gbps_mean, goodput_gbps_min, goodput_gbps_max; /* per receiving host */
+};
+
+/* Slowdown: (receiver has every byte - creation) / ideal_delivery_ps. */
+void poisson_collect(const struct sim *s, struct poisson_stats *ps);
+/* The group of a message of size_bytes. */
+uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_bytes);
+
 /* Setup (after the transports'): first arrival of every host. */
 void poisson_setup(struct sim *s, const struct poisson_spec *p);
 /* EV_ARRIVAL for host h: the message starts now; the next is scheduled. */
