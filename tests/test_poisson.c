@@ -413,6 +413,14 @@ static void check_end_to_end(const char *transport, bool pacer_per_flow)
     /* 70 us at 30% of 100 G on 8 hosts is a small sample, WKa's sizes vary
      * widely: the load is only roughly the requested one here */
     assert_near(ps.load_achieved, 0.3, 0.25, "achieved load");
+    /* goodput counts what arrived within the window: no host's link
+     * delivers more than its 100 Gb/s, and the hosts together about what
+     * was offered */
+    if (ps.goodput_gbps_max > 100 || ps.goodput_gbps_min < 0)
+        fail_msg("%s: goodput per host from %.3f to %.3f Gb/s, outside [0, 100]", transport, ps.goodput_gbps_min,
+                 ps.goodput_gbps_max);
+    if (!pacer_per_flow)
+        assert_near(ps.goodput_gbps_mean, 100 * ps.load_achieved, 0.2, "mean goodput against achieved load");
     check_packet_conservation(&S);
     sim_free(&S);
 }

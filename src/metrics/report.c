@@ -179,9 +179,13 @@ static void poisson_stdout(const struct sim *s)
            ps.mean_bytes_generated, ps.messages, ps.measured, (double)ps.window_start_ps / PS_PER_US,
            (double)ps.window_end_ps / PS_PER_US, ps.msgs_per_s_per_host, ps.delivered);
     printf("slowdown (median/p99): all %.3f/%.3f", ps.all.slowdown_median, ps.all.slowdown_p99);
-    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
-        printf(", %s %.3f/%.3f (%u)", group_names[k], ps.group[k].slowdown_median, ps.group[k].slowdown_p99,
-               ps.group[k].delivered);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        const struct poisson_group_stats *g = &ps.group[k];
+        if (g->delivered)
+            printf(", %s %.3f/%.3f (%u)", group_names[k], g->slowdown_median, g->slowdown_p99, g->delivered);
+        else
+            printf(", %s n/a (0)", group_names[k]); /* no statistic over no message */
+    }
     printf(" [MSS %llu B, BDP %llu B]; goodput per host %.3f Gb/s (min %.3f, max %.3f)\n",
            (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
            ps.goodput_gbps_min, ps.goodput_gbps_max);

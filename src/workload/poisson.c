@@ -18,7 +18,9 @@
 #include "../metrics/report.h"
 #include "../sim.h"
 #include "../transport/flow.h"
+#include "../transport/eqds.h"
 #include "../transport/transport.h"
+#include "../transport/uet.h"
 
 #include <errno.h>
 #include <math.h>
@@ -416,6 +418,36 @@ static void schedule_next(struct sim *s, uint32_t h, simtime_ps after)
     sim_at(s, nx->at_ps, EV_ARRIVAL, h);
 }
 
+/* Payload flow f's receiver holds: wire bytes less a header per packet
+ * (the reassembly bitmap counts them). */
+static double received_payload(const struct sim *s, const struct flow *f)
+{
+    if (!f->tp_state)
+        return 0;
+    if (f->rcv_complete)
+        return (double)f->size_bytes;
+    const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
+    if (!u->rcv_bits)
+        return 0;
+    uint64_t pkts = 0;
+    for (uint32_t w = 0; w < (f->n_pkts + 63) / 64; w++)
+        pkts += (uint64_t)__builtin_popcountll(u->rcv_bits[w]);
+    return (double)(u->rcv_bytes - pkts * s->cfg.hdr_bytes);
+}
+
+static void note_received(const struct sim *s, double *per_host)
+{
+    memset(per_host, 0, s->n_hosts * sizeof *per_host);
+    for (uint32_t i = s->poisson->first_flow; i < s->n_flows; i++)
+        per_host[s->flows[i].dst] += received_payload(s, &s->flows[i]);
+}
+
+static simtime_ps window_end_ps(const struct sim *s)
+{
+    const struct poisson_spec *p = &s->poisson->spec;
+    return p->stop_ps < s->cfg.end_ps ? p->stop_ps : s->cfg.end_ps;
+}
+
 void poisson_setup(struct sim *s, const struct poisson_spec *p)
 {
     char err[1024];
@@ -432,6 +464,12 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
     pr->pending = s->n_hosts;
     s->arrivals_open = true;
+    pr->rcv_at_start = xcalloc(s->n_hosts, sizeof(double));
+    pr->rcv_at_end = xcalloc(s->n_hosts, sizeof(double));
+    /* the window's start (nothing received before a warm-up of 0) and end */
+    if (p->warmup_ps)
+        sim_at(s, p->warmup_ps, EV_ARRIVAL, s->n_hosts);
+    sim_at(s, window_end_ps(s), EV_ARRIVAL, s->n_hosts + 1);
     for (uint32_t h = 0; h < s->n_hosts; h++)
         schedule_next(s, h, 0);
 }
@@ -439,6 +477,12 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
 void poisson_arrival(struct sim *s, uint32_t host)
 {
     struct poisson_run *pr = s->poisson;
+    if (host >= s->n_hosts) {
+        bool end = host == s->n_hosts + 1;
+        note_received(s, end ? pr->rcv_at_end : pr->rcv_at_start);
+        pr->end_taken |= end;
+        return;
+    }
     const struct poisson_msg m = pending_of(pr)[host].msg;
     /* the flow table may move here: no struct flow * is held across it */
     uint32_t fi = transport_add_flow(s, host, m.dst, m.size_bytes);
@@ -454,6 +498,8 @@ void poisson_free(struct sim *s)
         return;
     poisson_gen_free(&pr->gen);
     free(pr->next);
+    free(pr->rcv_at_start);
+    free(pr->rcv_at_end);
     free(pr);
     s->poisson = NULL;
 }
@@ -481,7 +527,7 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     const struct poisson_run *pr = s->poisson;
     memset(ps, 0, sizeof *ps);
     ps->window_start_ps = pr->spec.warmup_ps;
-    ps->window_end_ps = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    ps->window_end_ps = window_end_ps(s);
     ps->load_requested = pr->spec.load;
     ps->mean_bytes_cdf = pr->gen.mean_bytes;
     ps->mss_bytes = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
@@ -493,7 +539,6 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     double *by_group[POISSON_GROUPS];
     for (uint32_t k = 0; k < POISSON_GROUPS; k++)
         by_group[k] = xmalloc((n ? n : 1) * sizeof(double));
-    double *rcv_bytes = xcalloc(s->n_hosts, sizeof(double));
     double bytes = 0;
     for (uint32_t i = pr->first_flow; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
@@ -507,7 +552,6 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
         ps->all.messages++;
         if (!f->rcv_complete)
             continue;
-        rcv_bytes[f->dst] += (double)f->size_bytes;
         double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
         by_group[k][g->delivered++] = sd;
         all[ps->all.delivered++] = sd;
@@ -524,14 +568,21 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     if (window_s > 0) {
         ps->load_achieved = bytes / (s->n_hosts * window_s * rate_bytes_per_s);
         ps->msgs_per_s_per_host = ps->measured / (s->n_hosts * window_s);
+        /* a run that ended before the window did (every message done)
+         * received nothing after: its final state is the window's end */
+        double *at_end = pr->rcv_at_end, *now = NULL;
+        if (!pr->end_taken) {
+            at_end = now = xmalloc(s->n_hosts * sizeof(double));
+            note_received(s, now);
+        }
         ps->goodput_gbps_min = INFINITY;
         for (uint32_t h = 0; h < s->n_hosts; h++) {
-            double gbps = rcv_bytes[h] * 8 / window_s / 1e9;
+            double gbps = (at_end[h] - pr->rcv_at_start[h]) * 8 / window_s / 1e9;
             ps->goodput_gbps_mean += gbps / s->n_hosts;
             ps->goodput_gbps_min = gbps < ps->goodput_gbps_min ? gbps : ps->goodput_gbps_min;
             ps->goodput_gbps_max = gbps > ps->goodput_gbps_max ? gbps : ps->goodput_gbps_max;
         }
+        free(now);
     }
     ps->mean_bytes_generated = ps->measured ? bytes / ps->measured : 0;
-    free(rcv_bytes);
 }

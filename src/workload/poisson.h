@@ -104,6 +104,10 @@ struct poisson_run {
     uint32_t pending;        /* hosts with an arrival event queued */
     uint64_t bdp_bytes;      /* for the size groups */
     struct poisson_host_next *next; /* [hosts]: the message each queued arrival starts */
+    /* payload each host had received at the window's start and end
+     * (snapshot events), for goodput */
+    double *rcv_at_start, *rcv_at_end;
+    bool end_taken;
 };
 
 /* What a run's messages achieved (poisson_collect). Measured messages are
@@ -124,7 +128,9 @@ struct poisson_stats {
     double msgs_per_s_per_host;             /* measured messages / hosts / window */
     uint64_t mss_bytes, bdp_bytes;          /* group bounds */
     struct poisson_group_stats all, group[POISSON_GROUPS];
-    double goodput_gbps_mean, goodput_gbps_min, goodput_gbps_max; /* per receiving host */
+    /* payload each host received during the window (any message's, duplicates
+     * excluded) / the window: mean, min and max over hosts */
+    double goodput_gbps_mean, goodput_gbps_min, goodput_gbps_max;
 };
 
 /* Slowdown: (receiver has every byte - creation) / ideal_delivery_ps. */
@@ -134,8 +140,10 @@ uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_
 
 /* Setup (after the transports'): first arrival of every host. */
 void poisson_setup(struct sim *s, const struct poisson_spec *p);
-/* EV_ARRIVAL for host h: the message starts now; the next is scheduled. */
-void poisson_arrival(struct sim *s, uint32_t host);
+/* EV_ARRIVAL for host h (< hosts): the message starts now; the next is
+ * scheduled. id hosts and hosts + 1: the window's start and end, when the
+ * payload each host has received is noted. */
+void poisson_arrival(struct sim *s, uint32_t id);
 void poisson_free(struct sim *s);
 
 #endif
