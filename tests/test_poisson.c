@@ -11,8 +11,11 @@
  * parameter. End to end on an 8-host tree at 30% load: flows appear only
  * during the run, more than the flow table's first capacity, none after
  * stop_us; every message after the warm-up is delivered and no slowdown is
- * below 1; with UET, EQDS and EQDS with a pull pacer per flow; the same
- * seed gives byte-identical flows.csv, another seed another.
+ * below 1; with UET, EQDS and EQDS with a pull pacer per flow. Quiet
+ * moments (every flow done, more to come) do not end a run; a run cut
+ * short measures its unfinished messages without using them; goodput is
+ * exactly the payload received within the window. The same seed gives
+ * byte-identical flows.csv, another seed another.
  */
 #include "testutil.h"
 
@@ -312,6 +315,39 @@ static void test_destinations_uniform_never_self(void **state)
     poisson_gen_free(&g);
 }
 
+/* Each host its own stream, and seed=S in the specification stands for the
+ * run's seed. */
+static void test_hosts_draw_apart_and_spec_seed(void **state)
+{
+    (void)state;
+    struct poisson_gen g, h;
+    gen_init_ok(&g, WKB, 0.5, false, 4, 5);
+    struct poisson_msg a, b;
+    unsigned same = 0;
+    for (unsigned k = 0; k < 100; k++) {
+        poisson_next(&g, 0, &a);
+        poisson_next(&g, 1, &b);
+        same += a.gap_ps == b.gap_ps;
+    }
+    if (same > 2)
+        fail_msg("hosts 0 and 1 drew %u equal gaps of 100", same);
+    poisson_gen_free(&g);
+    struct poisson_spec p = {.load = 0.5, .nodes = 4, .stop_ps = SIMTIME_NEVER, .has_seed = true, .seed = 5};
+    snprintf(p.cdf_path, sizeof p.cdf_path, "%s", shared_path(WKB));
+    char err[256];
+    assert_true(poisson_gen_init(&h, &p, 4, 100000, 999, err, sizeof err));
+    gen_init_ok(&g, WKB, 0.5, false, 4, 5);
+    for (unsigned k = 0; k < 100; k++) {
+        poisson_next(&g, 2, &a);
+        poisson_next(&h, 2, &b);
+        assert_int_equal(a.gap_ps, b.gap_ps);
+        assert_int_equal(a.dst, b.dst);
+        assert_int_equal(a.size_bytes, b.size_bytes);
+    }
+    poisson_gen_free(&g);
+    poisson_gen_free(&h);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -383,6 +419,8 @@ static void check_end_to_end(const char *transport, bool pacer_per_flow)
     sim_run(&S);
     if (S.n_flows <= 1024)
         fail_msg("%s: %u flows; the test wants the table to grow past 1024", transport, S.n_flows);
+    /* every arrival drawn before stop_us happened (each host drew one beyond) */
+    assert_int_equal(S.n_flows, S.poisson->gen.messages - 8);
     struct poisson_stats ps;
     poisson_collect(&S, &ps);
     assert_true(ps.measured > 0);
@@ -455,6 +493,111 @@ static void test_size_groups(void **state)
     assert_int_equal(poisson_group_of(800000, 1436, 100000), 3);
 }
 
+/* Payload received by host h so far, from the receivers' bitmaps packet by
+ * packet (UET runs). */
+static double received_by(uint32_t h)
+{
+    uint32_t mss = S.cfg.mtu_bytes - S.cfg.hdr_bytes;
+    double sum = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++) {
+        const struct flow *f = &S.flows[i];
+        if (f->dst != h || !uet_of(f)->rcv_bits)
+            continue;
+        for (uint32_t q = 0; q < f->n_pkts; q++)
+            if ((uet_of(f)->rcv_bits[q / 64] >> (q % 64)) & 1)
+                sum += flow_pkt_payload(f, q, mss);
+    }
+    return sum;
+}
+
+/* A run cut short at -end 200 us: messages still under way are measured
+ * but not delivered, and no statistic uses them; goodput is exactly the
+ * payload the receivers hold (window [0, 200) us). With a warm-up, it lies
+ * between what the messages wholly inside the window brought and what
+ * every message overlapping it could have (its size, at most, and at most
+ * line rate while inside). Also: quiet moments (every flow done,
+ * more to come) do not end the run: every drawn arrival before stop_us
+ * happens. */
+static void test_cut_short_run_and_goodput(void **state)
+{
+    (void)state;
+    setup_run(WKB, "", "uet", 8, 200, false);
+    sim_run(&S);
+    /* each host drew one message beyond the window: the rest all arrived */
+    assert_int_equal(S.n_flows, S.poisson->gen.messages - 8);
+    struct poisson_stats ps;
+    poisson_collect(&S, &ps);
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++)
+        done += S.flows[i].rcv_complete;
+    assert_int_equal(ps.measured, S.n_flows);
+    assert_int_equal(ps.delivered, done);
+    assert_true(done < S.n_flows);
+    assert_true(ps.all.slowdown_p99 < 1000);
+    double window_s = 200e-6, sum = 0, lo = INFINITY, hi = 0;
+    for (uint32_t h = 0; h < 8; h++) {
+        double gbps = received_by(h) * 8 / window_s / 1e9;
+        sum += gbps;
+        lo = fmin(lo, gbps);
+        hi = fmax(hi, gbps);
+    }
+    assert_near(ps.goodput_gbps_mean, sum / 8, 1e-9, "goodput mean");
+    assert_near(ps.goodput_gbps_min, lo, 1e-9, "goodput min");
+    assert_near(ps.goodput_gbps_max, hi, 1e-9, "goodput max");
+    sim_free(&S);
+
+    /* a window after a long warm-up: what came before it is most of the payload */
+    setup_run(WKB, ",warmup_us=300,stop_us=400", "uet", 8, 2000, false);
+    sim_run(&S);
+    assert_int_equal(S.n_flows, S.poisson->gen.messages - 8);
+    poisson_collect(&S, &ps);
+    double inside = 0, overlapping = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++) {
+        const struct flow *f = &S.flows[i];
+        simtime_ps done_ps = f->rcv_complete ? f->rcv_done_ps : SIMTIME_NEVER;
+        if (f->start_ps >= 300 * PS_PER_US && done_ps <= 400 * PS_PER_US)
+            inside += (double)f->size_bytes;
+        /* a message delivers at most its size, and at most 100 Gb/s for
+         * the part of its life inside the window */
+        simtime_ps from = f->start_ps > 300 * PS_PER_US ? f->start_ps : 300 * PS_PER_US;
+        simtime_ps to = done_ps < 400 * PS_PER_US ? done_ps : 400 * PS_PER_US;
+        if (to > from)
+            overlapping += fmin((double)f->size_bytes, (double)(to - from) / 1e12 * 100e9 / 8);
+    }
+    double bytes = ps.goodput_gbps_mean * 8 / 8 * 1e9 * 100e-6; /* 8 hosts, 8 bits a byte, 100 us */
+    if (bytes < inside * (1 - 1e-9) || bytes > overlapping * (1 + 1e-9))
+        fail_msg("goodput carries %.0f bytes, outside [%.0f, %.0f]", bytes, inside, overlapping);
+    sim_free(&S);
+}
+
+/* At 5% load of 1-50 KB messages the network is often idle between
+ * arrivals: every flow finished, more to come. That must not end the run,
+ * with either transport: every arrival drawn before stop_us happens.
+ * (Sizes below 100 KB: EQDS leaves a lone flow of 131-200 KB unfinished
+ * on these trees, from a .cm file too, a known problem of its own.) */
+static void test_quiet_moments_do_not_end_the_run(void **state)
+{
+    (void)state;
+    const char *tps[] = {"uet", "eqds"};
+    for (unsigned k = 0; k < 2; k++) {
+        const char *cdf = temp_file("1000 0\n50000 1\n", ".cdf");
+        snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.05,n=8,stop_us=1000", cdf);
+        struct config c;
+        config_defaults(&c);
+        c.workload_spec = spec_buf;
+        c.tiers = 2;
+        c.transport_name = tps[k];
+        c.end_ps = 3000 * PS_PER_US;
+        c.progress = false;
+        sim_setup(&S, &c);
+        sim_run(&S);
+        assert_true(S.n_flows > 20);
+        assert_int_equal(S.n_flows, S.poisson->gen.messages - 8);
+        assert_int_equal(S.flows_finished, S.n_flows);
+        sim_free(&S);
+    }
+}
+
 static char *flows_csv(void)
 {
     struct strbuf b;
@@ -497,10 +640,13 @@ int main(void)
         cmocka_unit_test(test_message_rates_of_seed_001),
         cmocka_unit_test(test_destinations_uniform_never_self),
         cmocka_unit_test(test_gaps_are_exponential),
+        cmocka_unit_test(test_hosts_draw_apart_and_spec_seed),
         cmocka_unit_test(test_size_groups),
         cmocka_unit_test(test_end_to_end_uet),
         cmocka_unit_test(test_end_to_end_eqds),
         cmocka_unit_test(test_end_to_end_eqds_pacer_per_flow),
+        cmocka_unit_test(test_cut_short_run_and_goodput),
+        cmocka_unit_test(test_quiet_moments_do_not_end_the_run),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
