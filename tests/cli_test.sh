@@ -657,6 +657,14 @@ if [ "$rc" -eq 0 ] && grep -q '^poisson: load 0.3000 requested, [0-9.]* achieved
 else
     fail "--workload poisson: rc $rc, $(grep poisson "$T/out") $(head -n 1 "$T/err")"
 fi
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32,stop_us=300,incast=0.07" -tiers 2 -end 3000 --out "$T/pi"
+if [ "$rc" -eq 0 ] && grep -q '^incast overlay: 0.0700 of the load, 30 senders x 500000 B every 1071.429 us;' "$T/out" &&
+    grep -q '"incast": {"share": 0.070000, "senders": 30, "bytes": 500000, "period_us": 1071.428571,' "$T/pi/summary.json"; then
+    ok "--workload poisson with incast=0.07: the overlay's period (30 x 500 KB, 7% of 0.5 x 32 x 100 G) on stdout and in summary.json"
+else
+    fail "--workload poisson incast: rc $rc, $(grep incast "$T/out") $(head -n 1 "$T/err")"
+fi
+bad "--workload poisson: incast with too few hosts" "--workload poisson: incast_senders 30 needs more hosts than n=8" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,incast=0.07"
 printf '# sizes\n100 0.5\n50 1\n' >"$T/bad.cdf"
 bad "--workload poisson: a CDF error names file:line" "$T/bad.cdf:3: size 50 is below the previous line's 100" --workload "poisson:cdf=$T/bad.cdf,load=0.3,n=8" -tiers 2
 bad "--workload poisson: a missing CDF file" "$T/none.cdf: cannot open" --workload "poisson:cdf=$T/none.cdf,load=0.3,n=8" -tiers 2

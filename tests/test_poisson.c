@@ -159,6 +159,14 @@ static void test_spec_parse(void **state)
     assert_int_equal(p.bdp_bytes, 100000);
     assert_true(p.has_seed);
     assert_int_equal(p.seed, 7);
+    assert_true(p.incast_share == 0);
+    assert_int_equal(p.incast_senders, 30);
+    assert_int_equal(p.incast_bytes, 500000);
+    assert_true(poisson_parse(&p, "poisson:cdf=a,load=0.5,n=64,incast=0.07,incast_senders=31,incast_bytes=100",
+                              err, sizeof err));
+    assert_true(p.incast_share == 0.07);
+    assert_int_equal(p.incast_senders, 31);
+    assert_int_equal(p.incast_bytes, 100);
     static const struct {
         const char *spec, *want;
     } bad[] = {
@@ -179,6 +187,10 @@ static void test_spec_parse(void **state)
         {"poisson:cdf=a,load=0.5,n=16,rate=3", "unknown parameter 'rate' (poisson takes cdf, load, n,"},
         {"poisson:cdf=a,load=0.5,load=0.6,n=16", "parameter 'load' given twice"},
         {"poisson:cdf=a,load=0.5,,n=16", "empty parameter"},
+        {"poisson:cdf=a,load=0.5,n=16,incast=1", "incast '1' is not a share of the load from 0 to below 1"},
+        {"poisson:cdf=a,load=0.5,n=16,incast=0.07", "incast_senders 30 needs more hosts than n=16"},
+        {"poisson:cdf=a,load=0.5,n=16,incast=0.1,incast_senders=0", "incast_senders '0' is not a number of hosts"},
+        {"poisson:cdf=a,load=0.5,n=16,incast_bytes=0", "incast_bytes '0' is not a number of bytes"},
         {"poisson:cdf=a,load,n=16", "parameter 'load' has no value"},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -598,6 +610,64 @@ static void test_quiet_moments_do_not_end_the_run(void **state)
     }
 }
 
+/* The overlay (specs/sird.md Sec. 2.4) at a scale that fits 8 hosts: every
+ * period = 5 x 20000 x 8 bits / (0.3 x 0.3 x 8 x 100 Gb/s) = 11.111 us,
+ * 5 distinct senders, none the receiver, send 20000 B each to one host;
+ * the background carries 0.7 of the load; overlay messages count in the
+ * load but not in the slowdowns or the mean size. */
+static void test_incast_overlay(void **state)
+{
+    (void)state;
+    setup_run(WKA, ",stop_us=100,incast=0.3,incast_senders=5,incast_bytes=20000", "uet", 4, 2000, false);
+    assert_int_equal(S.poisson->incast_period_ps, 11111111);
+    assert_near(1e12 / S.poisson->gen.mean_gap_ps, 0.3 * 0.7 * 100e9 / 8 / S.poisson->gen.mean_bytes, 1e-12,
+                "background rate");
+    sim_run(&S);
+    /* events at k x period for k = 1..9 (the 10th, 111.1 us, is past stop) */
+    uint32_t overlay = 0, in_event = 0, dst = 0;
+    uint8_t sender_seen[8] = {0};
+    uint32_t sent_by[8] = {0};
+    simtime_ps event_ps = 0;
+    double bytes = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++) {
+        const struct flow *f = &S.flows[i];
+        bytes += (double)f->size_bytes;
+        if (!S.poisson->is_incast || i >= S.poisson->cap_is_incast || !S.poisson->is_incast[i])
+            continue;
+        if (in_event == 0) {
+            event_ps = f->start_ps;
+            dst = f->dst;
+            memset(sender_seen, 0, sizeof sender_seen);
+            assert_int_equal(event_ps, (overlay / 5 + 1) * 11111111ull);
+        }
+        assert_int_equal(f->start_ps, event_ps);
+        assert_int_equal(f->dst, dst);
+        assert_int_equal(f->size_bytes, 20000);
+        assert_true(f->src != dst);
+        assert_int_equal(sender_seen[f->src]++, 0);
+        sent_by[f->src]++;
+        in_event = (in_event + 1) % 5;
+        overlay++;
+    }
+    assert_int_equal(overlay, 45);
+    /* senders are random: each host sends in some event (a host is left
+     * out of one event with probability 1/8 + 7/8 x 2/7 = 3/8, of all 9
+     * with (3/8)^9 < 1.5e-4) */
+    for (uint32_t h = 0; h < 8; h++)
+        if (!sent_by[h])
+            fail_msg("host %u never sent in the overlay", h);
+    struct poisson_stats ps;
+    poisson_collect(&S, &ps);
+    assert_int_equal(ps.incast_measured, 45);
+    assert_int_equal(ps.incast_delivered, 45);
+    assert_int_equal(ps.measured + ps.incast_measured, S.n_flows);
+    assert_int_equal(ps.all.messages, ps.measured);
+    /* load over every message; the mean over the background's */
+    assert_near(ps.load_achieved, bytes / (8 * 100e-6 * 100e9 / 8), 1e-9, "load with the overlay");
+    assert_near(ps.mean_bytes_generated, (bytes - 45 * 20000.0) / ps.measured, 1e-9, "background mean");
+    sim_free(&S);
+}
+
 static char *flows_csv(void)
 {
     struct strbuf b;
@@ -645,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_end_to_end_uet),
         cmocka_unit_test(test_end_to_end_eqds),
         cmocka_unit_test(test_end_to_end_eqds_pacer_per_flow),
+        cmocka_unit_test(test_incast_overlay),
         cmocka_unit_test(test_cut_short_run_and_goodput),
         cmocka_unit_test(test_quiet_moments_do_not_end_the_run),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other),

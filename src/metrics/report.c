@@ -189,6 +189,12 @@ static void poisson_stdout(const struct sim *s)
     printf(" [MSS %llu B, BDP %llu B]; goodput per host %.3f Gb/s (min %.3f, max %.3f)\n",
            (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
            ps.goodput_gbps_min, ps.goodput_gbps_max);
+    const struct poisson_run *pr = s->poisson;
+    if (pr->spec.incast_share > 0)
+        printf("incast overlay: %.4f of the load, %u senders x %llu B every %.3f us; %u messages measured, %u "
+               "delivered (in load and goodput, not in slowdowns)\n",
+               pr->spec.incast_share, pr->spec.incast_senders, (unsigned long long)pr->spec.incast_bytes,
+               (double)pr->incast_period_ps / PS_PER_US, ps.incast_measured, ps.incast_delivered);
 }
 
 static void json_group(struct strbuf *b, const char *name, const struct poisson_group_stats *g)
@@ -223,7 +229,16 @@ static void poisson_json(const struct sim *s, struct strbuf *b)
         sb_printf(b, ", ");
         json_group(b, group_names[k], &ps.group[k]);
     }
-    sb_printf(b, "}},\n");
+    sb_printf(b, "}, \"incast\": ");
+    const struct poisson_run *pr = s->poisson;
+    if (sp->incast_share > 0)
+        sb_printf(b, "{\"share\": %.6f, \"senders\": %u, \"bytes\": %llu, \"period_us\": %.6f, \"measured\": %u, "
+                     "\"delivered\": %u}",
+                  sp->incast_share, sp->incast_senders, (unsigned long long)sp->incast_bytes,
+                  (double)pr->incast_period_ps / PS_PER_US, ps.incast_measured, ps.incast_delivered);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, "},\n");
 }
 
 void report_stdout(const struct sim *s, const struct run_stats *r)

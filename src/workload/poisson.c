@@ -222,7 +222,8 @@ static bool spec_fail(char *err, size_t errlen, const char *fmt, ...)
     return false;
 }
 
-static const char *const spec_params = "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed";
+static const char *const spec_params =
+    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes";
 
 /* A time in microseconds, as a whole number of picoseconds. */
 static bool get_us(const char *name, const char *v, simtime_ps *out, char *err, size_t errlen)
@@ -274,6 +275,25 @@ static bool set_spec_param(struct poisson_spec *p, const char *name, const char 
         p->bdp_bytes = u;
         return true;
     }
+    if (!strcmp(name, "incast")) {
+        if (parse_real(v, &p->incast_share) != NUM_OK || !(p->incast_share >= 0) || !(p->incast_share < 1))
+            return spec_fail(err, errlen, "incast '%s' is not a share of the load from 0 to below 1", shown(v, b));
+        return true;
+    }
+    if (!strcmp(name, "incast_senders")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u >= (1u << 24))
+            return spec_fail(err, errlen, "incast_senders '%s' is not a number of hosts from 1 to %u", shown(v, b),
+                             (1u << 24) - 1);
+        p->incast_senders = (uint32_t)u;
+        return true;
+    }
+    if (!strcmp(name, "incast_bytes")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u > (1ull << 40))
+            return spec_fail(err, errlen, "incast_bytes '%s' is not a number of bytes from 1 to %llu", shown(v, b),
+                             1ull << 40);
+        p->incast_bytes = u;
+        return true;
+    }
     if (!strcmp(name, "seed")) {
         if (parse_u64(v, &p->seed) != NUM_OK)
             return spec_fail(err, errlen, "seed '%s' is not a whole number from 0 to 2^64-1", shown(v, b));
@@ -287,6 +307,8 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
 {
     memset(p, 0, sizeof *p);
     p->stop_ps = SIMTIME_NEVER;
+    p->incast_senders = POISSON_INCAST_SENDERS;
+    p->incast_bytes = POISSON_INCAST_BYTES;
     if (err && errlen)
         err[0] = '\0';
     if (!poisson_is_spec(text))
@@ -298,8 +320,8 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
     char *buf = xmalloc(len + 1);
     memcpy(buf, rest, len + 1);
     bool ok = true, seen_cdf = false, seen_load = false, seen_n = false;
-    /* every accepted name is a distinct known one: at most 8 */
-    char seen_names[8][12];
+    /* every accepted name is a distinct known one: at most 11 */
+    char seen_names[11][16];
     unsigned n_seen = 0;
     for (char *s = buf; ok && s;) {
         char *comma = strchr(s, ',');
@@ -336,6 +358,9 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
         return spec_fail(err, errlen, "parameter 'load' (payload rate / host link rate) is required");
     if (!seen_n)
         return spec_fail(err, errlen, "parameter 'n' (hosts) is required");
+    if (p->incast_share > 0 && p->incast_senders > p->nodes - 1)
+        return spec_fail(err, errlen, "incast_senders %u needs more hosts than n=%u (senders exclude the receiver)",
+                         p->incast_senders, p->nodes);
     if (p->stop_ps != SIMTIME_NEVER && p->stop_ps <= p->warmup_ps)
         return spec_fail(err, errlen, "stop_us %g is not after warmup_us %g: nothing would be measured",
                          (double)p->stop_ps / PS_PER_US, (double)p->warmup_ps / PS_PER_US);
@@ -435,6 +460,66 @@ static double received_payload(const struct sim *s, const struct flow *f)
     return (double)(u->rcv_bytes - pkts * s->cfg.hdr_bytes);
 }
 
+/* The incast overlay's next event after `after`, unless past the stop. */
+static void schedule_incast(struct sim *s, simtime_ps after)
+{
+    struct poisson_run *pr = s->poisson;
+    simtime_ps limit = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    if (pr->incast_period_ps >= limit || after >= limit - pr->incast_period_ps) {
+        pr->pending--;
+        s->arrivals_open = pr->pending > 0;
+        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+            s->stop = true;
+        return;
+    }
+    sim_at(s, after + pr->incast_period_ps, EV_ARRIVAL, s->n_hosts + 2);
+}
+
+static void mark_incast(struct poisson_run *pr, uint32_t fi)
+{
+    uint32_t k = fi - pr->first_flow;
+    if (k >= pr->cap_is_incast) {
+        uint32_t cap = pr->cap_is_incast ? pr->cap_is_incast : 1024;
+        while (cap <= k)
+            cap = cap > UINT32_MAX / 2 ? UINT32_MAX : 2 * cap;
+        pr->is_incast = xrealloc(pr->is_incast, cap);
+        memset(pr->is_incast + pr->cap_is_incast, 0, cap - pr->cap_is_incast);
+        pr->cap_is_incast = cap;
+    }
+    pr->is_incast[k] = 1;
+}
+
+static bool is_incast(const struct poisson_run *pr, uint32_t fi)
+{
+    uint32_t k = fi - pr->first_flow;
+    return k < pr->cap_is_incast && pr->is_incast[k];
+}
+
+/* One incast: a random receiver, incast_senders distinct random others
+ * (a partial shuffle), each starting one message now. */
+static void incast_event(struct sim *s)
+{
+    struct poisson_run *pr = s->poisson;
+    uint32_t n = s->n_hosts, k = pr->spec.incast_senders;
+    uint32_t dst = (uint32_t)rng_below(&pr->incast_rng, n);
+    for (uint32_t i = 0, j = 0; i < n; i++)
+        if (i != dst)
+            pr->incast_pick[j++] = i;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = i + (uint32_t)rng_below(&pr->incast_rng, n - 1 - i);
+        uint32_t t = pr->incast_pick[i];
+        pr->incast_pick[i] = pr->incast_pick[j];
+        pr->incast_pick[j] = t;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t fi = transport_add_flow(s, pr->incast_pick[i], dst, pr->spec.incast_bytes);
+        mark_incast(pr, fi);
+        s->flows[fi].start_scheduled = true;
+        transport_flow_start(s, fi);
+    }
+    schedule_incast(s, s->now);
+}
+
 static void note_received(const struct sim *s, double *per_host)
 {
     memset(per_host, 0, s->n_hosts * sizeof *per_host);
@@ -454,7 +539,11 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     struct poisson_run *pr = xcalloc(1, sizeof *pr);
     s->poisson = pr;
     pr->spec = *p;
-    if (!poisson_gen_init(&pr->gen, p, s->n_hosts, s->topo.spec.tier[0].downlink_mbps, s->cfg.seed, err, sizeof err))
+    /* the background carries what the overlay does not */
+    struct poisson_spec background = *p;
+    background.load = p->load * (1 - p->incast_share);
+    uint32_t mbps = s->topo.spec.tier[0].downlink_mbps;
+    if (!poisson_gen_init(&pr->gen, &background, s->n_hosts, mbps, s->cfg.seed, err, sizeof err))
         die_input("%s", err); /* names the CDF file and line */
     if (p->warmup_ps >= s->cfg.end_ps)
         die_input("--workload poisson: warmup_us %g is not before -end %g: nothing would be measured",
@@ -462,7 +551,7 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
     pr->first_flow = s->n_flows;
     pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
-    pr->pending = s->n_hosts;
+    pr->pending = s->n_hosts + (p->incast_share > 0); /* each host, and the overlay */
     s->arrivals_open = true;
     pr->rcv_at_start = xcalloc(s->n_hosts, sizeof(double));
     pr->rcv_at_end = xcalloc(s->n_hosts, sizeof(double));
@@ -472,11 +561,28 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     sim_at(s, window_end_ps(s), EV_ARRIVAL, s->n_hosts + 1);
     for (uint32_t h = 0; h < s->n_hosts; h++)
         schedule_next(s, h, 0);
+    if (p->incast_share > 0) {
+        /* period = overlay bytes per event / (share x load x all hosts' rate);
+         * bits / (Mb/s) = us */
+        double period_us = (double)p->incast_senders * (double)p->incast_bytes * 8 /
+                           (p->incast_share * p->load * s->n_hosts * mbps);
+        double period_ps = period_us * (double)PS_PER_US;
+        pr->incast_period_ps = period_ps >= GAP_CAP_PS ? (simtime_ps)GAP_CAP_PS : (simtime_ps)llround(period_ps);
+        if (!pr->incast_period_ps)
+            pr->incast_period_ps = 1;
+        rng_seed(&pr->incast_rng, p->has_seed ? p->seed : s->cfg.seed, RNG_STREAM_WORKLOAD, POISSON_SUBSTREAM_INCAST);
+        pr->incast_pick = xmalloc((size_t)(s->n_hosts - 1) * sizeof(uint32_t));
+        schedule_incast(s, 0);
+    }
 }
 
 void poisson_arrival(struct sim *s, uint32_t host)
 {
     struct poisson_run *pr = s->poisson;
+    if (host == s->n_hosts + 2) {
+        incast_event(s);
+        return;
+    }
     if (host >= s->n_hosts) {
         bool end = host == s->n_hosts + 1;
         note_received(s, end ? pr->rcv_at_end : pr->rcv_at_start);
@@ -500,6 +606,8 @@ void poisson_free(struct sim *s)
     free(pr->next);
     free(pr->rcv_at_start);
     free(pr->rcv_at_end);
+    free(pr->incast_pick);
+    free(pr->is_incast);
     free(pr);
     s->poisson = NULL;
 }
@@ -539,11 +647,18 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     double *by_group[POISSON_GROUPS];
     for (uint32_t k = 0; k < POISSON_GROUPS; k++)
         by_group[k] = xmalloc((n ? n : 1) * sizeof(double));
-    double bytes = 0;
+    double bytes = 0, all_bytes = 0;
     for (uint32_t i = pr->first_flow; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
         if (f->start_ps < ps->window_start_ps || f->start_ps >= ps->window_end_ps)
             continue;
+        all_bytes += (double)f->size_bytes;
+        if (is_incast(pr, i)) {
+            /* seed 001: in goodput and load, not in slowdowns or the mean size */
+            ps->incast_measured++;
+            ps->incast_delivered += f->rcv_complete;
+            continue;
+        }
         ps->measured++;
         bytes += (double)f->size_bytes;
         uint32_t k = poisson_group_of(f->size_bytes, ps->mss_bytes, ps->bdp_bytes);
@@ -566,7 +681,7 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;
     double rate_bytes_per_s = s->topo.spec.tier[0].downlink_mbps * 1e6 / 8;
     if (window_s > 0) {
-        ps->load_achieved = bytes / (s->n_hosts * window_s * rate_bytes_per_s);
+        ps->load_achieved = all_bytes / (s->n_hosts * window_s * rate_bytes_per_s);
         ps->msgs_per_s_per_host = ps->measured / (s->n_hosts * window_s);
         /* a run that ended before the window did (every message done)
          * received nothing after: its final state is the window's end */

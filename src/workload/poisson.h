@@ -9,6 +9,7 @@
  * The specification (the --workload flag):
  *   poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W]
  *           [,stop_us=S][,bdp=BYTES][,seed=S]
+ *           [,incast=SHARE[,incast_senders=K][,incast_bytes=B]]
  * README "Poisson workloads" defines each. The generator proper (struct
  * poisson_gen) needs no network, so tests can check its statistics alone.
  */
@@ -47,7 +48,19 @@ struct poisson_spec {
     uint64_t bdp_bytes;    /* size groups' BDP; 0 = the run's */
     bool has_seed;
     uint64_t seed;
+    /* seed 001's incast overlay (specs/sird.md Sec. 2.4): every period,
+     * incast_senders random hosts each send incast_bytes to one random other
+     * host, the overlay carrying incast_share of the load (0 = none) */
+    double incast_share;
+    uint32_t incast_senders;
+    uint64_t incast_bytes;
 };
+
+/* Seed 001 Sec. 5.1 (specs/sird.md Sec. 2.4): "30 random senders ... send
+ * a 500 KB message each to one random receiver", incast "7% of the total
+ * load" (the share is not a default: incast=0.07 asks for it). */
+#define POISSON_INCAST_SENDERS 30
+#define POISSON_INCAST_BYTES 500000
 
 /* Limits: a load above 1 cannot be carried; 1e-6 keeps the mean gap finite
  * and far below 2^63 ps. */
@@ -76,6 +89,8 @@ struct poisson_gen {
 /* Substream base of RNG_STREAM_WORKLOAD: host h draws from base + h, apart
  * from gen.c's matrix (0) and random-failure substreams. */
 #define POISSON_SUBSTREAM_BASE (1ull << 32)
+/* ... and the incast overlay from this one (beyond any host's). */
+#define POISSON_SUBSTREAM_INCAST (1ull << 33)
 
 /* Reads the CDF, checks it; host_rate_mbps is each host's link rate. */
 bool poisson_gen_init(struct poisson_gen *g, const struct poisson_spec *p, uint32_t hosts, uint32_t host_rate_mbps,
@@ -108,6 +123,12 @@ struct poisson_run {
      * (snapshot events), for goodput */
     double *rcv_at_start, *rcv_at_end;
     bool end_taken;
+    /* the incast overlay */
+    simtime_ps incast_period_ps;
+    struct rng incast_rng;
+    uint32_t *incast_pick;    /* [hosts - 1]: scratch for choosing senders */
+    uint8_t *is_incast;       /* [flow - first_flow]: an overlay message */
+    uint32_t cap_is_incast;
 };
 
 /* What a run's messages achieved (poisson_collect). Measured messages are
@@ -123,8 +144,9 @@ struct poisson_stats {
     uint32_t messages;        /* created in the whole run */
     uint32_t measured;        /* created in the window */
     uint32_t delivered;       /* measured, receiver has every byte */
-    double load_requested, load_achieved;   /* payload / (hosts x rate x window) */
-    double mean_bytes_cdf, mean_bytes_generated;
+    uint32_t incast_measured, incast_delivered; /* overlay messages (not in the above) */
+    double load_requested, load_achieved;   /* payload / (hosts x rate x window), overlay included */
+    double mean_bytes_cdf, mean_bytes_generated; /* of the background (CDF) messages */
     double msgs_per_s_per_host;             /* measured messages / hosts / window */
     uint64_t mss_bytes, bdp_bytes;          /* group bounds */
     struct poisson_group_stats all, group[POISSON_GROUPS];
