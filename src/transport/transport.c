@@ -1,5 +1,6 @@
 /* transport.c: the generic transport layer (see transport.h): the registry
- * of transports, the flows built from the connection matrix, the dispatch of
+ * of transports, the flows built from the connection matrix (and those an
+ * open-loop workload adds during the run, in a table that grows), the dispatch of
  * packets, drops and timers to each flow's transport, and each host's NIC
  * ready ring.
  *

@@ -548,6 +548,9 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     if (p->warmup_ps >= s->cfg.end_ps)
         die_input("--workload poisson: warmup_us %g is not before -end %g: nothing would be measured",
                   (double)p->warmup_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);
+    if (!transport_find(s->cfg.transport_name)->flow_add)
+        die_input("--workload poisson: transport %s cannot set up flows during a run (it has no flow_add)",
+                  s->cfg.transport_name);
     pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
     pr->first_flow = s->n_flows;
     pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
