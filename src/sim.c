@@ -239,11 +239,12 @@ void sim_setup(struct sim *s, const struct config *cfg)
             if (s->cm.conns[i].start_ps >= c->end_ps && late++ == 0)
                 first_late = i;
         }
+    /* open-loop arrivals: each host's first, after the transports exist */
+    if (open_loop)
+        poisson_setup(s, &poisson);
     /* legal (a matrix written for a longer run) but surely worth a word:
      * such connections are reported unfinished, as failures after -end are
      * reported not to happen */
-    if (open_loop)
-        poisson_setup(s, &poisson);
     if (late)
         warn_input("%s:%u: %u connection%s start%s at or after -end %g us (the first on this line) and cannot "
                    "finish", cm_name, s->cm.conns[first_late].line, late, late == 1 ? "" : "s",
