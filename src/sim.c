@@ -25,6 +25,7 @@
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
+#include "workload/poisson.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -103,9 +104,20 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (!c->tm_path && !c->workload_spec)
         die_input("no connection matrix: give -tm FILE or --workload SPEC");
     const char *cm_name = c->tm_path ? c->tm_path : "--workload";
-    if (c->workload_spec ? !gen_workload(&s->cm, c->workload_spec, c->seed, err, sizeof err)
-                         : !cm_read_file(&s->cm, c->tm_path, err, sizeof err))
+    /* open-loop arrivals: no matrix before the run, only its hosts */
+    struct poisson_spec poisson;
+    bool open_loop = poisson_is_spec(c->workload_spec);
+    if (open_loop) {
+        if (!poisson_parse(&poisson, c->workload_spec, err, sizeof err))
+            die_input("%s", err);
+        if (c->write_cm_path)
+            die_input("--write-cm: a poisson workload is generated during the run, so there is no matrix to write");
+        s->cm.nodes = poisson.nodes;
+        s->cm.conns = xcalloc(1, sizeof *s->cm.conns);
+    } else if (c->workload_spec ? !gen_workload(&s->cm, c->workload_spec, c->seed, err, sizeof err)
+                                : !cm_read_file(&s->cm, c->tm_path, err, sizeof err)) {
         die_input("%s", err);
+    }
     if (c->nodes && c->nodes != s->cm.nodes)
         die_input("-nodes %u disagrees with %s, which %s %u", c->nodes, cm_name,
                   c->tm_path ? "says Nodes" : "makes n =", s->cm.nodes);
@@ -233,6 +245,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
             if (s->cm.conns[i].start_ps >= c->end_ps && late++ == 0)
                 first_late = i;
         }
+    /* open-loop arrivals: each host's first, after the transports exist */
+    if (open_loop)
+        poisson_setup(s, &poisson);
     /* legal (a matrix written for a longer run) but surely worth a word:
      * such connections are reported unfinished, as failures after -end are
      * reported not to happen */
@@ -438,6 +453,9 @@ void sim_run(struct sim *s)
         case EV_ROUTE_LEARN:
             failures_learn(s, ev.id);
             break;
+        case EV_ARRIVAL:
+            poisson_arrival(s, ev.id);
+            break;
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
@@ -471,6 +489,7 @@ void sim_run(struct sim *s)
 
 void sim_free(struct sim *s)
 {
+    poisson_free(s);
     transport_free(s);
     failures_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)

@@ -22,6 +22,7 @@ enum event_kind {
     EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind */
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
+    EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
 };
 
 enum routing_mode {
@@ -164,6 +165,10 @@ struct sim {
     struct conn_matrix cm;
     uint32_t n_flows;
     struct flow *flows;
+    uint32_t cap_flows;          /* flows and cm.conns have room for this many (they grow during open-loop runs) */
+    uint32_t n_flows_matrix;     /* flows made at setup; later ones came during the run */
+    struct poisson_run *poisson; /* open-loop arrivals (NULL when unused) */
+    bool arrivals_open;          /* more flows will come: all finished does not end the run */
     uint32_t flows_finished;
     uint32_t flows_started;
     uint32_t *trigger_counts;    /* activations so far, per trigger */

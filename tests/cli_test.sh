@@ -664,6 +664,34 @@ if [ ! -e "$T/early1" ] && [ ! -e "$T/early2" ]; then
 else
     fail "a bad --workload left $(ls -a "$T/early1" "$T/early2" 2>/dev/null | tr '\n' ' ')"
 fi
+# ---------------------------------------------------------------- open-loop Poisson (--workload poisson)
+W=$SHARED/data/workloads
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.3,n=8,warmup_us=20,stop_us=300" -tiers 2 -end 3000 --out "$T/po"
+if [ "$rc" -eq 0 ] && grep -q '^poisson: load 0.3000 requested, [0-9.]* achieved; mean size 134854.2 B (CDF, linear), [0-9.]* B generated;' "$T/out" &&
+    grep -q '^slowdown (median/p99): all [0-9.]*/[0-9.]*, A ' "$T/out" &&
+    grep -q '"poisson": {"cdf": ' "$T/po/summary.json" && grep -q '"load_requested": 0.300000, "load_achieved": ' "$T/po/summary.json"; then
+    ok "--workload poisson runs; stdout and summary.json give requested and achieved load, CDF and generated mean"
+else
+    fail "--workload poisson: rc $rc, $(grep poisson "$T/out") $(head -n 1 "$T/err")"
+fi
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32,stop_us=300,incast=0.07" -tiers 2 -end 3000 --out "$T/pi"
+if [ "$rc" -eq 0 ] && grep -q '^incast overlay: 0.0700 of the load, 30 senders x 500000 B every 1071.429 us;' "$T/out" &&
+    grep -q '"incast": {"share": 0.070000, "senders": 30, "bytes": 500000, "period_us": 1071.428571,' "$T/pi/summary.json"; then
+    ok "--workload poisson with incast=0.07: the overlay's period (30 x 500 KB, 7% of 0.5 x 32 x 100 G) on stdout and in summary.json"
+else
+    fail "--workload poisson incast: rc $rc, $(grep incast "$T/out") $(head -n 1 "$T/err")"
+fi
+bad "--workload poisson: incast with too few hosts" "--workload poisson: incast_senders 30 needs more hosts than n=8" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,incast=0.07"
+printf '# sizes\n100 0.5\n50 1\n' >"$T/bad.cdf"
+bad "--workload poisson: a CDF error names file:line" "$T/bad.cdf:3: size 50 is below the previous line's 100" --workload "poisson:cdf=$T/bad.cdf,load=0.3,n=8" -tiers 2
+bad "--workload poisson: a missing CDF file" "$T/none.cdf: cannot open" --workload "poisson:cdf=$T/none.cdf,load=0.3,n=8" -tiers 2
+bad "--workload poisson: load above 1" "--workload poisson: load '1.5' is not a fraction of the link rate" --workload "poisson:cdf=$W/websearch.cdf,load=1.5,n=8" -tiers 2
+bad "--workload poisson: no cdf" "--workload poisson: parameter 'cdf' (the message-size CDF file) is required" --workload poisson:load=0.5,n=8
+bad "--workload poisson: bad sampling" "--workload poisson: sampling 'upper' is not linear or step" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,sampling=upper"
+bad "--workload poisson: stop before warm-up" "--workload poisson: stop_us 5 is not after warmup_us 10" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,warmup_us=10,stop_us=5"
+bad "--workload poisson: warm-up beyond -end" "--workload poisson: warmup_us 2000 is not before -end 1000" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,warmup_us=2000" -tiers 2
+bad "--workload poisson with --write-cm" "--write-cm: a poisson workload is generated during the run" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" -tiers 2 --write-cm "$T/p.cm"
+bad "--workload poisson: n against -nodes" "-nodes 16 disagrees with --workload, which makes n = 8" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" -nodes 16
 bad "--random-failures above 1" "--random-failures: '1.5' is out of range (0 to 1)" -tm "$M/one.cm" --random-failures 1.5
 bad "--random-failures not a number" "--random-failures: 'often' is not a number" -tm "$M/one.cm" --random-failures often
 bad "--write-cm ''" "--write-cm: empty file name" -tm "$M/one.cm" --write-cm ''

@@ -13,6 +13,7 @@
 #include "../lb/lb.h"
 #include "../transport/transport.h"
 #include "../workload/gen.h"
+#include "../workload/poisson.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -72,6 +73,9 @@ void options_usage(FILE *out)
             "                        uneven:n=N,size=B[,factor=K]  parallel:n=N,size=B,count=P\n"
             "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
             "                        ring[:n=128,gpus=8,size=13697024,placement=block|host]; each takes seed=S\n"
+            "                        poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W][,stop_us=S]\n"
+            "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B]: open-loop arrivals\n"
+            "                        (README \"Poisson workloads\")\n"
             "  --write-cm FILE       write the simulated workload as a .cm file (failures included)\n"
             "  --random-failures P   each inter-switch link down from t=0 with probability P (0..1)\n"
             "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet;\n"
@@ -295,8 +299,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--workload")) {
             TAKE();
             struct gen_spec g;
+            struct poisson_spec ps;
             char gerr[512];
-            if (!gen_parse(&g, v, gerr, sizeof gerr))
+            if (poisson_is_spec(v) ? !poisson_parse(&ps, v, gerr, sizeof gerr) : !gen_parse(&g, v, gerr, sizeof gerr))
                 bad(&x, "%s", gerr);
             cfg->workload_spec = v;
         } else if (!strcmp(arg, "--write-cm")) {

@@ -10,6 +10,7 @@
 #include "../lb/lb.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
+#include "../workload/poisson.h"
 #include "outdir.h"
 
 #include <errno.h>
@@ -31,7 +32,7 @@ static simtime_ps path_latency_ps(const struct topo *t, uint32_t hops)
     return t->diameter_latency_ps;
 }
 
-simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f)
+simtime_ps ideal_delivery_ps(const struct sim *s, const struct flow *f)
 {
     uint32_t hdr = s->cfg.hdr_bytes, mss = s->cfg.mtu_bytes - hdr;
     uint32_t rate = s->topo.spec.tier[0].downlink_mbps;
@@ -49,17 +50,25 @@ simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f)
         if (prev > last_arrival)
             last_arrival = prev;
     }
-    return last_arrival + lat + hops * serialize_ps(hdr, rate) + lat;
+    return last_arrival + lat;
 }
 
-static int cmp_double(const void *a, const void *b)
+simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f)
+{
+    uint32_t hdr = s->cfg.hdr_bytes, rate = s->topo.spec.tier[0].downlink_mbps;
+    uint32_t hops = topo_hops(&s->topo, f->src, f->dst);
+    /* the ACK of the last packet returns over the same path */
+    return ideal_delivery_ps(s, f) + hops * serialize_ps(hdr, rate) + path_latency_ps(&s->topo, hops);
+}
+
+int report_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
 /* Nearest-rank percentile of a sorted array. */
-static double percentile(const double *v, uint32_t n, double p)
+double report_percentile(const double *v, uint32_t n, double p)
 {
     if (!n)
         return 0;
@@ -109,10 +118,10 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         fct[n] = (double)(f->finish_ps - f->start_ps) / PS_PER_US;
         sum += fct[n++];
     }
-    qsort(fct, n, sizeof(double), cmp_double);
+    qsort(fct, n, sizeof(double), report_cmp_double);
     r->finished = n;
-    r->fct_median_us = percentile(fct, n, 50);
-    r->fct_p99_us = percentile(fct, n, 99);
+    r->fct_median_us = report_percentile(fct, n, 50);
+    r->fct_p99_us = report_percentile(fct, n, 99);
     r->fct_max_us = n ? fct[n - 1] : 0;
     r->fct_mean_us = n ? sum / n : 0;
     free(fct);
@@ -152,6 +161,84 @@ static void tier_buffers(const struct sim *s, struct tier_buffers tb[TOPO_MAX_TI
         if (sw->peak_buffered_bytes > t->max_peak_bytes)
             t->max_peak_bytes = sw->peak_buffered_bytes;
     }
+}
+
+static void json_str(struct strbuf *b, const char *v);
+
+static const char *const group_names[POISSON_GROUPS] = {"A", "B", "C", "D"};
+
+/* Open-loop runs: requested against achieved load and mean size, then
+ * slowdowns by size group and goodput. */
+static void poisson_stdout(const struct sim *s)
+{
+    struct poisson_stats ps;
+    poisson_collect(s, &ps);
+    printf("poisson: load %.4f requested, %.4f achieved; mean size %.1f B (CDF, %s), %.1f B generated; "
+           "%u messages, %u in [%.3f, %.3f) us measured (%.4g per host per s), %u delivered\n",
+           ps.load_requested, ps.load_achieved, ps.mean_bytes_cdf, s->poisson->spec.step ? "step" : "linear",
+           ps.mean_bytes_generated, ps.messages, ps.measured, (double)ps.window_start_ps / PS_PER_US,
+           (double)ps.window_end_ps / PS_PER_US, ps.msgs_per_s_per_host, ps.delivered);
+    printf("slowdown (median/p99): all %.3f/%.3f", ps.all.slowdown_median, ps.all.slowdown_p99);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        const struct poisson_group_stats *g = &ps.group[k];
+        if (g->delivered)
+            printf(", %s %.3f/%.3f (%u)", group_names[k], g->slowdown_median, g->slowdown_p99, g->delivered);
+        else
+            printf(", %s n/a (0)", group_names[k]); /* no statistic over no message */
+    }
+    printf(" [MSS %llu B, BDP %llu B]; goodput per host %.3f Gb/s (min %.3f, max %.3f)\n",
+           (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
+           ps.goodput_gbps_min, ps.goodput_gbps_max);
+    const struct poisson_run *pr = s->poisson;
+    if (pr->spec.incast_share > 0)
+        printf("incast overlay: %.4f of the load, %u senders x %llu B every %.3f us; %u messages measured, %u "
+               "delivered (in load and goodput, not in slowdowns)\n",
+               pr->spec.incast_share, pr->spec.incast_senders, (unsigned long long)pr->spec.incast_bytes,
+               (double)pr->incast_period_ps / PS_PER_US, ps.incast_measured, ps.incast_delivered);
+}
+
+static void json_group(struct strbuf *b, const char *name, const struct poisson_group_stats *g)
+{
+    sb_printf(b, "\"%s\": {\"messages\": %u, \"delivered\": %u, ", name, g->messages, g->delivered);
+    /* no delivered message: no statistic (null, never 0) */
+    if (g->delivered)
+        sb_printf(b, "\"slowdown_median\": %.6f, \"slowdown_p99\": %.6f}", g->slowdown_median, g->slowdown_p99);
+    else
+        sb_printf(b, "\"slowdown_median\": null, \"slowdown_p99\": null}");
+}
+
+static void poisson_json(const struct sim *s, struct strbuf *b)
+{
+    struct poisson_stats ps;
+    poisson_collect(s, &ps);
+    const struct poisson_spec *sp = &s->poisson->spec;
+    sb_printf(b, "  \"poisson\": {\"cdf\": ");
+    json_str(b, sp->cdf_path);
+    sb_printf(b, ", \"sampling\": \"%s\", \"window_start_us\": %.6f, \"window_end_us\": %.6f, "
+                 "\"load_requested\": %.6f, \"load_achieved\": %.6f, \"mean_bytes_cdf\": %.3f, "
+                 "\"mean_bytes_generated\": %.3f, \"messages\": %u, \"measured\": %u, \"delivered\": %u, "
+                 "\"messages_per_s_per_host\": %.3f, \"mss_bytes\": %llu, \"bdp_bytes\": %llu, "
+                 "\"goodput_gbps_per_host\": {\"mean\": %.6f, \"min\": %.6f, \"max\": %.6f}, \"slowdown\": {",
+              sp->step ? "step" : "linear", (double)ps.window_start_ps / PS_PER_US,
+              (double)ps.window_end_ps / PS_PER_US, ps.load_requested, ps.load_achieved, ps.mean_bytes_cdf,
+              ps.mean_bytes_generated, ps.messages, ps.measured, ps.delivered, ps.msgs_per_s_per_host,
+              (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
+              ps.goodput_gbps_min, ps.goodput_gbps_max);
+    json_group(b, "all", &ps.all);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        sb_printf(b, ", ");
+        json_group(b, group_names[k], &ps.group[k]);
+    }
+    sb_printf(b, "}, \"incast\": ");
+    const struct poisson_run *pr = s->poisson;
+    if (sp->incast_share > 0)
+        sb_printf(b, "{\"share\": %.6f, \"senders\": %u, \"bytes\": %llu, \"period_us\": %.6f, \"measured\": %u, "
+                     "\"delivered\": %u}",
+                  sp->incast_share, sp->incast_senders, (unsigned long long)sp->incast_bytes,
+                  (double)pr->incast_period_ps / PS_PER_US, ps.incast_measured, ps.incast_delivered);
+    else
+        sb_printf(b, "null");
+    sb_printf(b, "},\n");
 }
 
 void report_stdout(const struct sim *s, const struct run_stats *r)
@@ -201,6 +288,8 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
                r->fct_max_us, r->fct_mean_us);
     else
         printf("FCT: n/a (no flow finished)\n");
+    if (s->poisson)
+        poisson_stdout(s);
     printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu bounced, %llu drops, %llu ECN marks, %llu timeouts\n",
            (unsigned long long)s->tot.data_pkts_sent, (unsigned long long)s->tot.rtx_pkts_sent,
            (unsigned long long)s->tot.acks_sent, (unsigned long long)s->tot.nacks_sent, (unsigned long long)r->trims,
@@ -482,6 +571,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
                       tb[t].switches ? tb[t].sum_mean_bytes / tb[t].switches : 0.0, tb[t].max_mean_bytes);
         sb_printf(b, "],\n");
     }
+    if (s->poisson)
+        poisson_json(s, b);
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }

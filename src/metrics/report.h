@@ -20,6 +20,13 @@ struct run_stats {
 /* Completion time of flow f alone on an idle network, from first principles
  * (line rate at the host, store-and-forward at each hop, the ACK's return). */
 simtime_ps ideal_fct_ps(const struct sim *s, const struct flow *f);
+/* The same without the ACK's return: the receiver has every byte (the
+ * ideal for seed 001's slowdown, specs/sird.md Sec. 2.5). */
+simtime_ps ideal_delivery_ps(const struct sim *s, const struct flow *f);
+/* Nearest-rank percentile p (0..100) of sorted v[0..n-1]; 0 when n = 0. */
+double report_percentile(const double *v, uint32_t n, double p);
+/* qsort comparison of doubles, ascending. */
+int report_cmp_double(const void *a, const void *b);
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
 void report_stdout(const struct sim *s, const struct run_stats *r);
 /* The output set: DIR/flows.csv, DIR/queues.csv and DIR/summary.json,

@@ -230,6 +230,20 @@ static void eqds_setup(struct sim *s)
             s->ports[i].flags &= (uint16_t)~PORTF_ECN;
 }
 
+/* A flow that arrived during the run: its state comes at its start, as
+ * every EQDS flow's does; with a pacer per flow, it needs one more. */
+static void eqds_flow_add(struct sim *s, uint32_t fi)
+{
+    struct eqds_run *r = s->eqds;
+    if (!r->per_flow_pacer || fi < r->n_pacers)
+        return;
+    uint32_t n = r->n_pacers < 1024 ? 1024 : r->n_pacers > UINT32_MAX / 2 ? UINT32_MAX : 2 * r->n_pacers;
+    r->pacers = xrealloc(r->pacers, (size_t)n * sizeof(struct pull_pacer));
+    for (uint32_t i = r->n_pacers; i < n; i++)
+        pull_pacer_init(&r->pacers[i], &r->cfg, i);
+    r->n_pacers = n;
+}
+
 static void free_sender_state(struct flow *f)
 {
     free(sq(f)->tx);
@@ -508,7 +522,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_flows)
+    if (s->flows_finished == s->n_flows && !s->arrivals_open)
         s->stop = true;
 }
 
@@ -893,6 +907,7 @@ const struct transport_ops transport_eqds_ops = {
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
                    "trimming, optional sender window (-sender_cc)",
     .setup = eqds_setup,
+    .flow_add = eqds_flow_add,
     .flow_start = eqds_flow_start,
     .nic_pull = eqds_nic_pull,
     .receive = eqds_receive,

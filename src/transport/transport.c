@@ -1,5 +1,6 @@
 /* transport.c: the generic transport layer (see transport.h): the registry
- * of transports, the flows built from the connection matrix, the dispatch of
+ * of transports, the flows built from the connection matrix (and those an
+ * open-loop workload adds during the run, in a table that grows), the dispatch of
  * packets, drops and timers to each flow's transport, and each host's NIC
  * ready ring.
  *
@@ -50,61 +51,102 @@ const char *transport_names(void)
 
 /* ---- flows ------------------------------------------------------------------------ */
 
+/* Flow i from connection s->cm.conns[i], speaking run_tp unless its line
+ * names another transport. */
+static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run_tp)
+{
+    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    const struct cm_conn *c = &s->cm.conns[i];
+    struct flow *f = &s->flows[i];
+    f->tp = run_tp;
+    if (c->transport[0]) {
+        f->tp = transport_find(c->transport);
+        if (!f->tp)
+            die_input("%s:%u: unknown transport '%s' (known: %s)", s->cfg.tm_path, c->line, c->transport,
+                      transport_names());
+    }
+    f->src = c->src;
+    f->dst = c->dst;
+    f->id = c->id;
+    f->conn_index = i;
+    f->size_bytes = c->size_bytes;
+    /* no "(size + mss - 1) / mss": it wraps for sizes near 2^64 */
+    uint64_t n = c->size_bytes / mss + (c->size_bytes % mss != 0);
+    if (n > UINT32_MAX / 2)
+        die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
+                  (unsigned long long)c->size_bytes);
+    f->n_pkts = (uint32_t)n;
+    f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
+    f->state = FLOW_WAITING;
+    f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
+    f->lb = s->lb;
+    if (c->lb[0]) {
+        f->lb = lb_find(c->lb);
+        if (!f->lb)
+            die_input("%s:%u: unknown load balancer '%s' (known: %s)", s->cfg.tm_path, c->line, c->lb, lb_names());
+    }
+    if (s->cfg.paths == 1)
+        f->lb = &lb_single_ops;
+    /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
+    f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
+    if (c->prio_class >= s->cfg.n_classes)
+        die_input("%s:%u: priority %u needs --classes %u or more (this run has %u switch classes)",
+                  s->cfg.tm_path, c->line, c->prio_class, c->prio_class + 1, s->cfg.n_classes);
+    f->prio_class = c->prio_class;
+    f->ready_next = f->ready_prev = READY_NONE;
+}
+
 void transport_setup(struct sim *s)
 {
     const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
     if (!run_tp)
         die_input("--transport: unknown transport '%s' (known: %s)", s->cfg.transport_name, transport_names());
-    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
     s->n_flows = s->cm.n_conns;
+    s->n_flows_matrix = s->n_flows;
+    s->cap_flows = s->n_flows;
     s->flows = xcalloc(s->n_flows ? s->n_flows : 1, sizeof(struct flow));
     bool used[N_TRANSPORTS] = {false};
     for (uint32_t i = 0; i < s->n_flows; i++) {
-        const struct cm_conn *c = &s->cm.conns[i];
-        struct flow *f = &s->flows[i];
-        f->tp = run_tp;
-        if (c->transport[0]) {
-            f->tp = transport_find(c->transport);
-            if (!f->tp)
-                die_input("%s:%u: unknown transport '%s' (known: %s)", s->cfg.tm_path, c->line, c->transport,
-                          transport_names());
-        }
+        flow_init(s, i, run_tp);
         for (size_t t = 0; t < N_TRANSPORTS; t++)
-            used[t] |= all_transports[t] == f->tp;
-        f->src = c->src;
-        f->dst = c->dst;
-        f->id = c->id;
-        f->conn_index = i;
-        f->size_bytes = c->size_bytes;
-        /* no "(size + mss - 1) / mss": it wraps for sizes near 2^64 */
-        uint64_t n = c->size_bytes / mss + (c->size_bytes % mss != 0);
-        if (n > UINT32_MAX / 2)
-            die_input("%s:%u: size %llu needs more than 2^31 packets", s->cfg.tm_path, c->line,
-                      (unsigned long long)c->size_bytes);
-        f->n_pkts = (uint32_t)n;
-        f->last_payload_bytes = (uint32_t)(c->size_bytes - (n - 1) * mss);
-        f->state = FLOW_WAITING;
-        f->finish_ps = f->rcv_done_ps = SIMTIME_NEVER;
-        f->lb = s->lb;
-        if (c->lb[0]) {
-            f->lb = lb_find(c->lb);
-            if (!f->lb)
-                die_input("%s:%u: unknown load balancer '%s' (known: %s)", s->cfg.tm_path, c->line, c->lb, lb_names());
-        }
-        if (s->cfg.paths == 1)
-            f->lb = &lb_single_ops;
-        /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
-        f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
-        if (c->prio_class >= s->cfg.n_classes)
-            die_input("%s:%u: priority %u needs --classes %u or more (this run has %u switch classes)",
-                      s->cfg.tm_path, c->line, c->prio_class, c->prio_class + 1, s->cfg.n_classes);
-        f->prio_class = c->prio_class;
-        f->ready_next = f->ready_prev = READY_NONE;
+            used[t] |= all_transports[t] == s->flows[i].tp;
     }
     /* the run's transport checks its options even when no flow uses it */
     for (size_t t = 0; t < N_TRANSPORTS; t++)
         if (used[t] || all_transports[t] == run_tp)
             all_transports[t]->setup(s);
+}
+
+uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes)
+{
+    if (s->n_flows == UINT32_MAX - 1)
+        die_input("--workload: more than %u connections in one run", UINT32_MAX - 1);
+    if (s->n_flows == s->cap_flows) {
+        /* doubling: amortised O(1) per flow; indices stay valid, pointers do not */
+        uint32_t cap = s->cap_flows < 1024 ? 1024 : s->cap_flows > UINT32_MAX / 2 ? UINT32_MAX - 1 : 2 * s->cap_flows;
+        s->flows = xrealloc(s->flows, (size_t)cap * sizeof(struct flow));
+        memset(&s->flows[s->cap_flows], 0, (size_t)(cap - s->cap_flows) * sizeof(struct flow));
+        s->cm.conns = xrealloc(s->cm.conns, (size_t)cap * sizeof(struct cm_conn));
+        s->cap_flows = cap;
+    }
+    uint32_t fi = s->n_flows++;
+    s->cm.n_conns = s->n_flows;
+    s->cm.conns[fi] = (struct cm_conn){
+        .src = src,
+        .dst = dst,
+        .id = fi + 1,
+        .size_bytes = size_bytes,
+        .start_ps = s->now,
+        .start_trigger = CM_NO_TRIGGER,
+        .send_done_trigger = CM_NO_TRIGGER,
+        .recv_done_trigger = CM_NO_TRIGGER,
+        .tclass = CM_CLASS_AUTO,
+        .prio_class = 1,
+    };
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    flow_init(s, fi, run_tp);
+    run_tp->flow_add(s, fi);
+    return fi;
 }
 
 void transport_free(struct sim *s)

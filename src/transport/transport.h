@@ -24,6 +24,9 @@ struct transport_ops {
     /* Before t=0, once per run if any flow uses this transport: check the
      * run's options (exit 2 naming the flag), allocate per-run state. */
     void (*setup)(struct sim *s);
+    /* Flow fi was created during the run (an open-loop arrival), after
+     * setup: give it the per-flow state setup() gives the matrix's flows. */
+    void (*flow_add)(struct sim *s, uint32_t fi);
     /* The flow's start time or trigger came. */
     void (*flow_start)(struct sim *s, uint32_t fi);
     /* The host NIC is free and flow fi is next in its ready ring: the flow's
@@ -76,6 +79,10 @@ const char *transport_names(void);
  * in use (before the run). */
 void transport_setup(struct sim *s);
 void transport_free(struct sim *s);
+/* A new connection during the run (the run's transport and balancer):
+ * returns its flow index. s->flows and s->cm.conns may move, so the caller
+ * holds no pointer into them across this call. */
+uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes);
 void transport_flow_start(struct sim *s, uint32_t fi);
 /* A packet reached its destination host. */
 void transport_receive(struct sim *s, uint32_t pkt_idx);

@@ -79,6 +79,13 @@ static void uet_setup(struct sim *s)
         uet_credit_setup(s, window);
 }
 
+/* A flow that arrived during the run: its own allocation (uet_free frees
+ * those one by one). */
+static void uet_flow_add(struct sim *s, uint32_t fi)
+{
+    s->flows[fi].tp_state = xcalloc(1, sizeof(struct uet_flow));
+}
+
 static void free_sender_state(struct flow *f)
 {
     free(uet_of(f)->tx);
@@ -96,12 +103,14 @@ static void uet_free(struct sim *s)
     for (uint32_t i = 0; i < s->n_flows; i++) {
         if (s->flows[i].tp != &transport_uet_ops)
             continue;
-        if (!all)
+        if (!all && i < s->n_flows_matrix)
             all = uet_of(&s->flows[i]);
         free_sender_state(&s->flows[i]);
         free(uet_of(&s->flows[i])->rcv_bits);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
+        if (i >= s->n_flows_matrix)
+            free(s->flows[i].tp_state); /* added during the run (uet_flow_add) */
         s->flows[i].tp_state = NULL;
     }
     free(all);
@@ -157,7 +166,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_flows)
+    if (s->flows_finished == s->n_flows && !s->arrivals_open)
         s->stop = true;
 }
 
@@ -280,6 +289,7 @@ const struct transport_ops transport_uet_ops = {
     .name = "uet",
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
     .setup = uet_setup,
+    .flow_add = uet_flow_add,
     .flow_start = uet_flow_start,
     .nic_pull = uet_nic_pull,
     .receive = uet_receive,

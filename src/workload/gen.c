@@ -262,7 +262,7 @@ bool gen_parse(struct gen_spec *g, const char *text, char *err, size_t errlen)
         if (!strcmp(buf, kinds[k].name))
             g->kind = k;
     if (g->kind == GEN_KINDS) {
-        fail(&p, "unknown kind '%s' (incast, perm, uneven, parallel, alltoall, ring)", shown(buf, b));
+        fail(&p, "unknown kind '%s' (incast, perm, uneven, parallel, alltoall, ring, poisson)", shown(buf, b));
         free(buf);
         return false;
     }

@@ -1,0 +1,706 @@
+/* poisson.c: open-loop Poisson arrivals from a size CDF (see poisson.h):
+ * the CDF reader, the specification parser, the generator and the
+ * arrival events of a run.
+ *
+ * Load (seed 001 Sec. 5.1, specs/sird.md Sec. 2.3): application payload
+ * rate over the host link rate, headers excluded. So a host's message
+ * rate is load x rate / (8 x mean size), and the mean gap between its
+ * arrivals is the inverse of that.
+ *
+ * Randomness: host h draws from rng_seed(seed, RNG_STREAM_WORKLOAD,
+ * POISSON_SUBSTREAM_BASE + h), in the fixed order gap, destination, size,
+ * so a host's messages depend only on the specification, the seed and h,
+ * never on the network or on other hosts.
+ */
+#include "poisson.h"
+
+#include "../core/parse.h"
+#include "../metrics/report.h"
+#include "../sim.h"
+#include "../transport/flow.h"
+#include "../transport/eqds.h"
+#include "../transport/transport.h"
+#include "../transport/uet.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the CDF ----------------------------------------------------------------------- */
+
+#define CDF_MAX_POINTS 1000000u
+/* Sizes as large as gen.h's cap on flows. */
+#define CDF_MAX_SIZE_BYTES 1099511627776.0
+/* A last probability this close to 1 is 1 (files print 1 or 0.99999999...). */
+#define CDF_ONE_TOLERANCE 1e-9
+
+__attribute__((format(printf, 5, 6)))
+static bool cdf_fail(char *err, size_t errlen, const char *name, unsigned line, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return false;
+    int n = line ? snprintf(err, errlen, "%s:%u: ", name, line) : snprintf(err, errlen, "%s: ", name);
+    if (n >= 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+void cdf_free(struct size_cdf *c)
+{
+    free(c->size_bytes);
+    free(c->prob);
+    memset(c, 0, sizeof *c);
+}
+
+/* One line "SIZE PROB" (already without its newline); blank and '#'
+ * lines are skipped. */
+static bool cdf_line(struct size_cdf *c, uint32_t *cap, const char *name, unsigned line, char *text, char *err,
+                     size_t errlen)
+{
+    char b[SHOWN_BUF];
+    char *save = NULL;
+    char *tok[3];
+    int k = 0;
+    for (char *t = strtok_r(text, " \t\r", &save); t && k < 3; t = strtok_r(NULL, " \t\r", &save))
+        tok[k++] = t;
+    if (k == 0 || tok[0][0] == '#')
+        return true;
+    if (k != 2)
+        return cdf_fail(err, errlen, name, line, "expected two fields, SIZE_BYTES PROBABILITY");
+    double size = 0, p = 0;
+    if (parse_real(tok[0], &size) != NUM_OK || !(size >= 0) || size > CDF_MAX_SIZE_BYTES)
+        return cdf_fail(err, errlen, name, line, "size '%s' is not a number of bytes from 0 to %.0f", shown(tok[0], b),
+                        CDF_MAX_SIZE_BYTES);
+    if (parse_real(tok[1], &p) != NUM_OK || !(p >= 0) || p > 1)
+        return cdf_fail(err, errlen, name, line, "probability '%s' is not a number from 0 to 1", shown(tok[1], b));
+    if (c->n) {
+        if (size < c->size_bytes[c->n - 1])
+            return cdf_fail(err, errlen, name, line, "size %s is below the previous line's %.17g", shown(tok[0], b),
+                            c->size_bytes[c->n - 1]);
+        if (p < c->prob[c->n - 1])
+            return cdf_fail(err, errlen, name, line, "probability %s is below the previous line's %.17g",
+                            shown(tok[1], b), c->prob[c->n - 1]);
+    }
+    if (c->n == CDF_MAX_POINTS)
+        return cdf_fail(err, errlen, name, line, "more than %u points", CDF_MAX_POINTS);
+    if (c->n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        c->size_bytes = xrealloc(c->size_bytes, *cap * sizeof(double));
+        c->prob = xrealloc(c->prob, *cap * sizeof(double));
+    }
+    c->size_bytes[c->n] = size;
+    c->prob[c->n] = p;
+    c->n++;
+    return true;
+}
+
+static bool cdf_finish(struct size_cdf *c, const char *name, unsigned lines, char *err, size_t errlen)
+{
+    if (!c->n)
+        return cdf_fail(err, errlen, name, 0, "no points (expected SIZE_BYTES PROBABILITY lines)");
+    if (fabs(c->prob[c->n - 1] - 1.0) > CDF_ONE_TOLERANCE)
+        return cdf_fail(err, errlen, name, lines, "the last probability is %.17g, not 1", c->prob[c->n - 1]);
+    c->prob[c->n - 1] = 1.0;
+    if (c->size_bytes[c->n - 1] < 1)
+        return cdf_fail(err, errlen, name, lines, "every size is 0: no message could carry a byte");
+    return true;
+}
+
+bool cdf_parse_text(struct size_cdf *c, const char *name, const char *text, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    uint32_t cap = 0;
+    unsigned line = 0;
+    const char *p = text;
+    bool ok = true;
+    while (ok && *p) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        char *copy = xmalloc(len + 1);
+        memcpy(copy, p, len);
+        copy[len] = '\0';
+        ok = cdf_line(c, &cap, name, ++line, copy, err, errlen);
+        free(copy);
+        p = nl ? nl + 1 : p + len;
+    }
+    ok = ok && cdf_finish(c, name, line, err, errlen);
+    if (!ok)
+        cdf_free(c);
+    return ok;
+}
+
+bool cdf_read_file(struct size_cdf *c, const char *path, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return cdf_fail(err, errlen, path, 0, "cannot open: %s", strerror(errno));
+    char *buf = NULL;
+    size_t bufcap = 0;
+    uint32_t cap = 0;
+    unsigned line = 0;
+    bool ok = true;
+    ssize_t len;
+    while (ok && (len = getline(&buf, &bufcap, f)) >= 0) {
+        line++;
+        if (memchr(buf, '\0', (size_t)len))
+            ok = cdf_fail(err, errlen, path, line, "contains a NUL byte; not a text file");
+        else {
+            if (len && buf[len - 1] == '\n')
+                buf[len - 1] = '\0';
+            ok = cdf_line(c, &cap, path, line, buf, err, errlen);
+        }
+    }
+    if (ok && ferror(f))
+        ok = cdf_fail(err, errlen, path, 0, "read error");
+    free(buf);
+    fclose(f);
+    ok = ok && cdf_finish(c, path, line, err, errlen);
+    if (!ok)
+        cdf_free(c);
+    return ok;
+}
+
+uint64_t cdf_sample(const struct size_cdf *c, double u, bool step)
+{
+    /* the first point whose probability exceeds u (the last is 1 > u) */
+    uint32_t lo = 0, hi = c->n - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c->prob[mid] > u)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    double size = c->size_bytes[lo];
+    if (lo > 0 && !step) {
+        double p0 = c->prob[lo - 1], s0 = c->size_bytes[lo - 1];
+        size = s0 + (size - s0) * (u - p0) / (c->prob[lo] - p0);
+    }
+    double whole = floor(size + 0.5);
+    return whole < 1 ? 1 : (uint64_t)whole;
+}
+
+double cdf_mean_bytes(const struct size_cdf *c, bool step)
+{
+    double mean = c->prob[0] * c->size_bytes[0];
+    for (uint32_t i = 1; i < c->n; i++) {
+        double w = c->prob[i] - c->prob[i - 1];
+        mean += w * (step ? c->size_bytes[i] : 0.5 * (c->size_bytes[i - 1] + c->size_bytes[i]));
+    }
+    return mean;
+}
+
+/* ---- the specification ------------------------------------------------------------ */
+
+#define SPEC_PREFIX "poisson:"
+
+bool poisson_is_spec(const char *text)
+{
+    return text && (!strncmp(text, SPEC_PREFIX, strlen(SPEC_PREFIX)) || !strcmp(text, "poisson"));
+}
+
+__attribute__((format(printf, 3, 4)))
+static bool spec_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || !errlen)
+        return false;
+    int n = snprintf(err, errlen, "--workload poisson: ");
+    if (n >= 0 && (size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return false;
+}
+
+static const char *const spec_params =
+    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes";
+
+/* A time in microseconds, as a whole number of picoseconds. */
+static bool get_us(const char *name, const char *v, simtime_ps *out, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    double us = 0;
+    if (parse_real(v, &us) != NUM_OK || !(us >= 0) || us > 1e12)
+        return spec_fail(err, errlen, "%s '%s' is not a time from 0 to 1e12 microseconds", name, shown(v, b));
+    *out = (simtime_ps)llround(us * (double)PS_PER_US);
+    return true;
+}
+
+static bool set_spec_param(struct poisson_spec *p, const char *name, const char *v, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    uint64_t u = 0;
+    if (!strcmp(name, "cdf")) {
+        if (strlen(v) >= sizeof p->cdf_path)
+            return spec_fail(err, errlen, "cdf path is longer than %zu bytes", sizeof p->cdf_path - 1);
+        strcpy(p->cdf_path, v);
+        return true;
+    }
+    if (!strcmp(name, "load")) {
+        if (parse_real(v, &p->load) != NUM_OK || !(p->load >= POISSON_MIN_LOAD) || p->load > POISSON_MAX_LOAD)
+            return spec_fail(err, errlen, "load '%s' is not a fraction of the link rate from %g to %g", shown(v, b),
+                             POISSON_MIN_LOAD, POISSON_MAX_LOAD);
+        return true;
+    }
+    if (!strcmp(name, "n")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 2 || u > (1u << 24))
+            return spec_fail(err, errlen, "n '%s' is not a number of hosts from 2 to %u", shown(v, b), 1u << 24);
+        p->nodes = (uint32_t)u;
+        return true;
+    }
+    if (!strcmp(name, "sampling")) {
+        if (strcmp(v, "linear") && strcmp(v, "step"))
+            return spec_fail(err, errlen, "sampling '%s' is not linear or step", shown(v, b));
+        p->step = v[0] == 's';
+        return true;
+    }
+    if (!strcmp(name, "warmup_us"))
+        return get_us(name, v, &p->warmup_ps, err, errlen);
+    if (!strcmp(name, "stop_us"))
+        return get_us(name, v, &p->stop_ps, err, errlen);
+    if (!strcmp(name, "bdp")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u > (1ull << 40))
+            return spec_fail(err, errlen, "bdp '%s' is not a number of bytes from 1 to %llu", shown(v, b),
+                             1ull << 40);
+        p->bdp_bytes = u;
+        return true;
+    }
+    if (!strcmp(name, "incast")) {
+        if (parse_real(v, &p->incast_share) != NUM_OK || !(p->incast_share >= 0) || !(p->incast_share < 1))
+            return spec_fail(err, errlen, "incast '%s' is not a share of the load from 0 to below 1", shown(v, b));
+        return true;
+    }
+    if (!strcmp(name, "incast_senders")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u >= (1u << 24))
+            return spec_fail(err, errlen, "incast_senders '%s' is not a number of hosts from 1 to %u", shown(v, b),
+                             (1u << 24) - 1);
+        p->incast_senders = (uint32_t)u;
+        return true;
+    }
+    if (!strcmp(name, "incast_bytes")) {
+        if (parse_u64(v, &u) != NUM_OK || u < 1 || u > (1ull << 40))
+            return spec_fail(err, errlen, "incast_bytes '%s' is not a number of bytes from 1 to %llu", shown(v, b),
+                             1ull << 40);
+        p->incast_bytes = u;
+        return true;
+    }
+    if (!strcmp(name, "seed")) {
+        if (parse_u64(v, &p->seed) != NUM_OK)
+            return spec_fail(err, errlen, "seed '%s' is not a whole number from 0 to 2^64-1", shown(v, b));
+        p->has_seed = true;
+        return true;
+    }
+    return spec_fail(err, errlen, "unknown parameter '%s' (poisson takes %s)", shown(name, b), spec_params);
+}
+
+bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->stop_ps = SIMTIME_NEVER;
+    p->incast_senders = POISSON_INCAST_SENDERS;
+    p->incast_bytes = POISSON_INCAST_BYTES;
+    if (err && errlen)
+        err[0] = '\0';
+    if (!poisson_is_spec(text))
+        return spec_fail(err, errlen, "not a poisson specification");
+    const char *rest = text + strlen("poisson");
+    if (*rest == ':')
+        rest++;
+    size_t len = strlen(rest);
+    char *buf = xmalloc(len + 1);
+    memcpy(buf, rest, len + 1);
+    bool ok = true, seen_cdf = false, seen_load = false, seen_n = false;
+    /* every accepted name is a distinct known one: at most 11 */
+    char seen_names[11][16];
+    unsigned n_seen = 0;
+    for (char *s = buf; ok && s;) {
+        char *comma = strchr(s, ',');
+        if (comma)
+            *comma = '\0';
+        char *eq = strchr(s, '=');
+        if (!*s) {
+            ok = spec_fail(err, errlen, "%s", len ? "empty parameter (a stray comma?)" : "parameters cdf, load and n are required");
+            break;
+        }
+        if (eq)
+            *eq = '\0';
+        for (unsigned i = 0; ok && i < n_seen; i++)
+            if (!strcmp(seen_names[i], s))
+                ok = spec_fail(err, errlen, "parameter '%s' given twice", s);
+        if (ok && (!eq || !eq[1]))
+            ok = spec_fail(err, errlen, "parameter '%s' has no value (NAME=VALUE)", s);
+        if (ok)
+            ok = set_spec_param(p, s, eq + 1, err, errlen);
+        if (ok) {
+            snprintf(seen_names[n_seen++], sizeof seen_names[0], "%s", s);
+            seen_cdf |= !strcmp(s, "cdf");
+            seen_load |= !strcmp(s, "load");
+            seen_n |= !strcmp(s, "n");
+        }
+        s = comma ? comma + 1 : NULL;
+    }
+    free(buf);
+    if (!ok)
+        return false;
+    if (!seen_cdf)
+        return spec_fail(err, errlen, "parameter 'cdf' (the message-size CDF file) is required");
+    if (!seen_load)
+        return spec_fail(err, errlen, "parameter 'load' (payload rate / host link rate) is required");
+    if (!seen_n)
+        return spec_fail(err, errlen, "parameter 'n' (hosts) is required");
+    if (p->incast_share > 0 && p->incast_senders > p->nodes - 1)
+        return spec_fail(err, errlen, "incast_senders %u needs more hosts than n=%u (senders exclude the receiver)",
+                         p->incast_senders, p->nodes);
+    if (p->stop_ps != SIMTIME_NEVER && p->stop_ps <= p->warmup_ps)
+        return spec_fail(err, errlen, "stop_us %g is not after warmup_us %g: nothing would be measured",
+                         (double)p->stop_ps / PS_PER_US, (double)p->warmup_ps / PS_PER_US);
+    return true;
+}
+
+/* ---- the generator ---------------------------------------------------------------- */
+
+/* A gap this long (about 46 days) is beyond any run; it keeps the
+ * conversion to integer picoseconds defined. */
+#define GAP_CAP_PS 4e18
+
+bool poisson_gen_init(struct poisson_gen *g, const struct poisson_spec *p, uint32_t hosts, uint32_t host_rate_mbps,
+                      uint64_t run_seed, char *err, size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    if (!cdf_read_file(&g->cdf, p->cdf_path, err, errlen))
+        return false;
+    g->step = p->step;
+    g->hosts = hosts;
+    g->mean_bytes = cdf_mean_bytes(&g->cdf, p->step);
+    /* bits / (Mb/s) = us; x 1e6 = ps */
+    g->mean_gap_ps = 8.0 * g->mean_bytes / (p->load * host_rate_mbps) * (double)PS_PER_US;
+    g->rng = xcalloc(hosts, sizeof *g->rng);
+    uint64_t seed = p->has_seed ? p->seed : run_seed;
+    for (uint32_t h = 0; h < hosts; h++)
+        rng_seed(&g->rng[h], seed, RNG_STREAM_WORKLOAD, POISSON_SUBSTREAM_BASE + h);
+    return true;
+}
+
+void poisson_gen_free(struct poisson_gen *g)
+{
+    cdf_free(&g->cdf);
+    free(g->rng);
+    memset(g, 0, sizeof *g);
+}
+
+void poisson_next(struct poisson_gen *g, uint32_t src, struct poisson_msg *m)
+{
+    struct rng *r = &g->rng[src];
+    /* exponential by inversion; 1 - u is in (0, 1], so the log is finite */
+    double gap = -log(1.0 - rng_uniform(r)) * g->mean_gap_ps;
+    m->gap_ps = gap >= GAP_CAP_PS ? (simtime_ps)GAP_CAP_PS : (simtime_ps)llround(gap);
+    uint32_t d = (uint32_t)rng_below(r, g->hosts - 1);
+    m->dst = d >= src ? d + 1 : d; /* uniform over the other hosts */
+    m->size_bytes = cdf_sample(&g->cdf, rng_uniform(r), g->step);
+    g->messages++;
+    g->bytes += (double)m->size_bytes;
+}
+
+/* ---- in a run --------------------------------------------------------------------- */
+
+struct poisson_host_next {
+    simtime_ps at_ps;
+    struct poisson_msg msg;
+};
+
+/* The pending message of each host (its arrival event is queued). */
+static struct poisson_host_next *pending_of(struct poisson_run *pr)
+{
+    return pr->next;
+}
+
+/* Draws host h's next message after time `after`; queues its arrival
+ * unless it comes at or after the stop time (or -end). */
+static void schedule_next(struct sim *s, uint32_t h, simtime_ps after)
+{
+    struct poisson_run *pr = s->poisson;
+    struct poisson_host_next *nx = &pending_of(pr)[h];
+    poisson_next(&pr->gen, h, &nx->msg);
+    simtime_ps limit = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    if (nx->msg.gap_ps >= limit || after >= limit - nx->msg.gap_ps) {
+        pr->pending--;
+        s->arrivals_open = pr->pending > 0;
+        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+            s->stop = true; /* as a transport does when the last flow finishes */
+        return;
+    }
+    nx->at_ps = after + nx->msg.gap_ps;
+    sim_at(s, nx->at_ps, EV_ARRIVAL, h);
+}
+
+/* Payload flow f's receiver holds: wire bytes less a header per packet
+ * (the reassembly bitmap counts them). */
+static double received_payload(const struct sim *s, const struct flow *f)
+{
+    if (!f->tp_state)
+        return 0;
+    if (f->rcv_complete)
+        return (double)f->size_bytes;
+    const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
+    if (!u->rcv_bits)
+        return 0;
+    uint64_t pkts = 0;
+    for (uint32_t w = 0; w < (f->n_pkts + 63) / 64; w++)
+        pkts += (uint64_t)__builtin_popcountll(u->rcv_bits[w]);
+    return (double)(u->rcv_bytes - pkts * s->cfg.hdr_bytes);
+}
+
+/* The incast overlay's next event after `after`, unless past the stop. */
+static void schedule_incast(struct sim *s, simtime_ps after)
+{
+    struct poisson_run *pr = s->poisson;
+    simtime_ps limit = pr->spec.stop_ps < s->cfg.end_ps ? pr->spec.stop_ps : s->cfg.end_ps;
+    if (pr->incast_period_ps >= limit || after >= limit - pr->incast_period_ps) {
+        pr->pending--;
+        s->arrivals_open = pr->pending > 0;
+        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+            s->stop = true;
+        return;
+    }
+    sim_at(s, after + pr->incast_period_ps, EV_ARRIVAL, s->n_hosts + 2);
+}
+
+static void mark_incast(struct poisson_run *pr, uint32_t fi)
+{
+    uint32_t k = fi - pr->first_flow;
+    if (k >= pr->cap_is_incast) {
+        uint32_t cap = pr->cap_is_incast ? pr->cap_is_incast : 1024;
+        while (cap <= k)
+            cap = cap > UINT32_MAX / 2 ? UINT32_MAX : 2 * cap;
+        pr->is_incast = xrealloc(pr->is_incast, cap);
+        memset(pr->is_incast + pr->cap_is_incast, 0, cap - pr->cap_is_incast);
+        pr->cap_is_incast = cap;
+    }
+    pr->is_incast[k] = 1;
+}
+
+static bool is_incast(const struct poisson_run *pr, uint32_t fi)
+{
+    uint32_t k = fi - pr->first_flow;
+    return k < pr->cap_is_incast && pr->is_incast[k];
+}
+
+/* One incast: a random receiver, incast_senders distinct random others
+ * (a partial shuffle), each starting one message now. */
+static void incast_event(struct sim *s)
+{
+    struct poisson_run *pr = s->poisson;
+    uint32_t n = s->n_hosts, k = pr->spec.incast_senders;
+    uint32_t dst = (uint32_t)rng_below(&pr->incast_rng, n);
+    for (uint32_t i = 0, j = 0; i < n; i++)
+        if (i != dst)
+            pr->incast_pick[j++] = i;
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t j = i + (uint32_t)rng_below(&pr->incast_rng, n - 1 - i);
+        uint32_t t = pr->incast_pick[i];
+        pr->incast_pick[i] = pr->incast_pick[j];
+        pr->incast_pick[j] = t;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t fi = transport_add_flow(s, pr->incast_pick[i], dst, pr->spec.incast_bytes);
+        mark_incast(pr, fi);
+        s->flows[fi].start_scheduled = true;
+        transport_flow_start(s, fi);
+    }
+    schedule_incast(s, s->now);
+}
+
+static void note_received(const struct sim *s, double *per_host)
+{
+    memset(per_host, 0, s->n_hosts * sizeof *per_host);
+    for (uint32_t i = s->poisson->first_flow; i < s->n_flows; i++)
+        per_host[s->flows[i].dst] += received_payload(s, &s->flows[i]);
+}
+
+static simtime_ps window_end_ps(const struct sim *s)
+{
+    const struct poisson_spec *p = &s->poisson->spec;
+    return p->stop_ps < s->cfg.end_ps ? p->stop_ps : s->cfg.end_ps;
+}
+
+void poisson_setup(struct sim *s, const struct poisson_spec *p)
+{
+    char err[1024];
+    struct poisson_run *pr = xcalloc(1, sizeof *pr);
+    s->poisson = pr;
+    pr->spec = *p;
+    /* the background carries what the overlay does not */
+    struct poisson_spec background = *p;
+    background.load = p->load * (1 - p->incast_share);
+    uint32_t mbps = s->topo.spec.tier[0].downlink_mbps;
+    if (!poisson_gen_init(&pr->gen, &background, s->n_hosts, mbps, s->cfg.seed, err, sizeof err))
+        die_input("%s", err); /* names the CDF file and line */
+    if (p->warmup_ps >= s->cfg.end_ps)
+        die_input("--workload poisson: warmup_us %g is not before -end %g: nothing would be measured",
+                  (double)p->warmup_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);
+    if (!transport_find(s->cfg.transport_name)->flow_add)
+        die_input("--workload poisson: transport %s cannot set up flows during a run (it has no flow_add)",
+                  s->cfg.transport_name);
+    pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
+    pr->first_flow = s->n_flows;
+    pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
+    pr->pending = s->n_hosts + (p->incast_share > 0); /* each host, and the overlay */
+    s->arrivals_open = true;
+    pr->rcv_at_start = xcalloc(s->n_hosts, sizeof(double));
+    pr->rcv_at_end = xcalloc(s->n_hosts, sizeof(double));
+    /* the window's start (nothing received before a warm-up of 0) and end */
+    if (p->warmup_ps)
+        sim_at(s, p->warmup_ps, EV_ARRIVAL, s->n_hosts);
+    sim_at(s, window_end_ps(s), EV_ARRIVAL, s->n_hosts + 1);
+    for (uint32_t h = 0; h < s->n_hosts; h++)
+        schedule_next(s, h, 0);
+    if (p->incast_share > 0) {
+        /* period = overlay bytes per event / (share x load x all hosts' rate);
+         * bits / (Mb/s) = us */
+        double period_us = (double)p->incast_senders * (double)p->incast_bytes * 8 /
+                           (p->incast_share * p->load * s->n_hosts * mbps);
+        double period_ps = period_us * (double)PS_PER_US;
+        pr->incast_period_ps = period_ps >= GAP_CAP_PS ? (simtime_ps)GAP_CAP_PS : (simtime_ps)llround(period_ps);
+        if (!pr->incast_period_ps)
+            pr->incast_period_ps = 1;
+        rng_seed(&pr->incast_rng, p->has_seed ? p->seed : s->cfg.seed, RNG_STREAM_WORKLOAD, POISSON_SUBSTREAM_INCAST);
+        pr->incast_pick = xmalloc((size_t)(s->n_hosts - 1) * sizeof(uint32_t));
+        schedule_incast(s, 0);
+    }
+}
+
+void poisson_arrival(struct sim *s, uint32_t host)
+{
+    struct poisson_run *pr = s->poisson;
+    if (host == s->n_hosts + 2) {
+        incast_event(s);
+        return;
+    }
+    if (host >= s->n_hosts) {
+        bool end = host == s->n_hosts + 1;
+        note_received(s, end ? pr->rcv_at_end : pr->rcv_at_start);
+        pr->end_taken |= end;
+        return;
+    }
+    const struct poisson_msg m = pending_of(pr)[host].msg;
+    /* the flow table may move here: no struct flow * is held across it */
+    uint32_t fi = transport_add_flow(s, host, m.dst, m.size_bytes);
+    s->flows[fi].start_scheduled = true;
+    transport_flow_start(s, fi);
+    schedule_next(s, host, s->now);
+}
+
+void poisson_free(struct sim *s)
+{
+    struct poisson_run *pr = s->poisson;
+    if (!pr)
+        return;
+    poisson_gen_free(&pr->gen);
+    free(pr->next);
+    free(pr->rcv_at_start);
+    free(pr->rcv_at_end);
+    free(pr->incast_pick);
+    free(pr->is_incast);
+    free(pr);
+    s->poisson = NULL;
+}
+
+/* ---- statistics ------------------------------------------------------------------- */
+
+uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_bytes)
+{
+    if (size_bytes < mss_bytes)
+        return 0;
+    if (size_bytes < bdp_bytes)
+        return 1;
+    return size_bytes < 8 * bdp_bytes ? 2 : 3;
+}
+
+static void slowdown_stats(struct poisson_group_stats *g, double *v)
+{
+    qsort(v, g->delivered, sizeof(double), report_cmp_double);
+    g->slowdown_median = report_percentile(v, g->delivered, 50);
+    g->slowdown_p99 = report_percentile(v, g->delivered, 99);
+}
+
+void poisson_collect(const struct sim *s, struct poisson_stats *ps)
+{
+    const struct poisson_run *pr = s->poisson;
+    memset(ps, 0, sizeof *ps);
+    ps->window_start_ps = pr->spec.warmup_ps;
+    ps->window_end_ps = window_end_ps(s);
+    ps->load_requested = pr->spec.load;
+    ps->mean_bytes_cdf = pr->gen.mean_bytes;
+    ps->mss_bytes = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    ps->bdp_bytes = pr->bdp_bytes;
+    ps->messages = s->n_flows - pr->first_flow;
+    uint32_t n = ps->messages;
+    /* slowdowns: all delivered first, then by group (each group contiguous) */
+    double *all = xmalloc((n ? n : 1) * sizeof(double));
+    double *by_group[POISSON_GROUPS];
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
+        by_group[k] = xmalloc((n ? n : 1) * sizeof(double));
+    double bytes = 0, all_bytes = 0;
+    for (uint32_t i = pr->first_flow; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        if (f->start_ps < ps->window_start_ps || f->start_ps >= ps->window_end_ps)
+            continue;
+        all_bytes += (double)f->size_bytes;
+        if (is_incast(pr, i)) {
+            /* seed 001: in goodput and load, not in slowdowns or the mean size */
+            ps->incast_measured++;
+            ps->incast_delivered += f->rcv_complete;
+            continue;
+        }
+        ps->measured++;
+        bytes += (double)f->size_bytes;
+        uint32_t k = poisson_group_of(f->size_bytes, ps->mss_bytes, ps->bdp_bytes);
+        struct poisson_group_stats *g = &ps->group[k];
+        g->messages++;
+        ps->all.messages++;
+        if (!f->rcv_complete)
+            continue;
+        double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
+        by_group[k][g->delivered++] = sd;
+        all[ps->all.delivered++] = sd;
+    }
+    ps->delivered = ps->all.delivered;
+    slowdown_stats(&ps->all, all);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        slowdown_stats(&ps->group[k], by_group[k]);
+        free(by_group[k]);
+    }
+    free(all);
+    double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;
+    double rate_bytes_per_s = s->topo.spec.tier[0].downlink_mbps * 1e6 / 8;
+    if (window_s > 0) {
+        ps->load_achieved = all_bytes / (s->n_hosts * window_s * rate_bytes_per_s);
+        ps->msgs_per_s_per_host = ps->measured / (s->n_hosts * window_s);
+        /* a run that ended before the window did (every message done)
+         * received nothing after: its final state is the window's end */
+        double *at_end = pr->rcv_at_end, *now = NULL;
+        if (!pr->end_taken) {
+            at_end = now = xmalloc(s->n_hosts * sizeof(double));
+            note_received(s, now);
+        }
+        ps->goodput_gbps_min = INFINITY;
+        for (uint32_t h = 0; h < s->n_hosts; h++) {
+            double gbps = (at_end[h] - pr->rcv_at_start[h]) * 8 / window_s / 1e9;
+            ps->goodput_gbps_mean += gbps / s->n_hosts;
+            ps->goodput_gbps_min = gbps < ps->goodput_gbps_min ? gbps : ps->goodput_gbps_min;
+            ps->goodput_gbps_max = gbps > ps->goodput_gbps_max ? gbps : ps->goodput_gbps_max;
+        }
+        free(now);
+    }
+    ps->mean_bytes_generated = ps->measured ? bytes / ps->measured : 0;
+}
