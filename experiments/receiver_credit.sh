@@ -150,8 +150,10 @@ What the comparison shows:
 Reproduced reference quirks (not fixed, so that the two agree): a short EQDS flow to a host in its
 own rack stops for a whole RTO (219.7 us) when its first ACK ends speculation before it has sent
 everything, because its pull target is only announced on data packets it cannot send without
-pulled credit (0->1, 20 packets: 234.064 us in both); with three such flows into one host, both
-simulators leave some flows unfinished forever (htsim_eqds: 1 of 3, spraysim: 2 of 3).
+pulled credit (0->1, 20 packets: 234.064 us in both).
+Departure: a flow whose speculative credit outlasts its data (a lone 4->7 flow of 138,235 B)
+never finishes in htsim_eqds; spraysim's sender then gives that credit up and sends one RTS with
+the true pull target, and the flow finishes at 37.3 us.
 NOTES
 } >"$OUT"
 echo "wrote $OUT" >&2

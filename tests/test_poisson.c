@@ -447,10 +447,6 @@ static void check_end_to_end(const char *transport, bool pacer_per_flow)
         assert_true(f->start_ps < 80 * PS_PER_US);
         if (f->start_ps < 10 * PS_PER_US)
             continue;
-        /* EQDS -sender_cc_only stalls any flow of 64 KB or more on this
-         * tree, from a .cm file too (known, not the arrivals' doing) */
-        if (pacer_per_flow && f->size_bytes >= 60000)
-            continue;
         if (!f->rcv_complete)
             fail_msg("%s flow %u (%llu B) started at %.3f us, not delivered", transport, i,
                      (unsigned long long)f->size_bytes, (double)f->start_ps / PS_PER_US);

@@ -606,6 +606,41 @@ static void test_eqds_short_flows_match_reference(void **st)
     sim_free(&S);
 }
 
+/* Regression (found by the Poisson tests): a lone flow that is entirely
+ * sent before speculation ends and whose speculative credit outlasts it
+ * (about 131 to 200 KB here) stalled for ever: the receiver had last heard
+ * a pull target that still counted the leftover speculative credit, and
+ * with nothing in flight no timer ran. htsim_eqds stalls the same way on
+ * these files; the sender now gives the credit up and sends an RTS with the
+ * true target. Both modes (one pacer per receiver, one per connection); the
+ * finish times are this build's: about 2 RTTs of RTS and pulls late. */
+static void test_eqds_lone_flow_after_speculation_finishes(void **st)
+{
+    (void)st;
+    static const uint64_t sizes[] = {138235, 150000, 200000};
+    static const double finish_us[] = {37.312, 38.268, 42.333};
+    for (int per_conn = 0; per_conn < 2; per_conn++)
+        for (unsigned i = 0; i < 3; i++) {
+            struct run_opts o = EQDS;
+            if (per_conn) {
+                o.sender_cc = 1;
+                o.receiver_cc = 0;
+            }
+            char cm[128];
+            snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n4->7 id 1 start 0 size %llu\n",
+                     (unsigned long long)sizes[i]);
+            run(temp_file(cm, ".cm"), 1000, &o);
+            if (S.flows[0].state != FLOW_DONE)
+                fail_msg("%llu B (pacer per %s): not finished", (unsigned long long)sizes[i],
+                         per_conn ? "connection" : "receiver");
+            assert_int_equal(S.tot.rts_sent, 1);
+            if (!per_conn && fabs((double)S.flows[0].finish_ps / PS_PER_US - finish_us[i]) > 0.01)
+                fail_msg("%llu B: finished at %.3f us, expected %.3f", (unsigned long long)sizes[i],
+                         (double)S.flows[0].finish_ps / PS_PER_US, finish_us[i]);
+            sim_free(&S);
+        }
+}
+
 /* The reference's 2-to-1 case (two 4 MB flows into host 0, one path each):
  * htsim_uec -receiver_cc_only finishes the second at 658.4 us, the first at
  * 650.7 us, with 499 ACKs (AR on every packet that spends the credit). */
@@ -704,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_uet_trim_asks_for_credit),
         cmocka_unit_test(test_uet_timeout_without_credit_sends_rts),
         cmocka_unit_test(test_eqds_short_flows_match_reference),
+        cmocka_unit_test(test_eqds_lone_flow_after_speculation_finishes),
         cmocka_unit_test(test_uet_receiver_credit_two_to_one_matches_reference),
         cmocka_unit_test(test_uet_receiver_credit_turns_ecn_off_on_tor_downlinks),
         cmocka_unit_test(test_uet_receiver_credit_slows_pulls_on_oversubscribed_tree),

@@ -469,6 +469,34 @@ static void send_rts(struct sim *s, uint32_t fi)
     arm_rto(s, fi);
 }
 
+/* Liveness guard (our addition; htsim stalls here): speculation is over,
+ * nothing is in flight, no pulled credit is left, yet data waits. The last
+ * pull target the receiver heard was computed while the leftover
+ * speculative credit still counted against it, so the receiver believes it
+ * owes nothing, and with nothing in flight no ACK, timeout or packet will
+ * ever carry a new target: a lone flow of about 131-200 KB never finished
+ * (htsim_eqds the same). The sender gives up its unusable speculative
+ * credit and asks with an RTS carrying the corrected target. */
+static void request_if_stalled(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct eqds_flow *e = ef(s, fi);
+    if (e->speculating || sq(f)->in_flight_bytes || e->credit_pull_bytes > 0 || e->rts_outstanding)
+        return;
+    if (next_seq(f) == UINT32_MAX)
+        return;
+    if (e->last_rts_ps && s->now - e->last_rts_ps < e->srtt_ps)
+        return; /* an RTS was just answered: the receiver pulls for it */
+    if (e->credit_spec_bytes > 0)
+        e->credit_spec_bytes = 0;
+    int64_t target_q = pull_target(s, fi);
+    if (target_q <= e->target_q)
+        return; /* the receiver already knows this much: its pulls are coming */
+    e->target_q = target_q;
+    e->last_rts_ps = 0; /* not one of the RTO's RTSs: no once-per-RTT limit */
+    send_rts(s, fi);
+}
+
 /* ---- sender: lifecycle and feedback --------------------------------------------------- */
 
 static void eqds_flow_start(struct sim *s, uint32_t fi)
@@ -592,6 +620,7 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         return;
     }
     stop_speculating(e);
+    request_if_stalled(s, fi);
     sender_wake(s, fi);
 }
 
