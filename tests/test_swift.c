@@ -537,9 +537,73 @@ static void test_median_matches_sorting(void **st)
     }
 }
 
+/* ---- swift-ref: Swift as the reference simulator runs it ------------------------------------- */
+
+/* htsim swift.cpp: 20 us + flow scaling (100 us range) on the window in
+ * whole packets; 15 packets to start, at most 1000, at least 10 bytes;
+ * 3 duplicate ACKs; no per-hop term (its route copy has no hops). */
+static void test_swift_ref_rules(void **st)
+{
+    (void)st;
+    assert_ptr_equal(cc_find("swift-ref"), &cc_swift_ref_ops);
+    assert_int_equal(cc_swift_ref_ops.loss_mode, CC_LOSS_DUPACK);
+    assert_int_equal(cc_swift_ref_ops.dupack_threshold, 3);
+    struct cc_params p = {.mtu_bytes = MTU, .mss_bytes = MTU - 64, .base_rtt_ps = RTT, .network_rtt_ps = RTT,
+                          .linkspeed_mbps = 100000, .qa_gate = -1, .path_hops = 6};
+    struct flowcc f = {&cc_swift_ref_ops, calloc(1, cc_swift_ref_ops.state_size)};
+    cc_swift_ref_ops.init(f.st, &p);
+    expect_cwnd(f, 15); /* not 1 BDP */
+    assert_int_equal(win(f).maxwnd_bytes, 1000 * MTU);
+    /* target at 15.7 packets: flow scaling on 15 whole packets, 100 us range */
+    double alpha = 100.0 / (1 / sqrt(0.1) - 1 / sqrt(100.0));
+    double t15 = 20.0 + alpha / sqrt(15.0) - alpha / 10;
+    ack(f, T0, 10.5, 5.0); /* 15 -> 15.7 packets, far below target */
+    double c = 15 + 10.5 / 15;
+    expect_cwnd(f, c);
+    ack(f, T0 + 1 * US, 1, t15 - 0.05); /* just below: increase, no hop term on 6 hops */
+    expect_cwnd(f, c + 1 / c);
+    c += 1 / c;
+    ack(f, T0 + 2 * US, 1, t15 + 0.05); /* just above: decrease */
+    expect_cwnd(f, c * (1 - 0.8 * 0.05 / (t15 + 0.05)));
+    done(f);
+}
+
 /* ---- end to end ---------------------------------------------------------------------------- */
 
 static struct sim S;
+
+/* The reference's 2-to-1 with its Swift flags (-q 43, 4000-byte packets,
+ * no trimming, an ACK per packet, one path): htsim_swift (main_swift.cpp
+ * fixed to build its tree) finishes the second flow at 751.5 us
+ * (reference-simulator.md); within 10%. */
+static void test_swift_ref_two_to_one_matches_reference(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n"
+                          "5->0 id 2 start 0 size 4000000\n", ".cm");
+    c.cc_name = "swift-ref";
+    c.cc_given = true;
+    c.paths = 1;
+    c.lb_name = "single";
+    c.queue_pkts = 43;
+    c.mtu_bytes = 4000;
+    c.trimming = false;
+    c.ack_threshold_bytes = 1;
+    c.end_ps = 5000 * US;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 2);
+    double tail = 0;
+    for (int i = 0; i < 2; i++)
+        tail = fmax(tail, (double)(S.flows[i].finish_ps - S.flows[i].start_ps) / US);
+    if (!(tail > 0.9 * 751.5 && tail < 1.1 * 751.5))
+        fail_msg("tail %.1f us, the reference 751.5 us", tail);
+    sim_free(&S);
+}
+
 
 
 static void test_one_flow_fills_the_bottleneck(void **st)
@@ -577,6 +641,8 @@ int main(void)
         cmocka_unit_test(test_median_matches_sorting),
         cmocka_unit_test(test_one_flow_fills_the_bottleneck),
         cmocka_unit_test(test_two_flows_share_fairly),
+        cmocka_unit_test(test_swift_ref_rules),
+        cmocka_unit_test(test_swift_ref_two_to_one_matches_reference),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

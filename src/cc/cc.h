@@ -116,6 +116,7 @@ extern const struct cc_ops cc_nscc_ops;
 extern const struct cc_ops cc_mnscc_ops;
 extern const struct cc_ops cc_smartt_ops;
 extern const struct cc_ops cc_swift_ops;
+extern const struct cc_ops cc_swift_ref_ops;
 extern const struct cc_ops cc_lswift_ops;
 extern const struct cc_ops cc_mswift_ops;
 extern const struct cc_ops cc_dctcp_ops;

@@ -26,6 +26,7 @@ static const struct cc_ops *const all_cc[] = {
     &cc_nscc_ops,
     &cc_mnscc_ops,
     &cc_swift_ops,
+    &cc_swift_ref_ops,
     &cc_lswift_ops,
     &cc_mswift_ops,
     &cc_smartt_ops,

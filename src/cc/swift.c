@@ -22,6 +22,15 @@
  * median delay of the last H ACKs, H = max(W/2, 1) (Eq. 8), or optionally
  * another percentile (Fig. 12's P10, P90).
  *
+ * swift-ref: Swift as the reference simulator runs it (htsim swift.cpp at
+ * commit 40ccb05, read and run side by side; reference-simulator.md): target
+ * 20 us + flow scaling over 100 us from 0.1 to 100 packets, with the window
+ * counted in whole packets in the flow-scaling term; 15 packets to start,
+ * at most 1000; loss by 3 duplicate ACKs (cumulative ACKs, no SACK). Its
+ * per-hop term (3.05 us per hop in the code) is zero in every run, because
+ * the route copy it counts hops on has none (htsim route.cpp clone()): the
+ * default hop_scale_us is 0 to match the numbers, 3.05 gives the intent.
+ *
  * The delay is the raw RTT sample of the ACK (the last one when the ACK
  * carries no trusted sample): Swift's fabric delay is the RTT minus the
  * remote host's processing time, and simulated hosts have none.
@@ -65,6 +74,15 @@
 #define SW_LSWIFT_DELAYED 5
 /* seed 004 Sec. III-A, Fig. 12: the median; P10 and P90 are variants. */
 #define SW_PERCENTILE 50.0
+/* swift-ref defaults, htsim swift.cpp (commit 40ccb05): base target 20 us,
+ * flow-scaling range 100 us, initial window 15 packets (main_swift.cpp
+ * -cwnd default), maximum window 1000 packets, minimum 10 bytes. */
+#define SWREF_BASE_TARGET_US 20.0
+#define SWREF_FS_RANGE_US 100.0
+#define SWREF_INIT_PKTS 15.0
+#define SWREF_MAX_PKTS 1000.0
+#define SWREF_MIN_BYTES 10.0
+#define SWREF_DUPTHRESH 3
 /* Smoothed RTT for the once-per-RTT gate and the pacing gap: RFC 6298's gain
  * 1/8, as the reference simulator's Swift keeps it. */
 #define SW_SRTT_GAIN 0.125
@@ -74,7 +92,7 @@
  * this ("three packets from short paths return first"). */
 #define SW_DUPTHRESH 3
 
-enum sw_variant { SW_SWIFT, SW_LSWIFT, SW_MSWIFT };
+enum sw_variant { SW_SWIFT, SW_LSWIFT, SW_MSWIFT, SW_SWIFT_REF };
 
 enum sw_counter { SC_AI_INC, SC_MD_DEC, SC_LOSS_DEC, SC_RTO_DEC, SC_COUNT };
 
@@ -96,6 +114,7 @@ struct swift {
     uint32_t delayed_needed;   /* successive delayed ACKs before a decrease (1 = Swift) */
     double percentile;
     uint32_t history_fixed;    /* 0 = Eq. 8 */
+    bool fs_whole_pkts;        /* swift-ref: flow scaling on floor(cwnd) packets */
     /* state */
     double cwnd;               /* packets */
     double srtt_ps;
@@ -158,9 +177,14 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
     w->mtu_bytes = p->mtu_bytes;
     double rtt = (double)p->base_rtt_ps;
     double bdp_pkts = rtt * p->linkspeed_mbps / 8e6 / p->mtu_bytes;
-    w->base_target_ps = opt_nonneg(p, "base_target_us", SW_BASE_TARGET_RTTS * rtt / PS_PER_US, 1e6) * PS_PER_US;
+    bool ref = v == SW_SWIFT_REF;
+    w->fs_whole_pkts = ref;
+    w->base_target_ps =
+        opt_nonneg(p, "base_target_us", ref ? SWREF_BASE_TARGET_US : SW_BASE_TARGET_RTTS * rtt / PS_PER_US, 1e6) *
+        PS_PER_US;
     w->hop_target_ps = p->path_hops * opt_nonneg(p, "hop_scale_us", SW_HOP_SCALE_US, 1e6) * PS_PER_US;
-    w->fs_range_ps = opt_nonneg(p, "fs_range_us", SW_FS_RANGE_RTTS * rtt / PS_PER_US, 1e6) * PS_PER_US;
+    w->fs_range_ps =
+        opt_nonneg(p, "fs_range_us", ref ? SWREF_FS_RANGE_US : SW_FS_RANGE_RTTS * rtt / PS_PER_US, 1e6) * PS_PER_US;
     double fs_min = opt_nonneg(p, "fs_min_cwnd", SW_FS_MIN_PKTS, 1e6);
     double fs_max = opt_nonneg(p, "fs_max_cwnd", SW_FS_MAX_PKTS, 1e6);
     if (!(fs_min > 0 && fs_max > fs_min))
@@ -173,8 +197,9 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
     w->max_mdf = opt_nonneg(p, "max_mdf", SW_MAX_MDF, 1);
     if (w->max_mdf >= 1)
         die_input("--cc-opt max_mdf=%g: must be below 1", w->max_mdf);
-    w->min_cwnd = opt_nonneg(p, "min_cwnd", SW_MIN_CWND_PKTS, 1e6);
-    w->max_cwnd = opt_nonneg(p, "max_cwnd_bdp", SW_MAX_CWND_BDP, 1000) * bdp_pkts;
+    w->min_cwnd = opt_nonneg(p, "min_cwnd", ref ? SWREF_MIN_BYTES / p->mtu_bytes : SW_MIN_CWND_PKTS, 1e6);
+    w->max_cwnd = ref ? opt_nonneg(p, "max_cwnd", SWREF_MAX_PKTS, 1e6)
+                      : opt_nonneg(p, "max_cwnd_bdp", SW_MAX_CWND_BDP, 1000) * bdp_pkts;
     if (!(w->min_cwnd > 0))
         die_input("--cc-opt min_cwnd: must be above 0 packets");
     if (w->max_cwnd < 1)
@@ -183,7 +208,7 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
         w->max_cwnd = w->min_cwnd;
     w->retx_reset = cc_opt_uint(p, "retx_reset", SW_RETX_RESET, 1, 1000000);
     w->delayed_needed = 1;
-    if (v != SW_SWIFT) {
+    if (v == SW_LSWIFT || v == SW_MSWIFT) {
         w->delayed_needed = cc_opt_uint(p, "delayed_pkts", SW_LSWIFT_DELAYED, 1, 1000000);
     }
     if (v == SW_MSWIFT) {
@@ -195,18 +220,24 @@ static void sw_init(struct swift *w, const struct cc_params *p, enum sw_variant 
     }
     w->srtt_ps = rtt;
     w->last_delay_ps = 0;
-    double init = p->init_cwnd_bytes ? (double)p->init_cwnd_bytes / p->mtu_bytes : SW_INIT_BDP * bdp_pkts;
+    double init = p->init_cwnd_bytes ? (double)p->init_cwnd_bytes / p->mtu_bytes
+                  : ref                ? SWREF_INIT_PKTS
+                                       : SW_INIT_BDP * bdp_pkts;
     set_cwnd(w, init);
 }
 
 static void swift_init(void *state, const struct cc_params *p) { sw_init(state, p, SW_SWIFT); }
 static void lswift_init(void *state, const struct cc_params *p) { sw_init(state, p, SW_LSWIFT); }
 static void mswift_init(void *state, const struct cc_params *p) { sw_init(state, p, SW_MSWIFT); }
+static void swift_ref_init(void *state, const struct cc_params *p) { sw_init(state, p, SW_SWIFT_REF); }
 
 /* Swift Sec. 3.5: target delay for the current window. */
 static double target_delay(const struct swift *w)
 {
-    double fs = w->fs_alpha_ps / sqrt(w->cwnd) + w->fs_beta_ps;
+    double n = w->fs_whole_pkts ? floor(w->cwnd) : w->cwnd;
+    if (w->fs_whole_pkts && n < 1)
+        return w->base_target_ps + w->hop_target_ps + w->fs_range_ps; /* htsim: below a packet, the whole range */
+    double fs = w->fs_alpha_ps / sqrt(n) + w->fs_beta_ps;
     if (fs < 0)
         fs = 0;
     if (fs > w->fs_range_ps)
@@ -325,6 +356,8 @@ static void sw_counters(const void *state, double *out)
                        "beta", "max_mdf", "min_cwnd", "max_cwnd_bdp", "retx_reset"
 
 static const char *const swift_opts[] = {SW_COMMON_OPTS, NULL};
+static const char *const swift_ref_opts[] = {"base_target_us", "hop_scale_us", "fs_range_us", "fs_min_cwnd", "fs_max_cwnd",
+                                             "ai", "beta", "max_mdf", "min_cwnd", "max_cwnd", "retx_reset", NULL};
 static const char *const lswift_opts[] = {SW_COMMON_OPTS, "delayed_pkts", NULL};
 static const char *const mswift_opts[] = {SW_COMMON_OPTS, "delayed_pkts", "percentile", "history", NULL};
 
@@ -375,6 +408,24 @@ const struct cc_ops cc_mswift_ops = {
     .loss_mode = CC_LOSS_NACK_RTO,
     .timestamp_echo = true,
     .option_names = mswift_opts,
+    .n_counters = SC_COUNT,
+    .counter_names = sw_counter_names,
+    .counters = sw_counters,
+};
+
+const struct cc_ops cc_swift_ref_ops = {
+    .name = "swift-ref",
+    .description = "Swift as the reference simulator runs it: 20 us target, 15-packet start, 3 duplicate ACKs",
+    .state_size = sizeof(struct swift),
+    .init = swift_ref_init,
+    .on_ack = sw_on_ack,
+    .on_nack = sw_on_nack,
+    .on_timeout = sw_on_timeout,
+    .on_loss = sw_on_loss,
+    .loss_mode = CC_LOSS_DUPACK,
+    .timestamp_echo = true,
+    .dupack_threshold = SWREF_DUPTHRESH,
+    .option_names = swift_ref_opts,
     .n_counters = SC_COUNT,
     .counter_names = sw_counter_names,
     .counters = sw_counters,
