@@ -1,7 +1,8 @@
 /* cc_cost.c: what each congestion-control module costs per ACK, the way a
  * NIC designer would measure it (seeds-figures.md Sec. 4.2; seed 000 Sec.
  * III-H claims 59-94 instructions per packet and 19 bytes per flow for
- * SMaRTT). The module is driven outside the simulator: init once, then a
+ * SMaRTT). For nscc-fixed and smartt-fixed it also prints the NIC state:
+ * bytes per flow and bytes per host (global). The module is driven outside the simulator: init once, then a
  * pre-generated stream of ACK/NACK events (generated before the measured
  * part, so generation is not counted), at 800 Gb/s, 4 KiB MTU, base RTT
  * 12 us, one ACK every 41 ns.
@@ -19,6 +20,7 @@
  * probability 1/2), fast-inc (RTT at the base RTT, no ECN), nack (trims).
  */
 #include "cc/cc.h"
+#include "cc/cc_fixed.h"
 #include "core/core.h"
 
 #include <stdio.h>
@@ -104,8 +106,18 @@ int main(int argc, char **argv)
         }
     }
     /* the window, so the calls cannot be optimised away */
-    printf("%s %s %u calls: cwnd %llu, state %zu bytes\n", argv[1], argv[2], n,
+    printf("%s %s %u calls: cwnd %llu, state %zu bytes", argv[1], argv[2], n,
            (unsigned long long)cc_cwnd(st), ops->state_size);
+    /* the integer variants: what a NIC keeps per flow and per host, without
+     * the simulator's 64-bit window mirror and per-flow copy of the globals */
+    size_t nic_flow = 0, nic_global = 0;
+    if (!strcmp(argv[1], "nscc-fixed"))
+        nscc_fixed_sizes(&nic_flow, &nic_global);
+    else if (!strcmp(argv[1], "smartt-fixed"))
+        smartt_fixed_sizes(&nic_flow, &nic_global);
+    if (nic_flow)
+        printf(", nic %zu per flow %zu global", nic_flow, nic_global);
+    printf("\n");
     free(st);
     free(e);
     return 0;

@@ -2,11 +2,12 @@
 # cc_cost.sh: `make bench-cc`. Instructions per call of every CC module on
 # every stream of bench/cc_cost.c, from valgrind's instruction count (the
 # run with CALLS events minus the run with none, divided by CALLS), and each
-# module's per-flow state. Prints a markdown table. Needs valgrind (Debian's
+# module's per-flow state (for the -fixed integer variants: the NIC's bytes
+# per flow, + per host, and the simulator's struct). Prints a markdown table. Needs valgrind (Debian's
 # package; installed by the Makefile target when missing).
 BIN=${CC_COST:-build/bench/cc_cost}
 CALLS=${CC_COST_CALLS:-20000}
-ALGOS=${CC_COST_ALGOS:-"nscc mnscc smartt swift lswift mswift dctcp uec-dctcp mprdma newreno"}
+ALGOS=${CC_COST_ALGOS:-"nscc nscc-fixed mnscc smartt smartt-fixed swift lswift mswift dctcp uec-dctcp mprdma newreno"}
 STREAMS=${CC_COST_STREAMS:-"core-fd core-md core-fi core-mi core-mix fast-inc nack"}
 
 ir() { # ir ALGO STREAM RUN: total instructions of one run (RUN 0: the events made, not fed)
@@ -20,7 +21,7 @@ printf '\n|---|---|'
 for s in $STREAMS; do printf -- '---|'; done
 printf '\n'
 for a in $ALGOS; do
-    state=$("$BIN" "$a" core-mix 1 1 | sed -n 's/.*state \([0-9]*\) bytes.*/\1/p')
+    state=$("$BIN" "$a" core-mix 1 1 | sed -n 's/.*state \([0-9]*\) bytes, nic \([0-9]*\) per flow \([0-9]*\) global.*/\2 (+\3 global; sim \1)/p; s/.*state \([0-9]*\) bytes$/\1/p')
     printf '| %s | %s |' "$a" "$state"
     for s in $STREAMS; do
         base=$(ir "$a" "$s" 0)

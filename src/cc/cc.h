@@ -124,5 +124,7 @@ extern const struct cc_ops cc_uec_dctcp_ops;
 extern const struct cc_ops cc_bbr_ops;
 extern const struct cc_ops cc_mprdma_ops;
 extern const struct cc_ops cc_newreno_ops;
+extern const struct cc_ops cc_nscc_fixed_ops;   /* NIC-style integer variants (nscc_fixed.c, smartt_fixed.c) */
+extern const struct cc_ops cc_smartt_fixed_ops;
 
 #endif

@@ -35,6 +35,8 @@ static const struct cc_ops *const all_cc[] = {
     &cc_bbr_ops,
     &cc_mprdma_ops,
     &cc_newreno_ops,
+    &cc_nscc_fixed_ops,
+    &cc_smartt_fixed_ops,
 };
 
 const struct cc_ops *cc_find(const char *name)

@@ -372,7 +372,7 @@ void report_flows_csv(const struct sim *s, struct strbuf *b)
         unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
         if (f->cc_counters)
             memcpy(ctr, f->cc_counters, nc * sizeof(double));
-        else if (f->cc_state)
+        else if (f->cc_state && s->cc->counters) /* a CC without counters (the -fixed ones) */
             s->cc->counters(f->cc_state, ctr);
         for (unsigned k = 0; k < nc; k++)
             sb_printf(b, ",%.0f", ctr[k]);

@@ -1,0 +1,282 @@
+/* test_cc_fixed.c: the NIC-style integer variants (nscc-fixed, smartt-fixed)
+ * against their float references (nscc, smartt): the same scripted ACK,
+ * NACK and timeout sequences are fed to both, and after every step the two
+ * windows must agree within 1% (or 64 bytes, for windows near the 1-MTU
+ * floor where 1% is under 42 bytes). Then end to end: the same incast and
+ * 2-to-1 runs with float and fixed give tail FCTs within 2%.
+ *
+ * Times are whole nanoseconds, as a NIC's clock gives them (the fixed
+ * variants keep ns; sub-ns parts would only add a known truncation).
+ */
+#include "testutil.h"
+
+#include "cc/cc.h"
+#include "cc/cc_fixed.h"
+#include "sim.h"
+#include "transport/flow.h"
+
+#include <math.h>
+
+#define US PS_PER_US
+#define NS 1000u
+#define MTU 4160u
+
+struct pair {
+    const struct cc_ops *ref, *fix;
+    void *a, *b;
+    double worst;      /* largest relative difference seen */
+    unsigned steps;
+};
+
+struct net {
+    uint32_t mbps;
+    simtime_ps rtt;
+    bool trimming;
+};
+
+static const struct net NETS[] = {
+    {100000, 12 * US, true},  /* the seeds' reference network */
+    {800000, 12 * US, true},  /* bench/cc_cost.c's */
+    {400000, 8 * US, false},  /* no trimming: timeouts, QuickAdapt by delay (SMaRTT) */
+};
+
+static struct pair make_pair(const char *ref, const char *fix, const struct net *n, simtime_ps base_rtt)
+{
+    struct pair p = {cc_find(ref), cc_find(fix), NULL, NULL, 0, 0};
+    assert_non_null(p.ref);
+    assert_non_null(p.fix);
+    struct cc_params c = {
+        .mtu_bytes = MTU,
+        .mss_bytes = MTU - 64,
+        .base_rtt_ps = base_rtt,
+        .network_rtt_ps = n->rtt,
+        .linkspeed_mbps = n->mbps,
+        .qa_gate = -1,
+        .trimming = n->trimming,
+        .path_hops = 6,
+    };
+    p.a = calloc(1, p.ref->state_size);
+    p.b = calloc(1, p.fix->state_size);
+    p.ref->init(p.a, &c);
+    p.fix->init(p.b, &c);
+    return p;
+}
+
+static void free_pair(struct pair *p)
+{
+    free(p->a);
+    free(p->b);
+}
+
+static void check(struct pair *p, const char *what, simtime_ps now)
+{
+    double a = (double)cc_cwnd(p->a), b = (double)cc_cwnd(p->b);
+    double d = fabs(a - b);
+    double rel = d / a;
+    if (rel > p->worst)
+        p->worst = rel;
+    p->steps++;
+    if (d > 0.01 * a && d > 64)
+        fail_msg("%s vs %s, step %u (%s at %.3f us): window %.0f vs %.0f (%.2f%%)", p->ref->name, p->fix->name,
+                 p->steps, what, (double)now / US, a, b, 100 * rel);
+    /* the transport's maxwnd mirror agrees too */
+    double ma = (double)((const struct cc_window *)p->a)->maxwnd_bytes;
+    double mb = (double)((const struct cc_window *)p->b)->maxwnd_bytes;
+    if (ma > 0 && fabs(ma - mb) > 0.01 * ma)
+        fail_msg("%s: maxwnd %.0f vs %.0f", p->fix->name, ma, mb);
+}
+
+static void ack(struct pair *p, simtime_ps now, uint64_t bytes, simtime_ps rtt, bool ecn, uint64_t in_flight)
+{
+    struct cc_ack x = {.now = now, .newly_acked_bytes = bytes, .rtt_valid = rtt != 0, .raw_rtt_ps = rtt, .ecn = ecn,
+                       .in_flight_bytes = in_flight};
+    p->ref->on_ack(p->a, &x);
+    p->fix->on_ack(p->b, &x);
+    check(p, ecn ? "ack ecn" : "ack", now);
+}
+
+static void nack(struct pair *p, simtime_ps now, simtime_ps rtt, uint64_t in_flight)
+{
+    struct cc_nack k = {.now = now, .pkt_bytes = MTU, .raw_rtt_ps = rtt, .in_flight_bytes = in_flight};
+    p->ref->on_nack(p->a, &k);
+    p->fix->on_nack(p->b, &k);
+    check(p, "nack", now);
+}
+
+static void timeout(struct pair *p, simtime_ps now)
+{
+    p->ref->on_timeout(p->a, now, MTU);
+    p->fix->on_timeout(p->b, now, MTU);
+    check(p, "timeout", now);
+}
+
+/* Scripted phases, each long enough for its mechanism to move the window
+ * across its range: low delay (fast and proportional increase), high delay
+ * without ECN (fair increase), ECN with high delay (multiplicative
+ * decrease), ECN with low delay (SMaRTT's fair decrease, NSCC's steer-only
+ * quadrant), trims (QuickAdapt and its ignore phase), timeouts, and RTTs
+ * below the starting base RTT (base RTT, BDP and maxwnd follow). */
+static simtime_ps scripted(struct pair *p, simtime_ps t, simtime_ps rtt)
+{
+    simtime_ps gap = 41 * NS;
+    simtime_ps hi = rtt * 2, mid = rtt + rtt / 10;
+    for (int i = 0; i < 400; i++)
+        ack(p, t += gap, MTU, rtt + 100 * NS, false, 400000); /* fast / proportional increase */
+    for (int i = 0; i < 600; i++)
+        ack(p, t += gap, MTU, hi, true, 400000); /* multiplicative decrease */
+    for (int i = 0; i < 600; i++)
+        ack(p, t += gap, MTU, hi, false, 400000); /* fair increase */
+    for (int i = 0; i < 600; i++)
+        ack(p, t += gap, MTU, mid, true, 400000); /* fair decrease / steer */
+    for (int i = 0; i < 600; i++)
+        ack(p, t += gap, MTU, mid, false, 400000); /* proportional increase */
+    for (int i = 0; i < 20; i++)
+        nack(p, t += gap, hi, 300000); /* trims: QuickAdapt */
+    for (int i = 0; i < 2000; i++)
+        ack(p, t += gap, i % 3 ? MTU : 2 * MTU, i % 5 ? mid : hi, i % 4 == 0, 200000);
+    for (int i = 0; i < 4; i++)
+        timeout(p, t += 3 * rtt);
+    for (int i = 0; i < 800; i++)
+        ack(p, t += gap, MTU, i % 2 ? rtt - rtt / 8 : 0, false, 100000); /* lower base RTT; no sample */
+    for (int i = 0; i < 800; i++)
+        ack(p, t += gap, MTU, hi + hi / 2, i % 2 == 0, 100000);
+    return t;
+}
+
+/* Random mixtures: ACKs covering 0-4 packets, delays uniform over 0.9-3
+ * base RTTs (and some without a sample), ECN with changing probability,
+ * trims, timeouts, and idle gaps of several RTTs. */
+static void random_mix(struct pair *p, simtime_ps t, simtime_ps rtt, uint64_t seed, unsigned n)
+{
+    struct rng r;
+    rng_seed(&r, seed, RNG_STREAM_TEST, 0);
+    double pecn = 0.3, lo = 0.9, span = 2.1;
+    for (unsigned i = 0; i < n; i++) {
+        if (i % 500 == 0) { /* a new regime */
+            pecn = rng_uniform(&r);
+            lo = 0.9 + rng_uniform(&r);
+            span = 0.05 + rng_uniform(&r) * 2;
+        }
+        t += 20 * NS + rng_below(&r, 200) * NS;
+        if (rng_below(&r, 2000) == 0)
+            t += rng_below(&r, 5) * rtt;
+        uint64_t x = rng_below(&r, 1000);
+        simtime_ps sample = (simtime_ps)((lo + rng_uniform(&r) * span) * (double)rtt / NS) * NS;
+        uint64_t in_flight = 50000 + rng_below(&r, 500000);
+        if (x < 4)
+            nack(p, t, sample, in_flight);
+        else if (x < 5)
+            timeout(p, t);
+        else
+            ack(p, t, rng_below(&r, 10) ? MTU : rng_below(&r, 5) * MTU, rng_below(&r, 10) ? sample : 0,
+                rng_uniform(&r) < pecn, in_flight);
+    }
+}
+
+static void run_all(const char *ref, const char *fix)
+{
+    double worst = 0;
+    for (size_t k = 0; k < sizeof NETS / sizeof NETS[0]; k++) {
+        const struct net *n = &NETS[k];
+        /* starting base RTT = the network's, and a shorter path's */
+        for (int short_path = 0; short_path < 2; short_path++) {
+            simtime_ps base = short_path ? n->rtt * 3 / 4 : n->rtt;
+            struct pair p = make_pair(ref, fix, n, base);
+            simtime_ps t = scripted(&p, 1000 * NS, base);
+            random_mix(&p, t, base, 1 + k * 2 + (uint64_t)short_path, 40000);
+            if (p.worst > worst)
+                worst = p.worst;
+            free_pair(&p);
+        }
+    }
+    print_message("%s vs %s: largest window difference %.3f%%\n", ref, fix, 100 * worst);
+}
+
+static void test_nscc_fixed_tracks_float(void **st)
+{
+    (void)st;
+    run_all("nscc", "nscc-fixed");
+}
+
+static void test_smartt_fixed_tracks_float(void **st)
+{
+    (void)st;
+    run_all("smartt", "smartt-fixed");
+}
+
+/* The NIC state stays small: what the README reports. */
+static void test_state_sizes(void **st)
+{
+    (void)st;
+    size_t f, g;
+    nscc_fixed_sizes(&f, &g);
+    print_message("nscc-fixed: %zu bytes per flow, %zu global\n", f, g);
+    assert_true(f <= 64 && g <= 64);
+    smartt_fixed_sizes(&f, &g);
+    print_message("smartt-fixed: %zu bytes per flow, %zu global\n", f, g);
+    assert_true(f <= 40 && g <= 64);
+}
+
+/* ---- end to end --------------------------------------------------------------------------- */
+
+static struct sim S;
+
+static double tail_us(const char *cc, const char *tm, uint32_t paths, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.cc_name = cc;
+    c.paths = paths;
+    if (paths == 1)
+        c.lb_name = "single";
+    c.end_ps = (simtime_ps)(end_us * US);
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, S.n_flows);
+    double tail = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++)
+        tail = fmax(tail, (double)(S.flows[i].finish_ps - S.flows[i].start_ps) / US);
+    sim_free(&S);
+    return tail;
+}
+
+static void e2e(const char *ref, const char *fix, const char *tm, uint32_t paths, double tol)
+{
+    double a = tail_us(ref, tm, paths, 5000), b = tail_us(fix, tm, paths, 5000);
+    print_message("%s %.2f us, %s %.2f us (%+.2f%%)\n", ref, a, fix, b, 100 * (b - a) / a);
+    if (fabs(b - a) > tol * a)
+        fail_msg("%s tail %.2f us vs %s %.2f us", ref, a, fix, b);
+}
+
+static void test_e2e_two_to_one(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n"
+                               "5->0 id 2 start 0 size 4000000\n", ".cm");
+    e2e("nscc", "nscc-fixed", tm, 1, 0.01);
+    e2e("smartt", "smartt-fixed", tm, 1, 0.01);
+}
+
+static void test_e2e_incast(void **st)
+{
+    (void)st;
+    const char *tm = shared_path("htsim/matrices/incast.cm");
+    e2e("nscc", "nscc-fixed", tm, 128, 0.02);
+    e2e("smartt", "smartt-fixed", tm, 128, 0.02);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nscc_fixed_tracks_float),
+        cmocka_unit_test(test_smartt_fixed_tracks_float),
+        cmocka_unit_test(test_state_sizes),
+        cmocka_unit_test(test_e2e_two_to_one),
+        cmocka_unit_test(test_e2e_incast),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    temp_files_remove();
+    return rc;
+}
