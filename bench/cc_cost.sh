@@ -7,7 +7,7 @@
 # package; installed by the Makefile target when missing).
 BIN=${CC_COST:-build/bench/cc_cost}
 CALLS=${CC_COST_CALLS:-20000}
-ALGOS=${CC_COST_ALGOS:-"nscc nscc-fixed mnscc smartt smartt-fixed swift lswift mswift dctcp uec-dctcp mprdma newreno"}
+ALGOS=${CC_COST_ALGOS:-"nscc nscc-fixed mnscc smartt smartt-fixed swift swift-ref lswift mswift dctcp uec-dctcp bbr mprdma newreno"}
 STREAMS=${CC_COST_STREAMS:-"core-fd core-md core-fi core-mi core-mix fast-inc nack"}
 
 ir() { # ir ALGO STREAM RUN: total instructions of one run (RUN 0: the events made, not fed)
@@ -21,6 +21,9 @@ printf '\n|---|---|'
 for s in $STREAMS; do printf -- '---|'; done
 printf '\n'
 for a in $ALGOS; do
+    # a module the driver cannot run (unknown name, stale binary) stops the
+    # table rather than printing a row of zeros
+    "$BIN" "$a" core-mix 1 1 >/dev/null || { echo "cc_cost.sh: $BIN cannot run '$a'" >&2; exit 1; }
     state=$("$BIN" "$a" core-mix 1 1 | sed -n 's/.*state \([0-9]*\) bytes, nic \([0-9]*\) per flow \([0-9]*\) global.*/\2 (+\3 global; sim \1)/p; s/.*state \([0-9]*\) bytes$/\1/p')
     printf '| %s | %s |' "$a" "$state"
     for s in $STREAMS; do
