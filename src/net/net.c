@@ -24,6 +24,7 @@
 #include "../sim.h"
 #include "../topo/fabric.h"
 #include "../transport/transport.h"
+#include "pfc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,8 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
             account_occupancy(p, s->now);
             p->data_bytes += pkt->size_bytes;
             switch_buffer_change(s, p, pkt->size_bytes);
+            if (__builtin_expect(s->pfc != NULL, 0))
+                pfc_on_enqueue(s, pkt->ingress_port, pkt->size_bytes);
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
             if ((p->flags & PORTF_DRR) && pkt->tclass) {
@@ -324,6 +327,8 @@ static void start_next(struct sim *s, uint32_t port_idx)
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
         p->in_service_queue = SERVED_FROM_CTL;
+    } else if (__builtin_expect(p->flags & PORTF_PAUSED, 0)) {
+        return; /* PFC: no new data packet until RESUME (port_resume) */
     } else if ((p->flags & PORTF_DRR) && (idx = drr_pick(s, p)) != PKT_NONE) {
         p->in_service_queue = SERVED_FROM_DATA;
     } else if (!(p->flags & PORTF_DRR) && p->data_head != PKT_NONE) {
@@ -365,6 +370,8 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
                   p->data_bytes, pkt->size_bytes);
         p->data_bytes -= pkt->size_bytes;
         switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
+        if (__builtin_expect(s->pfc != NULL, 0))
+            pfc_on_dequeue(s, pkt->ingress_port, pkt->size_bytes);
         /* with DRR, each class is marked on its own queue */
         uint32_t q = p->data_bytes;
         if (p->flags & PORTF_DRR) {
@@ -485,6 +492,9 @@ void port_fail(struct sim *s, uint32_t port_idx)
     if (p->data_head != PKT_NONE)
         account_occupancy(p, s->now);
     drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
+    if (s->pfc && !(p->flags & PORTF_HOST_NIC))
+        for (uint32_t q = p->data_head; q != PKT_NONE; q = s->pool.pkts[q].next)
+            pfc_on_dequeue(s, s->pool.pkts[q].ingress_port, s->pool.pkts[q].size_bytes);
     drop_queue(s, p, &p->data_head, &p->data_tail);
     if (p->drr) {
         drop_queue(s, p, &p->drr->head1, &p->drr->tail1);
@@ -533,6 +543,12 @@ void port_visit_held(const struct sim *s, uint32_t port_idx,
         (void)fn(s, p->in_service, true, ctx);
 }
 
+void port_resume(struct sim *s, uint32_t port_idx)
+{
+    if (s->ports[port_idx].in_service == PKT_NONE)
+        start_next(s, port_idx);
+}
+
 void nic_kick(struct sim *s, uint32_t host)
 {
     uint32_t port_idx = s->hosts[host].nic_port;
@@ -558,6 +574,7 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 
 void net_close_stats(struct sim *s)
 {
+    pfc_close_stats(s);
     for (uint32_t i = 0; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
         account_occupancy(p, s->now);

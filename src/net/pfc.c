@@ -1,0 +1,206 @@
+/* pfc.c: Priority Flow Control on the data class (see pfc.h for the model
+ * and its source). The PAUSE and RESUME frames are modelled as events that
+ * act one link latency after the switch decides (the frame's own 64-byte
+ * serialisation, 5 ns at 100 Gb/s, is left out).
+ */
+#include "pfc.h"
+
+#include "../sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+/* Ports owned by a node: [*first, *first + *n). */
+static void node_ports(const struct sim *s, uint32_t node, uint32_t *first, uint32_t *n)
+{
+    if (node < s->n_hosts) {
+        *first = s->hosts[node].nic_port;
+        *n = 1;
+        return;
+    }
+    const struct switch_node *sw = &s->switches[node - s->n_hosts];
+    *first = sw->first_port;
+    *n = (uint32_t)sw->n_down + sw->n_up;
+}
+
+/* The other direction of port i's link: among the ports from peer back to
+ * owner, the one with the same rank as i among the ports from owner to
+ * peer (parallel links of a bundle pair up in order). */
+static uint32_t find_reverse(const struct sim *s, uint32_t i)
+{
+    const struct port *p = &s->ports[i];
+    uint32_t first, n, rank = 0;
+    node_ports(s, p->owner_node, &first, &n);
+    for (uint32_t j = first; j < i; j++)
+        rank += s->ports[j].peer_node == p->peer_node;
+    node_ports(s, p->peer_node, &first, &n);
+    for (uint32_t j = first; j < first + n; j++)
+        if (s->ports[j].peer_node == p->owner_node && rank-- == 0)
+            return j;
+    return PORT_NONE;
+}
+
+void pfc_setup(struct sim *s)
+{
+    if (!s->cfg.pfc)
+        return;
+    struct pfc_run *r = xcalloc(1, sizeof(*r));
+    r->low_bytes = s->cfg.pfc_low_pkts * s->cfg.mtu_bytes;
+    r->high_bytes = s->cfg.pfc_high_pkts * s->cfg.mtu_bytes;
+    r->deadlock_ps = s->cfg.pfc_deadlock_ps;
+    uint32_t n = s->n_ports ? s->n_ports : 1;
+    r->ingress_bytes = xcalloc(n, sizeof(uint32_t));
+    r->pause_sent = xcalloc(n, 1);
+    r->reverse_port = xcalloc(n, sizeof(uint32_t));
+    r->paused_since = xcalloc(n, sizeof(simtime_ps));
+    r->st = xcalloc(n, sizeof(struct pfc_port_stats));
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        r->reverse_port[i] = find_reverse(s, i);
+    s->pfc = r;
+}
+
+void pfc_free(struct sim *s)
+{
+    struct pfc_run *r = s->pfc;
+    if (!r)
+        return;
+    free(r->ingress_bytes);
+    free(r->pause_sent);
+    free(r->reverse_port);
+    free(r->paused_since);
+    free(r->st);
+    free(r);
+    s->pfc = NULL;
+}
+
+/* The downstream switch sends PAUSE (or RESUME) to upstream port `up`. */
+static void send_frame(struct sim *s, uint32_t up, enum pfc_event_kind kind)
+{
+    struct pfc_run *r = s->pfc;
+    r->pause_sent[up] = kind == PFC_PAUSE;
+    if (kind == PFC_PAUSE && r->reverse_port[up] != PORT_NONE)
+        r->st[r->reverse_port[up]].pauses_sent++;
+    eq_push_aux(&s->eq, s->now + s->ports[up].latency_ps, EV_PFC, up, kind);
+}
+
+void pfc_on_enqueue(struct sim *s, uint32_t ingress_port, uint32_t bytes)
+{
+    struct pfc_run *r = s->pfc;
+    r->ingress_bytes[ingress_port] += bytes;
+    if (r->ingress_bytes[ingress_port] > r->high_bytes && !r->pause_sent[ingress_port])
+        send_frame(s, ingress_port, PFC_PAUSE);
+}
+
+void pfc_on_dequeue(struct sim *s, uint32_t ingress_port, uint32_t bytes)
+{
+    struct pfc_run *r = s->pfc;
+    invariant(r->ingress_bytes[ingress_port] >= bytes, "PFC: ingress link of port %u counts %u bytes, %u leave",
+              ingress_port, r->ingress_bytes[ingress_port], bytes);
+    r->ingress_bytes[ingress_port] -= bytes;
+    if (r->ingress_bytes[ingress_port] < r->low_bytes && r->pause_sent[ingress_port])
+        send_frame(s, ingress_port, PFC_RESUME);
+}
+
+static void arm_check(struct sim *s)
+{
+    struct pfc_run *r = s->pfc;
+    if (r->check_pending || !r->n_paused || !r->deadlock_ps)
+        return;
+    r->check_pending = true;
+    eq_push_aux(&s->eq, s->now + r->deadlock_ps, EV_PFC, 0, PFC_CHECK);
+}
+
+static bool port_holds_data(const struct port *p)
+{
+    return p->data_bytes > 0 || (p->flags & PORTF_HOST_NIC);
+}
+
+/* Wait-for graph: paused port P waits on the ports of its peer switch that
+ * are paused and hold data. Returns the length of a cycle through P found
+ * by depth-first search (0 if none); colour: 0 new, 1 on the stack, 2 done. */
+static uint32_t find_cycle(const struct sim *s, uint32_t p, uint8_t *colour, uint32_t depth)
+{
+    colour[p] = 1;
+    uint32_t peer = s->ports[p].peer_node, first, n;
+    uint32_t found = 0;
+    if (peer >= s->n_hosts) {
+        node_ports(s, peer, &first, &n);
+        for (uint32_t q = first; q < first + n && !found; q++) {
+            if (!(s->ports[q].flags & PORTF_PAUSED) || !port_holds_data(&s->ports[q]))
+                continue;
+            if (colour[q] == 1)
+                found = depth + 1;
+            else if (colour[q] == 0)
+                found = find_cycle(s, q, colour, depth + 1);
+        }
+    }
+    colour[p] = 2;
+    return found;
+}
+
+static void deadlock_check(struct sim *s)
+{
+    struct pfc_run *r = s->pfc;
+    r->check_pending = false;
+    if (!r->n_paused || r->deadlock)
+        return;
+    if (s->now - r->last_change_ps >= r->deadlock_ps) {
+        uint8_t *colour = xcalloc(s->n_ports, 1);
+        uint32_t cycle = 0;
+        for (uint32_t i = 0; i < s->n_ports && !cycle; i++)
+            if ((s->ports[i].flags & PORTF_PAUSED) && colour[i] == 0 && port_holds_data(&s->ports[i]))
+                cycle = find_cycle(s, i, colour, 0);
+        free(colour);
+        if (cycle) {
+            r->deadlock = true;
+            r->deadlock_at_ps = r->last_change_ps;
+            r->deadlock_cycle_ports = cycle;
+            fprintf(stderr,
+                    "spraysim: PFC deadlock: a cycle of %u paused ports, nothing paused or resumed since %.3f us; "
+                    "stopping at %.3f us\n",
+                    cycle, (double)r->last_change_ps / PS_PER_US, (double)s->now / PS_PER_US);
+            s->stop = true;
+            return;
+        }
+    }
+    arm_check(s);
+}
+
+void pfc_event(struct sim *s, uint32_t id, uint32_t aux)
+{
+    struct pfc_run *r = s->pfc;
+    if (aux == PFC_CHECK) {
+        deadlock_check(s);
+        return;
+    }
+    struct port *p = &s->ports[id];
+    r->last_change_ps = s->now;
+    if (aux == PFC_PAUSE) {
+        if (p->flags & PORTF_PAUSED)
+            return;
+        p->flags |= PORTF_PAUSED;
+        r->st[id].pauses_received++;
+        r->paused_since[id] = s->now;
+        r->n_paused++;
+        arm_check(s);
+        return;
+    }
+    if (!(p->flags & PORTF_PAUSED))
+        return;
+    p->flags &= (uint16_t)~PORTF_PAUSED;
+    r->st[id].paused_ps += s->now - r->paused_since[id];
+    r->n_paused--;
+    port_resume(s, id);
+}
+
+void pfc_close_stats(struct sim *s)
+{
+    struct pfc_run *r = s->pfc;
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        if (s->ports[i].flags & PORTF_PAUSED) {
+            r->st[i].paused_ps += s->now - r->paused_since[i];
+            r->paused_since[i] = s->now;
+        }
+}
