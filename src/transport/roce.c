@@ -81,9 +81,13 @@ static void roce_setup(struct sim *s)
     if (c->dcqcn_k_pkts && !c->pfc)
         die_input("-dcqcn: DCQCN runs over lossless (PFC) switches; do not turn PFC off");
     /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above
-     * K packets on every egress (LosslessOutputQueue::_K) */
+     * K packets on every egress (LosslessOutputQueue::_K); RoCE switches
+     * never trim (without PFC a full queue drops) */
     for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
+        p->flags &= (uint16_t)~PORTF_TRIM;
+        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+            p->x->c[k].trim = false;
         if (c->dcqcn_k_pkts) {
             p->flags |= PORTF_ECN;
             p->ecn_kmin_bytes = p->ecn_kmax_bytes = c->dcqcn_k_pkts * c->mtu_bytes;
@@ -314,6 +318,11 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct flow *f = &s->flows[fi];
     struct roce_flow *r = rf(s, fi);
+    if (p->flags & PKTF_TRIMMED) {
+        /* only another transport's switch setting trims: the payload is lost */
+        s->tot.trimmed_delivered++;
+        return;
+    }
     s->tot.data_pkts_delivered++;
     if (p->flags & PKTF_ECN_CE) {
         simtime_ps gap = (simtime_ps)(DCQCN_CNP_INTERVAL_US * PS_PER_US);
