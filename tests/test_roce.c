@@ -400,6 +400,31 @@ static void test_sender_pacing_and_go_back_n(void **st)
     }
 }
 
+/* 1000 us after the last packet sent with no ACK advancing, the sender
+ * goes back to its first unacknowledged packet; a moment earlier it does
+ * not. (Timer kind 1 is roce.c's ROCE_TIMER_RTO.) */
+static void test_timeout_goes_back_to_first_unacked(void **st)
+{
+    (void)st;
+    roce_one_flow(&DEFAULT);
+    simtime_ps gap = serialize_ps(S.cfg.mtu_bytes, S.cfg.linkspeed_mbps);
+    S.now = 10 * PS_PER_US;
+    assert_int_equal(pull_seq(), 1);
+    S.now += gap;
+    assert_int_equal(pull_seq(), 2);
+    deliver(PKT_ACK, 1, 0); /* packet 0 acknowledged, at the time packet 2 left */
+    simtime_ps last = S.now;
+    S.now = last + 1000 * PS_PER_US - 1;
+    transport_timer(&S, 0, 1);
+    assert_int_equal(S.flows[0].c.timeouts, 0);
+    assert_int_equal(pull_seq(), 3);
+    S.now += 1000 * PS_PER_US; /* packet 3 restarted the timer */
+    transport_timer(&S, 0, 1);
+    assert_int_equal(S.flows[0].c.timeouts, 1);
+    assert_int_equal(pull_seq(), 1);
+    sim_free(&S);
+}
+
 /* With DCQCN a CNP halves the pacing rate at once (alpha starts at 1). */
 static void test_cnp_halves_the_pacing_rate(void **st)
 {
@@ -515,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_receiver_ack_nack),
         cmocka_unit_test(test_receiver_cnp_at_most_every_50us),
         cmocka_unit_test(test_sender_pacing_and_go_back_n),
+        cmocka_unit_test(test_timeout_goes_back_to_first_unacked),
         cmocka_unit_test(test_cnp_halves_the_pacing_rate),
         cmocka_unit_test(test_reference_tails_lossless),
         cmocka_unit_test(test_dcqcn_two_to_one_utilization),
