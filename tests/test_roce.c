@@ -270,6 +270,27 @@ static void test_pfc_deadlock_detected(void **st)
     }
 }
 
+/* The same cycle with traffic running into it: the check the first PAUSE
+ * armed re-arms itself until the pauses spreading back from the stuck
+ * flow settle, then stops the run long before -end. */
+static void test_pfc_deadlock_stops_a_running_sim(void **st)
+{
+    (void)st;
+    setup(two_to_one_cm(), 20000, &DEFAULT);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
+    uint32_t b = S.pfc->reverse_port[a];
+    pfc_event(&S, a, PFC_PAUSE);
+    pfc_event(&S, b, PFC_PAUSE);
+    port_enqueue(&S, a, data_packet(S.hosts[1].nic_port));
+    port_enqueue(&S, b, data_packet(S.hosts[1].nic_port));
+    sim_run(&S);
+    assert_true(S.pfc->deadlock);
+    assert_true(S.now < 5000 * PS_PER_US);
+    assert_int_equal(S.now, S.pfc->last_change_ps + S.cfg.pfc_deadlock_ps); /* found as soon as it holds */
+    assert_true(S.flows_finished < S.n_flows);
+    sim_free(&S);
+}
+
 /* ---- RoCE sender and receiver ------------------------------------------------------------ */
 
 static void roce_one_flow(const struct run_opts *o)
@@ -537,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_paused_port_starts_no_data),
         cmocka_unit_test(test_paused_nic_sends_no_data),
         cmocka_unit_test(test_pfc_deadlock_detected),
+        cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
         cmocka_unit_test(test_receiver_ack_nack),
         cmocka_unit_test(test_receiver_cnp_at_most_every_50us),
         cmocka_unit_test(test_sender_pacing_and_go_back_n),

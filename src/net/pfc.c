@@ -101,13 +101,16 @@ void pfc_on_dequeue(struct sim *s, uint32_t ingress_port, uint32_t bytes)
         send_frame(s, ingress_port, PFC_RESUME);
 }
 
+/* The next check: when the pauses will have been still for the deadlock
+ * time if nothing changes before. */
 static void arm_check(struct sim *s)
 {
     struct pfc_run *r = s->pfc;
     if (r->check_pending || !r->n_paused || !r->deadlock_ps)
         return;
     r->check_pending = true;
-    eq_push_aux(&s->eq, s->now + r->deadlock_ps, EV_PFC, 0, PFC_CHECK);
+    simtime_ps at = r->last_change_ps + r->deadlock_ps;
+    eq_push_aux(&s->eq, at > s->now ? at : s->now + r->deadlock_ps, EV_PFC, 0, PFC_CHECK);
 }
 
 static bool port_holds_data(const struct port *p)
