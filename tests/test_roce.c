@@ -227,6 +227,24 @@ static void test_paused_port_starts_no_data(void **st)
     sim_free(&S);
 }
 
+/* Data a failed link's queue loses leaves the switch: its ingress count
+ * falls and the upstream port is resumed. */
+static void test_failed_port_releases_ingress_bytes(void **st)
+{
+    (void)st;
+    setup(two_to_one_cm(), 1000, &DEFAULT);
+    uint32_t from = S.hosts[1].nic_port, out = S.switches[0].first_port;
+    pfc_event(&S, out, PFC_PAUSE);
+    for (int k = 0; k < 16; k++)
+        port_enqueue(&S, out, data_packet(from));
+    S.tot.data_pkts_sent += 16;
+    assert_true(S.pfc->pause_sent[from]);
+    port_fail(&S, out);
+    assert_int_equal(S.pfc->ingress_bytes[from], 0);
+    assert_false(S.pfc->pause_sent[from]);
+    sim_free(&S);
+}
+
 /* A paused host NIC pulls nothing from the transport. */
 static void test_paused_nic_sends_no_data(void **st)
 {
@@ -558,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_pfc_thresholds_and_latency),
         cmocka_unit_test(test_paused_port_starts_no_data),
         cmocka_unit_test(test_paused_nic_sends_no_data),
+        cmocka_unit_test(test_failed_port_releases_ingress_bytes),
         cmocka_unit_test(test_pfc_deadlock_detected),
         cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
         cmocka_unit_test(test_receiver_ack_nack),

@@ -2,6 +2,10 @@
  * and its source). The PAUSE and RESUME frames are modelled as events that
  * act one link latency after the switch decides (the frame's own 64-byte
  * serialisation, 5 ns at 100 Gb/s, is left out).
+ *
+ * Invariant (checked with SPRAYSIM_CHECKS at the end of a run): each
+ * ingress count is the size of the data packets from that link still held
+ * by the downstream switch.
  */
 #include "pfc.h"
 
@@ -196,11 +200,40 @@ void pfc_event(struct sim *s, uint32_t id, uint32_t aux)
     port_resume(s, id);
 }
 
+#ifdef SPRAYSIM_CHECKS
+/* Each ingress count is the size of the data packets that came over that
+ * link and are still in the downstream switch: queued in a port's data
+ * class (either DRR class) or on its wire having left it. */
+static void check_ingress_counts(const struct sim *s)
+{
+    uint64_t *held = xcalloc(s->n_ports ? s->n_ports : 1, sizeof(uint64_t));
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        if (p->flags & PORTF_HOST_NIC)
+            continue;
+        const uint32_t heads[2] = {p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
+        for (int k = 0; k < 2; k++)
+            for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next)
+                held[s->pool.pkts[q].ingress_port] += s->pool.pkts[q].size_bytes;
+        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
+            held[s->pool.pkts[p->in_service].ingress_port] += s->pool.pkts[p->in_service].size_bytes;
+    }
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        invariant(held[i] == s->pfc->ingress_bytes[i],
+                  "PFC: the link from port %u counts %u bytes in its switch, which holds %llu from it", i,
+                  s->pfc->ingress_bytes[i], (unsigned long long)held[i]);
+    free(held);
+}
+#endif
+
 void pfc_close_stats(struct sim *s)
 {
     struct pfc_run *r = s->pfc;
     if (!r)
         return;
+#ifdef SPRAYSIM_CHECKS
+    check_ingress_counts(s);
+#endif
     for (uint32_t i = 0; i < s->n_ports; i++)
         if (s->ports[i].flags & PORTF_PAUSED) {
             r->st[i].paused_ps += s->now - r->paused_since[i];
