@@ -87,6 +87,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
     if (c->pfc)
         c->queue_infinite = true;
+    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective))
+        die_input("%s: a RoCE option; add --transport roce", c->dcqcn_k_pkts ? "-dcqcn" : "-out_of_order");
     if (c->pfc_low_pkts > c->pfc_high_pkts)
         die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
                   c->pfc_high_pkts);

@@ -711,6 +711,8 @@ bad "-pfc_thresholds 0" "-pfc_thresholds (low)" -tm "$M/one.cm" -pfc_thresholds 
 bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
 bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
 bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off
+bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
+bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order
 bad "--pfc-deadlock-us 0" "--pfc-deadlock-us" -tm "$M/one.cm" --pfc-deadlock-us 0
 run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r1"
 run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r2"
