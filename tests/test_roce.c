@@ -24,6 +24,7 @@ struct run_opts {
     uint32_t dcqcn_k;
     uint32_t queue_pkts;
     bool selective;
+    uint32_t classes;    /* --classes; 0 = default */
 };
 
 static void setup(const char *tm, double end_us, const struct run_opts *o)
@@ -40,6 +41,8 @@ static void setup(const char *tm, double end_us, const struct run_opts *o)
     c.dcqcn_k_pkts = o->dcqcn_k;
     c.queue_pkts = o->queue_pkts;
     c.roce_selective = o->selective;
+    if (o->classes)
+        c.n_classes = o->classes;
     sim_setup(&S, &c);
 }
 
@@ -179,25 +182,25 @@ static void test_pfc_thresholds_and_latency(void **st)
     S.ports[out].flags |= PORTF_PAUSED;               /* hold the packets in the queue */
     for (int k = 0; k < 15; k++)
         port_enqueue(&S, out, data_packet(from));
-    assert_int_equal(S.pfc->ingress_bytes[from], 15 * S.cfg.mtu_bytes);
-    assert_false(S.pfc->pause_sent[from]); /* exactly at the threshold: not above */
+    assert_int_equal(S.pfc->ingress_bytes[from * PFC_CLASSES + 1], 15 * S.cfg.mtu_bytes);
+    assert_false(S.pfc->pause_sent[from * PFC_CLASSES + 1]); /* exactly at the threshold: not above */
     S.now = 7;
     port_enqueue(&S, out, data_packet(from));
-    assert_true(S.pfc->pause_sent[from]);
+    assert_true(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
     assert_int_equal(S.pfc->st[S.pfc->reverse_port[from]].pauses_sent, 1);
     struct event ev;
     assert_true(next_pfc_event(&ev));
     assert_int_equal(ev.id, from);
-    assert_int_equal(ev.aux, PFC_PAUSE);
+    assert_int_equal(ev.aux, PFC_AUX(PFC_PAUSE, 1));
     assert_int_equal(ev.time_ps, 7 + S.ports[from].latency_ps);
     /* drain: RESUME once fewer than 12 packets' bytes are left */
     for (int k = 16; k > 12; k--)
-        pfc_on_dequeue(&S, from, S.cfg.mtu_bytes);
-    assert_true(S.pfc->pause_sent[from]); /* 12 packets: not below */
-    pfc_on_dequeue(&S, from, S.cfg.mtu_bytes);
-    assert_false(S.pfc->pause_sent[from]);
+        pfc_on_dequeue(&S, from, 1, S.cfg.mtu_bytes);
+    assert_true(S.pfc->pause_sent[from * PFC_CLASSES + 1]); /* 12 packets: not below */
+    pfc_on_dequeue(&S, from, 1, S.cfg.mtu_bytes);
+    assert_false(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
     assert_true(next_pfc_event(&ev));
-    assert_int_equal(ev.aux, PFC_RESUME);
+    assert_int_equal(ev.aux, PFC_AUX(PFC_RESUME, 1));
     sim_free(&S);
 }
 
@@ -208,7 +211,7 @@ static void test_paused_port_starts_no_data(void **st)
     (void)st;
     setup(two_to_one_cm(), 1000, &DEFAULT);
     uint32_t out = S.switches[0].first_port;
-    pfc_event(&S, out, PFC_PAUSE);
+    pfc_event(&S, out, PFC_AUX(PFC_PAUSE, 1));
     uint32_t d = data_packet(S.hosts[1].nic_port);
     port_enqueue(&S, out, d);
     assert_int_equal(S.ports[out].in_service, PKT_NONE);
@@ -220,10 +223,50 @@ static void test_paused_port_starts_no_data(void **st)
     port_tx_done(&S, out);
     assert_int_equal(S.ports[out].in_service, PKT_NONE);
     S.now = 5 * PS_PER_US;
-    pfc_event(&S, out, PFC_RESUME);
+    pfc_event(&S, out, PFC_AUX(PFC_RESUME, 1));
     assert_int_equal(S.ports[out].in_service, d);
     assert_int_equal(S.pfc->st[out].pauses_received, 1);
     assert_int_equal(S.pfc->st[out].paused_ps, 5 * PS_PER_US);
+    sim_free(&S);
+}
+
+/* With --classes 3 each data class is paused on its own: a port paused
+ * for class 2 still sends class 1, and class 2 after its RESUME; class 2's
+ * own ingress count sends a PAUSE for class 2 only. */
+static void test_pfc_per_class(void **st)
+{
+    (void)st;
+    struct run_opts o = DEFAULT;
+    o.classes = 3;
+    setup(two_to_one_cm(), 1000, &o);
+    uint32_t from = S.hosts[1].nic_port, out = S.switches[0].first_port;
+    pfc_event(&S, out, PFC_AUX(PFC_PAUSE, 2));
+    uint32_t c2 = data_packet(from);
+    pkt_at(&S.pool, c2)->prio = 2;
+    port_enqueue(&S, out, c2);
+    assert_int_equal(S.ports[out].in_service, PKT_NONE);
+    uint32_t c1 = data_packet(from);
+    port_enqueue(&S, out, c1);
+    assert_int_equal(S.ports[out].in_service, c1);
+    port_tx_done(&S, out);
+    assert_int_equal(S.ports[out].in_service, PKT_NONE);
+    pfc_event(&S, out, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, out, PFC_AUX(PFC_RESUME, 2));
+    assert_int_equal(S.ports[out].in_service, c2);
+    assert_true(S.ports[out].flags & PORTF_PAUSED); /* class 1 still is */
+    assert_int_equal(S.pfc->st[out].pauses_received, 2);
+    port_tx_done(&S, out);
+    /* class 2's ingress count: 16 packets from one link pause class 2 only */
+    for (int k = 0; k < 16; k++) {
+        uint32_t d = data_packet(from);
+        pkt_at(&S.pool, d)->prio = 2;
+        port_enqueue(&S, out, d);
+    }
+    assert_true(S.pfc->pause_sent[from * PFC_CLASSES + 2]);
+    assert_false(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
+    struct event ev;
+    assert_true(next_pfc_event(&ev));
+    assert_int_equal(ev.aux, PFC_AUX(PFC_PAUSE, 2));
     sim_free(&S);
 }
 
@@ -234,14 +277,14 @@ static void test_failed_port_releases_ingress_bytes(void **st)
     (void)st;
     setup(two_to_one_cm(), 1000, &DEFAULT);
     uint32_t from = S.hosts[1].nic_port, out = S.switches[0].first_port;
-    pfc_event(&S, out, PFC_PAUSE);
+    pfc_event(&S, out, PFC_AUX(PFC_PAUSE, 1));
     for (int k = 0; k < 16; k++)
         port_enqueue(&S, out, data_packet(from));
     S.tot.data_pkts_sent += 16;
-    assert_true(S.pfc->pause_sent[from]);
+    assert_true(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
     port_fail(&S, out);
-    assert_int_equal(S.pfc->ingress_bytes[from], 0);
-    assert_false(S.pfc->pause_sent[from]);
+    assert_int_equal(S.pfc->ingress_bytes[from * PFC_CLASSES + 1], 0);
+    assert_false(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
     sim_free(&S);
 }
 
@@ -251,10 +294,10 @@ static void test_paused_nic_sends_no_data(void **st)
     (void)st;
     setup(two_to_one_cm(), 1000, &DEFAULT);
     uint32_t nic = S.hosts[1].nic_port;
-    pfc_event(&S, nic, PFC_PAUSE);
+    pfc_event(&S, nic, PFC_AUX(PFC_PAUSE, 1));
     transport_flow_start(&S, 0);
     assert_int_equal(S.ports[nic].in_service, PKT_NONE);
-    pfc_event(&S, nic, PFC_RESUME);
+    pfc_event(&S, nic, PFC_AUX(PFC_RESUME, 1));
     assert_int_not_equal(S.ports[nic].in_service, PKT_NONE);
     assert_int_equal(pkt_at(&S.pool, S.ports[nic].in_service)->type, PKT_DATA);
     sim_free(&S);
@@ -271,9 +314,9 @@ static void test_pfc_deadlock_detected(void **st)
         uint32_t a = S.switches[0].first_port + S.switches[0].n_down; /* ToR 0 up to an aggregation switch */
         uint32_t b = S.pfc->reverse_port[a];                          /* and back down */
         assert_int_equal(S.ports[b].peer_node, S.ports[a].owner_node);
-        pfc_event(&S, a, PFC_PAUSE);
+        pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
         if (variant != 1)
-            pfc_event(&S, b, PFC_PAUSE);
+            pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
         port_enqueue(&S, a, data_packet(S.hosts[1].nic_port));
         port_enqueue(&S, b, data_packet(S.hosts[1].nic_port));
         S.now = S.cfg.pfc_deadlock_ps - (variant == 2 ? 1 : 0);
@@ -297,8 +340,8 @@ static void test_pfc_deadlock_stops_a_running_sim(void **st)
     setup(two_to_one_cm(), 20000, &DEFAULT);
     uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
     uint32_t b = S.pfc->reverse_port[a];
-    pfc_event(&S, a, PFC_PAUSE);
-    pfc_event(&S, b, PFC_PAUSE);
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
     port_enqueue(&S, a, data_packet(S.hosts[1].nic_port));
     port_enqueue(&S, b, data_packet(S.hosts[1].nic_port));
     S.tot.data_pkts_sent += 2; /* placed by hand: the packet census counts them as sent */
@@ -520,7 +563,7 @@ static void test_reference_tails_lossless(void **st)
         assert_int_equal(S.tot.data_drops, 0);
         assert_int_equal(S.tot.rtx_pkts_sent, 0);
         assert_true(pauses() > 0);
-        for (uint32_t i = 0; i < S.n_ports; i++)
+        for (uint32_t i = 0; i < S.n_ports * PFC_CLASSES; i++)
             assert_int_equal(S.pfc->ingress_bytes[i], 0);
         check_packet_conservation(&S);
         sim_free(&S);
@@ -577,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_paused_port_starts_no_data),
         cmocka_unit_test(test_paused_nic_sends_no_data),
         cmocka_unit_test(test_failed_port_releases_ingress_bytes),
+        cmocka_unit_test(test_pfc_per_class),
         cmocka_unit_test(test_pfc_deadlock_detected),
         cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
         cmocka_unit_test(test_receiver_ack_nack),

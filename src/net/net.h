@@ -27,7 +27,8 @@ enum port_flag {
     PORTF_KNOWN_DOWN = 1 << 5,/* routing has learnt that the link is down */
     PORTF_DRR = 1 << 6,       /* data served by DRR between two traffic classes */
     PORTF_BUF_STATS = 1 << 7, /* a switch port whose switch totals its buffered bytes (--switch-stats) */
-    PORTF_PAUSED = 1 << 8,    /* PFC: the far end paused the data classes (pfc.h) */
+    PORTF_PAUSED = 1 << 8,    /* PFC: the far end paused one or more data classes (pfc.h) */
+    PORTF_PFC = 1 << 9,       /* a switch port of a PFC run: its data counts towards its ingress links */
 };
 
 enum served_from {

@@ -53,13 +53,17 @@ void pfc_setup(struct sim *s)
     r->high_bytes = s->cfg.pfc_high_pkts * s->cfg.mtu_bytes;
     r->deadlock_ps = s->cfg.pfc_deadlock_ps;
     uint32_t n = s->n_ports ? s->n_ports : 1;
-    r->ingress_bytes = xcalloc(n, sizeof(uint32_t));
-    r->pause_sent = xcalloc(n, 1);
+    r->ingress_bytes = xcalloc((size_t)n * PFC_CLASSES, sizeof(uint32_t));
+    r->pause_sent = xcalloc((size_t)n * PFC_CLASSES, 1);
+    r->paused_mask = xcalloc(n, 1);
     r->reverse_port = xcalloc(n, sizeof(uint32_t));
     r->paused_since = xcalloc(n, sizeof(simtime_ps));
     r->st = xcalloc(n, sizeof(struct pfc_port_stats));
-    for (uint32_t i = 0; i < s->n_ports; i++)
+    for (uint32_t i = 0; i < s->n_ports; i++) {
         r->reverse_port[i] = find_reverse(s, i);
+        if (!(s->ports[i].flags & PORTF_HOST_NIC))
+            s->ports[i].flags |= PORTF_PFC;
+    }
     s->pfc = r;
 }
 
@@ -70,6 +74,7 @@ void pfc_free(struct sim *s)
         return;
     free(r->ingress_bytes);
     free(r->pause_sent);
+    free(r->paused_mask);
     free(r->reverse_port);
     free(r->paused_since);
     free(r->st);
@@ -77,32 +82,35 @@ void pfc_free(struct sim *s)
     s->pfc = NULL;
 }
 
-/* The downstream switch sends PAUSE (or RESUME) to upstream port `up`. */
-static void send_frame(struct sim *s, uint32_t up, enum pfc_event_kind kind)
+/* The downstream switch sends PAUSE (or RESUME) of class cls to upstream
+ * port `up`. */
+static void send_frame(struct sim *s, uint32_t up, uint32_t cls, enum pfc_event_kind kind)
 {
     struct pfc_run *r = s->pfc;
-    r->pause_sent[up] = kind == PFC_PAUSE;
+    r->pause_sent[up * PFC_CLASSES + cls] = kind == PFC_PAUSE;
     if (kind == PFC_PAUSE && r->reverse_port[up] != PORT_NONE)
         r->st[r->reverse_port[up]].pauses_sent++;
-    eq_push_aux(&s->eq, s->now + s->ports[up].latency_ps, EV_PFC, up, kind);
+    eq_push_aux(&s->eq, s->now + s->ports[up].latency_ps, EV_PFC, up, PFC_AUX(kind, cls));
 }
 
-void pfc_on_enqueue(struct sim *s, uint32_t ingress_port, uint32_t bytes)
+void pfc_on_enqueue(struct sim *s, uint32_t ingress_port, uint32_t cls, uint32_t bytes)
 {
     struct pfc_run *r = s->pfc;
-    r->ingress_bytes[ingress_port] += bytes;
-    if (r->ingress_bytes[ingress_port] > r->high_bytes && !r->pause_sent[ingress_port])
-        send_frame(s, ingress_port, PFC_PAUSE);
+    uint32_t k = ingress_port * PFC_CLASSES + cls;
+    r->ingress_bytes[k] += bytes;
+    if (r->ingress_bytes[k] > r->high_bytes && !r->pause_sent[k])
+        send_frame(s, ingress_port, cls, PFC_PAUSE);
 }
 
-void pfc_on_dequeue(struct sim *s, uint32_t ingress_port, uint32_t bytes)
+void pfc_on_dequeue(struct sim *s, uint32_t ingress_port, uint32_t cls, uint32_t bytes)
 {
     struct pfc_run *r = s->pfc;
-    invariant(r->ingress_bytes[ingress_port] >= bytes, "PFC: ingress link of port %u counts %u bytes, %u leave",
-              ingress_port, r->ingress_bytes[ingress_port], bytes);
-    r->ingress_bytes[ingress_port] -= bytes;
-    if (r->ingress_bytes[ingress_port] < r->low_bytes && r->pause_sent[ingress_port])
-        send_frame(s, ingress_port, PFC_RESUME);
+    uint32_t k = ingress_port * PFC_CLASSES + cls;
+    invariant(r->ingress_bytes[k] >= bytes, "PFC: ingress link of port %u class %u counts %u bytes, %u leave",
+              ingress_port, cls, r->ingress_bytes[k], bytes);
+    r->ingress_bytes[k] -= bytes;
+    if (r->ingress_bytes[k] < r->low_bytes && r->pause_sent[k])
+        send_frame(s, ingress_port, cls, PFC_RESUME);
 }
 
 /* The next check: when the pauses will have been still for the deadlock
@@ -119,7 +127,12 @@ static void arm_check(struct sim *s)
 
 static bool port_holds_data(const struct port *p)
 {
-    return p->data_bytes > 0 || (p->flags & PORTF_HOST_NIC);
+    if (p->data_bytes > 0 || (p->flags & PORTF_HOST_NIC))
+        return true;
+    for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+        if (p->x->c[k].bytes)
+            return true;
+    return false;
 }
 
 /* Wait-for graph: paused port P waits on the ports of its peer switch that
@@ -176,27 +189,34 @@ static void deadlock_check(struct sim *s)
 void pfc_event(struct sim *s, uint32_t id, uint32_t aux)
 {
     struct pfc_run *r = s->pfc;
-    if (aux == PFC_CHECK) {
+    uint32_t kind = aux % 4, bit = 1u << (aux / 4);
+    if (kind == PFC_CHECK) {
         deadlock_check(s);
         return;
     }
     struct port *p = &s->ports[id];
     r->last_change_ps = s->now;
-    if (aux == PFC_PAUSE) {
-        if (p->flags & PORTF_PAUSED)
+    if (kind == PFC_PAUSE) {
+        if (r->paused_mask[id] & bit)
             return;
-        p->flags |= PORTF_PAUSED;
         r->st[id].pauses_received++;
-        r->paused_since[id] = s->now;
-        r->n_paused++;
-        arm_check(s);
+        if (!r->paused_mask[id]) {
+            p->flags |= PORTF_PAUSED;
+            r->paused_since[id] = s->now;
+            r->n_paused++;
+            arm_check(s);
+        }
+        r->paused_mask[id] |= (uint8_t)bit;
         return;
     }
-    if (!(p->flags & PORTF_PAUSED))
+    if (!(r->paused_mask[id] & bit))
         return;
-    p->flags &= (uint16_t)~PORTF_PAUSED;
-    r->st[id].paused_ps += s->now - r->paused_since[id];
-    r->n_paused--;
+    r->paused_mask[id] &= (uint8_t)~bit;
+    if (!r->paused_mask[id]) {
+        p->flags &= (uint16_t)~PORTF_PAUSED;
+        r->st[id].paused_ps += s->now - r->paused_since[id];
+        r->n_paused--;
+    }
     port_resume(s, id);
 }
 
@@ -206,22 +226,30 @@ void pfc_event(struct sim *s, uint32_t id, uint32_t aux)
  * class (either DRR class) or on its wire having left it. */
 static void check_ingress_counts(const struct sim *s)
 {
-    uint64_t *held = xcalloc(s->n_ports ? s->n_ports : 1, sizeof(uint64_t));
+    uint64_t *held = xcalloc((size_t)(s->n_ports ? s->n_ports : 1) * PFC_CLASSES, sizeof(uint64_t));
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         if (p->flags & PORTF_HOST_NIC)
             continue;
-        const uint32_t heads[2] = {p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
-        for (int k = 0; k < 2; k++)
-            for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next)
-                held[s->pool.pkts[q].ingress_port] += s->pool.pkts[q].size_bytes;
-        if (p->in_service != PKT_NONE && p->in_service_queue == SERVED_FROM_DATA)
-            held[s->pool.pkts[p->in_service].ingress_port] += s->pool.pkts[p->in_service].size_bytes;
+        uint32_t heads[2 + PORT_MAX_CLASSES] = {p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
+        uint32_t n_heads = 2;
+        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+            heads[n_heads++] = p->x->c[k].head;
+        for (uint32_t k = 0; k < n_heads; k++)
+            for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next) {
+                const struct packet *pkt = &s->pool.pkts[q];
+                held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
+            }
+        if (p->in_service != PKT_NONE && p->in_service_queue != SERVED_FROM_CTL &&
+            p->in_service_queue != SERVED_FROM_TRANSPORT) {
+            const struct packet *pkt = &s->pool.pkts[p->in_service];
+            held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
+        }
     }
-    for (uint32_t i = 0; i < s->n_ports; i++)
+    for (uint32_t i = 0; i < s->n_ports * PFC_CLASSES; i++)
         invariant(held[i] == s->pfc->ingress_bytes[i],
-                  "PFC: the link from port %u counts %u bytes in its switch, which holds %llu from it", i,
-                  s->pfc->ingress_bytes[i], (unsigned long long)held[i]);
+                  "PFC: the link from port %u counts %u bytes of class %u in its switch, which holds %llu", i / PFC_CLASSES,
+                  s->pfc->ingress_bytes[i], i % PFC_CLASSES, (unsigned long long)held[i]);
     free(held);
 }
 #endif
