@@ -250,18 +250,27 @@ static void test_pfc_per_class(void **st)
     assert_int_equal(S.ports[out].in_service, c1);
     port_tx_done(&S, out);
     assert_int_equal(S.ports[out].in_service, PKT_NONE);
+    S.now = 2 * PS_PER_US;
     pfc_event(&S, out, PFC_AUX(PFC_PAUSE, 1));
+    S.now = 3 * PS_PER_US;
     pfc_event(&S, out, PFC_AUX(PFC_RESUME, 2));
     assert_int_equal(S.ports[out].in_service, c2);
     assert_true(S.ports[out].flags & PORTF_PAUSED); /* class 1 still is */
     assert_int_equal(S.pfc->st[out].pauses_received, 2);
+    assert_int_equal(S.pfc->n_paused, 1);
     port_tx_done(&S, out);
+    S.now = 4 * PS_PER_US;
+    pfc_event(&S, out, PFC_AUX(PFC_RESUME, 1));
+    assert_int_equal(S.pfc->n_paused, 0);
+    assert_int_equal(S.pfc->st[out].paused_ps, 4 * PS_PER_US); /* some class paused from 0 to 4 us */
     /* class 2's ingress count: 16 packets from one link pause class 2 only */
     for (int k = 0; k < 16; k++) {
         uint32_t d = data_packet(from);
         pkt_at(&S.pool, d)->prio = 2;
         port_enqueue(&S, out, d);
     }
+    assert_int_equal(S.pfc->ingress_bytes[from * PFC_CLASSES + 2], 16 * S.cfg.mtu_bytes);
+    assert_int_equal(S.pfc->ingress_bytes[from * PFC_CLASSES + 1], 0);
     assert_true(S.pfc->pause_sent[from * PFC_CLASSES + 2]);
     assert_false(S.pfc->pause_sent[from * PFC_CLASSES + 1]);
     struct event ev;
