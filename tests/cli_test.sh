@@ -719,6 +719,7 @@ run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r
 if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r1/queues.csv" "$T/r2/queues.csv" &&
     head -n 1 "$T/r1/queues.csv" | grep -q ',pfc_pauses_sent,pfc_pauses_received,pfc_paused_us$' &&
     grep -q '"pfc": {"low_pkts": 12, "high_pkts": 15' "$T/r1/summary.json" &&
+    grep -q '"roce": {"dcqcn_k_pkts": 10, "selective_repeat": false}' "$T/r1/summary.json" &&
     head -n 1 "$T/r1/flows.csv" | grep -q 'go_back_n,cnps_sent,cnps_received'; then
     ok "RoCE with DCQCN: byte-identical reruns, PFC columns in queues.csv, pfc in summary.json"
 else
