@@ -82,7 +82,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
     struct config *c = &s->cfg;
-    /* lossless: PFC on the data class and switch queues without a limit
+    /* lossless: PFC on the data classes and switch queues without a limit
      * (htsim_roce's LosslessInputQueue never drops) */
     c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
     if (c->pfc)
@@ -92,6 +92,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (c->pfc_low_pkts > c->pfc_high_pkts)
         die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
                   c->pfc_high_pkts);
+    if ((uint64_t)c->pfc_high_pkts * c->mtu_bytes > UINT32_MAX / 2)
+        die_input("-pfc_thresholds: a high threshold of %u packets of %u bytes (-mtu) is too large (at most %u bytes)",
+                  c->pfc_high_pkts, c->mtu_bytes, UINT32_MAX / 2);
 
     s->cc = cc_find(c->cc_name);
     if (!s->cc)

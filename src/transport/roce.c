@@ -20,8 +20,12 @@
  * send a CNP, at most one per flow per 50 us (DCQCN paper Sec. 3.1).
  *
  * Network (main_roce.cpp): lossless queues with PFC on every switch port
- * (net.c, thresholds 12 and 15 packets), no trimming, no ECN unless -dcqcn K
- * sets step marking above K packets.
+ * (src/net/pfc.c, thresholds 12 and 15 packets), no trimming, no ECN unless
+ * -dcqcn K sets step marking above K packets.
+ *
+ * DCQCN's state is here rather than in src/cc (see dcqcn.h for why); its
+ * two 55 us timers run only while the flow does, each one pending event
+ * that moves on when a CNP restarts it.
  */
 #include "../lb/lb.h"
 #include "../sim.h"
