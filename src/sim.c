@@ -21,6 +21,7 @@
 
 #include "cc/cc.h"
 #include "lb/lb.h"
+#include "net/pfc.h"
 #include "topo/fabric.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
@@ -63,6 +64,10 @@ void config_defaults(struct config *c)
     c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
+    c->pfc_flag = -1;                    /* PFC on with --transport roce, else off */
+    c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
+    c->pfc_high_pkts = 15;               /* htsim main_roce.cpp: high_pfc = 15 */
+    c->pfc_deadlock_ps = 500 * PS_PER_US; /* ours: 500 us without a PAUSE or RESUME anywhere */
 }
 
 static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
@@ -78,6 +83,19 @@ void sim_setup(struct sim *s, const struct config *cfg)
     memset(s, 0, sizeof(*s));
     s->cfg = *cfg;
     struct config *c = &s->cfg;
+    /* lossless: PFC on the data classes and switch queues without a limit
+     * (htsim_roce's LosslessInputQueue never drops) */
+    c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
+    if (c->pfc)
+        c->queue_infinite = true;
+    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective))
+        die_input("%s: a RoCE option; add --transport roce", c->dcqcn_k_pkts ? "-dcqcn" : "-out_of_order");
+    if (c->pfc_low_pkts > c->pfc_high_pkts)
+        die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
+                  c->pfc_high_pkts);
+    if ((uint64_t)c->pfc_high_pkts * c->mtu_bytes > UINT32_MAX / 2)
+        die_input("-pfc_thresholds: a high threshold of %u packets of %u bytes (-mtu) is too large (at most %u bytes)",
+                  c->pfc_high_pkts, c->mtu_bytes, UINT32_MAX / 2);
 
     s->cc = cc_find(c->cc_name);
     if (!s->cc)
@@ -232,6 +250,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     }
     pool_init(&s->pool, 1 << 14);
     fabric_build(s);
+    pfc_setup(s);
     rng_seed(&s->ar_rng, c->seed, RNG_STREAM_ROUTING, 0);
     failures_setup(s);
     transport_setup(s);
@@ -456,6 +475,9 @@ void sim_run(struct sim *s)
         case EV_ARRIVAL:
             poisson_arrival(s, ev.id);
             break;
+        case EV_PFC:
+            pfc_event(s, ev.id, ev.aux);
+            break;
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
@@ -492,6 +514,7 @@ void sim_free(struct sim *s)
     poisson_free(s);
     transport_free(s);
     failures_free(s);
+    pfc_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)
         port_free(&s->ports[i]);
     free(s->ports);

@@ -23,6 +23,7 @@ enum event_kind {
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
     EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
+    EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
 };
 
 enum routing_mode {
@@ -97,6 +98,14 @@ struct config {
         double value;
     } class_opts[32];
     unsigned n_class_opts;
+    /* lossless RoCEv2 (README "Lossless RoCEv2: PFC and DCQCN") */
+    bool pfc;                     /* PFC on the data class of every switch port (on with --transport roce) */
+    int8_t pfc_flag;              /* --pfc on|off: -1 = the transport's default */
+    uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */
+    uint32_t pfc_high_pkts;
+    simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
+    uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
+    bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
 };
 
 void config_defaults(struct config *c);
@@ -188,6 +197,7 @@ struct sim {
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
+    struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
 
     struct sim_totals tot;

@@ -733,4 +733,33 @@ else
 fi
 ls -a "$T" | grep -q '\.tmp\.' && fail "--write-cm left a temporary file" || ok "--write-cm leaves no temporary file"
 
+# ---------------------------------------------------------------- RoCE, PFC, DCQCN
+bad "-pfc_thresholds low > high" "-pfc_thresholds" -tm "$M/one.cm" --transport roce -pfc_thresholds 15 12
+bad "-pfc_thresholds missing its second value" "-pfc_thresholds" -tm "$M/one.cm" -pfc_thresholds 12
+bad "-pfc_thresholds 0" "-pfc_thresholds (low)" -tm "$M/one.cm" -pfc_thresholds 0 15
+bad "-pfc_thresholds beyond 32-bit bytes" "-pfc_thresholds: a high threshold of 1000000 packets" -tm "$M/one.cm" --transport roce -pfc_thresholds 12 1000000 -mtu 9000
+bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
+bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
+bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off
+bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
+bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order
+bad "--pfc-deadlock-us 0" "--pfc-deadlock-us" -tm "$M/one.cm" --pfc-deadlock-us 0
+run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r1"
+run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r2"
+if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r1/queues.csv" "$T/r2/queues.csv" &&
+    head -n 1 "$T/r1/queues.csv" | grep -q ',pfc_pauses_sent,pfc_pauses_received,pfc_paused_us$' &&
+    grep -q '"pfc": {"low_pkts": 12, "high_pkts": 15' "$T/r1/summary.json" &&
+    grep -q '"roce": {"dcqcn_k_pkts": 10, "selective_repeat": false}' "$T/r1/summary.json" &&
+    head -n 1 "$T/r1/flows.csv" | grep -q 'go_back_n,cnps_sent,cnps_received'; then
+    ok "RoCE with DCQCN: byte-identical reruns, PFC columns in queues.csv, pfc in summary.json"
+else
+    fail "RoCE reruns: exit $rc, or outputs differ or lack the PFC columns"
+fi
+run -tm "$M/incast.cm" -end 200 --out "$T/r3"
+if [ "$rc" -eq 0 ] && ! grep -q pfc "$T/r3/queues.csv" "$T/r3/summary.json"; then
+    ok "without PFC: no PFC columns or summary entry"
+else
+    fail "without PFC: PFC output present (exit $rc)"
+fi
+
 [ "$nfail" -eq 0 ]

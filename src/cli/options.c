@@ -64,6 +64,9 @@ void options_usage(FILE *out)
             "  -hop_latency US       per-link latency without -topo (default 1)\n"
             "  -switch_latency US    per-switch latency without -topo (default 0)\n"
             "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
+            "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
+            "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
+            "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -h, -help             this text\n"
             "\n"
@@ -105,6 +108,9 @@ void options_usage(FILE *out)
             "                        strict priority (a connection's .cm key 'priority K' picks one; default 2)\n"
             "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
             "                        (default: those of class 1; repeatable)\n"
+            "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
+            "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
+            "                        RESUME anywhere, and stop (default 500)\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
@@ -232,7 +238,7 @@ static bool is_switch_flag(const char *a)
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
-        "--switch-stats",
+        "--switch-stats", "-out_of_order",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -343,6 +349,31 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->ecn_low_pkts = (uint32_t)get_uint(&x, "-ecn (low)", argv[i + 1], 1, 1000000);
             cfg->ecn_high_pkts = (uint32_t)get_uint(&x, "-ecn (high)", argv[i + 2], 1, 1000000);
             i += 2;
+        } else if (!strcmp(arg, "-pfc_thresholds")) {
+            if (i + 2 >= argc || eq) {
+                bad(&x, "-pfc_thresholds needs two values: LOW HIGH (packets)");
+                break;
+            }
+            cfg->pfc_low_pkts = (uint32_t)get_uint(&x, "-pfc_thresholds (low)", argv[i + 1], 1, 1000000);
+            cfg->pfc_high_pkts = (uint32_t)get_uint(&x, "-pfc_thresholds (high)", argv[i + 2], 1, 1000000);
+            if (!x.failed && cfg->pfc_low_pkts > cfg->pfc_high_pkts)
+                bad(&x, "-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", cfg->pfc_low_pkts,
+                    cfg->pfc_high_pkts);
+            i += 2;
+        } else if (!strcmp(arg, "--pfc")) {
+            TAKE();
+            if (!strcmp(v, "on"))
+                cfg->pfc_flag = 1;
+            else if (!strcmp(v, "off"))
+                cfg->pfc_flag = 0;
+            else
+                bad(&x, "%s: '%s' is neither on nor off", arg, shown(v, b));
+        } else if (!strcmp(arg, "--pfc-deadlock-us")) {
+            TAKE();
+            cfg->pfc_deadlock_ps = us_to_ps(get_real(&x, arg, v, 1e-3, 1e9));
+        } else if (!strcmp(arg, "-dcqcn")) {
+            TAKE();
+            cfg->dcqcn_k_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
         } else if (!strcmp(arg, "-cwnd")) {
             TAKE();
             cfg->cwnd_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
@@ -501,6 +532,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->quiet = true;
         } else if (!strcmp(arg, "--htsim-output")) {
             cfg->htsim_output = true;
+        } else if (!strcmp(arg, "-out_of_order")) {
+            cfg->roce_selective = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {

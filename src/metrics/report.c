@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include "../cc/cc.h"
+#include "../net/pfc.h"
 #include "../lb/lb.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
@@ -300,6 +301,16 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
+    if (s->pfc) {
+        uint64_t pauses = 0;
+        double paused_us = 0;
+        for (uint32_t i = 0; i < s->n_ports; i++) {
+            pauses += s->pfc->st[i].pauses_received;
+            paused_us += (double)s->pfc->st[i].paused_ps / PS_PER_US;
+        }
+        printf("pfc: %llu pauses, %.1f port-us paused%s\n", (unsigned long long)pauses, paused_us,
+               s->pfc->deadlock ? ", DEADLOCK" : "");
+    }
     if (s->tot.pulls_sent) /* receiver credit (EQDS, UET -receiver_cc) */
         printf("credit: %llu pulls sent\n", (unsigned long long)s->tot.pulls_sent);
     if (s->tot.probes_sent || s->tot.rts_sent || c->sleek)
@@ -412,6 +423,8 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
     /* with --classes N, each extra data class's own occupancy */
     for (uint32_t k = 2; k < s->cfg.n_classes; k++)
         sb_printf(b, ",peak_bytes_c%u,mean_bytes_c%u", k, k);
+    if (s->pfc) /* only with PFC, so other runs' files keep their columns */
+        sb_printf(b, ",pfc_pauses_sent,pfc_pauses_received,pfc_paused_us");
     sb_printf(b, "\n");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
@@ -430,6 +443,10 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
             else
                 sb_printf(b, ",0,0.0"); /* a host NIC queues no data */
         }
+        if (s->pfc)
+            sb_printf(b, ",%llu,%llu,%.3f", (unsigned long long)s->pfc->st[i].pauses_sent,
+                      (unsigned long long)s->pfc->st[i].pauses_received,
+                      (double)s->pfc->st[i].paused_ps / PS_PER_US);
         sb_printf(b, "\n");
     }
 }
@@ -573,6 +590,21 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     }
     if (s->poisson)
         poisson_json(s, b);
+    if (s->pfc) {
+        uint64_t pauses = 0;
+        for (uint32_t i = 0; i < s->n_ports; i++)
+            pauses += s->pfc->st[i].pauses_received;
+        sb_printf(b, "  \"pfc\": {\"low_pkts\": %u, \"high_pkts\": %u, \"pauses\": %llu, \"deadlock\": %s",
+                  s->cfg.pfc_low_pkts, s->cfg.pfc_high_pkts, (unsigned long long)pauses,
+                  s->pfc->deadlock ? "true" : "false");
+        if (s->pfc->deadlock)
+            sb_printf(b, ", \"deadlock_since_us\": %.3f, \"deadlock_cycle_ports\": %u",
+                      (double)s->pfc->deadlock_at_ps / PS_PER_US, s->pfc->deadlock_cycle_ports);
+        sb_printf(b, "},\n");
+    }
+    if (!strcmp(s->cfg.transport_name, "roce"))
+        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s},\n", s->cfg.dcqcn_k_pkts,
+                  s->cfg.roce_selective ? "true" : "false");
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }

@@ -24,6 +24,7 @@
 #include "../sim.h"
 #include "../topo/fabric.h"
 #include "../transport/transport.h"
+#include "pfc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,27 @@ static inline void switch_buffer_change(struct sim *s, const struct port *p, int
     sw->buffered_bytes = (uint64_t)((int64_t)sw->buffered_bytes + delta);
     if (sw->buffered_bytes > sw->peak_buffered_bytes)
         sw->peak_buffered_bytes = sw->buffered_bytes;
+}
+
+/* A data packet entered (sign +1) or left (-1) a switch port's data
+ * classes: the switch's buffer totals and PFC's ingress counts, each only
+ * when on, behind one test of the port's flags. */
+__attribute__((noinline, cold)) static void data_buffer_change_slow(struct sim *s, const struct port *p,
+                                                                    const struct packet *pkt, int sign)
+{
+    switch_buffer_change(s, p, sign * (int64_t)pkt->size_bytes);
+    if (!(p->flags & PORTF_PFC))
+        return;
+    if (sign > 0)
+        pfc_on_enqueue(s, pkt->ingress_port, pkt->prio, pkt->size_bytes);
+    else
+        pfc_on_dequeue(s, pkt->ingress_port, pkt->prio, pkt->size_bytes);
+}
+
+static inline void data_buffer_change(struct sim *s, const struct port *p, const struct packet *pkt, int sign)
+{
+    if (__builtin_expect(p->flags & (PORTF_BUF_STATS | PORTF_PFC), 0))
+        data_buffer_change_slow(s, p, pkt, sign);
 }
 
 #ifdef SPRAYSIM_CHECKS
@@ -197,7 +219,7 @@ static bool xclass_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
     if (c->bytes + pkt->size_bytes <= c->limit_bytes) {
         account_class_occupancy(c, s->now);
         c->bytes += pkt->size_bytes;
-        switch_buffer_change(s, p, pkt->size_bytes);
+        data_buffer_change(s, p, pkt, +1);
         if (c->bytes > c->peak_bytes)
             c->peak_bytes = c->bytes;
         list_append(&s->pool, &c->head, &c->tail, pkt_idx);
@@ -214,12 +236,13 @@ static bool xclass_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
     return false;
 }
 
-/* The first packet of the highest non-empty class among 2 .. n-1. */
-static uint32_t xclass_pick(struct sim *s, struct port *p)
+/* The first packet of the highest non-empty class among 2 .. n-1 whose
+ * bit in `paused` (PFC) is clear. */
+static uint32_t xclass_pick(struct sim *s, struct port *p, uint32_t paused)
 {
     for (uint32_t k = 0; k + 2 < p->x->n; k++) {
         struct port_class *c = &p->x->c[k];
-        if (c->head != PKT_NONE) {
+        if (c->head != PKT_NONE && !(paused & (1u << (k + 2)))) {
             p->in_service_queue = (uint8_t)(SERVED_FROM_XCLASS + k + 2);
             return list_pop(&s->pool, &c->head, &c->tail);
         }
@@ -243,7 +266,7 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
         } else if (p->data_bytes + pkt->size_bytes <= p->data_limit_bytes) {
             account_occupancy(p, s->now);
             p->data_bytes += pkt->size_bytes;
-            switch_buffer_change(s, p, pkt->size_bytes);
+            data_buffer_change(s, p, pkt, +1);
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
             if ((p->flags & PORTF_DRR) && pkt->tclass) {
@@ -317,6 +340,34 @@ static uint32_t drr_pick(struct sim *s, struct port *p)
 
 /* Picks the next packet (control first, then data, then for a NIC the
  * transport's next data packet) and schedules the end of its serialisation. */
+/* The next data packet of a port under DRR or paused by PFC (the rare
+ * cases, kept out of start_next's common path): the classes PFC has not
+ * paused, in start_next's order; PKT_NONE when there is none. Sets
+ * in_service_queue. */
+__attribute__((noinline)) static uint32_t pick_data_special(struct sim *s, struct port *p, uint32_t port_idx)
+{
+    uint32_t paused = (p->flags & PORTF_PAUSED) ? s->pfc->paused_mask[port_idx] : 0;
+    uint32_t idx = PKT_NONE;
+    if (paused && (p->flags & PORTF_HOST_NIC))
+        return PKT_NONE; /* a NIC cannot tell the class of its transport's next packet */
+    if (!(paused & (1u << PKT_PRIO_DATA))) {
+        if (p->flags & PORTF_DRR)
+            idx = drr_pick(s, p);
+        else if (p->data_head != PKT_NONE)
+            idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
+        p->in_service_queue = SERVED_FROM_DATA;
+    }
+    if (idx == PKT_NONE && p->x)
+        idx = xclass_pick(s, p, paused);
+    if (idx == PKT_NONE && (p->flags & PORTF_HOST_NIC)) {
+        p->in_service_queue = SERVED_FROM_TRANSPORT;
+        idx = transport_nic_pull(s, p->owner_node);
+    }
+    return idx;
+}
+
+/* Picks the next packet (control first, then data, then for a NIC the
+ * transport's next data packet) and schedules the end of its serialisation. */
 static void start_next(struct sim *s, uint32_t port_idx)
 {
     struct port *p = &s->ports[port_idx];
@@ -324,12 +375,13 @@ static void start_next(struct sim *s, uint32_t port_idx)
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
         p->in_service_queue = SERVED_FROM_CTL;
-    } else if ((p->flags & PORTF_DRR) && (idx = drr_pick(s, p)) != PKT_NONE) {
-        p->in_service_queue = SERVED_FROM_DATA;
-    } else if (!(p->flags & PORTF_DRR) && p->data_head != PKT_NONE) {
+    } else if (__builtin_expect(p->flags & (PORTF_DRR | PORTF_PAUSED), 0)) {
+        if ((idx = pick_data_special(s, p, port_idx)) == PKT_NONE)
+            return;
+    } else if (p->data_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->data_head, &p->data_tail);
         p->in_service_queue = SERVED_FROM_DATA;
-    } else if (p->x && (idx = xclass_pick(s, p)) != PKT_NONE) {
+    } else if (p->x && (idx = xclass_pick(s, p, 0)) != PKT_NONE) {
         /* xclass_pick set in_service_queue */
     } else if (p->flags & PORTF_HOST_NIC) {
         p->in_service_queue = SERVED_FROM_TRANSPORT;
@@ -364,7 +416,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         invariant(p->data_bytes >= pkt->size_bytes, "port %u data_bytes %u below the %u-byte packet leaving", port_idx,
                   p->data_bytes, pkt->size_bytes);
         p->data_bytes -= pkt->size_bytes;
-        switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
+        data_buffer_change(s, p, pkt, -1);
         /* with DRR, each class is marked on its own queue */
         uint32_t q = p->data_bytes;
         if (p->flags & PORTF_DRR) {
@@ -387,7 +439,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         invariant(c->bytes >= pkt->size_bytes, "port %u class %u bytes %u below the %u-byte packet leaving", port_idx,
                   p->in_service_queue - SERVED_FROM_XCLASS, c->bytes, pkt->size_bytes);
         c->bytes -= pkt->size_bytes;
-        switch_buffer_change(s, p, -(int64_t)pkt->size_bytes);
+        data_buffer_change(s, p, pkt, -1);
         /* each class is marked on its own queue, with its own thresholds */
         if (c->ecn && red_mark(&s->ecn_rng, c->bytes, c->ecn_kmin_bytes, c->ecn_kmax_bytes)) {
             pkt->flags |= PKTF_ECN_CE;
@@ -485,6 +537,16 @@ void port_fail(struct sim *s, uint32_t port_idx)
     if (p->data_head != PKT_NONE)
         account_occupancy(p, s->now);
     drop_queue(s, p, &p->ctl_head, &p->ctl_tail);
+    if (p->flags & PORTF_PFC) {
+        /* the data lost here leaves the switch: PFC's ingress counts fall */
+        uint32_t heads[2 + PORT_MAX_CLASSES] = {p->data_head, p->drr ? p->drr->head1 : PKT_NONE};
+        uint32_t n_heads = 2;
+        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
+            heads[n_heads++] = p->x->c[k].head;
+        for (uint32_t k = 0; k < n_heads; k++)
+            for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next)
+                pfc_on_dequeue(s, s->pool.pkts[q].ingress_port, s->pool.pkts[q].prio, s->pool.pkts[q].size_bytes);
+    }
     drop_queue(s, p, &p->data_head, &p->data_tail);
     if (p->drr) {
         drop_queue(s, p, &p->drr->head1, &p->drr->tail1);
@@ -533,6 +595,12 @@ void port_visit_held(const struct sim *s, uint32_t port_idx,
         (void)fn(s, p->in_service, true, ctx);
 }
 
+void port_resume(struct sim *s, uint32_t port_idx)
+{
+    if (s->ports[port_idx].in_service == PKT_NONE)
+        start_next(s, port_idx);
+}
+
 void nic_kick(struct sim *s, uint32_t host)
 {
     uint32_t port_idx = s->hosts[host].nic_port;
@@ -558,6 +626,7 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
 
 void net_close_stats(struct sim *s)
 {
+    pfc_close_stats(s);
     for (uint32_t i = 0; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
         account_occupancy(p, s->now);

@@ -27,6 +27,8 @@ enum port_flag {
     PORTF_KNOWN_DOWN = 1 << 5,/* routing has learnt that the link is down */
     PORTF_DRR = 1 << 6,       /* data served by DRR between two traffic classes */
     PORTF_BUF_STATS = 1 << 7, /* a switch port whose switch totals its buffered bytes (--switch-stats) */
+    PORTF_PAUSED = 1 << 8,    /* PFC: the far end paused one or more data classes (pfc.h) */
+    PORTF_PFC = 1 << 9,       /* a switch port of a PFC run: its data counts towards its ingress links */
 };
 
 enum served_from {
@@ -164,6 +166,8 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 void port_push_control(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 /* Handles the end of a packet's serialisation on a port. */
 void port_tx_done(struct sim *s, uint32_t port_idx);
+/* PFC lifted a pause: the port starts its next packet if it is idle. */
+void port_resume(struct sim *s, uint32_t port_idx);
 /* Starts the NIC if it is idle (called by the transport when data appears). */
 void nic_kick(struct sim *s, uint32_t host);
 #define PORT_NONE UINT32_MAX

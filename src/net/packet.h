@@ -22,6 +22,7 @@ enum pkt_type {
     PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
     PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
+    PKT_CNP = 7,       /* RoCE: congestion notification, the receiver saw CE (at most one per flow per 50 us) */
 };
 
 enum pkt_flag {
