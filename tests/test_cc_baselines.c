@@ -366,6 +366,22 @@ static void test_smartt_react_every(void **st)
     free(one);
 }
 
+/* Regression: when a smaller RTT lowers the base RTT, maxwnd shrinks and
+ * the clamp cuts the window inside an increase branch; the increase
+ * counters used to go negative (-128,295 bytes of prop_inc on a flow of
+ * incast.cm). They count only what increases added. */
+static void test_smartt_increase_counters_never_negative(void **st)
+{
+    (void)st;
+    void *s = make(SM, 0, true); /* starts at maxwnd = 1.25 x 150 KB */
+    ack(SM, s, 1 * US, (uint64_t)MTU, 6 * US, false, 50000); /* base RTT 6 us: maxwnd halves */
+    assert_true(W(s) <= 1.25 * BDP / 2 + 1);
+    assert_true(counter(SM, s, "prop_inc") >= 0);
+    assert_true(counter(SM, s, "fair_inc") >= 0);
+    assert_true(counter(SM, s, "fast_inc") >= 0);
+    free(s);
+}
+
 /* Alg. 1 lines 28-34 and Alg. 2: a trim takes its size off and arms
  * QuickAdapt; at the end of the trtt period cwnd = 0.8 x bytes acked in
  * it; the ACKs of the packets then in flight are ignored. */
@@ -846,6 +862,7 @@ int main(void)
         cmocka_unit_test(test_smartt_fair_vs_additive_increase),
         cmocka_unit_test(test_smartt_single_signal),
         cmocka_unit_test(test_smartt_react_every),
+        cmocka_unit_test(test_smartt_increase_counters_never_negative),
         cmocka_unit_test(test_smartt_quick_adapt),
         cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
         cmocka_unit_test(test_smartt_journal_md_form),

@@ -193,6 +193,13 @@ static void clamp(struct smartt *s)
     s->win.cwnd_bytes = (uint64_t)s->cwnd;
 }
 
+/* What an increase added, for its counter: never negative, though the
+ * clamp can shrink the window when a smaller base RTT has lowered maxwnd. */
+static double gained(const struct smartt *s, double before)
+{
+    return s->cwnd > before ? s->cwnd - before : 0;
+}
+
 static void smartt_init(void *state, const struct cc_params *p)
 {
     struct smartt *s = state;
@@ -271,7 +278,7 @@ static bool fast_increase(struct smartt *s, uint64_t size, simtime_ps rtt, bool 
             double before = s->cwnd;
             s->cwnd += s->k * s->mtu;
             clamp(s);
-            s->ctr[SC_FAST_INC] += s->cwnd - before;
+            s->ctr[SC_FAST_INC] += gained(s, before);
             s->increasing = true;
             return true;
         }
@@ -324,7 +331,7 @@ static void single_signal(struct smartt *s, double sz, simtime_ps rtt, bool ecn)
     } else {
         s->cwnd += fair_increase_amount(s, sz);
         clamp(s);
-        s->ctr[SC_FAIR_INC] += s->cwnd - before;
+        s->ctr[SC_FAIR_INC] += gained(s, before);
     }
 }
 
@@ -402,7 +409,7 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
     } else if (!ecn && high) {
         s->cwnd += fair_increase_amount(s, sz);
         clamp(s);
-        s->ctr[SC_FAIR_INC] += s->cwnd - before;
+        s->ctr[SC_FAIR_INC] += gained(s, before);
     } else if (!ecn) {
         double r = (double)rtt;
         double mi = ((double)s->trtt - r) / r * sz / s->cwnd * s->mtu * s->mi; /* Eq. 4 */
@@ -411,7 +418,7 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
         double fi = fair_increase_amount(s, sz);
         s->cwnd += mi + fi;
         clamp(s);
-        double added = s->cwnd - before;
+        double added = gained(s, before);
         double pi_part = added < mi ? added : mi;
         s->ctr[SC_PROP_INC] += pi_part;
         s->ctr[SC_FAIR_INC] += added - pi_part;
