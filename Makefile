@@ -8,7 +8,8 @@
 #   make debug      the same tests at -O0 -g with the invariant checks on; leaves
 #                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
-#   make bench      the benchmark suite (minutes; not part of the tests)
+#   make bench      the benchmark suite (minutes; not part of the tests), then bench-poisson
+#   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC and DCTCP
 #   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
 #   make fuzz       install clang if missing, build the libFuzzer harnesses and run
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
@@ -49,7 +50,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang debug coverage bench bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: all run test asan asan-clang debug coverage bench bench-poisson bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -137,6 +138,10 @@ bench-cc: $(BUILD)/bench/cc_cost
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
+	@SHARED=$(SHARED) sh bench/poisson.sh
+
+bench-poisson: $(BIN)
+	@SHARED=$(SHARED) sh bench/poisson.sh
 
 # libFuzzer needs clang: install Debian's when it is missing, as deps does cmocka.
 fuzz-deps:

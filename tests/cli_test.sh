@@ -288,6 +288,22 @@ bad "-q with neither a count nor inf" "-q: 'infinite' is not a non-negative whol
 # an endless line (no newline for over 1 MiB) stops at the line cap, not at memory's end
 { printf 'Nodes 16\nConnections 1\n'; head -c 1100000 /dev/zero | tr '\000' 'x'; } >"$T/longline.cm"
 bad "a .cm line over 1 MiB" "longline.cm:3: line longer than 1048576 bytes" -tm "$T/longline.cm"
+# seed 001's balanced network (experiments/sird_balanced_144.topo, used by
+# make bench-poisson) derives as specs/sird.md Sec. 2.1 says: 144 hosts, 9 ToRs
+# + 4 spines, 2 tiers; a short WKb run at 50% with -q inf drops nothing
+if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/facebook_hadoop.cdf" ]; then
+    run -topo experiments/sird_balanced_144.topo -mtu 1500 -q inf -end 50 \
+        --workload "poisson:cdf=$SHARED/data/workloads/facebook_hadoop.cdf,load=0.5,n=144"
+    if [ "$rc" -eq 0 ] && grep -q '^spraysim: 144 hosts, 13 switches, 2-tier tree' "$T/out" &&
+        grep -q '^network: base RTT 7.700 us,.* queue inf' "$T/out" && grep -q ' 0 drops' "$T/out"; then
+        ok "sird_balanced_144.topo: 144 hosts, 13 switches, 2 tiers, base RTT 7.700 us, no drops with -q inf"
+    else
+        fail "sird_balanced_144.topo: rc $rc, $(head -c 400 "$T/out" "$T/err" | tr '\n' '|')"
+    fi
+else
+    skip "sird_balanced_144.topo: experiments/ or the workloads are not here"
+fi
+
 # a huge .topo latency blames the .topo's latencies, not a -q the user never gave
 sed 's/^Downlink_Latency_ns .*/Downlink_Latency_ns 4000000000/' "$TOPOS/leaf_spine_tiny.topo" >"$T/slow.topo"
 n=$(sed -n 's/^Nodes[ \t]*\([0-9]*\).*/\1/p' "$T/slow.topo")

@@ -85,6 +85,48 @@ static void test_single_flow_matches_first_principles(void **st)
     sim_free(&S);
 }
 
+/* Links faster than the host's (seed 001: 100 G hosts, 400 G ToR-spine):
+ * the idle-network ideal serialises each later hop at that hop's speed, so
+ * a message alone is delivered exactly at ideal_delivery_ps (it used to take
+ * the host's speed for every hop, which made slowdowns below 1 possible:
+ * 0.97 for a one-packet message across the spine), a longer one never
+ * before it and within 1%, and the FCT is within 2% of ideal_fct_ps, never
+ * below. */
+static void test_single_flow_ideal_with_faster_uplinks(void **st)
+{
+    (void)st;
+    /* one packet and many, across the spine (4 hops) and within the rack */
+    const char *cases[] = {
+        "Nodes 16\nConnections 1\n0->9 start 0 size 1000\n",
+        "Nodes 16\nConnections 1\n0->9 start 0 size 300001\n",
+        "Nodes 16\nConnections 1\n0->1 start 0 size 1000\n",
+        "Nodes 16\nConnections 1\n0->1 start 0 size 300001\n",
+    };
+    for (size_t k = 0; k < 4; k++) {
+        const char *topo = temp_file("Nodes 16\nTiers 2\nPodsize 16\n\n"
+                                     "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 8\nRadix_Up 2\n"
+                                     "Downlink_Latency_ns 1300\nSwitch_Latency_ns 0\nOversubscribed 1\n\n"
+                                     "Tier 1\nDownlink_speed_Gbps 400\nRadix_Down 2\n"
+                                     "Downlink_Latency_ns 500\nSwitch_Latency_ns 0\n",
+                                     ".topo");
+        run(temp_file(cases[k], ".cm"), topo, 64, 1000, true, 13);
+        const struct flow *f = &S.flows[0];
+        assert_int_equal(S.flows_finished, 1);
+        assert_true(f->rcv_complete);
+        simtime_ps got = f->rcv_done_ps - f->start_ps, ideal = ideal_delivery_ps(&S, f);
+        /* one packet: exactly the ideal; many: never before it, and the
+         * window (sized from the base RTT) may add a little */
+        simtime_ps slack = f->n_pkts == 1 ? 1000 : ideal / 100;
+        if (got + 1000 < ideal || got > ideal + slack)
+            fail_msg("case %zu: delivered after %.6f us, ideal %.6f us", k, (double)got / PS_PER_US,
+                     (double)ideal / PS_PER_US);
+        double fct_ideal = (double)ideal_fct_ps(&S, f) / PS_PER_US;
+        assert_true(fct_us(0) >= fct_ideal * 0.999);
+        assert_true(fct_us(0) <= fct_ideal * 1.02);
+        sim_free(&S);
+    }
+}
+
 static double jain(const double *x, uint32_t n)
 {
     double s = 0, s2 = 0;
@@ -464,6 +506,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_flow_matches_first_principles),
+        cmocka_unit_test(test_single_flow_ideal_with_faster_uplinks),
         cmocka_unit_test(test_incast_is_fair),
         cmocka_unit_test(test_packet_conservation),
         cmocka_unit_test(test_same_seed_same_output),
