@@ -318,16 +318,25 @@ static void test_paused_nic_sends_no_data(void **st)
 static void test_pfc_deadlock_detected(void **st)
 {
     (void)st;
-    for (int variant = 0; variant < 3; variant++) {
+    /* 0: a cycle (each port holds data that came over the other's link),
+     *    found from host 1's paused NIC, which waits on it but is not in it;
+     * 1: one port not paused; 2: checked a picosecond early; 3: both paused
+     *    and holding data, but data from elsewhere: no dependency, no
+     *    deadlock (this used to be reported, and stopped the run) */
+    for (int variant = 0; variant < 4; variant++) {
         setup(two_to_one_cm(), 1000, &DEFAULT);
         uint32_t a = S.switches[0].first_port + S.switches[0].n_down; /* ToR 0 up to an aggregation switch */
         uint32_t b = S.pfc->reverse_port[a];                          /* and back down */
+        uint32_t nic = S.hosts[1].nic_port;
         assert_int_equal(S.ports[b].peer_node, S.ports[a].owner_node);
+        assert_true(nic < a && nic < b); /* the search meets the NIC first */
         pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
         if (variant != 1)
             pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
-        port_enqueue(&S, a, data_packet(S.hosts[1].nic_port));
-        port_enqueue(&S, b, data_packet(S.hosts[1].nic_port));
+        pfc_event(&S, nic, PFC_AUX(PFC_PAUSE, 1));
+        port_enqueue(&S, a, data_packet(variant == 3 ? nic : b));
+        port_enqueue(&S, a, data_packet(nic));
+        port_enqueue(&S, b, data_packet(variant == 3 ? S.hosts[0].nic_port : a));
         S.now = S.cfg.pfc_deadlock_ps - (variant == 2 ? 1 : 0);
         pfc_event(&S, 0, PFC_CHECK);
         bool expect = variant == 0;
@@ -351,8 +360,8 @@ static void test_pfc_deadlock_stops_a_running_sim(void **st)
     uint32_t b = S.pfc->reverse_port[a];
     pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
     pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
-    port_enqueue(&S, a, data_packet(S.hosts[1].nic_port));
-    port_enqueue(&S, b, data_packet(S.hosts[1].nic_port));
+    port_enqueue(&S, a, data_packet(b));
+    port_enqueue(&S, b, data_packet(a));
     S.tot.data_pkts_sent += 2; /* placed by hand: the packet census counts them as sent */
     sim_run(&S);
     assert_true(S.pfc->deadlock);

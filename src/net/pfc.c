@@ -135,23 +135,48 @@ static bool port_holds_data(const struct port *p)
     return false;
 }
 
-/* Wait-for graph: paused port P waits on the ports of its peer switch that
- * are paused and hold data. Returns the length of a cycle through P found
- * by depth-first search (0 if none); colour: 0 new, 1 on the stack, 2 done. */
-static uint32_t find_cycle(const struct sim *s, uint32_t p, uint8_t *colour, uint32_t depth)
+struct held_from {
+    uint32_t ingress; /* the upstream port whose data we look for */
+    bool found;
+};
+
+static bool holds_from(const struct sim *s, uint32_t pkt_idx, bool on_wire, void *ctx)
+{
+    (void)on_wire;
+    struct held_from *h = ctx;
+    const struct packet *pkt = &s->pool.pkts[pkt_idx];
+    if (pkt->type == PKT_DATA && pkt->ingress_port == h->ingress)
+        h->found = true;
+    return !h->found;
+}
+
+/* Wait-for graph: paused port P (at node A, toward switch B) waits on the
+ * ports of B that are paused themselves and hold data that came over P's
+ * link, since that data is what keeps B's count for P above the threshold.
+ * (Any paused port of B holding any data is not enough: with a slow link a
+ * pause can stay put for the deadlock time with no cycle of real
+ * dependencies, which reported false deadlocks.) Depth-first search;
+ * colour: 0 new, 1 on the stack, 2 done; depth[] is the position on the
+ * stack. Returns the length of a cycle found below p (0 if none). */
+static uint32_t find_cycle(const struct sim *s, uint32_t p, uint8_t *colour, uint32_t *depth, uint32_t d)
 {
     colour[p] = 1;
+    depth[p] = d;
     uint32_t peer = s->ports[p].peer_node, first, n;
     uint32_t found = 0;
     if (peer >= s->n_hosts) {
         node_ports(s, peer, &first, &n);
         for (uint32_t q = first; q < first + n && !found; q++) {
-            if (!(s->ports[q].flags & PORTF_PAUSED) || !port_holds_data(&s->ports[q]))
+            if (!(s->ports[q].flags & PORTF_PAUSED) || colour[q] == 2)
+                continue;
+            struct held_from h = {p, false};
+            port_visit_held(s, q, holds_from, &h);
+            if (!h.found)
                 continue;
             if (colour[q] == 1)
-                found = depth + 1;
-            else if (colour[q] == 0)
-                found = find_cycle(s, q, colour, depth + 1);
+                found = d + 1 - depth[q]; /* the ports from q to p on the stack */
+            else
+                found = find_cycle(s, q, colour, depth, d + 1);
         }
     }
     colour[p] = 2;
@@ -166,10 +191,12 @@ static void deadlock_check(struct sim *s)
         return;
     if (s->now - r->last_change_ps >= r->deadlock_ps) {
         uint8_t *colour = xcalloc(s->n_ports, 1);
+        uint32_t *depth = xcalloc(s->n_ports, sizeof(uint32_t));
         uint32_t cycle = 0;
         for (uint32_t i = 0; i < s->n_ports && !cycle; i++)
             if ((s->ports[i].flags & PORTF_PAUSED) && colour[i] == 0 && port_holds_data(&s->ports[i]))
-                cycle = find_cycle(s, i, colour, 0);
+                cycle = find_cycle(s, i, colour, depth, 0);
+        free(depth);
         free(colour);
         if (cycle) {
             r->deadlock = true;
