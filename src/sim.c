@@ -24,6 +24,7 @@
 #include "net/pfc.h"
 #include "topo/fabric.h"
 #include "transport/flow.h"
+#include "transport/timely.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
 #include "workload/poisson.h"
@@ -68,6 +69,8 @@ void config_defaults(struct config *c)
     c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
     c->pfc_high_pkts = 15;               /* htsim main_roce.cpp: high_pfc = 15 */
     c->pfc_deadlock_ps = 500 * PS_PER_US; /* ours: 500 us without a PAUSE or RESUME anywhere */
+    c->timely_t_low_us = TIMELY_T_LOW_US;   /* our choice, see timely.h */
+    c->timely_t_high_us = TIMELY_T_HIGH_US; /* our choice, see timely.h */
 }
 
 static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
@@ -88,8 +91,13 @@ void sim_setup(struct sim *s, const struct config *cfg)
     c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
     if (c->pfc)
         c->queue_infinite = true;
-    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective))
-        die_input("%s: a RoCE option; add --transport roce", c->dcqcn_k_pkts ? "-dcqcn" : "-out_of_order");
+    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely))
+        die_input("%s: a RoCE option; add --transport roce",
+                  c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : "-out_of_order");
+    if (c->dcqcn_k_pkts && c->timely)
+        die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
+    if (c->timely_t_low_us > c->timely_t_high_us)
+        die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", c->timely_t_low_us, c->timely_t_high_us);
     if (c->pfc_low_pkts > c->pfc_high_pkts)
         die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
                   c->pfc_high_pkts);

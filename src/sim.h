@@ -106,6 +106,9 @@ struct config {
     simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
     uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
     bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
+    bool timely;                  /* -timely: TIMELY rate control for RoCE (src/transport/timely.h) */
+    double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
+    double timely_t_high_us;
 };
 
 void config_defaults(struct config *c);

@@ -754,6 +754,10 @@ bad "-pfc_thresholds low > high" "-pfc_thresholds" -tm "$M/one.cm" --transport r
 bad "-pfc_thresholds missing its second value" "-pfc_thresholds" -tm "$M/one.cm" -pfc_thresholds 12
 bad "-pfc_thresholds 0" "-pfc_thresholds (low)" -tm "$M/one.cm" -pfc_thresholds 0 15
 bad "-pfc_thresholds beyond 32-bit bytes" "-pfc_thresholds: a high threshold of 1000000 packets" -tm "$M/one.cm" --transport roce -pfc_thresholds 12 1000000 -mtu 9000
+bad "-dcqcn with -timely" "-dcqcn and -timely" -tm "$M/one.cm" --transport roce -dcqcn 10 -timely
+bad "-timely without roce" "-timely: a RoCE option" -tm "$M/one.cm" -timely
+bad "-timely_thresholds low > high" "-timely_thresholds" -tm "$M/one.cm" --transport roce -timely -timely_thresholds 50 10
+bad "-timely_thresholds missing its second value" "-timely_thresholds" -tm "$M/one.cm" -timely_thresholds 5
 bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
 bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
 bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off

@@ -66,6 +66,8 @@ void options_usage(FILE *out)
             "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
             "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
             "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
+            "  -timely               RoCE: TIMELY rate control from RTT samples (not with -dcqcn)\n"
+            "  -timely_thresholds LOW HIGH  TIMELY: T_low and T_high in us (default 4 200)\n"
             "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -h, -help             this text\n"
@@ -238,7 +240,7 @@ static bool is_switch_flag(const char *a)
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
-        "--switch-stats", "-out_of_order",
+        "--switch-stats", "-out_of_order", "-timely",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -359,6 +361,17 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             if (!x.failed && cfg->pfc_low_pkts > cfg->pfc_high_pkts)
                 bad(&x, "-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", cfg->pfc_low_pkts,
                     cfg->pfc_high_pkts);
+            i += 2;
+        } else if (!strcmp(arg, "-timely_thresholds")) {
+            if (i + 2 >= argc || eq) {
+                bad(&x, "-timely_thresholds needs two values: LOW HIGH (us)");
+                break;
+            }
+            cfg->timely_t_low_us = get_real(&x, "-timely_thresholds (low)", argv[i + 1], 1e-3, 1e6);
+            cfg->timely_t_high_us = get_real(&x, "-timely_thresholds (high)", argv[i + 2], 1e-3, 1e6);
+            if (!x.failed && cfg->timely_t_low_us > cfg->timely_t_high_us)
+                bad(&x, "-timely_thresholds: T_low %g us exceeds T_high %g us", cfg->timely_t_low_us,
+                    cfg->timely_t_high_us);
             i += 2;
         } else if (!strcmp(arg, "--pfc")) {
             TAKE();
@@ -534,6 +547,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->htsim_output = true;
         } else if (!strcmp(arg, "-out_of_order")) {
             cfg->roce_selective = true;
+        } else if (!strcmp(arg, "-timely")) {
+            cfg->timely = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {

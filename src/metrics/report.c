@@ -617,9 +617,14 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
                       (double)s->pfc->deadlock_at_ps / PS_PER_US, s->pfc->deadlock_cycle_ports);
         sb_printf(b, "},\n");
     }
-    if (!strcmp(s->cfg.transport_name, "roce"))
-        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s},\n", s->cfg.dcqcn_k_pkts,
+    if (!strcmp(s->cfg.transport_name, "roce")) {
+        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s", s->cfg.dcqcn_k_pkts,
                   s->cfg.roce_selective ? "true" : "false");
+        if (s->cfg.timely) /* only then: runs without TIMELY keep their summary unchanged */
+            sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", s->cfg.timely_t_low_us,
+                      s->cfg.timely_t_high_us);
+        sb_printf(b, "},\n");
+    }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }

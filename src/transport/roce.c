@@ -26,10 +26,18 @@
  * DCQCN's state is here rather than in src/cc (see dcqcn.h for why); its
  * two 55 us timers run only while the flow does, each one pending event
  * that moves on when a CNP restarts it.
+ *
+ * TIMELY (-timely, timely.h) is the other rate control, exclusive with
+ * DCQCN: no ECN, no CNPs; the sender paces at TIMELY's rate, which moves
+ * once per completion event: the first ACK whose cumulative count passes
+ * the end of the next 16 KB segment, with the RTT of the data packet that
+ * ACK answers (its send time is echoed in the ACK). ACKs answering a
+ * retransmitted packet give no sample (Karn).
  */
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "dcqcn.h"
+#include "timely.h"
 #include "flow.h"
 #include "transport.h"
 
@@ -58,6 +66,8 @@ struct roce_flow {
     simtime_ps alpha_deadline_ps, increase_deadline_ps;
     bool pace_pending, rto_pending, alpha_pending, increase_pending;
     struct dcqcn_state dc;
+    struct timely_state tm;
+    uint32_t timely_next_seg; /* TIMELY: the packet count whose ACK completes the next segment */
     uint64_t go_back_n;       /* rewinds after a NACK or a timeout */
     uint64_t cnps_received;
     /* receiver */
@@ -142,6 +152,14 @@ static void restart_dcqcn_timers(struct sim *s, uint32_t fi)
     arm(s, fi, &r->increase_pending, r->increase_deadline_ps, ROCE_TIMER_DCQCN_INCREASE);
 }
 
+/* Packets per TIMELY segment (TIMELY_SEGMENT_BYTES of payload, at least 1). */
+static uint32_t timely_seg_pkts(const struct sim *s)
+{
+    uint32_t payload = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    uint32_t n = (TIMELY_SEGMENT_BYTES + payload - 1) / payload;
+    return n ? n : 1;
+}
+
 static bool has_something_to_send(const struct flow *f, const struct roce_flow *r)
 {
     return f->state == FLOW_ACTIVE && (r->rtx_seq != UINT32_MAX || r->next_seq < f->n_pkts);
@@ -161,6 +179,11 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
     struct roce_flow *r = xcalloc(1, sizeof(*r));
     r->rtx_seq = UINT32_MAX;
     dcqcn_init(&r->dc, s->cfg.linkspeed_mbps);
+    if (s->cfg.timely) {
+        timely_init(&r->tm, s->cfg.linkspeed_mbps, s->cfg.timely_t_low_us, s->cfg.timely_t_high_us,
+                    TIMELY_MIN_RTT_US);
+        r->timely_next_seg = timely_seg_pkts(s);
+    }
     if (s->cfg.roce_selective)
         r->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
     f->tp_state = r;
@@ -214,7 +237,9 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
         f->c.retransmits++;
         s->tot.rtx_pkts_sent++;
     }
-    double rate = s->cfg.dcqcn_k_pkts ? r->dc.rc_mbps : (double)s->cfg.linkspeed_mbps;
+    double rate = s->cfg.dcqcn_k_pkts ? r->dc.rc_mbps
+                  : s->cfg.timely   ? r->tm.rate_mbps
+                                    : (double)s->cfg.linkspeed_mbps;
     r->next_send_ps = s->now + (simtime_ps)((double)size * 8e6 / rate);
     if (s->cfg.dcqcn_k_pkts)
         dcqcn_on_bytes_sent(&r->dc, size);
@@ -254,6 +279,12 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     struct flow *f = &s->flows[fi];
     struct roce_flow *r = rf(s, fi);
     f->c.acks++;
+    if (s->cfg.timely && a->seq >= r->timely_next_seg && !(a->flags & PKTF_RTX_ECHO)) {
+        /* a completion event: one RTT sample per segment (timely.h) */
+        timely_on_rtt(&r->tm, (double)(s->now - a->ts_ps) / PS_PER_US);
+        uint32_t seg = timely_seg_pkts(s);
+        r->timely_next_seg = (a->seq / seg + 1) * seg;
+    }
     if (a->seq > r->acked) {
         r->acked = a->seq;
         restart_rto(s, fi);
@@ -306,6 +337,13 @@ static void send_ctl(struct sim *s, const struct flow *f, const struct packet *f
     a->ref_seq = from->seq;
     a->seq = seq;
     a->flags = from->flags & PKTF_PINNED;
+    if (s->cfg.timely) {
+        /* TIMELY: echo the data packet's send time (RoCE ACKs carry no SACK
+         * bits, which share these bytes) and whether it was a resend */
+        a->ts_ps = from->ts_ps;
+        if (from->flags & PKTF_RTX)
+            a->flags |= PKTF_RTX_ECHO;
+    }
     if (type == PKT_ACK)
         s->tot.acks_sent++;
     else if (type == PKT_NACK)
