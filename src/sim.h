@@ -106,6 +106,7 @@ struct config {
     simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
     uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
     bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
+    bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
 };
 
 void config_defaults(struct config *c);
@@ -198,6 +199,7 @@ struct sim {
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
+    struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
 
     struct sim_totals tot;

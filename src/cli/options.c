@@ -66,6 +66,7 @@ void options_usage(FILE *out)
             "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
             "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
             "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
+            "  -hpcc                 RoCE: HPCC window/rate control on in-band telemetry (not with -dcqcn)\n"
             "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -h, -help             this text\n"
@@ -534,6 +535,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->htsim_output = true;
         } else if (!strcmp(arg, "-out_of_order")) {
             cfg->roce_selective = true;
+        } else if (!strcmp(arg, "-hpcc")) {
+            cfg->hpcc = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {

@@ -618,8 +618,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         sb_printf(b, "},\n");
     }
     if (!strcmp(s->cfg.transport_name, "roce"))
-        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s},\n", s->cfg.dcqcn_k_pkts,
-                  s->cfg.roce_selective ? "true" : "false");
+        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s%s},\n", s->cfg.dcqcn_k_pkts,
+                  s->cfg.roce_selective ? "true" : "false", s->cfg.hpcc ? ", \"hpcc\": true" : "");
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }
