@@ -25,6 +25,7 @@
 #include "topo/fabric.h"
 #include "transport/flow.h"
 #include "transport/timely.h"
+#include "transport/hpcc.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
 #include "workload/poisson.h"
@@ -91,11 +92,15 @@ void sim_setup(struct sim *s, const struct config *cfg)
     c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
     if (c->pfc)
         c->queue_infinite = true;
-    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely))
+    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
         die_input("%s: a RoCE option; add --transport roce",
-                  c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : "-out_of_order");
+                  c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");
     if (c->dcqcn_k_pkts && c->timely)
         die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
+    if (c->hpcc && c->dcqcn_k_pkts)
+        die_input("-hpcc and -dcqcn: choose one rate control for RoCE, not both");
+    if (c->hpcc && c->timely)
+        die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
     if (c->timely_t_low_us > c->timely_t_high_us)
         die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", c->timely_t_low_us, c->timely_t_high_us);
     if (c->pfc_low_pkts > c->pfc_high_pkts)
@@ -261,6 +266,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     pfc_setup(s);
     rng_seed(&s->ar_rng, c->seed, RNG_STREAM_ROUTING, 0);
     failures_setup(s);
+    if (c->hpcc)
+        hpcc_int_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     index_triggers(s);
@@ -523,6 +530,7 @@ void sim_free(struct sim *s)
     transport_free(s);
     failures_free(s);
     pfc_free(s);
+    hpcc_int_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)
         port_free(&s->ports[i]);
     free(s->ports);

@@ -109,6 +109,7 @@ struct config {
     bool timely;                  /* -timely: TIMELY rate control for RoCE (src/transport/timely.h) */
     double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
     double timely_t_high_us;
+    bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
 };
 
 void config_defaults(struct config *c);
@@ -201,6 +202,7 @@ struct sim {
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
+    struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
 
     struct sim_totals tot;

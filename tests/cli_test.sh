@@ -764,6 +764,15 @@ bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --p
 bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
 bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order
 bad "--pfc-deadlock-us 0" "--pfc-deadlock-us" -tm "$M/one.cm" --pfc-deadlock-us 0
+bad "-hpcc without RoCE" "-hpcc: a RoCE option" -tm "$M/one.cm" -hpcc
+bad "-hpcc with -dcqcn" "-hpcc and -dcqcn: choose one" -tm "$M/one.cm" --transport roce -hpcc -dcqcn 10
+bad "-hpcc with -timely" "-hpcc and -timely: RoCE runs one rate control at a time" -tm "$M/one.cm" --transport roce -hpcc -timely
+run -tm "$M/incast.cm" --transport roce -hpcc -paths 1 -end 3000 --out "$T/h1"
+if [ "$rc" -eq 0 ] && grep -q '"roce": {"dcqcn_k_pkts": 0, "selective_repeat": false, "hpcc": true}' "$T/h1/summary.json"; then
+    ok "RoCE with HPCC runs and says so in summary.json"
+else
+    fail "RoCE with HPCC: exit $rc, or summary.json lacks hpcc"
+fi
 run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r1"
 run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r2"
 if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r1/queues.csv" "$T/r2/queues.csv" &&

@@ -68,6 +68,7 @@ void options_usage(FILE *out)
             "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
             "  -timely               RoCE: TIMELY rate control from RTT samples (not with -dcqcn)\n"
             "  -timely_thresholds LOW HIGH  TIMELY: T_low and T_high in us (default 4 200)\n"
+            "  -hpcc                 RoCE: HPCC window/rate control on in-band telemetry (not with -dcqcn)\n"
             "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -h, -help             this text\n"
@@ -549,6 +550,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->roce_selective = true;
         } else if (!strcmp(arg, "-timely")) {
             cfg->timely = true;
+        } else if (!strcmp(arg, "-hpcc")) {
+            cfg->hpcc = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {

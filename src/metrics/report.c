@@ -623,6 +623,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         if (s->cfg.timely) /* only then: runs without TIMELY keep their summary unchanged */
             sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", s->cfg.timely_t_low_us,
                       s->cfg.timely_t_high_us);
+        if (s->cfg.hpcc) /* likewise */
+            sb_printf(b, ", \"hpcc\": true");
         sb_printf(b, "},\n");
     }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,

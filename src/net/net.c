@@ -23,6 +23,7 @@
 
 #include "../sim.h"
 #include "../topo/fabric.h"
+#include "../transport/hpcc.h"
 #include "../transport/transport.h"
 #include "pfc.h"
 
@@ -452,6 +453,9 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         check_port_counters(s, port_idx);
         return;
     }
+    if (__builtin_expect(s->hpcc_int != NULL, 0))
+        hpcc_int_stamp(s, port_idx, idx,
+                       p->data_bytes + (p->in_service_queue == SERVED_FROM_DATA ? pkt->size_bytes : 0));
     p->st.tx_packets++;
     p->st.tx_bytes += pkt->size_bytes;
     uint32_t peer = p->peer_node;

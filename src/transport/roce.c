@@ -39,6 +39,7 @@
 #include "dcqcn.h"
 #include "timely.h"
 #include "flow.h"
+#include "hpcc.h"
 #include "transport.h"
 
 #include <stdio.h>
@@ -68,6 +69,7 @@ struct roce_flow {
     struct dcqcn_state dc;
     struct timely_state tm;
     uint32_t timely_next_seg; /* TIMELY: the packet count whose ACK completes the next segment */
+    struct hpcc_state *hp;    /* -hpcc: HPCC's window and rate (hpcc.h), else NULL */
     uint64_t go_back_n;       /* rewinds after a NACK or a timeout */
     uint64_t cnps_received;
     /* receiver */
@@ -118,6 +120,7 @@ static void roce_free(struct sim *s)
         if (f->tp != &transport_roce_ops || !f->tp_state)
             continue;
         free(rf(s, i)->rcv_bits);
+        free(rf(s, i)->hp);
         free(f->lb_state);
         f->lb_state = NULL;
         free(f->tp_state);
@@ -184,6 +187,8 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
                     TIMELY_MIN_RTT_US);
         r->timely_next_seg = timely_seg_pkts(s);
     }
+    if (s->cfg.hpcc)
+        r->hp = hpcc_flow_new(s);
     if (s->cfg.roce_selective)
         r->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
     f->tp_state = r;
@@ -203,6 +208,8 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
         arm(s, fi, &r->pace_pending, r->next_send_ps, ROCE_TIMER_PACE);
         return PKT_NONE;
     }
+    if (r->hp && r->rtx_seq == UINT32_MAX && !hpcc_window_open(s, r->hp, r->next_seq - r->acked))
+        return PKT_NONE; /* window full: an ACK reopens it */
     uint32_t seq;
     bool rtx;
     if (r->rtx_seq != UINT32_MAX) {
@@ -219,6 +226,8 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     uint32_t idx = pkt_alloc(&s->pool);
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof(*p));
+    if (r->hp)
+        hpcc_int_clear(s, idx);
     p->type = PKT_DATA;
     p->prio = f->prio_class;
     p->tclass = f->tclass;
@@ -239,6 +248,7 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     }
     double rate = s->cfg.dcqcn_k_pkts ? r->dc.rc_mbps
                   : s->cfg.timely   ? r->tm.rate_mbps
+                  : r->hp           ? hpcc_rate_mbps(r->hp)
                                     : (double)s->cfg.linkspeed_mbps;
     r->next_send_ps = s->now + (simtime_ps)((double)size * 8e6 / rate);
     if (s->cfg.dcqcn_k_pkts)
@@ -348,6 +358,8 @@ static void send_ctl(struct sim *s, const struct flow *f, const struct packet *f
         s->tot.acks_sent++;
     else if (type == PKT_NACK)
         s->tot.nacks_sent++;
+    if (type == PKT_ACK && s->hpcc_int)
+        hpcc_int_echo(s, idx); /* the data packet's INT records (hpcc.h) */
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
 }
 
@@ -401,6 +413,8 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
 {
     /* a copy: answering allocates packets, which may move the pool */
     struct packet copy = *pkt_at(&s->pool, pkt_idx);
+    if (s->hpcc_int && copy.type == PKT_DATA)
+        hpcc_int_save(s, pkt_idx);
     pkt_release(&s->pool, pkt_idx);
     uint32_t fi = copy.flow;
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
@@ -412,6 +426,11 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
         s->tot.ctl_delivered++;
         if (sender_side)
             on_ack(s, fi, &copy);
+        if (sender_side && rf(s, fi)->hp && s->flows[fi].state == FLOW_ACTIVE) {
+            /* HPCC's NewAck on the ACK's INT records (its row outlives the release) */
+            hpcc_ack(s, rf(s, fi)->hp, pkt_idx, copy.seq, rf(s, fi)->next_seq);
+            transport_nic_ready(s, fi); /* the window may have opened */
+        }
         break;
     case PKT_NACK:
         s->tot.ctl_delivered++;
