@@ -923,14 +923,6 @@ static void eqds_timer(struct sim *s, uint32_t fi, uint32_t kind)
     }
 }
 
-static void eqds_on_drop(struct sim *s, uint32_t pkt_idx)
-{
-    if (pkt_at(&s->pool, pkt_idx)->type == PKT_DATA)
-        s->tot.data_drops++;
-    else
-        s->tot.ctl_drops++;
-}
-
 const struct transport_ops transport_eqds_ops = {
     .name = "eqds",
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
@@ -941,7 +933,6 @@ const struct transport_ops transport_eqds_ops = {
     .nic_pull = eqds_nic_pull,
     .receive = eqds_receive,
     .timer = eqds_timer,
-    .on_drop = eqds_on_drop,
     .on_control_full = NULL, /* htsim_eqds returns no header to its sender: it is dropped */
     .free = eqds_free,
     .default_queue_pkts = EQDS_DEFAULT_QUEUE_PKTS,

@@ -497,14 +497,6 @@ static void roce_timer(struct sim *s, uint32_t fi, uint32_t kind)
     }
 }
 
-static void roce_on_drop(struct sim *s, uint32_t pkt_idx)
-{
-    if (pkt_at(&s->pool, pkt_idx)->type == PKT_DATA)
-        s->tot.data_drops++;
-    else
-        s->tot.ctl_drops++;
-}
-
 static const char *const roce_counter_names[] = {"go_back_n", "cnps_sent", "cnps_received"};
 
 static void roce_counters(const struct sim *s, uint32_t fi, uint64_t *out)
@@ -524,7 +516,6 @@ const struct transport_ops transport_roce_ops = {
     .nic_pull = roce_nic_pull,
     .receive = roce_receive,
     .timer = roce_timer,
-    .on_drop = roce_on_drop,
     .on_control_full = NULL,
     .free = roce_free,
     .n_counters = 3,

@@ -170,9 +170,17 @@ void transport_receive(struct sim *s, uint32_t pkt_idx)
     s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp->receive(s, pkt_idx);
 }
 
+/* A drop is counted here for every transport; loss is for the transport to
+ * discover (NACK, timeout), never an oracle, so on_drop is optional. */
 void transport_on_drop(struct sim *s, uint32_t pkt_idx)
 {
-    s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp->on_drop(s, pkt_idx);
+    if (pkt_at(&s->pool, pkt_idx)->type == PKT_DATA)
+        s->tot.data_drops++;
+    else
+        s->tot.ctl_drops++;
+    const struct transport_ops *tp = s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp;
+    if (tp->on_drop)
+        tp->on_drop(s, pkt_idx);
 }
 
 bool transport_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)

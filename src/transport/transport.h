@@ -39,8 +39,9 @@ struct transport_ops {
     /* A timer set with transport_timer_at() expired; `kind` is the
      * transport's own number. */
     void (*timer)(struct sim *s, uint32_t fi, uint32_t kind);
-    /* A switch dropped one of this transport's packets (accounting only:
-     * loss is for the transport to discover, never an oracle). */
+    /* A switch dropped one of this transport's packets (optional: the
+     * generic layer counts every drop; loss is for the transport to
+     * discover, never an oracle). */
     void (*on_drop)(struct sim *s, uint32_t pkt_idx);
     /* A switch port could not queue this packet even as a trimmed header:
      * the transport decides what happens to it (UET bounces it back to the

@@ -218,16 +218,6 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
     pkt_release(&s->pool, pkt_idx);
 }
 
-static void uet_on_drop(struct sim *s, uint32_t pkt_idx)
-{
-    /* Loss is discovered by the sender (NACK, timeout), never by an oracle:
-     * the drop is only counted here. */
-    if (pkt_at(&s->pool, pkt_idx)->type == PKT_DATA)
-        s->tot.data_drops++;
-    else
-        s->tot.ctl_drops++;
-}
-
 static void uet_timer(struct sim *s, uint32_t fi, uint32_t kind)
 {
     switch ((enum uet_timer)kind) {
@@ -294,7 +284,6 @@ const struct transport_ops transport_uet_ops = {
     .nic_pull = uet_nic_pull,
     .receive = uet_receive,
     .timer = uet_timer,
-    .on_drop = uet_on_drop,
     .on_control_full = uet_on_control_full,
     .free = uet_free,
     .n_counters = sizeof uet_counter_names / sizeof uet_counter_names[0],
