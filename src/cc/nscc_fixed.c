@@ -12,14 +12,16 @@
  * accumulator inc_bytes (bytes^2: bytes acked x bytes of increase) is kept
  * in units of 256 bytes^2. Constants derived once at init from doubles live
  * in `struct nscc_fixed_global` (same for every flow of a host: the network
- * RTT, link speed, MTU and options): the EWMA weight 0.0125 as 819/65536,
+ * RTT, link speed, MTU and options): the EWMA weight 0.0125 in Q24,
  * gamma 0.8 as Q16, the proportional constant alpha per ns in Q16, the fair
  * increase per byte in Q8, the fast-increase scale in Q16, maxwnd per ns of
  * base RTT in Q16.
  *
  * Where rounding differs from nscc.c: times lose their sub-ns part; the EWMA
- * weight is 819/65536 = 0.012497 (float 0.0125) and the update is rounded to
- * 1/256 ns; the proportional increase uses headroom in whole ns and the
+ * weight is 209715/2^24 = 0.01249999 (float 0.0125; Q16's 819/65536 =
+ * 0.012497 kept the filter about 0.3 ns low, enough to put a multiplicative
+ * decrease on the other side of its threshold and the windows 7.6% apart
+ * for thousands of ACKs) and the update is rounded to 1/256 ns; the proportional increase uses headroom in whole ns and the
  * accumulator drops below 256 bytes^2 per ACK (< 0.1 byte of window per
  * fulfill); the kept fraction of a multiplicative decrease is truncated to
  * 1/65536. Divisions that remain: fulfill divides the accumulator by the
@@ -77,7 +79,7 @@ struct nscc_fixed_global {
     uint32_t eta_bytes;
     uint32_t fast_q16;           /* fast increase: bytes per byte acked, Q16 */
     uint32_t maxwnd_q16;         /* maxwnd bytes per ns of base RTT, Q16 */
-    uint16_t alpha_ewma_q16;     /* 819 = 0.0125 */
+    uint32_t alpha_ewma_q24;     /* 209715 = 0.0125 (Q16's 819 biased the filter: see below) */
     uint16_t gamma_q16;          /* 52429 = 0.8 */
     uint16_t q3_keep_q16;        /* 1 - q3_pressure (used when NF_Q3) */
     uint8_t qa_gate;
@@ -192,7 +194,7 @@ static void nf_init(void *state, const struct cc_params *p)
     g->eta_bytes = (uint32_t)(NF_ETA_MSS * p->mss_bytes * a);
     g->fast_q16 = u32_of(NF_FAST_SCALE * a * 65536.0);
     g->maxwnd_q16 = u32_of(NF_MAXWND_BDP * p->linkspeed_mbps / 8000.0 * 65536.0);
-    g->alpha_ewma_q16 = (uint16_t)lround(NF_DELAY_ALPHA * 65536.0);
+    g->alpha_ewma_q24 = (uint32_t)lround(NF_DELAY_ALPHA * 16777216.0);
     g->gamma_q16 = (uint16_t)lround(NF_GAMMA * 65536.0);
     g->q3_keep_q16 = (uint16_t)fmin(65535.0, (double)lround((1.0 - fmin(p->q3_pressure, 0.5)) * 65536.0));
 
@@ -213,11 +215,11 @@ static void update_base_rtt(struct nscc_fixed *n, uint32_t raw_ns)
         n->f.base_rtt_ns = raw_ns;
 }
 
-/* avg += w (x - avg), x and avg in ns Q8, w = 819/65536, rounded */
+/* avg += w (x - avg), x and avg in ns Q8, w = 209715/2^24, rounded */
 static void ewma(struct nscc_fixed *n, uint32_t x_q8)
 {
     int64_t d = (int64_t)x_q8 - (int64_t)n->f.avg_delay_q8;
-    int64_t step = (d * n->g.alpha_ewma_q16 + 32768) >> 16;
+    int64_t step = (d * n->g.alpha_ewma_q24 + (1 << 23)) >> 24;
     n->f.avg_delay_q8 = (uint32_t)((int64_t)n->f.avg_delay_q8 + step);
 }
 
