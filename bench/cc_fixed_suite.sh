@@ -11,6 +11,10 @@ M=${SHARED:-../shared}/data/htsim/matrices
 T=${SHARED:-../shared}/data/htsim/topologies
 J=${JOBS:-8}
 mkdir -p "$O"
+# the reference's 2-to-1 (Nodes 16, 1->0 and 5->0, 4 MB each), written here
+# unless TWO_TO_ONE names a copy
+[ -n "${TWO_TO_ONE:-}" ] || { TWO_TO_ONE=$O/2to1.cm
+    printf 'Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n5->0 id 2 start 0 size 4000000\n' >"$TWO_TO_ONE"; }
 SCEN="one|-tm $M/one.cm
 perm16|-tm $M/perm_16n_16c_2MB.cm -paths 128
 incast|-tm $M/incast.cm -end 3000
@@ -24,7 +28,7 @@ fail|-tm $M/perm_16n_16c_2MB.cm --lb reps --fail \"link agg0 core0 down at 50\" 
 ar|-tm $M/perm_16n_16c_2MB.cm --routing ar --sched drr
 evmod|-tm $M/perm_16n_16c_2MB.cm --routing ev-mod -failed 1
 ls|-tm $M/perm_128n_128c_2MB.cm -topo $T/fat_tree_128_1os.topo -paths 64
-2to1|-tm ${TWO_TO_ONE:-/work/ref/cm/2to1.cm} -paths 1"
+2to1|-tm $TWO_TO_ONE -paths 1"
 echo "$SCEN" | while IFS='|' read -r name args; do
     for cc in nscc nscc-fixed smartt smartt-fixed; do
         echo "$BIN $args --cc $cc --quiet --out $O/$name.$cc"
