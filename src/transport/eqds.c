@@ -732,20 +732,9 @@ static void rto_timer(struct sim *s, uint32_t fi)
 
 static uint32_t new_ctl_packet(struct sim *s, const struct packet *from, uint8_t type)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
-    struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = from->flow;
-    a->tclass = from->tclass;
-    a->size_bytes = s->cfg.hdr_bytes;
-    a->src_host = from->dst_host;
-    a->dst_host = from->src_host;
-    a->entropy = from->entropy;
-    a->ref_seq = from->seq;
-    a->flags = from->flags & PKTF_PINNED; /* echoed: the answer keeps the flow's path rule */
+    uint32_t idx = transport_answer(s, from, type);
     if (from->flags & PKTF_RTX)
-        a->flags |= PKTF_RTX_ECHO;
+        pkt_at(&s->pool, idx)->flags |= PKTF_RTX_ECHO;
     return idx;
 }
 

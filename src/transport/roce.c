@@ -334,19 +334,9 @@ static void on_cnp(struct sim *s, uint32_t fi)
 
 static void send_ctl(struct sim *s, const struct flow *f, const struct packet *from, uint8_t type, uint32_t seq)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_answer(s, from, type);
     struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = from->flow;
-    a->tclass = from->tclass;
-    a->size_bytes = s->cfg.hdr_bytes;
-    a->src_host = from->dst_host;
-    a->dst_host = from->src_host;
-    a->entropy = from->entropy;
-    a->ref_seq = from->seq;
     a->seq = seq;
-    a->flags = from->flags & PKTF_PINNED;
     if (s->cfg.timely) {
         /* TIMELY: echo the data packet's send time (RoCE ACKs carry no SACK
          * bits, which share these bytes) and whether it was a resend */

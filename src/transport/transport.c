@@ -308,3 +308,20 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host)
     }
     return PKT_NONE;
 }
+
+uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type)
+{
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *a = pkt_at(&s->pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = type;
+    a->flow = from->flow;
+    a->tclass = from->tclass;
+    a->size_bytes = s->cfg.hdr_bytes;
+    a->src_host = from->dst_host;
+    a->dst_host = from->src_host;
+    a->entropy = from->entropy;
+    a->ref_seq = from->seq;
+    a->flags = from->flags & PKTF_PINNED; /* echoed: the answer keeps the flow's path rule */
+    return idx;
+}

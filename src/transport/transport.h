@@ -17,6 +17,7 @@
 #include "../core/core.h"
 
 struct sim;
+struct packet;
 
 struct transport_ops {
     const char *name;
@@ -90,6 +91,11 @@ void transport_flow_start(struct sim *s, uint32_t fi);
 void transport_receive(struct sim *s, uint32_t pkt_idx);
 /* A switch dropped a packet. */
 void transport_on_drop(struct sim *s, uint32_t pkt_idx);
+/* A header-sized answer (ACK, NACK, PULL, CNP, ...) to packet `from`, from
+ * its receiver back to its sender: same flow, traffic class, entropy and
+ * path rule, ref_seq = from->seq; every other field zero. Returns its index
+ * (the pool may have moved: re-read `from` through a copy). */
+uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type);
 /* A switch's control class is full: the packet's transport may take it. */
 bool transport_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 /* A host's NIC is free: the next packet of its ready flows, in round robin,

@@ -14,17 +14,8 @@
 
 static uint32_t new_ctl_packet(struct sim *s, const struct packet *data, uint8_t type)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_answer(s, data, type);
     struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = data->flow;
-    a->size_bytes = s->cfg.hdr_bytes;
-    a->src_host = data->dst_host;
-    a->dst_host = data->src_host;
-    a->entropy = data->entropy;
-    a->ref_seq = data->seq;
-    a->flags = data->flags & PKTF_PINNED; /* echoed: the answer keeps the flow's path rule */
     if (data->flags & PKTF_ECN_CE)
         a->flags |= PKTF_ECN_ECHO;
     if (data->flags & PKTF_RTX)
