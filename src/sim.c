@@ -89,9 +89,27 @@ void sim_setup(struct sim *s, const struct config *cfg)
     struct config *c = &s->cfg;
     /* lossless: PFC on the data classes and switch queues without a limit
      * (htsim_roce's LosslessInputQueue never drops) */
-    c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
-    if (c->pfc)
-        c->queue_infinite = true;
+    c->lossless_mask = 0;
+    for (unsigned k = 0; k < c->n_class_opts; k++)
+        if (!strcmp(c->class_opts[k].name, "lossless")) {
+            if (c->class_opts[k].value != 0)
+                c->lossless_mask |= (uint8_t)(1u << c->class_opts[k].cls);
+            else
+                c->lossless_mask &= (uint8_t)~(1u << c->class_opts[k].cls);
+        }
+    if (c->lossless_mask) {
+        /* a mixed fabric: PFC only on the lossless classes, which have no
+         * limit; the other classes keep their limits, trimming and drops */
+        if (c->pfc_flag == 0)
+            die_input("--pfc off with --class-opt K:lossless=1: a lossless class needs PFC");
+        c->pfc = true;
+    } else {
+        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
+        if (c->pfc)
+            c->queue_infinite = true;
+    }
+    if (c->class_drr && c->n_classes < 3)
+        die_input("--sched class-drr: DRR between data classes needs --classes 3 or more");
     if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
         die_input("%s: a RoCE option; add --transport roce",
                   c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");

@@ -78,6 +78,7 @@ struct config {
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */
     bool drr;                    /* --sched drr: two data classes served by DRR */
+    bool class_drr;              /* --sched class-drr: data classes 1 .. n_classes-1 served by DRR, not strict priority */
     uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
@@ -100,6 +101,7 @@ struct config {
     unsigned n_class_opts;
     /* lossless RoCEv2 (README "Lossless RoCEv2: PFC and DCQCN") */
     bool pfc;                     /* PFC on the data class of every switch port (on with --transport roce) */
+    uint8_t lossless_mask;        /* bit K: data class K is lossless (--class-opt K:lossless=1); 0: none marked (sim_setup) */
     int8_t pfc_flag;              /* --pfc on|off: -1 = the transport's default */
     uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */
     uint32_t pfc_high_pkts;
@@ -134,6 +136,8 @@ struct sim_totals {
     uint64_t probes_sent;
     uint64_t rts_sent;
     uint64_t data_drops;          /* data packets (whole or trimmed) dropped */
+    uint64_t class_trims[PORT_MAX_CLASSES]; /* data packets trimmed, by the switch class they were in */
+    uint64_t class_drops[PORT_MAX_CLASSES]; /* packets dropped, by switch class (0: control and trimmed headers) */
     uint64_t failure_drops;       /* packets dropped by links that were down */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;

@@ -4,7 +4,8 @@
  * hand-built cycle of paused ports; the RoCE receiver's ACK, NACK and CNP
  * rules, the sender's pacing, go-back-N and selective repeat; end to end,
  * the reference's 2-to-1 and incast tails within 10% with nothing dropped,
- * and DCQCN keeping a 2-to-1 bottleneck at least 90% busy.
+ * and DCQCN keeping a 2-to-1 bottleneck at least 90% busy; a mixed fabric
+ * (RoCE lossless in class 2, UET lossy in class 1, class DRR between them).
  */
 #include "testutil.h"
 
@@ -628,6 +629,72 @@ static void test_dcqcn_two_to_one_utilization(void **st)
         fail_msg("utilization %.3f, shares %.3f and %.3f", util, a, b);
 }
 
+/* ---- a mixed fabric: RoCE lossless in class 2, UET lossy in class 1 ------------------ */
+
+static void setup_mixed(const char *tm, double end_us, bool class_drr)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = tm;
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    c.progress = false;
+    c.n_classes = 3;
+    c.class_opts[0] = (struct class_opt){.cls = 2, .name = "lossless", .value = 1};
+    c.n_class_opts = 1;
+    c.class_drr = class_drr;
+    sim_setup(&S, &c);
+}
+
+/* A 2 MB RoCE flow (0->15, class 2 by default as the lossless class) and
+ * UET flows into the same host: 1->15 3 MB and a 6-to-1 incast of 500 KB
+ * (class 1), all starting at once. The lossless class never trims or
+ * drops and only it sends PAUSEs; the UET class trims. With class DRR both
+ * classes stay backlogged at host 15's downlink until the RoCE flow ends,
+ * so each should get half of it: the RoCE flow's FCT and the bytes UET
+ * delivered by then are within 15% of a half share. */
+static void test_mixed_fabric_lossless_and_lossy(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 8\n0->15 start 0 size 2000000 transport roce lb single\n"
+                               "1->15 start 0 size 3000000\n2->15 start 0 size 500000\n3->15 start 0 size 500000\n"
+                               "4->15 start 0 size 500000\n5->15 start 0 size 500000\n6->15 start 0 size 500000\n"
+                               "7->15 start 0 size 500000\n",
+                               ".cm");
+    setup_mixed(cm, 5000, true);
+    assert_int_equal(S.flows[0].prio_class, 2);
+    assert_int_equal(S.flows[1].prio_class, 1);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 8);
+    check_packet_conservation(&S);
+    assert_int_equal(S.tot.class_trims[2], 0);
+    assert_int_equal(S.tot.class_drops[2], 0);
+    assert_true(S.tot.class_trims[1] > 0);
+    assert_true(S.pfc->pauses_by_class[2] > 0);
+    for (uint32_t k = 0; k < PFC_CLASSES; k++)
+        if (k != 2 && S.pfc->pauses_by_class[k])
+            fail_msg("class %u sent %llu PAUSEs; only the lossless class 2 may", k,
+                     (unsigned long long)S.pfc->pauses_by_class[k]);
+    print_message("mixed: class 2 trims %llu drops %llu PAUSEs %llu; class 1 trims %llu drops %llu\n",
+                  (unsigned long long)S.tot.class_trims[2], (unsigned long long)S.tot.class_drops[2],
+                  (unsigned long long)S.pfc->pauses_by_class[2], (unsigned long long)S.tot.class_trims[1],
+                  (unsigned long long)S.tot.class_drops[1]);
+    simtime_ps roce_end = S.flows[0].finish_ps;
+    double half_fct = 2.0 * (double)ideal_fct_ps(&S, &S.flows[0]);
+    double roce_share = half_fct / (double)roce_end; /* 1 = exactly half the link */
+    sim_free(&S);
+    setup_mixed(cm, (double)roce_end / PS_PER_US, true);
+    sim_run(&S);
+    double uet = 0;
+    for (uint32_t i = 1; i < 8; i++)
+        uet += (double)uet_of(&S.flows[i])->rcv_bytes;
+    double uet_share = uet / 2000000.0; /* vs the RoCE flow's 2 MB in the same time */
+    print_message("mixed: RoCE FCT %.1f us (half-share ideal %.1f us, share %.3f), UET delivered %.0f B (%.3f of RoCE)\n",
+                  (double)roce_end / PS_PER_US, half_fct / PS_PER_US, roce_share, uet, uet_share);
+    if (roce_share < 0.85 || roce_share > 1.15 || uet_share < 0.85 || uet_share > 1.15)
+        fail_msg("DRR shares: RoCE %.3f of half the link, UET %.3f of RoCE's bytes", roce_share, uet_share);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -648,6 +715,7 @@ int main(void)
         cmocka_unit_test(test_cnp_halves_the_pacing_rate),
         cmocka_unit_test(test_reference_tails_lossless),
         cmocka_unit_test(test_dcqcn_two_to_one_utilization),
+        cmocka_unit_test(test_mixed_fabric_lossless_and_lossy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

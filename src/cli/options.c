@@ -98,7 +98,8 @@ void options_usage(FILE *out)
             "  --reps-freeze, --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
             "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
-            "  --sched fifo|drr      switch data scheduling: one FIFO, or DRR between traffic classes 0 and 1\n"
+            "  --sched fifo|drr|class-drr  switch data scheduling: one FIFO, DRR between traffic classes 0 and 1,\n"
+            "                        or (class-drr) DRR between data classes 1..N-1 instead of strict priority\n"
             "  --drr-quantum BYTES   DRR quantum (default 4096)\n"
             "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
@@ -110,7 +111,8 @@ void options_usage(FILE *out)
             "  --classes N           switch classes per port, 2..8: control, data, and data classes 2..N-1 in\n"
             "                        strict priority (a connection's .cm key 'priority K' picks one; default 2)\n"
             "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
-            "                        (default: those of class 1; repeatable)\n"
+            "                        (default: those of class 1; repeatable); lossless (0/1): PFC on this class\n"
+            "                        only, no limit, never trims or drops; RoCE connections go to it (mixed fabric)\n"
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
             "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
             "                        RESUME anywhere, and stop (default 500)\n"
@@ -190,7 +192,7 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
         double max;
     } names[] = {
         {"queue_bytes", QUEUE_INFINITE_BYTES}, {"ecn_kmin_bytes", QUEUE_INFINITE_BYTES},
-        {"ecn_kmax_bytes", QUEUE_INFINITE_BYTES}, {"trim", 1}, {"ecn", 1},
+        {"ecn_kmax_bytes", QUEUE_INFINITE_BYTES}, {"trim", 1}, {"ecn", 1}, {"lossless", 1},
     };
     const char *colon = strchr(v, ':'), *eqs = colon ? strchr(colon, '=') : NULL;
     if (!colon || !eqs || eqs == colon + 1) {
@@ -212,7 +214,7 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
         if (strlen(names[i].name) == namelen && !strncmp(names[i].name, colon + 1, namelen))
             which = i;
     if (which < 0) {
-        bad(x, "--class-opt: '%s' names no class option (queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim, ecn)",
+        bad(x, "--class-opt: '%s' names no class option (queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim, ecn, lossless)",
             shown(v, b));
         return;
     }
@@ -504,12 +506,15 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "--routing: '%s' is not ecmp, ar or ev-mod", shown(v, b));
         } else if (!strcmp(arg, "--sched")) {
             TAKE();
+            cfg->drr = cfg->class_drr = false;
             if (!strcmp(v, "fifo"))
-                cfg->drr = false;
+                ;
             else if (!strcmp(v, "drr"))
                 cfg->drr = true;
+            else if (!strcmp(v, "class-drr"))
+                cfg->class_drr = true;
             else
-                bad(&x, "--sched: '%s' is not fifo or drr", shown(v, b));
+                bad(&x, "--sched: '%s' is not fifo, drr or class-drr", shown(v, b));
         } else if (!strcmp(arg, "--drr-quantum")) {
             TAKE();
             cfg->drr_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 64, 1u << 24);

@@ -60,7 +60,7 @@ __attribute__((noinline, cold)) static void data_buffer_change_slow(struct sim *
                                                                     const struct packet *pkt, int sign)
 {
     switch_buffer_change(s, p, sign * (int64_t)pkt->size_bytes);
-    if (!(p->flags & PORTF_PFC))
+    if (!(p->flags & PORTF_PFC) || !pfc_class_on(s, pkt->prio))
         return;
     if (sign > 0)
         pfc_on_enqueue(s, pkt->ingress_port, pkt->prio, pkt->size_bytes);
@@ -163,6 +163,7 @@ static inline uint32_t list_pop(struct packet_pool *pool, uint32_t *head, uint32
 static void drop_packet(struct sim *s, struct port *p, uint32_t pkt_idx)
 {
     p->st.drops++;
+    s->tot.class_drops[pkt_at(&s->pool, pkt_idx)->prio % PORT_MAX_CLASSES]++;
     transport_on_drop(s, pkt_idx);
     pkt_release(&s->pool, pkt_idx);
 }
@@ -194,6 +195,7 @@ static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
  * control. */
 static void trim(struct sim *s, struct port *p, struct packet *pkt)
 {
+    s->tot.class_trims[pkt->prio % PORT_MAX_CLASSES]++;
     pkt->size_bytes = s->cfg.hdr_bytes;
     pkt->prio = PKT_PRIO_CONTROL;
     pkt->flags |= PKTF_TRIMMED;
@@ -339,8 +341,45 @@ static uint32_t drr_pick(struct sim *s, struct port *p)
     }
 }
 
-/* Picks the next packet (control first, then data, then for a NIC the
- * transport's next data packet) and schedules the end of its serialisation. */
+/* --sched class-drr: deficit round robin between data classes 1 .. n-1
+ * (equal weights, --drr-quantum), skipping the classes PFC has paused
+ * (bit set in `paused`); a class that is empty or paused when its turn
+ * comes forfeits its deficit, as drr_pick does. Sets in_service_queue. */
+static uint32_t class_drr_pick(struct sim *s, struct port *p, uint32_t paused)
+{
+    struct port_xclasses *x = p->x;
+    uint32_t *head[PORT_MAX_CLASSES], *tail[PORT_MAX_CLASSES];
+    bool any = false;
+    for (uint32_t c = 1; c < x->n; c++) {
+        head[c] = c == PKT_PRIO_DATA ? &p->data_head : &x->c[c - 2].head;
+        tail[c] = c == PKT_PRIO_DATA ? &p->data_tail : &x->c[c - 2].tail;
+        any |= *head[c] != PKT_NONE && !(paused & (1u << c));
+    }
+    if (!any)
+        return PKT_NONE;
+    for (;;) {
+        uint32_t c = x->cur;
+        if (*head[c] == PKT_NONE || (paused & (1u << c))) {
+            x->deficit[c] = 0;
+            x->cur = c + 1 < x->n ? c + 1 : 1;
+            x->fresh = true;
+            continue;
+        }
+        if (x->fresh) {
+            x->deficit[c] += s->cfg.drr_quantum_bytes;
+            x->fresh = false;
+        }
+        uint32_t size = s->pool.pkts[*head[c]].size_bytes;
+        if (size <= x->deficit[c]) {
+            x->deficit[c] -= size;
+            p->in_service_queue = (uint8_t)(c == PKT_PRIO_DATA ? SERVED_FROM_DATA : SERVED_FROM_XCLASS + c);
+            return list_pop(&s->pool, head[c], tail[c]);
+        }
+        x->cur = c + 1 < x->n ? c + 1 : 1;
+        x->fresh = true;
+    }
+}
+
 /* The next data packet of a port under DRR or paused by PFC (the rare
  * cases, kept out of start_next's common path): the classes PFC has not
  * paused, in start_next's order; PKT_NONE when there is none. Sets
@@ -351,7 +390,9 @@ __attribute__((noinline)) static uint32_t pick_data_special(struct sim *s, struc
     uint32_t idx = PKT_NONE;
     if (paused && (p->flags & PORTF_HOST_NIC))
         return PKT_NONE; /* a NIC cannot tell the class of its transport's next packet */
-    if (!(paused & (1u << PKT_PRIO_DATA))) {
+    if (p->flags & PORTF_CLASS_DRR)
+        idx = class_drr_pick(s, p, paused);
+    else if (!(paused & (1u << PKT_PRIO_DATA))) {
         if (p->flags & PORTF_DRR)
             idx = drr_pick(s, p);
         else if (p->data_head != PKT_NONE)
@@ -376,7 +417,7 @@ static void start_next(struct sim *s, uint32_t port_idx)
     if (p->ctl_head != PKT_NONE) {
         idx = list_pop(&s->pool, &p->ctl_head, &p->ctl_tail);
         p->in_service_queue = SERVED_FROM_CTL;
-    } else if (__builtin_expect(p->flags & (PORTF_DRR | PORTF_PAUSED), 0)) {
+    } else if (__builtin_expect(p->flags & (PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED), 0)) {
         if ((idx = pick_data_special(s, p, port_idx)) == PKT_NONE)
             return;
     } else if (p->data_head != PKT_NONE) {
@@ -514,6 +555,8 @@ void port_enable_classes(struct port *p, uint32_t n_classes)
         c->trim = p->flags & PORTF_TRIM;
         c->ecn = p->flags & PORTF_ECN;
     }
+    p->x->cur = PKT_PRIO_DATA;
+    p->x->fresh = true;
 }
 
 void port_free(struct port *p)
@@ -549,7 +592,8 @@ void port_fail(struct sim *s, uint32_t port_idx)
             heads[n_heads++] = p->x->c[k].head;
         for (uint32_t k = 0; k < n_heads; k++)
             for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next)
-                pfc_on_dequeue(s, s->pool.pkts[q].ingress_port, s->pool.pkts[q].prio, s->pool.pkts[q].size_bytes);
+                if (pfc_class_on(s, s->pool.pkts[q].prio))
+                    pfc_on_dequeue(s, s->pool.pkts[q].ingress_port, s->pool.pkts[q].prio, s->pool.pkts[q].size_bytes);
     }
     drop_queue(s, p, &p->data_head, &p->data_tail);
     if (p->drr) {

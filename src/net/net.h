@@ -28,6 +28,7 @@ enum port_flag {
     PORTF_DRR = 1 << 6,       /* data served by DRR between two traffic classes */
     PORTF_BUF_STATS = 1 << 7, /* a switch port whose switch totals its buffered bytes (--switch-stats) */
     PORTF_PAUSED = 1 << 8,    /* PFC: the far end paused one or more data classes (pfc.h) */
+    PORTF_CLASS_DRR = 1 << 10,/* data classes 1 .. n-1 served by DRR, not strict priority (--sched class-drr) */
     PORTF_PFC = 1 << 9,       /* a switch port of a PFC run: its data counts towards its ingress links */
 };
 
@@ -71,6 +72,9 @@ struct port_class {
 struct port_xclasses {
     uint32_t n;                /* the port's classes in all: 3 .. PORT_MAX_CLASSES */
     struct port_class c[PORT_MAX_CLASSES - 2]; /* c[k] is switch class k + 2 */
+    uint32_t deficit[PORT_MAX_CLASSES]; /* --sched class-drr: deficit of data class k (1 .. n-1) */
+    uint32_t cur;                       /* --sched class-drr: the class whose turn it is */
+    bool fresh;                         /* --sched class-drr: cur has not had this turn's quantum yet */
 };
 
 /* A port's second data class under DRR (class 0 uses the port's own data

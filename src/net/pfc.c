@@ -52,6 +52,7 @@ void pfc_setup(struct sim *s)
     r->low_bytes = s->cfg.pfc_low_pkts * s->cfg.mtu_bytes;
     r->high_bytes = s->cfg.pfc_high_pkts * s->cfg.mtu_bytes;
     r->deadlock_ps = s->cfg.pfc_deadlock_ps;
+    r->class_mask = s->cfg.lossless_mask ? s->cfg.lossless_mask : 0xFEu; /* every data class 1 .. 7 */
     uint32_t n = s->n_ports ? s->n_ports : 1;
     r->ingress_bytes = xcalloc((size_t)n * PFC_CLASSES, sizeof(uint32_t));
     r->pause_sent = xcalloc((size_t)n * PFC_CLASSES, 1);
@@ -88,6 +89,8 @@ static void send_frame(struct sim *s, uint32_t up, uint32_t cls, enum pfc_event_
 {
     struct pfc_run *r = s->pfc;
     r->pause_sent[up * PFC_CLASSES + cls] = kind == PFC_PAUSE;
+    if (kind == PFC_PAUSE)
+        r->pauses_by_class[cls]++;
     if (kind == PFC_PAUSE && r->reverse_port[up] != PORT_NONE)
         r->st[r->reverse_port[up]].pauses_sent++;
     eq_push_aux(&s->eq, s->now + s->ports[up].latency_ps, EV_PFC, up, PFC_AUX(kind, cls));
@@ -265,12 +268,14 @@ static void check_ingress_counts(const struct sim *s)
         for (uint32_t k = 0; k < n_heads; k++)
             for (uint32_t q = heads[k]; q != PKT_NONE; q = s->pool.pkts[q].next) {
                 const struct packet *pkt = &s->pool.pkts[q];
-                held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
+                if (pfc_class_on(s, pkt->prio))
+                    held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
             }
         if (p->in_service != PKT_NONE && p->in_service_queue != SERVED_FROM_CTL &&
             p->in_service_queue != SERVED_FROM_TRANSPORT) {
             const struct packet *pkt = &s->pool.pkts[p->in_service];
-            held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
+            if (pfc_class_on(s, pkt->prio))
+                held[pkt->ingress_port * PFC_CLASSES + pkt->prio] += pkt->size_bytes;
         }
     }
     for (uint32_t i = 0; i < s->n_ports * PFC_CLASSES; i++)

@@ -13,6 +13,12 @@
  * it, starts no data at all while any class is paused. The switch queues of
  * a PFC run have no limit, so nothing is dropped or trimmed.
  *
+ * Mixed fabric (--class-opt K:lossless=1): PFC counts, pauses and resumes
+ * only the classes marked lossless (class_mask); only those have no limit.
+ * The other data classes keep their limits, trimming and drops, and are
+ * never paused at a switch port (a host NIC still stops all its data while
+ * any class is paused, as above).
+ *
  * All state lives in struct pfc_run (s->pfc, NULL when PFC is off), so runs
  * without PFC pay one predictable branch per data packet per hop.
  *
@@ -39,12 +45,15 @@ struct pfc_port_stats {
 
 struct pfc_run {
     uint32_t low_bytes, high_bytes;
+    uint32_t class_mask;       /* bit c: data class c is lossless (counted, paused); all data classes unless a
+                                * mixed fabric marks some (--class-opt K:lossless=1) */
     uint32_t *ingress_bytes;   /* [upstream port, class]: bytes that crossed the link, still in the downstream switch */
     uint8_t *pause_sent;       /* [upstream port, class]: the downstream switch has paused it (XOFF state) */
     uint8_t *paused_mask;      /* [port]: bit c set = class c is paused (PORTF_PAUSED = any bit) */
     uint32_t *reverse_port;    /* [port]: the port of the same link in the other direction */
     simtime_ps *paused_since;  /* [port]: when the current pause began */
     struct pfc_port_stats *st; /* [port] */
+    uint64_t pauses_by_class[PFC_CLASSES]; /* PAUSE frames sent, by class */
     uint32_t n_paused;         /* ports paused now */
     simtime_ps last_change_ps; /* last PAUSE or RESUME that acted */
     simtime_ps deadlock_ps;
@@ -68,6 +77,9 @@ void pfc_on_dequeue(struct sim *s, uint32_t ingress_port, uint32_t cls, uint32_t
 void pfc_event(struct sim *s, uint32_t id, uint32_t aux);
 /* Brings the paused-time counters up to now (before reading stats). */
 void pfc_close_stats(struct sim *s);
+
+/* Whether PFC acts on data class cls (s->pfc must be set). */
+#define pfc_class_on(s, cls) (((s)->pfc->class_mask >> (cls)) & 1u)
 
 enum pfc_event_kind { PFC_RESUME = 0, PFC_PAUSE = 1, PFC_CHECK = 2 };
 /* The EV_PFC aux of a PAUSE or RESUME of class cls. */

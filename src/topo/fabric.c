@@ -167,6 +167,14 @@ void fabric_build(struct sim *s)
                 else if (!strcmp(o->name, "ecn"))
                     pc->ecn = o->value != 0;
             }
+            /* a lossless class (mixed fabric): PFC holds it back instead of a limit */
+            for (uint32_t k = 2; k < c->n_classes; k++)
+                if (c->lossless_mask & (1u << k)) {
+                    p->x->c[k - 2].limit_bytes = QUEUE_INFINITE_BYTES;
+                    p->x->c[k - 2].trim = false;
+                }
+            if (c->class_drr)
+                p->flags |= PORTF_CLASS_DRR;
         }
         uint64_t lim = p->data_limit_bytes;
         p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);

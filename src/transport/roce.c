@@ -99,6 +99,19 @@ static void roce_setup(struct sim *s)
     /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above
      * K packets on every egress (LosslessOutputQueue::_K); RoCE switches
      * never trim (without PFC a full queue drops) */
+    if (c->lossless_mask) {
+        /* a mixed fabric: RoCE's classes are the lossless ones, which never
+         * trim; the lossy classes keep their trimming and ECN for the other
+         * transports. DCQCN's step marking goes on the lossless classes. */
+        for (uint32_t i = s->n_hosts; i < s->n_ports && c->dcqcn_k_pkts; i++)
+            for (uint32_t k = 2; k < s->ports[i].x->n; k++)
+                if (c->lossless_mask & (1u << k)) {
+                    struct port_class *pc = &s->ports[i].x->c[k - 2];
+                    pc->ecn = true;
+                    pc->ecn_kmin_bytes = pc->ecn_kmax_bytes = c->dcqcn_k_pkts * c->mtu_bytes;
+                }
+        return;
+    }
     for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
         p->flags &= (uint16_t)~PORTF_TRIM;

@@ -94,6 +94,10 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
         die_input("%s:%u: priority %u needs --classes %u or more (this run has %u switch classes)",
                   s->cfg.tm_path, c->line, c->prio_class, c->prio_class + 1, s->cfg.n_classes);
     f->prio_class = c->prio_class;
+    /* a mixed fabric: a RoCE connection left in class 1 (the default) goes
+     * to the lowest lossless class */
+    if (s->cfg.lossless_mask && f->tp == &transport_roce_ops && f->prio_class == PKT_PRIO_DATA)
+        f->prio_class = (uint8_t)__builtin_ctz(s->cfg.lossless_mask);
     f->ready_next = f->ready_prev = READY_NONE;
 }
 
