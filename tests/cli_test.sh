@@ -791,4 +791,21 @@ else
     fail "without PFC: PFC output present (exit $rc)"
 fi
 
+# A mixed fabric's summary splits pauses, trims and drops by class: the
+# lossless class paused and lost nothing, the lossy one trimmed and paused none.
+printf 'Nodes 16\nConnections 8\n0->15 start 0 size 2000000 transport roce lb single\n1->15 start 0 size 3000000\n2->15 start 0 size 500000\n3->15 start 0 size 500000\n4->15 start 0 size 500000\n5->15 start 0 size 500000\n6->15 start 0 size 500000\n7->15 start 0 size 500000\n' >"$T/mixed.cm"
+run -tm "$T/mixed.cm" --classes 3 --class-opt 2:lossless=1 --sched class-drr -end 5000 --out "$T/mixed"
+c1=$(grep -o '{"class": 1, "lossless": false, "pauses_sent": 0, "trims": [1-9][0-9]*, "drops": 0}' "$T/mixed/summary.json" 2>/dev/null)
+c2=$(grep -o '{"class": 2, "lossless": true, "pauses_sent": [1-9][0-9]*, "trims": 0, "drops": 0}' "$T/mixed/summary.json" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ -n "$c1" ] && [ -n "$c2" ]; then
+    ok "mixed fabric: summary.json pfc.by_class (lossless class paused, lossy class trimmed)"
+else
+    fail "mixed fabric: rc $rc, $(grep -o '"by_class".*' "$T/mixed/summary.json" 2>/dev/null)"
+fi
+if ! grep -q '"pfc": {' "$T/r1/summary.json" 2>/dev/null || grep -q '"by_class"' "$T/r1/summary.json"; then
+    fail "RoCE+PFC without a lossless class: pfc entry missing or by_class written"
+else
+    ok "RoCE+PFC without a lossless class: no by_class (summary unchanged)"
+fi
+
 [ "$nfail" -eq 0 ]

@@ -615,6 +615,19 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         if (s->pfc->deadlock)
             sb_printf(b, ", \"deadlock_since_us\": %.3f, \"deadlock_cycle_ports\": %u",
                       (double)s->pfc->deadlock_at_ps / PS_PER_US, s->pfc->deadlock_cycle_ports);
+        if (s->cfg.lossless_mask) {
+            /* a mixed fabric: what each switch class went through, to show
+             * the lossless ones paused and the lossy ones trimmed (only
+             * then, so other runs keep their summary) */
+            sb_printf(b, ", \"by_class\": [");
+            for (uint32_t k = 1; k < s->cfg.n_classes && k < PFC_CLASSES; k++)
+                sb_printf(b, "%s{\"class\": %u, \"lossless\": %s, \"pauses_sent\": %llu, \"trims\": %llu, "
+                             "\"drops\": %llu}",
+                          k > 1 ? ", " : "", k, (s->cfg.lossless_mask >> k) & 1 ? "true" : "false",
+                          (unsigned long long)s->pfc->pauses_by_class[k], (unsigned long long)s->tot.class_trims[k],
+                          (unsigned long long)s->tot.class_drops[k]);
+            sb_printf(b, "]");
+        }
         sb_printf(b, "},\n");
     }
     if (!strcmp(s->cfg.transport_name, "roce")) {
