@@ -48,6 +48,7 @@
  * wire size of its packets whose record says TX_IN_FLIGHT.
  */
 #include "eqds.h"
+#include "data_packet.h"
 
 #include "../cc/cc.h"
 #include "../lb/lb.h"
@@ -388,21 +389,9 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     uint32_t size = wire_bytes(s, f, seq);
     sq(f)->in_flight_bytes += size;
     e->target_q = pull_target(s, fi);
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = PKT_DATA;
-    p->prio = f->prio_class; /* data: trimmable, in the connection's switch class */
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->seq = seq;
-    p->size_bytes = size;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
-    p->ts_ps = s->now;
     p->pull_q = e->target_q;
-    p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
     sq(f)->tx[seq].entropy = p->entropy;
     sq(f)->tx[seq].state = TX_IN_FLIGHT;
     if (sq(f)->tx[seq].count < UINT8_MAX)

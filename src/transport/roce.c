@@ -36,6 +36,7 @@
  */
 #include "../lb/lb.h"
 #include "../sim.h"
+#include "data_packet.h"
 #include "dcqcn.h"
 #include "timely.h"
 #include "flow.h"
@@ -236,22 +237,10 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
             r->highest_sent = r->next_seq;
     }
     uint32_t size = wire_bytes(s, f, seq);
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
     if (r->hp)
         hpcc_int_clear(s, idx);
-    p->type = PKT_DATA;
-    p->prio = f->prio_class;
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->seq = seq;
-    p->size_bytes = size;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
-    p->ts_ps = s->now;
-    p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
     if (rtx) {

@@ -2,6 +2,7 @@
  * the window and pacing test, data packets with their AR flag, the pace
  * and RTO timers' arming, and header-only probes and RTS packets.
  */
+#include "data_packet.h"
 #include "uet_internal.h"
 
 #include "../cc/cc.h"
@@ -117,20 +118,8 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         uet_of(f)->next_new_seq++;
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = PKT_DATA;
-    p->prio = f->prio_class;
-    p->tclass = f->tclass;
-    p->flags = uet_flow_pkt_flags(f);
-    p->flow = fi;
-    p->seq = seq;
-    p->size_bytes = size;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
-    p->ts_ps = s->now;
-    p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
     uet_of(f)->tx[seq].entropy = p->entropy;
     uet_of(f)->tx[seq].state = TX_IN_FLIGHT;
     if (uet_of(f)->tx[seq].count < UINT8_MAX)
