@@ -245,17 +245,6 @@ static void eqds_flow_add(struct sim *s, uint32_t fi)
     r->n_pacers = n;
 }
 
-static void free_sender_state(struct flow *f)
-{
-    free(sq(f)->tx);
-    free(sq(f)->rtx_ring);
-    free(f->cc_state);
-    free(f->lb_state);
-    sq(f)->tx = NULL;
-    sq(f)->rtx_ring = NULL;
-    f->cc_state = f->lb_state = NULL;
-}
-
 static void eqds_free(struct sim *s)
 {
     for (uint32_t i = 0; i < s->n_flows; i++) {
@@ -265,7 +254,7 @@ static void eqds_free(struct sim *s)
         free(f->cc_counters);
         if (!f->tp_state)
             continue; /* never started: nothing else was allocated */
-        free_sender_state(f);
+        uet_free_sender_state(f, sq(f));
         free(sq(f)->rcv_bits);
         free(f->tp_state);
         f->tp_state = NULL;
@@ -535,7 +524,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
     }
-    free_sender_state(f);
+    uet_free_sender_state(f, sq(f));
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);

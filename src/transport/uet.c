@@ -86,14 +86,14 @@ static void uet_flow_add(struct sim *s, uint32_t fi)
     s->flows[fi].tp_state = xcalloc(1, sizeof(struct uet_flow));
 }
 
-static void free_sender_state(struct flow *f)
+void uet_free_sender_state(struct flow *f, struct uet_flow *q)
 {
-    free(uet_of(f)->tx);
-    free(uet_of(f)->rtx_ring);
+    free(q->tx);
+    free(q->rtx_ring);
     free(f->cc_state);
     free(f->lb_state);
-    uet_of(f)->tx = NULL;
-    uet_of(f)->rtx_ring = NULL;
+    q->tx = NULL;
+    q->rtx_ring = NULL;
     f->cc_state = f->lb_state = NULL;
 }
 
@@ -105,7 +105,7 @@ static void uet_free(struct sim *s)
             continue;
         if (!all && i < s->n_flows_matrix)
             all = uet_of(&s->flows[i]);
-        free_sender_state(&s->flows[i]);
+        uet_free_sender_state(&s->flows[i], uet_of(&s->flows[i]));
         free(uet_of(&s->flows[i])->rcv_bits);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
@@ -162,7 +162,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
     }
-    free_sender_state(f);
+    uet_free_sender_state(f, uet_of(f));
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);

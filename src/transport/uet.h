@@ -84,6 +84,11 @@ static inline struct uet_flow *uet_of(const struct flow *f)
     return (struct uet_flow *)f->tp_state;
 }
 
+/* Frees a finished sender's per-packet records, CC and balancer state (the
+ * receiver's bitmap stays); q is its sequence state (UET's own, or the one
+ * EQDS keeps inside its flow state). */
+void uet_free_sender_state(struct flow *f, struct uet_flow *q);
+
 /* A UET flow's receiver-side credit state (for tests); receiver credit on. */
 struct pull_client *uet_credit_client(const struct flow *f);
 
