@@ -33,12 +33,8 @@ END=${BENCH_POISSON_END:-10000}
 TOPO=experiments/sird_balanced_144.topo
 CDF=$SHARED/data/workloads/facebook_hadoop.cdf
 
-case $RUNS in
-'' | *[!0-9]* | 0)
-    echo "bench-poisson: BENCH_RUNS must be a positive integer (got '$RUNS')" >&2
-    exit 2
-    ;;
-esac
+. bench/lib.sh
+check_runs bench-poisson "$RUNS"
 case $END in
 '' | *[!0-9]* | 0 | 1)
     echo "bench-poisson: BENCH_POISSON_END must be an integer >= 2 (got '$END')" >&2
@@ -55,22 +51,12 @@ if [ ! -f "$CDF" ]; then
 fi
 mkdir -p "$DIR" || exit 1
 
-GNU_TIME=
-if [ -x /usr/bin/time ] && /usr/bin/time -v -o "$DIR/.timecheck" true >/dev/null 2>&1 &&
-    grep -q "Maximum resident" "$DIR/.timecheck" 2>/dev/null; then
-    GNU_TIME=/usr/bin/time
-fi
-rm -f "$DIR/.timecheck"
+find_gnu_time "$DIR"
 
 status=0
 ROWS=
 MEMROWS=
 
-median() {
-    printf '%s\n' "$@" | sort -n | awk '
-        { v[NR] = $1 }
-        END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # one_run LOG END ARGS...: runs the simulator once; sets w rt e p (KB) msgs
 # load slow; returns non-zero on failure.

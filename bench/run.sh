@@ -29,12 +29,8 @@ RUNS=${BENCH_RUNS:-3}
 DIR=${BENCH_DIR:-build/bench}
 M=$SHARED/data/htsim/matrices
 
-case $RUNS in
-'' | *[!0-9]* | 0)
-    echo "bench: BENCH_RUNS must be a positive integer (got '$RUNS')" >&2
-    exit 2
-    ;;
-esac
+. bench/lib.sh
+check_runs bench "$RUNS"
 if [ ! -x "$SPRAYSIM" ]; then
     echo "bench: $SPRAYSIM not found; run make" >&2
     exit 1
@@ -45,22 +41,11 @@ if [ ! -f "$M/one.cm" ]; then
 fi
 mkdir -p "$DIR" || exit 1
 
-GNU_TIME=
-if [ -x /usr/bin/time ] && /usr/bin/time -v -o "$DIR/.timecheck" true >/dev/null 2>&1 &&
-    grep -q "Maximum resident" "$DIR/.timecheck" 2>/dev/null; then
-    GNU_TIME=/usr/bin/time
-fi
-rm -f "$DIR/.timecheck"
+find_gnu_time "$DIR"
 
 status=0
 ROWS=
 
-# median V...: the median of the numbers given
-median() {
-    printf '%s\n' "$@" | sort -n | awk '
-        { v[NR] = $1 }
-        END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 # bench_case ID LABEL ARGS...: runs the simulator RUNS times (logs in
 # $DIR/ID.runN.*) and appends a table row.
