@@ -1,8 +1,8 @@
 #!/bin/sh
 # cc_fixed_suite.sh [OUTDIR]: the float CC modules against their NIC-style
 # integer variants (nscc vs nscc-fixed, smartt vs smartt-fixed) on the
-# scenarios of the regression suite that use the default CC (/tmp/scen.sh's
-# list), plus the reference 2-to-1; per-flow FCT differences (max, median)
+# regression scenarios that use the default CC (listed below), plus the
+# reference 2-to-1; per-flow FCT differences (max, median)
 # and the tail FCT. A third column runs the float module with -seed 14
 # instead of 13: the spread any perturbation causes, for scale.
 BIN=${SPRAYSIM:-bin/spraysim}
