@@ -66,6 +66,7 @@ void config_defaults(struct config *c)
     c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
+    c->msg_cc = -1;                      /* the transport's default (transport_ops.msg_inherit_default) */
     c->pfc_flag = -1;                    /* PFC on with --transport roce, else off */
     c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
     c->pfc_high_pkts = 15;               /* htsim main_roce.cpp: high_pfc = 15 */

@@ -71,6 +71,8 @@ struct config {
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
+    int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
+                                    (1) or starts fresh (0); -1 = the transport's default */
     int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
                                     -1 = htsim's automatic rule, 0 = off, 1 = on */
     bool recv_oversub_cc;        /* EQDS: -recv_oversub_cc, pulls skipped while ECN and trims are many */

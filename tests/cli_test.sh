@@ -759,6 +759,21 @@ bad "-timely without roce" "-timely: a RoCE option" -tm "$M/one.cm" -timely
 bad "-timely_thresholds low > high" "-timely_thresholds" -tm "$M/one.cm" --transport roce -timely -timely_thresholds 50 10
 bad "-timely_thresholds missing its second value" "-timely_thresholds" -tm "$M/one.cm" -timely_thresholds 5
 bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
+bad "--msg-cc sometimes" "--msg-cc: 'sometimes' is neither inherit nor fresh" -tm "$M/one.cm" --msg-cc sometimes
+bad "--msg-cc without a value" "--msg-cc" -tm "$M/one.cm" --msg-cc
+printf 'Nodes 16\nConnections 2\n0->5 id 3 start 0 size 1000\n0->6 id 3 start 0 size 1000\n' >"$T/msgbad.cm"
+bad "a connection's messages on two host pairs" "msgbad.cm:4: connection id 3 is also on line 3 with different hosts" -tm "$T/msgbad.cm"
+# messages over connections: a msg column, the second message starts when the first finished
+printf 'Nodes 16\nConnections 2\n0->5 id 3 start 0 size 100000 msg 4\n0->5 id 3 start 0 size 1000 msg 9\n' >"$T/msg.cm"
+run -tm "$T/msg.cm" -conn_reuse --out "$T/msgout" --quiet
+f1=$(sed -n 2p "$T/msgout/flows.csv" | cut -d, -f2,7)   # msg, finish_us of the first
+s2=$(sed -n 3p "$T/msgout/flows.csv" | cut -d, -f2,6)   # msg, start_us (posted) of the second
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$T/msgout/flows.csv" | cut -d, -f1-3)" = "flow_id,msg,src" ] &&
+    [ "${f1%%,*}" = 4 ] && [ "$s2" = "9,0.000000" ] && [ -n "${f1#*,}" ]; then
+    ok "messages over connections: msg column and posting times in flows.csv"
+else
+    fail "messages over connections: rc $rc, header $(head -n 1 "$T/msgout/flows.csv" | cut -d, -f1-3), rows $f1 / $s2"
+fi
 bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
 bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off
 bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10

@@ -514,7 +514,7 @@ static void test_err_ids(void **state)
     expect_err("Nodes 4\nConnections 1\n0->1 start 0 size 1 id 0\n", "x.cm:3:", "id value '0' is out of range");
     expect_err("Nodes 4\nConnections 3\n0->1 start 0 size 1 id 5\n0->2 start 0 size 1 id 6\n"
                "0->3 start 0 size 1 id 5\n",
-               "x.cm:5:", "duplicate connection id 5 (also on line 3)");
+               "x.cm:5:", "connection id 5 is also on line 3 with different hosts");
     /* Line 4 has no id, so its automatic id is 2, which line 5 claims. */
     expect_err("Nodes 4\nConnections 3\n0->1 start 0 size 1 id 7\n0->2 start 0 size 1\n"
                "0->3 start 0 size 1 id 2\n",
@@ -522,7 +522,7 @@ static void test_err_ids(void **state)
     /* Of two clashes the earlier line is reported. */
     expect_err("Nodes 4\nConnections 4\n0->1 start 0 size 1 id 9\n0->2 start 0 size 1 id 8\n"
                "0->3 start 0 size 1 id 8\n1->0 start 0 size 1 id 9\n",
-               "x.cm:5:", "duplicate connection id 8 (also on line 4)");
+               "x.cm:5:", "connection id 8 is also on line 4 with different hosts");
 }
 
 /* ---- trigger and failure errors ----------------------------------------------------- */

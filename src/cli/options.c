@@ -113,6 +113,9 @@ void options_usage(FILE *out)
             "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
             "                        (default: those of class 1; repeatable); lossless (0/1): PFC on this class\n"
             "                        only, no limit, never trims or drops; RoCE connections go to it (mixed fabric)\n"
+            "  --msg-cc inherit|fresh  a connection's next message (lines sharing an id in the .cm) keeps the\n"
+            "                        connection's CC and balancer state, or starts fresh (default: UET and\n"
+            "                        EQDS inherit, RoCE fresh); -conn_reuse (htsim) is accepted and changes nothing\n"
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
             "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
             "                        RESUME anywhere, and stop (default 500)\n"
@@ -243,7 +246,7 @@ static bool is_switch_flag(const char *a)
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
-        "--switch-stats", "-out_of_order", "-timely",
+        "--switch-stats", "-out_of_order", "-timely", "-conn_reuse",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -376,6 +379,17 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-timely_thresholds: T_low %g us exceeds T_high %g us", cfg->timely_t_low_us,
                     cfg->timely_t_high_us);
             i += 2;
+        } else if (!strcmp(arg, "--msg-cc")) {
+            TAKE();
+            if (!strcmp(v, "inherit"))
+                cfg->msg_cc = 1;
+            else if (!strcmp(v, "fresh"))
+                cfg->msg_cc = 0;
+            else
+                bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (!strcmp(arg, "-conn_reuse")) {
+            /* htsim_uec's switch for messages over connections; spraysim
+             * always reads lines sharing an id as one connection's messages */
         } else if (!strcmp(arg, "--pfc")) {
             TAKE();
             if (!strcmp(v, "on"))

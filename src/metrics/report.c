@@ -131,7 +131,7 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         const struct flow *f = &s->flows[i];
         if (f->state != FLOW_DONE)
             continue;
-        fct[n] = (double)(f->finish_ps - f->start_ps) / PS_PER_US;
+        fct[n] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
         sum += fct[n++];
     }
     qsort(fct, n, sizeof(double), report_cmp_double);
@@ -358,7 +358,12 @@ void report_flows_csv(const struct sim *s, struct strbuf *b)
      * transport leaves them empty */
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
     unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
-    sb_printf(b, "flow_id,src,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us");
+    /* a matrix with messages over connections adds the message column */
+    bool msgs = false;
+    for (uint32_t i = 0; i < s->cm.n_conns && !msgs; i++)
+        msgs = s->cm.conns[i].msg_prev != CM_NO_MSG || s->cm.conns[i].msg_next != CM_NO_MSG || s->cm.conns[i].msg;
+    sb_printf(b, "flow_id,%ssrc,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us",
+              msgs ? "msg," : "");
     for (unsigned k = 0; k < ntc; k++)
         sb_printf(b, ",%s", tp->counter_names[k]);
     for (unsigned k = 0; k < s->cc->n_counters; k++)
@@ -366,18 +371,23 @@ void report_flows_csv(const struct sim *s, struct strbuf *b)
     sb_printf(b, "\n");
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
-        sb_printf(b, "%u,%u,%u,%llu,", f->id, f->src, f->dst, (unsigned long long)f->size_bytes);
-        if (f->state != FLOW_WAITING)
-            fmt_time_us(b, f->start_ps);
+        sb_printf(b, "%u,", f->id);
+        if (msgs) {
+            const struct cm_conn *c = &s->cm.conns[f->conn_index];
+            sb_printf(b, "%u,", c->msg ? c->msg : c->msg_index);
+        }
+        sb_printf(b, "%u,%u,%llu,", f->src, f->dst, (unsigned long long)f->size_bytes);
+        if (f->posted)
+            fmt_time_us(b, f->posted_ps);
         sb_printf(b, ",");
         simtime_ps ideal = ideal_fct_ps(s, f);
         if (f->state == FLOW_DONE) {
             fmt_time_us(b, f->finish_ps);
             sb_printf(b, ",");
-            fmt_time_us(b, f->finish_ps - f->start_ps);
+            fmt_time_us(b, f->finish_ps - f->posted_ps);
             sb_printf(b, ",");
             fmt_time_us(b, ideal);
-            sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->start_ps) / (double)ideal);
+            sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->posted_ps) / (double)ideal);
         } else {
             sb_printf(b, ",,");
             fmt_time_us(b, ideal);

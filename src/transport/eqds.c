@@ -501,8 +501,10 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     if (r->window) {
         struct cc_params cp;
         transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-        f->cc_state = xcalloc(1, s->cc->state_size);
-        s->cc->init(f->cc_state, &cp);
+        if (!f->cc_state) { /* else inherited from the connection's previous message */
+            f->cc_state = xcalloc(1, s->cc->state_size);
+            s->cc->init(f->cc_state, &cp);
+        }
     }
     transport_lb_start(s, fi);
     sender_wake(s, fi);
@@ -524,6 +526,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
     }
+    transport_msg_sent(s, fi);
     uet_free_sender_state(f, sq(f));
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
@@ -897,6 +900,7 @@ const struct transport_ops transport_eqds_ops = {
     .setup = eqds_setup,
     .flow_add = eqds_flow_add,
     .flow_start = eqds_flow_start,
+    .msg_inherit_default = true, /* as UET: the connection's sender window and balancer state */
     .nic_pull = eqds_nic_pull,
     .receive = eqds_receive,
     .timer = eqds_timer,

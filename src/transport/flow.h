@@ -40,7 +40,9 @@ struct flow {
     uint8_t state;           /* enum flow_state */
     bool rcv_complete;
     bool start_scheduled;    /* a start event is queued (time or trigger) */
-    simtime_ps start_ps;
+    bool posted;             /* its start time or trigger came (it may still wait for the message before it) */
+    simtime_ps posted_ps;    /* when it was posted: the start of its FCT (README "Messages over connections") */
+    simtime_ps start_ps;     /* when the transport started sending it (after the connection's earlier messages) */
     simtime_ps finish_ps;    /* sender-side completion (the reference's FCT end) */
     simtime_ps rcv_done_ps;  /* receiver has every byte */
 

@@ -182,6 +182,25 @@ static bool has_something_to_send(const struct flow *f, const struct roce_flow *
     return f->state == FLOW_ACTIVE && (r->rtx_seq != UINT32_MAX || r->next_seq < f->n_pkts);
 }
 
+/* --msg-cc inherit: a message takes its connection's rate control over
+ * from the message before it (the queue pair's DCQCN, TIMELY or HPCC
+ * state, as an RDMA NIC keeps it per QP). HPCC's once-per-RTT marker is in
+ * the old message's packet numbers, so it restarts at this one's first. */
+static void inherit_rate(struct sim *s, uint32_t fi, struct roce_flow *r)
+{
+    const struct flow *f = &s->flows[fi];
+    uint32_t prev = s->cm.conns[f->conn_index].msg_prev;
+    if (prev == CM_NO_MSG || !transport_msg_inherits(s, f) || !s->flows[prev].tp_state)
+        return;
+    const struct roce_flow *p = s->flows[prev].tp_state;
+    r->dc = p->dc;
+    r->tm = p->tm;
+    if (r->hp && p->hp) {
+        *r->hp = *p->hp;
+        r->hp->last_update_seq = 0;
+    }
+}
+
 static void roce_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
@@ -206,6 +225,7 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
     if (s->cfg.roce_selective)
         r->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
     f->tp_state = r;
+    inherit_rate(s, fi, r);
     transport_lb_start(s, fi);
     if (s->cfg.dcqcn_k_pkts)
         restart_dcqcn_timers(s, fi);
@@ -270,6 +290,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
         printf("Flow Roce_%u_%u flowId %u roceSrc %u finished at %g total bytes %u\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US, f->n_pkts);
     transport_nic_unready(s, fi);
+    transport_msg_sent(s, fi);
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
@@ -505,6 +526,7 @@ const struct transport_ops transport_roce_ops = {
                    "-out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
     .setup = roce_setup,
     .flow_start = roce_flow_start,
+    .msg_inherit_default = false, /* our choice: each message (RDMA WRITE) starts at line rate, as htsim_roce's flows do */
     .nic_pull = roce_nic_pull,
     .receive = roce_receive,
     .timer = roce_timer,

@@ -145,6 +145,9 @@ uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t 
         .start_trigger = CM_NO_TRIGGER,
         .send_done_trigger = CM_NO_TRIGGER,
         .recv_done_trigger = CM_NO_TRIGGER,
+        .msg_prev = CM_NO_MSG,
+        .msg_next = CM_NO_MSG,
+        .msg_index = 1,
         .tclass = CM_CLASS_AUTO,
         .prio_class = 1,
     };
@@ -164,9 +167,49 @@ void transport_free(struct sim *s)
 
 /* ---- dispatch ---------------------------------------------------------------------- */
 
+/* A message is posted when its start time or trigger comes; it starts
+ * sending when the connection's message before it (if any) has been
+ * acknowledged in full (transport_msg_sent), so a connection carries its
+ * messages one after another, in file order. */
 void transport_flow_start(struct sim *s, uint32_t fi)
 {
-    s->flows[fi].tp->flow_start(s, fi);
+    struct flow *f = &s->flows[fi];
+    if (f->state != FLOW_WAITING)
+        return;
+    if (!f->posted) {
+        f->posted = true;
+        f->posted_ps = s->now;
+    }
+    uint32_t prev = s->cm.conns[f->conn_index].msg_prev;
+    if (prev != CM_NO_MSG && s->flows[prev].state != FLOW_DONE)
+        return; /* started by transport_msg_sent(prev) */
+    f->tp->flow_start(s, fi);
+    invariant(f->state != FLOW_WAITING, "flow %u: its transport did not start it", fi);
+}
+
+bool transport_msg_inherits(const struct sim *s, const struct flow *f)
+{
+    return s->cfg.msg_cc < 0 ? f->tp->msg_inherit_default : s->cfg.msg_cc == 1;
+}
+
+void transport_msg_sent(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    uint32_t next = s->cm.conns[f->conn_index].msg_next;
+    if (next == CM_NO_MSG)
+        return;
+    struct flow *n = &s->flows[next];
+    invariant(n->state == FLOW_WAITING && !n->cc_state && !n->lb_state,
+              "flow %u: the next message on its connection (%u) already runs", fi, next);
+    if (transport_msg_inherits(s, f)) {
+        /* the connection's window, rate and path state carry over, as a
+         * TCP connection's do (seen at the next message's flow_start) */
+        n->cc_state = f->cc_state;
+        n->lb_state = f->lb_state;
+        f->cc_state = f->lb_state = NULL;
+    }
+    if (n->posted)
+        sim_at(s, s->now, EV_FLOW_START, next);
 }
 
 void transport_receive(struct sim *s, uint32_t pkt_idx)
@@ -225,6 +268,8 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
 void transport_lb_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
+    if (f->lb_state)
+        return; /* inherited from the connection's previous message */
     struct lb_params lp = {
         .paths = s->cfg.paths,
         .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),

@@ -18,6 +18,7 @@
 
 struct sim;
 struct packet;
+struct flow;
 
 struct transport_ops {
     const char *name;
@@ -65,6 +66,10 @@ struct transport_ops {
     /* Switches mark ECN only when -ecn is given (the default thresholds are
      * then unused and never checked against -q). */
     bool ecn_only_when_given;
+    /* A connection's next message inherits the sender's congestion state
+     * (f->cc_state and f->lb_state, handed over by transport_msg_sent) unless
+     * --msg-cc fresh; false: each message starts fresh unless --msg-cc inherit. */
+    bool msg_inherit_default;
 };
 
 extern const struct transport_ops transport_uet_ops;
@@ -105,6 +110,15 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host);
 void transport_timer(struct sim *s, uint32_t fi, uint32_t kind);
 
 /* ---- services for transports ---------------------------------------------------- */
+
+/* The sender of flow fi holds the acknowledgement of its last byte: every
+ * transport calls this from its finish path after saving the CC counters
+ * and before freeing f->cc_state and f->lb_state. When the connection has a
+ * next message, it takes the congestion state over (when it inherits) and
+ * starts if it was already posted. */
+void transport_msg_sent(struct sim *s, uint32_t fi);
+/* Whether this run's messages inherit their connection's state (--msg-cc). */
+bool transport_msg_inherits(const struct sim *s, const struct flow *f);
 
 /* Flow fi may have something to send: put it in its host's ready ring (at
  * the end of the round robin) and start the NIC if it is idle. */

@@ -135,8 +135,10 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
 
     struct cc_params cp;
     transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-    f->cc_state = xcalloc(1, s->cc->state_size);
-    s->cc->init(f->cc_state, &cp);
+    if (!f->cc_state) { /* else inherited from the connection's previous message */
+        f->cc_state = xcalloc(1, s->cc->state_size);
+        s->cc->init(f->cc_state, &cp);
+    }
     transport_lb_start(s, fi);
     if (s->uet_credit)
         uet_credit_flow_start(s, fi);
@@ -162,6 +164,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
     }
+    transport_msg_sent(s, fi);
     uet_free_sender_state(f, uet_of(f));
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
@@ -281,6 +284,7 @@ const struct transport_ops transport_uet_ops = {
     .setup = uet_setup,
     .flow_add = uet_flow_add,
     .flow_start = uet_flow_start,
+    .msg_inherit_default = true, /* htsim -conn_reuse: one UecSrc (NSCC and balancer state) per connection */
     .nic_pull = uet_nic_pull,
     .receive = uet_receive,
     .timer = uet_timer,

@@ -509,8 +509,31 @@ static bool check_count(struct parser *p, int key, uint32_t n, unsigned first_li
     return true;
 }
 
-/* Assigns automatic ids and checks that all connection ids are distinct.
- * Of several clashes, the one on the earliest line is reported. */
+/* Two lines of one connection must agree on everything that makes it a
+ * connection: the host pair, the transport, the balancer and the classes.
+ * Returns the first key that differs, or NULL. */
+static const char *conn_mismatch(const struct cm_conn *a, const struct cm_conn *b)
+{
+    if (a->src != b->src || a->dst != b->dst)
+        return "hosts";
+    if (strcmp(a->transport, b->transport) != 0)
+        return "transport";
+    if (strcmp(a->lb, b->lb) != 0)
+        return "lb";
+    if (a->tclass != b->tclass)
+        return "class";
+    if (a->prio_class != b->prio_class)
+        return "priority";
+    return NULL;
+}
+
+/* Assigns automatic ids and groups the lines that share an explicit id into
+ * connections: each such line is one message of that connection, in file
+ * order (htsim's -conn_reuse reading; README "Messages over connections").
+ * An automatic id (a line without "id") clashing with another line is an
+ * error, as are lines of one connection that disagree on hosts, transport,
+ * balancer or class, and a msg number used twice on one connection. Of
+ * several errors, the one on the earliest line is reported. */
 static bool check_conn_ids(struct parser *p)
 {
     struct conn_matrix *cm = p->cm;
@@ -520,37 +543,63 @@ static bool check_conn_ids(struct parser *p)
     for (uint32_t i = 0; i < cm->n_conns; i++) {
         if (!cm->conns[i].has_id)
             cm->conns[i].id = i + 1;
+        cm->conns[i].msg_prev = cm->conns[i].msg_next = CM_NO_MSG;
+        cm->conns[i].msg_index = 1;
         r[i] = (struct id_ref){ cm->conns[i].id, i };
     }
+    /* cmp_id_ref orders equal ids by position: each group is in file order */
     qsort(r, cm->n_conns, sizeof *r, cmp_id_ref);
     uint32_t bad = UINT32_MAX, other = 0;
+    const char *why = NULL;
     for (uint32_t i = 1; i < cm->n_conns; i++) {
         if (r[i].id != r[i - 1].id)
             continue;
-        /* Entries with equal ids are in file order. Blame the connection
-         * without an explicit id if there is one, else the later line. */
         uint32_t first = i - 1;
         while (first > 0 && r[first - 1].id == r[i].id)
             first--;
-        uint32_t blame = r[i].idx, prior = r[first].idx;
-        for (uint32_t j = first; j <= i; j++)
-            if (!cm->conns[r[j].idx].has_id) {
-                blame = r[j].idx;
-                prior = r[j == first ? first + 1 : first].idx;
-            }
-        if (bad == UINT32_MAX || cm->conns[blame].line < cm->conns[bad].line) {
+        uint32_t blame = UINT32_MAX, prior = 0;
+        const char *reason = NULL;
+        const struct cm_conn *c = &cm->conns[r[i].idx], *c0 = &cm->conns[r[first].idx];
+        if (!c->has_id || !c0->has_id) {
+            /* an automatic id clashes: blame the line without an id */
+            blame = c->has_id ? r[first].idx : r[i].idx;
+            prior = c->has_id ? r[i].idx : r[first].idx;
+            reason = "auto";
+        } else if ((reason = conn_mismatch(c0, c))) {
+            blame = r[i].idx;
+            prior = r[first].idx;
+        } else if (c->msg) {
+            for (uint32_t j = first; j < i; j++)
+                if (cm->conns[r[j].idx].msg == c->msg) {
+                    blame = r[i].idx;
+                    prior = r[j].idx;
+                    reason = "msg";
+                    break;
+                }
+        }
+        if (blame != UINT32_MAX && (bad == UINT32_MAX || cm->conns[blame].line < cm->conns[bad].line)) {
             bad = blame;
             other = prior;
+            why = reason;
         }
+        /* link the messages of the connection in file order */
+        cm->conns[r[i - 1].idx].msg_next = r[i].idx;
+        cm->conns[r[i].idx].msg_prev = r[i - 1].idx;
+        cm->conns[r[i].idx].msg_index = cm->conns[r[i - 1].idx].msg_index + 1;
     }
     free(r);
     if (bad == UINT32_MAX)
         return true;
     const struct cm_conn *c = &cm->conns[bad];
-    if (!c->has_id)
+    if (strcmp(why, "auto") == 0)
         return fail(p, c->line, "connection has no id, and its automatic id %u (its position) is already "
                     "used by line %u; give it an explicit id", c->id, cm->conns[other].line);
-    return fail(p, c->line, "duplicate connection id %u (also on line %u)", c->id, cm->conns[other].line);
+    if (strcmp(why, "msg") == 0)
+        return fail(p, c->line, "msg %u is used twice on connection id %u (also on line %u)", c->msg, c->id,
+                    cm->conns[other].line);
+    return fail(p, c->line, "connection id %u is also on line %u with different %s: the lines of one connection "
+                "(its messages) must share hosts, transport, lb, class and priority", c->id,
+                cm->conns[other].line, why);
 }
 
 /* Checks trigger ids are distinct and every reference is declared. */

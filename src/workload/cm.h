@@ -13,8 +13,10 @@
  * id, trigger, send_done_trigger, recv_done_trigger, prio, msg, and
  * spraysim's lb NAME (per-connection load balancer, e.g. "lb ecmp" for an
  * ECMP flow among sprayed ones), transport NAME (per-connection transport)
- * and class 0|1 (switch traffic class). Counts in the
- * header must match the body. Every error names file:line.
+ * and class 0|1 (switch traffic class). Lines that share an explicit id
+ * are the messages of one connection (htsim's -conn_reuse): they start one
+ * after another, in file order. Counts in the header must match the body.
+ * Every error names file:line.
  */
 #ifndef SPRAYSIM_CM_H
 #define SPRAYSIM_CM_H
@@ -22,6 +24,7 @@
 #include "../core/core.h"
 
 #define CM_NO_TRIGGER UINT32_MAX
+#define CM_NO_MSG UINT32_MAX
 
 enum trigger_type {
     TRIGGER_ONESHOT = 0,   /* fires all its waiting connections on the first activation */
@@ -65,7 +68,12 @@ struct cm_conn {
     uint32_t send_done_trigger;/* trigger id, or CM_NO_TRIGGER */
     uint32_t recv_done_trigger;/* trigger id, or CM_NO_TRIGGER */
     int64_t prio;              /* parsed, recorded, not used by the transport */
-    uint32_t msg;              /* parsed, recorded; 0 when absent */
+    uint32_t msg;              /* "msg M": the message's own number; 0 when absent */
+    /* Lines sharing an explicit id are the messages of one connection, in
+     * file order: the previous and next message's index (CM_NO_MSG: none),
+     * and this one's 1-based position on its connection. */
+    uint32_t msg_prev, msg_next;
+    uint32_t msg_index;
     char lb[16];               /* "lb NAME": this connection's load balancer ("" = the run's) */
     char transport[16];        /* "transport NAME": this connection's transport ("" = the run's) */
     uint8_t tclass;            /* "class 0|1": switch traffic class for DRR; CM_CLASS_AUTO when absent */

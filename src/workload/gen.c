@@ -335,6 +335,9 @@ static struct cm_conn *add_conn(struct conn_matrix *cm, uint32_t src, uint32_t d
         .start_trigger = CM_NO_TRIGGER,
         .send_done_trigger = CM_NO_TRIGGER,
         .recv_done_trigger = CM_NO_TRIGGER,
+        .msg_prev = CM_NO_MSG,
+        .msg_next = CM_NO_MSG,
+        .msg_index = 1,
         .tclass = CM_CLASS_AUTO,
         .prio_class = 1,
     };
