@@ -18,6 +18,7 @@
  * at the end of the run.
  */
 #include "sim.h"
+#include "metrics/flowstream.h"
 
 #include "cc/cc.h"
 #include "lb/lb.h"
@@ -66,6 +67,7 @@ void config_defaults(struct config *c)
     c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
+    c->stream = -1;                      /* on for open-loop workloads */
     c->msg_cc = -1;                      /* the transport's default (transport_ops.msg_inherit_default) */
     c->pfc_flag = -1;                    /* PFC on with --transport roce, else off */
     c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
@@ -497,6 +499,12 @@ void sim_run(struct sim *s)
         case EV_FLOW_START:
             transport_flow_start(s, ev.id);
             break;
+        case EV_FLOW_RETIRE:
+            /* bookkeeping, not simulation: not counted, so the summary's
+             * event count is the same with and without --stream */
+            flowstream_retire(s, ev.id);
+            s->events_processed--;
+            break;
         case EV_TRANSPORT_TIMER:
             transport_timer(s, ev.id, ev.aux);
             break;
@@ -526,11 +534,11 @@ void sim_run(struct sim *s)
                 printed = true;
                 fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s   ",
                         w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
-                        s->flows_finished, s->n_flows, s->events_processed / (w - wall_start) / 1e6);
+                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6);
             }
         }
     }
-    if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_flows && !s->eq.count) {
+    if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
         s->now = s->cfg.end_ps;
@@ -545,6 +553,7 @@ void sim_run(struct sim *s)
 
 void sim_free(struct sim *s)
 {
+    flowstream_free(s);
     poisson_free(s);
     transport_free(s);
     failures_free(s);

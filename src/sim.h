@@ -23,7 +23,8 @@ enum event_kind {
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
     EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
-    EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_PFC = 10,
+    EV_FLOW_RETIRE = 11, /* id = flow: a finished message's slot is recycled (--stream) */         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
 };
 
 enum routing_mode {
@@ -71,6 +72,8 @@ struct config {
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
+    int8_t stream;               /* --stream: flows.csv rows written as messages finish and slots recycled (1), or
+                                    all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
                                     (1) or starts fresh (0); -1 = the transport's default */
     int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
@@ -186,6 +189,9 @@ struct sim {
     struct flow *flows;
     uint32_t cap_flows;          /* flows and cm.conns have room for this many (they grow during open-loop runs) */
     uint32_t n_flows_matrix;     /* flows made at setup; later ones came during the run */
+    uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
+    bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
+    struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
     struct poisson_run *poisson; /* open-loop arrivals (NULL when unused) */
     bool arrivals_open;          /* more flows will come: all finished does not end the run */
     uint32_t flows_finished;

@@ -4,11 +4,14 @@
  * summary and write the output set.
  */
 #include "../metrics/report.h"
+#include "../metrics/flowstream.h"
 #include "../sim.h"
 #include "options.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now_seconds(void)
@@ -58,7 +61,12 @@ int main(int argc, char **argv)
     sim_setup(&s, &cfg);
     if (cfg.write_cm_path)
         write_workload(&s, &cfg);
+    /* --stream (default: for open-loop workloads) */
+    if (cfg.stream == 1 || (cfg.stream < 0 && s.poisson))
+        flowstream_setup(&s, out ? report_out_path(out, "flows.csv") : NULL);
     sim_run(&s);
+    if (s.fstream && !flowstream_close(&s))
+        die_internal("cannot write %s: %s", s.fstream->path, strerror(errno));
     double wall = now_seconds() - t0;
     struct run_stats r;
     report_collect(&s, wall, &r);

@@ -116,6 +116,8 @@ void options_usage(FILE *out)
             "  --msg-cc inherit|fresh  a connection's next message (lines sharing an id in the .cm) keeps the\n"
             "                        connection's CC and balancer state, or starts fresh (default: UET and\n"
             "                        EQDS inherit, RoCE fresh); -conn_reuse (htsim) is accepted and changes nothing\n"
+            "  --stream on|off       write flows.csv rows as messages finish and recycle finished flows' memory\n"
+            "                        (default: on for --workload poisson, off otherwise); same output either way\n"
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
             "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
             "                        RESUME anywhere, and stop (default 500)\n"
@@ -387,6 +389,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (!strcmp(arg, "--stream")) {
+            TAKE();
+            if (!strcmp(v, "on"))
+                cfg->stream = 1;
+            else if (!strcmp(v, "off"))
+                cfg->stream = 0;
+            else
+                bad(&x, "%s: '%s' is neither on nor off", arg, shown(v, b));
         } else if (!strcmp(arg, "-conn_reuse")) {
             /* htsim_uec's switch for messages over connections; spraysim
              * always reads lines sharing an id as one connection's messages */

@@ -234,6 +234,14 @@ bool outdir_write(struct outdir *o, const char *name, const char *data, size_t l
     return false;
 }
 
+const char *outdir_file_path(struct outdir *o, const char *name)
+{
+    for (unsigned i = 0; i < o->n_files; i++)
+        if (!strcmp(strrchr(o->files[i], '/') + 1, name))
+            return o->files[i];
+    return NULL;
+}
+
 bool outdir_commit(struct outdir *o, char *err, size_t errlen)
 {
     bool ok = true;

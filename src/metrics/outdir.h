@@ -23,6 +23,8 @@ struct outdir;
 struct outdir *outdir_prepare(const char *dir, const char *const *names, char *err, size_t errlen);
 /* Writes one file of the set into the staging directory. */
 bool outdir_write(struct outdir *o, const char *name, const char *data, size_t len, char *err, size_t errlen);
+/* The staging path of file `name` of the set (NULL if it is not one). */
+const char *outdir_file_path(struct outdir *o, const char *name);
 /* Puts the staging directory in the target's place (atomically exchanged
  * with an existing one where the kernel supports it), removes the old set,
  * and frees o. On failure the old set is untouched. */

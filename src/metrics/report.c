@@ -5,6 +5,7 @@
  * whole (outdir.c).
  */
 #include "report.h"
+#include "flowstream.h"
 
 #include "../cc/cc.h"
 #include "../net/pfc.h"
@@ -124,17 +125,24 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         r->peak_rss_kb = (uint64_t)ru.ru_maxrss;
-    double *fct = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(double));
+    /* --stream: the FCTs of retired messages were kept as they finished */
+    uint64_t kept = s->fstream ? s->fstream->n_fct : 0;
+    double *fct = xmalloc((s->n_flows + kept + 1) * sizeof(double));
     uint32_t n = 0;
-    double sum = 0;
+    if (kept)
+        memcpy(fct, s->fstream->fct_us, kept * sizeof(double));
+    n = (uint32_t)kept;
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
-        if (f->state != FLOW_DONE)
+        if (f->state != FLOW_DONE || f->streamed)
             continue;
-        fct[n] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
-        sum += fct[n++];
+        fct[n++] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
     }
     qsort(fct, n, sizeof(double), report_cmp_double);
+    /* summed in sorted order: the same mean whatever order they finished in */
+    double sum = 0;
+    for (uint32_t i = 0; i < n; i++)
+        sum += fct[i];
     r->finished = n;
     r->fct_median_us = report_percentile(fct, n, 50);
     r->fct_p99_us = report_percentile(fct, n, 99);
@@ -287,16 +295,16 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
             printf(i + 1 < s->topo.spec.tiers ? "," : "\n");
         }
     }
-    printf("flows: %u of %u finished", r->finished, s->n_flows);
-    if (r->finished < s->n_flows) {
-        printf(" (%u unfinished at %.1f us:", s->n_flows - r->finished, (double)s->now / PS_PER_US);
+    printf("flows: %u of %u finished", r->finished, s->n_msgs);
+    if (r->finished < s->n_msgs) {
+        printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished, (double)s->now / PS_PER_US);
         unsigned shown = 0;
         for (uint32_t i = 0; i < s->n_flows && shown < 10; i++)
-            if (s->flows[i].state != FLOW_DONE) {
+            if (s->flows[i].state != FLOW_DONE && s->flows[i].state != FLOW_FREE) {
                 printf(" %u", s->flows[i].id);
                 shown++;
             }
-        printf("%s)", s->n_flows - r->finished > 10 ? " ..." : "");
+        printf("%s)", s->n_msgs - r->finished > 10 ? " ..." : "");
     }
     printf("\n");
     if (r->finished)
@@ -352,68 +360,76 @@ static void fmt_time_us(struct strbuf *b, simtime_ps t)
     sb_printf(b, "%llu.%06llu", (unsigned long long)(t / PS_PER_US), (unsigned long long)(t % PS_PER_US));
 }
 
-void report_flows_csv(const struct sim *s, struct strbuf *b)
+void report_flows_header(const struct sim *s, struct strbuf *b)
 {
     /* the run's transport names the counter columns; a flow of another
      * transport leaves them empty */
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
     unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
     /* a matrix with messages over connections adds the message column */
-    bool msgs = false;
-    for (uint32_t i = 0; i < s->cm.n_conns && !msgs; i++)
-        msgs = s->cm.conns[i].msg_prev != CM_NO_MSG || s->cm.conns[i].msg_next != CM_NO_MSG || s->cm.conns[i].msg;
     sb_printf(b, "flow_id,%ssrc,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us",
-              msgs ? "msg," : "");
+              s->cm_has_msgs ? "msg," : "");
     for (unsigned k = 0; k < ntc; k++)
         sb_printf(b, ",%s", tp->counter_names[k]);
     for (unsigned k = 0; k < s->cc->n_counters; k++)
         sb_printf(b, ",%s", s->cc->counter_names[k]);
     sb_printf(b, "\n");
-    for (uint32_t i = 0; i < s->n_flows; i++) {
-        const struct flow *f = &s->flows[i];
-        sb_printf(b, "%u,", f->id);
-        if (msgs) {
-            const struct cm_conn *c = &s->cm.conns[f->conn_index];
-            sb_printf(b, "%u,", c->msg ? c->msg : c->msg_index);
-        }
-        sb_printf(b, "%u,%u,%llu,", f->src, f->dst, (unsigned long long)f->size_bytes);
-        if (f->posted)
-            fmt_time_us(b, f->posted_ps);
-        sb_printf(b, ",");
-        simtime_ps ideal = ideal_fct_ps(s, f);
-        if (f->state == FLOW_DONE) {
-            fmt_time_us(b, f->finish_ps);
-            sb_printf(b, ",");
-            fmt_time_us(b, f->finish_ps - f->posted_ps);
-            sb_printf(b, ",");
-            fmt_time_us(b, ideal);
-            sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->posted_ps) / (double)ideal);
-        } else {
-            sb_printf(b, ",,");
-            fmt_time_us(b, ideal);
-            sb_printf(b, ",,");
-        }
-        if (f->rcv_complete)
-            fmt_time_us(b, f->rcv_done_ps);
-        uint64_t tc[32] = {0};
-        if (f->tp == tp && ntc)
-            tp->counters(s, i, tc);
-        for (unsigned k = 0; k < ntc; k++) {
-            if (f->tp == tp)
-                sb_printf(b, ",%llu", (unsigned long long)tc[k]);
-            else
-                sb_printf(b, ",");
-        }
-        double ctr[32] = {0};
-        unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
-        if (f->cc_counters)
-            memcpy(ctr, f->cc_counters, nc * sizeof(double));
-        else if (f->cc_state && s->cc->counters) /* a CC without counters (the -fixed ones) */
-            s->cc->counters(f->cc_state, ctr);
-        for (unsigned k = 0; k < nc; k++)
-            sb_printf(b, ",%.0f", ctr[k]);
-        sb_printf(b, "\n");
+}
+
+void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
+{
+    const struct transport_ops *tp = transport_find(s->cfg.transport_name);
+    unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
+    const struct flow *f = &s->flows[i];
+    sb_printf(b, "%u,", f->id);
+    if (s->cm_has_msgs) {
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        sb_printf(b, "%u,", c->msg ? c->msg : c->msg_index);
     }
+    sb_printf(b, "%u,%u,%llu,", f->src, f->dst, (unsigned long long)f->size_bytes);
+    if (f->posted)
+        fmt_time_us(b, f->posted_ps);
+    sb_printf(b, ",");
+    simtime_ps ideal = ideal_fct_ps(s, f);
+    if (f->state == FLOW_DONE) {
+        fmt_time_us(b, f->finish_ps);
+        sb_printf(b, ",");
+        fmt_time_us(b, f->finish_ps - f->posted_ps);
+        sb_printf(b, ",");
+        fmt_time_us(b, ideal);
+        sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->posted_ps) / (double)ideal);
+    } else {
+        sb_printf(b, ",,");
+        fmt_time_us(b, ideal);
+        sb_printf(b, ",,");
+    }
+    if (f->rcv_complete)
+        fmt_time_us(b, f->rcv_done_ps);
+    uint64_t tc[32] = {0};
+    if (f->tp == tp && ntc)
+        tp->counters(s, i, tc);
+    for (unsigned k = 0; k < ntc; k++) {
+        if (f->tp == tp)
+            sb_printf(b, ",%llu", (unsigned long long)tc[k]);
+        else
+            sb_printf(b, ",");
+    }
+    double ctr[32] = {0};
+    unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
+    if (f->cc_counters)
+        memcpy(ctr, f->cc_counters, nc * sizeof(double));
+    else if (f->cc_state && s->cc->counters) /* a CC without counters (the -fixed ones) */
+        s->cc->counters(f->cc_state, ctr);
+    for (unsigned k = 0; k < nc; k++)
+        sb_printf(b, ",%.0f", ctr[k]);
+    sb_printf(b, "\n");
+}
+
+void report_flows_csv(const struct sim *s, struct strbuf *b)
+{
+    report_flows_header(s, b);
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        report_flow_row(s, i, b);
 }
 
 static const char *tier_name(const struct sim *s, uint32_t node)
@@ -583,8 +599,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         sb_printf(b, "}");
     }
     sb_printf(b, "]},\n");
-    sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_flows, r->finished,
-              s->n_flows - r->finished);
+    sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_msgs, r->finished,
+              s->n_msgs - r->finished);
     /* statistics over no finished flow do not exist: null, never 0 */
     if (r->finished)
         sb_printf(b, ", \"fct_median_us\": %.6f, \"fct_p99_us\": %.6f, \"fct_max_us\": %.6f, \"fct_mean_us\": %.6f},\n",
@@ -673,6 +689,11 @@ struct report_out *report_out_prepare(const char *dir)
     return o;
 }
 
+const char *report_out_path(struct report_out *o, const char *name)
+{
+    return outdir_file_path(o->dir, name);
+}
+
 static void write_or_die(struct report_out *o, const char *name, const struct strbuf *b)
 {
     char err[1024];
@@ -686,8 +707,10 @@ void report_out_commit(struct report_out *o, const struct sim *s, const struct r
 {
     struct strbuf b;
     sb_init(&b);
-    report_flows_csv(s, &b);
-    write_or_die(o, "flows.csv", &b);
+    if (!s->fstream) { /* else streamed into the staging directory (flowstream.c) */
+        report_flows_csv(s, &b);
+        write_or_die(o, "flows.csv", &b);
+    }
     b.len = 0;
     queues_csv(s, &b);
     write_or_die(o, "queues.csv", &b);

@@ -36,6 +36,11 @@ void report_stdout(const struct sim *s, const struct run_stats *r);
 struct report_out;
 struct report_out *report_out_prepare(const char *dir);
 void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r);
+/* Where file `name` of the set is staged (--stream writes flows.csv there during the run). */
+const char *report_out_path(struct report_out *o, const char *name);
+/* flows.csv's header line, and flow i's row (report_flows_csv is the header and every row). */
+void report_flows_header(const struct sim *s, struct strbuf *b);
+void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b);
 /* prepare + commit, for callers that already ran. */
 void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir);
 /* Builds the flows.csv text (for tests of byte-identical output). */

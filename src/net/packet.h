@@ -79,7 +79,7 @@ struct packet {
     uint8_t prio : 4;     /* enum pkt_prio: the switch class, set by the transport */
     uint8_t tclass : 4;   /* data traffic class under DRR: 0 or 1 */
     uint16_t flags;       /* enum pkt_flag */
-    uint16_t reserved;
+    uint16_t flow_gen;    /* its flow slot's generation when it was made (stale after the slot is recycled) */
 };
 _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
 

@@ -182,12 +182,19 @@ void fabric_build(struct sim *s)
     }
 }
 
+/* ECMP hashes the message (its ordinal), not its slot: a recycled slot
+ * (--stream) must not move a message to other paths. */
+static inline uint32_t flow_hash_key(const struct sim *s, const struct packet *p)
+{
+    return s->fstream ? s->flows[p->flow].ordinal : p->flow;
+}
+
 static uint32_t static_route(const struct sim *s, uint32_t sw_idx, const struct packet *p)
 {
     const struct topo *t = &s->topo;
     const struct switch_node *sw = &s->switches[sw_idx];
     uint32_t dst = p->dst_host;
-    uint64_t h = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt);
+    uint64_t h = mix64(((uint64_t)flow_hash_key(s, p) << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt);
     switch (sw->tier) {
     case 0:
         if (dst / t->hosts_per_tor == sw->index_in_tier)
@@ -348,7 +355,7 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     if (s->cfg.routing == ROUTE_EV_MOD)
         pick = p->entropy % u.count;
     else
-        pick = mix64(((uint64_t)p->flow << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt) % u.count;
+        pick = mix64(((uint64_t)flow_hash_key(s, p) << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt) % u.count;
     if (u.all)
         return u.first + (uint32_t)pick;
     for (uint32_t i = 0; i < u.n; i++)

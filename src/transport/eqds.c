@@ -436,6 +436,8 @@ static void send_rts(struct sim *s, uint32_t fi)
     p->tclass = f->tclass;
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
+    p->flow_gen = f->gen;
+    f->pkts_out++;
     p->seq = sq(f)->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;
@@ -531,7 +533,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_flows && !s->arrivals_open)
+    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
         s->stop = true;
 }
 

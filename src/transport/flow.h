@@ -13,6 +13,7 @@ enum flow_state {
     FLOW_WAITING = 0, /* not started: waiting for its start time or trigger */
     FLOW_ACTIVE = 1,
     FLOW_DONE = 2,    /* sender holds the acknowledgement of the last byte */
+    FLOW_FREE = 3,    /* a recycled slot waiting for the next message (--stream, metrics/flowstream.h) */
 };
 
 struct flow_counters {
@@ -34,6 +35,11 @@ struct flow {
     uint32_t src, dst;
     uint32_t id;
     uint32_t conn_index;
+    uint32_t ordinal;        /* the message's place in creation order: its flows.csv row (the slot index unless --stream recycles slots) */
+    uint16_t gen;            /* the slot's generation: timers of an earlier message in this slot are stale */
+    uint32_t pkts_out;       /* its packets in the network (made, not yet received or dropped): a slot is
+                                recycled only at 0, so no packet ever outlives its message's slot */
+    bool streamed;           /* its row and statistics are kept (--stream): reports skip the slot */
     uint64_t size_bytes;
     uint32_t n_pkts;
     uint32_t last_payload_bytes;

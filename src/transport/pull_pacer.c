@@ -151,7 +151,7 @@ static int64_t grant(const struct pull_pacer_cfg *cfg, struct pull_client *c, bo
 
 static void send_pull(struct sim *s, const struct pull_pacer_cfg *cfg, uint32_t fi, struct pull_client *c)
 {
-    const struct flow *f = &s->flows[fi];
+    struct flow *f = &s->flows[fi];
     uint32_t idx = pkt_alloc(&s->pool);
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof(*p));
@@ -160,6 +160,8 @@ static void send_pull(struct sim *s, const struct pull_pacer_cfg *cfg, uint32_t 
     p->tclass = f->tclass;
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
+    p->flow_gen = f->gen;
+    f->pkts_out++;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->dst;
     p->dst_host = f->src;

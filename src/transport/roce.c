@@ -294,7 +294,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_flows)
+    if (s->flows_finished == s->n_msgs)
         s->stop = true;
 }
 

@@ -10,6 +10,7 @@
  * robin); a flow with nothing to send leaves the ring.
  */
 #include "transport.h"
+#include "../metrics/flowstream.h"
 
 #include "../cc/cc.h"
 #include "../lb/lb.h"
@@ -108,11 +109,16 @@ void transport_setup(struct sim *s)
         die_input("--transport: unknown transport '%s' (known: %s)", s->cfg.transport_name, transport_names());
     s->n_flows = s->cm.n_conns;
     s->n_flows_matrix = s->n_flows;
+    s->n_msgs = s->n_flows;
+    for (uint32_t i = 0; i < s->cm.n_conns && !s->cm_has_msgs; i++)
+        s->cm_has_msgs = s->cm.conns[i].msg_prev != CM_NO_MSG || s->cm.conns[i].msg_next != CM_NO_MSG ||
+                         s->cm.conns[i].msg;
     s->cap_flows = s->n_flows;
     s->flows = xcalloc(s->n_flows ? s->n_flows : 1, sizeof(struct flow));
     bool used[N_TRANSPORTS] = {false};
     for (uint32_t i = 0; i < s->n_flows; i++) {
         flow_init(s, i, run_tp);
+        s->flows[i].ordinal = i;
         for (size_t t = 0; t < N_TRANSPORTS; t++)
             used[t] |= all_transports[t] == s->flows[i].tp;
     }
@@ -124,9 +130,10 @@ void transport_setup(struct sim *s)
 
 uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes)
 {
-    if (s->n_flows == UINT32_MAX - 1)
-        die_input("--workload: more than %u connections in one run", UINT32_MAX - 1);
-    if (s->n_flows == s->cap_flows) {
+    if (s->n_msgs == UINT32_MAX - 1)
+        die_input("--workload: more than %u messages in one run", UINT32_MAX - 1);
+    uint32_t fi = flowstream_take_slot(s); /* a recycled slot (--stream), else a new one */
+    if (fi == UINT32_MAX && s->n_flows == s->cap_flows) {
         /* doubling: amortised O(1) per flow; indices stay valid, pointers do not */
         uint32_t cap = s->cap_flows < 1024 ? 1024 : s->cap_flows > UINT32_MAX / 2 ? UINT32_MAX - 1 : 2 * s->cap_flows;
         s->flows = xrealloc(s->flows, (size_t)cap * sizeof(struct flow));
@@ -134,12 +141,18 @@ uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t 
         s->cm.conns = xrealloc(s->cm.conns, (size_t)cap * sizeof(struct cm_conn));
         s->cap_flows = cap;
     }
-    uint32_t fi = s->n_flows++;
-    s->cm.n_conns = s->n_flows;
+    uint16_t gen = 0;
+    if (fi == UINT32_MAX) {
+        fi = s->n_flows++;
+        s->cm.n_conns = s->n_flows;
+    } else {
+        gen = s->flows[fi].gen;
+    }
+    uint32_t ordinal = s->n_msgs++;
     s->cm.conns[fi] = (struct cm_conn){
         .src = src,
         .dst = dst,
-        .id = fi + 1,
+        .id = ordinal + 1,
         .size_bytes = size_bytes,
         .start_ps = s->now,
         .start_trigger = CM_NO_TRIGGER,
@@ -153,6 +166,8 @@ uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t 
     };
     const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
     flow_init(s, fi, run_tp);
+    s->flows[fi].ordinal = ordinal;
+    s->flows[fi].gen = gen;
     run_tp->flow_add(s, fi);
     return fi;
 }
@@ -195,6 +210,8 @@ bool transport_msg_inherits(const struct sim *s, const struct flow *f)
 void transport_msg_sent(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
+    if (s->fstream)
+        flowstream_finished(s, fi);
     uint32_t next = s->cm.conns[f->conn_index].msg_next;
     if (next == CM_NO_MSG)
         return;
@@ -212,9 +229,30 @@ void transport_msg_sent(struct sim *s, uint32_t fi)
         sim_at(s, s->now, EV_FLOW_START, next);
 }
 
+/* A packet (or timer) of an earlier message whose slot was recycled
+ * (--stream): nobody is left to take it. */
+static inline bool stale(const struct sim *s, const struct packet *p)
+{
+    return s->fstream && p->flow_gen != s->flows[p->flow].gen;
+}
+
+/* Packet p leaves the network (received or dropped): when it was the last
+ * of a message already streamed, the slot can be recycled. */
+static inline void pkt_out_of_network(struct sim *s, const struct packet *p)
+{
+    struct flow *f = &s->flows[p->flow];
+    invariant(f->pkts_out > 0, "flow %u: a packet left the network with none counted in it", p->flow);
+    if (--f->pkts_out == 0 && f->streamed && s->fstream)
+        flowstream_quiet(s, p->flow);
+}
+
 void transport_receive(struct sim *s, uint32_t pkt_idx)
 {
-    s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp->receive(s, pkt_idx);
+    const struct packet *p = pkt_at(&s->pool, pkt_idx);
+    invariant(!stale(s, p), "packet %u arrived for flow slot %u after it was recycled", pkt_idx, p->flow);
+    uint32_t fi = p->flow;
+    pkt_out_of_network(s, p);
+    s->flows[fi].tp->receive(s, pkt_idx);
 }
 
 /* A drop is counted here for every transport; loss is for the transport to
@@ -225,7 +263,9 @@ void transport_on_drop(struct sim *s, uint32_t pkt_idx)
         s->tot.data_drops++;
     else
         s->tot.ctl_drops++;
+    invariant(!stale(s, pkt_at(&s->pool, pkt_idx)), "packet %u dropped for a recycled flow slot", pkt_idx);
     const struct transport_ops *tp = s->flows[pkt_at(&s->pool, pkt_idx)->flow].tp;
+    pkt_out_of_network(s, pkt_at(&s->pool, pkt_idx));
     if (tp->on_drop)
         tp->on_drop(s, pkt_idx);
 }
@@ -236,14 +276,23 @@ bool transport_on_control_full(struct sim *s, uint32_t port_idx, uint32_t pkt_id
     return tp->on_control_full && tp->on_control_full(s, port_idx, pkt_idx);
 }
 
-void transport_timer(struct sim *s, uint32_t fi, uint32_t kind)
+/* A timer event's aux: the transport's kind below, the slot's generation
+ * above (--stream: a recycled slot's old timers are stale). */
+#define TIMER_KIND_BITS 16
+
+void transport_timer(struct sim *s, uint32_t fi, uint32_t aux)
 {
-    s->flows[fi].tp->timer(s, fi, kind);
+    if (s->fstream && (aux >> TIMER_KIND_BITS) != s->flows[fi].gen) {
+        s->fstream->stale_timers++;
+        return;
+    }
+    s->flows[fi].tp->timer(s, fi, aux & ((1u << TIMER_KIND_BITS) - 1));
 }
 
 void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind)
 {
-    eq_push_aux(&s->eq, t, EV_TRANSPORT_TIMER, fi, kind);
+    invariant(kind < (1u << TIMER_KIND_BITS), "flow %u: timer kind %u does not fit", fi, kind);
+    eq_push_aux(&s->eq, t, EV_TRANSPORT_TIMER, fi, kind | (uint32_t)s->flows[fi].gen << TIMER_KIND_BITS);
 }
 
 void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops)
@@ -277,7 +326,7 @@ void transport_lb_start(struct sim *s, uint32_t fi)
         .reps_freeze = s->cfg.reps_freeze,
         .trimming = s->cfg.trimming,
         .seed = s->cfg.seed,
-        .flow_index = fi,
+        .flow_index = f->ordinal, /* the message, not its slot: the same stream with --stream */
         .base_rtt_ps = s->base_rtt_ps,
     };
     f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
@@ -365,6 +414,8 @@ uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type
     memset(a, 0, sizeof(*a));
     a->type = type;
     a->flow = from->flow;
+    a->flow_gen = from->flow_gen;
+    s->flows[a->flow].pkts_out++;
     a->tclass = from->tclass;
     a->size_bytes = s->cfg.hdr_bytes;
     a->src_host = from->dst_host;

@@ -50,6 +50,13 @@ struct transport_ops {
      * sender as a NACK). Returns false when it did not take the packet, which
      * the port then drops. */
     bool (*on_control_full)(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
+    /* --stream: releases everything flow fi holds (sender and receiver
+     * state) once it finished at both ends, so its slot can carry another
+     * message; stale packets and timers never reach the transport after
+     * this. Optional: without it (or when can_release says no for this
+     * run's options) slots are not recycled. */
+    void (*flow_release)(struct sim *s, uint32_t fi);
+    bool (*can_release)(const struct sim *s);
     /* Releases per-run and per-flow state. */
     void (*free)(struct sim *s);
     /* Named per-flow counters, written to flows.csv after the common columns

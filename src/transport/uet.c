@@ -97,6 +97,26 @@ void uet_free_sender_state(struct flow *f, struct uet_flow *q)
     f->cc_state = f->lb_state = NULL;
 }
 
+/* --stream: flow fi (made during the run) finished at both ends. */
+static void uet_flow_release(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    invariant(fi >= s->n_flows_matrix && !f->in_ready_ring, "flow %u released while it may still send", fi);
+    uet_free_sender_state(f, uet_of(f));
+    free(uet_of(f)->rcv_bits);
+    free(uet_of(f)->credit);
+    free(f->cc_counters);
+    free(f->tp_state);
+    f->cc_counters = NULL;
+    f->tp_state = NULL;
+}
+
+/* Receiver credit keeps flows in its pull queues: their slots stay. */
+static bool uet_can_release(const struct sim *s)
+{
+    return !s->uet_credit;
+}
+
 static void uet_free(struct sim *s)
 {
     struct uet_flow *all = NULL;
@@ -169,7 +189,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_flows && !s->arrivals_open)
+    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
         s->stop = true;
 }
 
@@ -284,6 +304,8 @@ const struct transport_ops transport_uet_ops = {
     .setup = uet_setup,
     .flow_add = uet_flow_add,
     .flow_start = uet_flow_start,
+    .flow_release = uet_flow_release,
+    .can_release = uet_can_release,
     .msg_inherit_default = true, /* htsim -conn_reuse: one UecSrc (NSCC and balancer state) per connection */
     .nic_pull = uet_nic_pull,
     .receive = uet_receive,

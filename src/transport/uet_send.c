@@ -179,6 +179,8 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     p->tclass = f->tclass;
     p->flags = uet_flow_pkt_flags(f);
     p->flow = fi;
+    p->flow_gen = f->gen;
+    f->pkts_out++;
     p->seq = uet_of(f)->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;

@@ -435,7 +435,7 @@ static void schedule_next(struct sim *s, uint32_t h, simtime_ps after)
     if (nx->msg.gap_ps >= limit || after >= limit - nx->msg.gap_ps) {
         pr->pending--;
         s->arrivals_open = pr->pending > 0;
-        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+        if (!s->arrivals_open && s->flows_finished == s->n_msgs)
             s->stop = true; /* as a transport does when the last flow finishes */
         return;
     }
@@ -468,16 +468,16 @@ static void schedule_incast(struct sim *s, simtime_ps after)
     if (pr->incast_period_ps >= limit || after >= limit - pr->incast_period_ps) {
         pr->pending--;
         s->arrivals_open = pr->pending > 0;
-        if (!s->arrivals_open && s->flows_finished == s->n_flows)
+        if (!s->arrivals_open && s->flows_finished == s->n_msgs)
             s->stop = true;
         return;
     }
     sim_at(s, after + pr->incast_period_ps, EV_ARRIVAL, s->n_hosts + 2);
 }
 
-static void mark_incast(struct poisson_run *pr, uint32_t fi)
+static void mark_incast(struct poisson_run *pr, uint32_t ordinal)
 {
-    uint32_t k = fi - pr->first_flow;
+    uint32_t k = ordinal - pr->first_flow;
     if (k >= pr->cap_is_incast) {
         uint32_t cap = pr->cap_is_incast ? pr->cap_is_incast : 1024;
         while (cap <= k)
@@ -489,9 +489,9 @@ static void mark_incast(struct poisson_run *pr, uint32_t fi)
     pr->is_incast[k] = 1;
 }
 
-static bool is_incast(const struct poisson_run *pr, uint32_t fi)
+static bool is_incast(const struct poisson_run *pr, uint32_t ordinal)
 {
-    uint32_t k = fi - pr->first_flow;
+    uint32_t k = ordinal - pr->first_flow;
     return k < pr->cap_is_incast && pr->is_incast[k];
 }
 
@@ -513,18 +513,27 @@ static void incast_event(struct sim *s)
     }
     for (uint32_t i = 0; i < k; i++) {
         uint32_t fi = transport_add_flow(s, pr->incast_pick[i], dst, pr->spec.incast_bytes);
-        mark_incast(pr, fi);
+        mark_incast(pr, s->flows[fi].ordinal);
         s->flows[fi].start_scheduled = true;
         transport_flow_start(s, fi);
     }
     schedule_incast(s, s->now);
 }
 
+static bool is_poisson_msg(const struct sim *s, const struct flow *f)
+{
+    return f->state != FLOW_FREE && !f->streamed && f->ordinal >= s->poisson->first_flow;
+}
+
 static void note_received(const struct sim *s, double *per_host)
 {
-    memset(per_host, 0, s->n_hosts * sizeof *per_host);
-    for (uint32_t i = s->poisson->first_flow; i < s->n_flows; i++)
-        per_host[s->flows[i].dst] += received_payload(s, &s->flows[i]);
+    if (s->poisson->rcv_retired)
+        memcpy(per_host, s->poisson->rcv_retired, s->n_hosts * sizeof *per_host);
+    else
+        memset(per_host, 0, s->n_hosts * sizeof *per_host);
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        if (is_poisson_msg(s, &s->flows[i]))
+            per_host[s->flows[i].dst] += received_payload(s, &s->flows[i]);
 }
 
 static simtime_ps window_end_ps(const struct sim *s)
@@ -552,7 +561,7 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
         die_input("--workload poisson: transport %s cannot set up flows during a run (it has no flow_add)",
                   s->cfg.transport_name);
     pr->bdp_bytes = p->bdp_bytes ? p->bdp_bytes : s->bdp_bytes;
-    pr->first_flow = s->n_flows;
+    pr->first_flow = s->n_msgs;
     pr->next = xcalloc(s->n_hosts, sizeof(struct poisson_host_next));
     pr->pending = s->n_hosts + (p->incast_share > 0); /* each host, and the overlay */
     s->arrivals_open = true;
@@ -611,6 +620,10 @@ void poisson_free(struct sim *s)
     free(pr->rcv_at_end);
     free(pr->incast_pick);
     free(pr->is_incast);
+    free(pr->acc.sd_all);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
+        free(pr->acc.sd_group[k]);
+    free(pr->rcv_retired);
     free(pr);
     s->poisson = NULL;
 }
@@ -633,6 +646,54 @@ static void slowdown_stats(struct poisson_group_stats *g, double *v)
     g->slowdown_p99 = report_percentile(v, g->delivered, 99);
 }
 
+static void push_value(double **v, uint32_t *n, uint32_t *cap, double x)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 1024;
+        *v = xrealloc(*v, *cap * sizeof(double));
+    }
+    (*v)[(*n)++] = x;
+}
+
+/* Folds message f into the accumulator: the one place a message counts,
+ * whether it retired during the run (--stream) or is read at the end. */
+static void account(const struct sim *s, const struct flow *f, simtime_ps w0, simtime_ps w1, uint64_t mss,
+                    uint64_t bdp, struct poisson_acc *a)
+{
+    const struct poisson_run *pr = s->poisson;
+    if (f->start_ps < w0 || f->start_ps >= w1)
+        return;
+    a->all_bytes += (double)f->size_bytes;
+    if (is_incast(pr, f->ordinal)) {
+        /* seed 001: in goodput and load, not in slowdowns or the mean size */
+        a->incast_measured++;
+        a->incast_delivered += f->rcv_complete;
+        return;
+    }
+    a->measured++;
+    a->bytes += (double)f->size_bytes;
+    uint32_t k = poisson_group_of(f->size_bytes, mss, bdp);
+    a->group_messages[k]++;
+    if (!f->rcv_complete)
+        return;
+    double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
+    push_value(&a->sd_group[k], &a->group_delivered[k], &a->cap_group[k], sd);
+    push_value(&a->sd_all, &a->delivered_all, &a->cap_all, sd);
+}
+
+void poisson_account_finished(struct sim *s, uint32_t fi)
+{
+    struct poisson_run *pr = s->poisson;
+    const struct flow *f = &s->flows[fi];
+    if (f->ordinal < pr->first_flow)
+        return;
+    if (!pr->rcv_retired)
+        pr->rcv_retired = xcalloc(s->n_hosts, sizeof(double));
+    pr->rcv_retired[f->dst] += received_payload(s, f);
+    account(s, f, pr->spec.warmup_ps, window_end_ps(s), s->cfg.mtu_bytes - s->cfg.hdr_bytes, pr->bdp_bytes,
+            &pr->acc);
+}
+
 void poisson_collect(const struct sim *s, struct poisson_stats *ps)
 {
     const struct poisson_run *pr = s->poisson;
@@ -643,44 +704,40 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     ps->mean_bytes_cdf = pr->gen.mean_bytes;
     ps->mss_bytes = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
     ps->bdp_bytes = pr->bdp_bytes;
-    ps->messages = s->n_flows - pr->first_flow;
-    uint32_t n = ps->messages;
-    /* slowdowns: all delivered first, then by group (each group contiguous) */
-    double *all = xmalloc((n ? n : 1) * sizeof(double));
-    double *by_group[POISSON_GROUPS];
-    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
-        by_group[k] = xmalloc((n ? n : 1) * sizeof(double));
-    double bytes = 0, all_bytes = 0;
-    for (uint32_t i = pr->first_flow; i < s->n_flows; i++) {
-        const struct flow *f = &s->flows[i];
-        if (f->start_ps < ps->window_start_ps || f->start_ps >= ps->window_end_ps)
-            continue;
-        all_bytes += (double)f->size_bytes;
-        if (is_incast(pr, i)) {
-            /* seed 001: in goodput and load, not in slowdowns or the mean size */
-            ps->incast_measured++;
-            ps->incast_delivered += f->rcv_complete;
-            continue;
-        }
-        ps->measured++;
-        bytes += (double)f->size_bytes;
-        uint32_t k = poisson_group_of(f->size_bytes, ps->mss_bytes, ps->bdp_bytes);
-        struct poisson_group_stats *g = &ps->group[k];
-        g->messages++;
-        ps->all.messages++;
-        if (!f->rcv_complete)
-            continue;
-        double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
-        by_group[k][g->delivered++] = sd;
-        all[ps->all.delivered++] = sd;
+    ps->messages = s->n_msgs - pr->first_flow;
+    /* the retired messages' part (--stream), then the messages still in
+     * their slots: the same multiset of values either way */
+    struct poisson_acc a = pr->acc;
+    a.sd_all = NULL;
+    a.cap_all = a.delivered_all = 0;
+    push_value(&a.sd_all, &a.delivered_all, &a.cap_all, 0); /* room; reset below */
+    a.delivered_all = 0;
+    for (uint32_t i = 0; i < pr->acc.delivered_all; i++)
+        push_value(&a.sd_all, &a.delivered_all, &a.cap_all, pr->acc.sd_all[i]);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        a.sd_group[k] = NULL;
+        a.cap_group[k] = a.group_delivered[k] = 0;
+        for (uint32_t i = 0; i < pr->acc.group_delivered[k]; i++)
+            push_value(&a.sd_group[k], &a.group_delivered[k], &a.cap_group[k], pr->acc.sd_group[k][i]);
+    }
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        if (is_poisson_msg(s, &s->flows[i]))
+            account(s, &s->flows[i], ps->window_start_ps, ps->window_end_ps, ps->mss_bytes, ps->bdp_bytes, &a);
+    ps->measured = a.measured;
+    ps->incast_measured = a.incast_measured;
+    ps->incast_delivered = a.incast_delivered;
+    double bytes = a.bytes, all_bytes = a.all_bytes;
+    ps->all.messages = a.measured;
+    ps->all.delivered = a.delivered_all;
+    slowdown_stats(&ps->all, a.sd_all);
+    free(a.sd_all);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
+        ps->group[k].messages = a.group_messages[k];
+        ps->group[k].delivered = a.group_delivered[k];
+        slowdown_stats(&ps->group[k], a.sd_group[k] ? a.sd_group[k] : &(double){0});
+        free(a.sd_group[k]);
     }
     ps->delivered = ps->all.delivered;
-    slowdown_stats(&ps->all, all);
-    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
-        slowdown_stats(&ps->group[k], by_group[k]);
-        free(by_group[k]);
-    }
-    free(all);
     double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;
     double rate_bytes_per_s = s->topo.spec.tier[0].downlink_mbps * 1e6 / 8;
     if (window_s > 0) {

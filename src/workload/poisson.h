@@ -115,7 +115,7 @@ enum { POISSON_GROUPS = 4 };
 struct poisson_run {
     struct poisson_spec spec;
     struct poisson_gen gen;
-    uint32_t first_flow;     /* flows from here on are Poisson messages */
+    uint32_t first_flow;     /* messages from this ordinal on (flow.ordinal) are Poisson messages */
     uint32_t pending;        /* hosts with an arrival event queued */
     uint64_t bdp_bytes;      /* for the size groups */
     struct poisson_host_next *next; /* [hosts]: the message each queued arrival starts */
@@ -127,8 +127,17 @@ struct poisson_run {
     simtime_ps incast_period_ps;
     struct rng incast_rng;
     uint32_t *incast_pick;    /* [hosts - 1]: scratch for choosing senders */
-    uint8_t *is_incast;       /* [flow - first_flow]: an overlay message */
+    uint8_t *is_incast;       /* [ordinal - first_flow]: an overlay message */
     uint32_t cap_is_incast;
+    /* --stream: what the statistics need of messages already retired */
+    struct poisson_acc {
+        uint32_t measured, delivered_all, incast_measured, incast_delivered;
+        uint32_t group_messages[POISSON_GROUPS], group_delivered[POISSON_GROUPS];
+        double bytes, all_bytes;
+        double *sd_all, *sd_group[POISSON_GROUPS]; /* slowdowns of delivered measured messages */
+        uint32_t cap_all, cap_group[POISSON_GROUPS];
+    } acc;
+    double *rcv_retired;      /* per host: payload received by retired messages */
 };
 
 /* What a run's messages achieved (poisson_collect). Measured messages are
@@ -167,5 +176,8 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p);
  * payload each host has received is noted. */
 void poisson_arrival(struct sim *s, uint32_t id);
 void poisson_free(struct sim *s);
+/* --stream: message fi finished at both ends and leaves its slot; its part
+ * of the statistics is kept. */
+void poisson_account_finished(struct sim *s, uint32_t fi);
 
 #endif
