@@ -10,6 +10,7 @@
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests), then bench-poisson
 #   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC and DCTCP
+#   make bench-stream  memory of ~10 million open-loop messages with --stream (minutes)
 #   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
 #   make fuzz       install clang if missing, build the libFuzzer harnesses and run
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
@@ -50,7 +51,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: all run test asan asan-clang debug coverage bench bench-poisson bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -139,9 +140,13 @@ bench-cc: $(BUILD)/bench/cc_cost
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 	@SHARED=$(SHARED) sh bench/poisson.sh
+	@SHARED=$(SHARED) sh bench/stream.sh
 
 bench-poisson: $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh
+
+bench-stream: $(BIN)
+	@SHARED=$(SHARED) sh bench/stream.sh
 
 # libFuzzer needs clang: install Debian's when it is missing, as deps does cmocka.
 fuzz-deps:

@@ -17,8 +17,10 @@
 # count, achieved load and slowdowns (identical in every run: the simulator
 # is deterministic). Then one more run of each at half the length (5 ms)
 # gives the memory per message: (peak at 10 ms - peak at 5 ms) / (messages at
-# 10 ms - messages at 5 ms); flows are not recycled, so memory grows with
-# the messages created.
+# 10 ms - messages at 5 ms). Open-loop runs stream flows.csv and recycle
+# finished messages' flow state (--stream, on by default), so what grows per
+# message is only what the summary keeps of it (bench/stream.sh measures it
+# on 10 million messages).
 #
 # Environment: SHARED, SPRAYSIM, BENCH_RUNS, BENCH_DIR as bench/run.sh;
 #   BENCH_POISSON_END  simulated microseconds (default 10000)

@@ -502,7 +502,7 @@ void sim_run(struct sim *s)
         case EV_FLOW_RETIRE:
             /* bookkeeping, not simulation: not counted, so the summary's
              * event count is the same with and without --stream */
-            flowstream_retire(s, ev.id);
+            flowstream_retire(s, ev.id, ev.aux);
             s->events_processed--;
             break;
         case EV_TRANSPORT_TIMER:

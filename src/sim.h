@@ -192,6 +192,9 @@ struct sim {
     uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
     bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
+    uint8_t count_pkts;          /* 1: flows count their packets in the network (f->pkts_out), as --stream's
+                                    recycling needs; every transport that makes packets adds it (README
+                                    "Adding a transport") */
     struct poisson_run *poisson; /* open-loop arrivals (NULL when unused) */
     bool arrivals_open;          /* more flows will come: all finished does not end the run */
     uint32_t flows_finished;

@@ -707,8 +707,9 @@ for sm in on off; do
 done
 if [ "$rc" -eq 0 ] && cmp -s "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" && cmp -s "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" &&
     [ "$(grep -v '"wall_s"' "$T/ps_on/summary.json" | grep -v peak_rss)" = "$(grep -v '"wall_s"' "$T/ps_off/summary.json" | grep -v peak_rss)" ] &&
-    grep -q 'unfinished' "$T/ps_on.stdout" && [ "$(wc -l <"$T/ps_on/flows.csv")" -gt 100 ]; then
-    ok "--stream on and off: identical flows.csv, queues.csv and summary (unfinished messages included)"
+    grep -q 'unfinished' "$T/ps_on.stdout" && [ "$(wc -l <"$T/ps_on/flows.csv")" -gt 100 ] &&
+    [ "$(grep -v '^run: ' "$T/ps_on.stdout")" = "$(grep -v '^run: ' "$T/ps_off.stdout")" ]; then
+    ok "--stream on and off: identical flows.csv, queues.csv, summary and stdout (unfinished messages included)"
 else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi

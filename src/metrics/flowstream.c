@@ -24,6 +24,7 @@ void flowstream_setup(struct sim *s, const char *path)
      * to release a flow; the run's transport is the one that does */
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
     fs->recycle = tp && tp->flow_release && tp->can_release && tp->can_release(s);
+    s->count_pkts = fs->recycle;
     if (path) {
         fs->path = strdup(path);
         if (!fs->path)
@@ -111,22 +112,28 @@ void flowstream_finished(struct sim *s, uint32_t fi)
         poisson_account_finished(s, fi);
     f->streamed = true;
     fs->retired++;
-    if (f->pkts_out == 0)
+    if (f->pkts_out == 0 && s->count_pkts)
         flowstream_quiet(s, fi);
 }
 
 void flowstream_quiet(struct sim *s, uint32_t fi)
 {
-    if (s->fstream->recycle && fi >= s->n_flows_matrix)
-        sim_at(s, s->now, EV_FLOW_RETIRE, fi);
+    if (s->count_pkts && fi >= s->n_flows_matrix)
+        eq_push_aux(&s->eq, s->now, EV_FLOW_RETIRE, fi, s->flows[fi].gen);
 }
 
-void flowstream_retire(struct sim *s, uint32_t fi)
+void flowstream_retire(struct sim *s, uint32_t fi, uint32_t gen_then)
 {
     struct flow_stream *fs = s->fstream;
     struct flow *f = &s->flows[fi];
-    invariant(f->streamed && fi >= s->n_flows_matrix && f->pkts_out == 0,
-              "flow %u recycled before its row was kept or while its packets are in the network", fi);
+    /* the slot moved on (recycled by an earlier retire event), or the
+     * message made a packet since (a timer's late answer): that packet's
+     * departure from the network schedules the retirement again */
+    if (gen_then != f->gen || f->state == FLOW_FREE || f->pkts_out) {
+        fs->retire_deferred++;
+        return;
+    }
+    invariant(f->streamed && fi >= s->n_flows_matrix, "flow %u recycled before its row was kept", fi);
     f->tp->flow_release(s, fi);
     uint16_t gen = (uint16_t)(f->gen + 1);
     memset(f, 0, sizeof *f);

@@ -37,7 +37,8 @@ struct flow_stream {
     uint64_t n_fct, cap_fct;
     uint64_t retired;        /* messages retired */
     uint64_t recycled;       /* slots reused */
-    uint64_t stale_timers;   /* timers of a recycled slot's earlier message, ignored */
+    uint64_t stale_timers;
+    uint64_t retire_deferred; /* retire events that found a packet made since, or the slot gone */   /* timers of a recycled slot's earlier message, ignored */
 };
 
 /* Starts streaming for the run (after transport_setup): path is flows.csv in
@@ -49,8 +50,9 @@ void flowstream_finished(struct sim *s, uint32_t fi);
 /* A streamed message's last packet left the network: its slot is recycled
  * at the next event (when the transport can release it). */
 void flowstream_quiet(struct sim *s, uint32_t fi);
-/* The retire event: releases the slot. */
-void flowstream_retire(struct sim *s, uint32_t fi);
+/* The retire event (gen_then: the slot's generation when it was queued):
+ * releases the slot unless the message made a packet since. */
+void flowstream_retire(struct sim *s, uint32_t fi, uint32_t gen_then);
 /* A free slot for a new open-loop message, or UINT32_MAX. */
 uint32_t flowstream_take_slot(struct sim *s);
 /* At the end: writes the rows of the messages still active and closes the

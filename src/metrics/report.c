@@ -298,12 +298,26 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("flows: %u of %u finished", r->finished, s->n_msgs);
     if (r->finished < s->n_msgs) {
         printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished, (double)s->now / PS_PER_US);
-        unsigned shown = 0;
-        for (uint32_t i = 0; i < s->n_flows && shown < 10; i++)
-            if (s->flows[i].state != FLOW_DONE && s->flows[i].state != FLOW_FREE) {
-                printf(" %u", s->flows[i].id);
-                shown++;
+        /* the first ten in message order (slots are not in that order
+         * when --stream recycles them) */
+        uint32_t first[10], shown = 0;
+        for (uint32_t i = 0; i < s->n_flows; i++) {
+            const struct flow *f = &s->flows[i];
+            if (f->state == FLOW_DONE || f->state == FLOW_FREE)
+                continue;
+            uint32_t k = shown < 10 ? shown++ : 10;
+            if (k == 10 && f->ordinal > s->flows[first[9]].ordinal)
+                continue;
+            if (k == 10)
+                k = 9;
+            while (k > 0 && s->flows[first[k - 1]].ordinal > f->ordinal) {
+                first[k] = first[k - 1];
+                k--;
             }
+            first[k] = i;
+        }
+        for (uint32_t k = 0; k < shown; k++)
+            printf(" %u", s->flows[first[k]].id);
         printf("%s)", s->n_msgs - r->finished > 10 ? " ..." : "");
     }
     printf("\n");

@@ -26,7 +26,7 @@ static inline uint32_t transport_data_packet(struct sim *s, uint32_t fi, uint32_
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
     p->flow_gen = f->gen;
-    f->pkts_out++;
+    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
     p->seq = seq;
     p->size_bytes = size;
     p->src_host = f->src;

@@ -437,7 +437,7 @@ static void send_rts(struct sim *s, uint32_t fi)
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
     p->flow_gen = f->gen;
-    f->pkts_out++;
+    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
     p->seq = sq(f)->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;

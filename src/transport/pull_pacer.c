@@ -161,7 +161,7 @@ static void send_pull(struct sim *s, const struct pull_pacer_cfg *cfg, uint32_t 
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
     p->flow_gen = f->gen;
-    f->pkts_out++;
+    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->dst;
     p->dst_host = f->src;

@@ -240,9 +240,11 @@ static inline bool stale(const struct sim *s, const struct packet *p)
  * of a message already streamed, the slot can be recycled. */
 static inline void pkt_out_of_network(struct sim *s, const struct packet *p)
 {
+    if (!s->count_pkts)
+        return;
     struct flow *f = &s->flows[p->flow];
     invariant(f->pkts_out > 0, "flow %u: a packet left the network with none counted in it", p->flow);
-    if (--f->pkts_out == 0 && f->streamed && s->fstream)
+    if (--f->pkts_out == 0 && f->streamed)
         flowstream_quiet(s, p->flow);
 }
 
@@ -415,7 +417,7 @@ uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type
     a->type = type;
     a->flow = from->flow;
     a->flow_gen = from->flow_gen;
-    s->flows[a->flow].pkts_out++;
+    s->flows[a->flow].pkts_out += s->count_pkts; /* counted only when --stream recycles slots */
     a->tclass = from->tclass;
     a->size_bytes = s->cfg.hdr_bytes;
     a->src_host = from->dst_host;

@@ -180,7 +180,7 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     p->flags = uet_flow_pkt_flags(f);
     p->flow = fi;
     p->flow_gen = f->gen;
-    f->pkts_out++;
+    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
     p->seq = uet_of(f)->next_new_seq;
     p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = f->src;
