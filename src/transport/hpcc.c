@@ -27,8 +27,16 @@ double hpcc_measure_inflight(struct hpcc_state *h, const struct hpcc_int *ack, u
         bool any = false;
         for (uint32_t i = 0; i < n; i++) {
             const struct hpcc_int *a = &ack[i], *l = &h->L[i];
-            if (a->ts_ps <= l->ts_ps || a->rate_mbps == 0)
-                continue; /* no time between the two samples: no rate */
+            /* Two samples give a rate only if one port stamped both: with
+             * more than one path per flow (spraying, -paths N) consecutive
+             * ACKs can cross different ports at one hop position, and the
+             * difference of two ports' byte counters is meaningless (as an
+             * unsigned it wrapped to ~1e19 B, U became ~1e14 and pinned W
+             * at W_AI: a 4-to-1 incast ran 8x longer). */
+            if (a->port != l->port || a->ts_ps <= l->ts_ps || a->rate_mbps == 0)
+                continue; /* another port, or no time between the two samples: no rate */
+            invariant(a->tx_bytes >= l->tx_bytes, "HPCC: port %u sent %llu B at a later sample than %llu B",
+                      a->port, (unsigned long long)a->tx_bytes, (unsigned long long)l->tx_bytes);
             double B = a->rate_mbps * 1e6 / 8.0; /* bytes per second */
             double dt = (double)(a->ts_ps - l->ts_ps) / 1e12;
             double tx_rate = (double)(a->tx_bytes - l->tx_bytes) / dt;
@@ -145,7 +153,7 @@ void hpcc_int_stamp(struct sim *s, uint32_t port_idx, uint32_t idx, uint32_t qle
         die_internal("HPCC: packet %u crossed more than %u egress ports", idx, t->max_hops);
     const struct port *p = &s->ports[port_idx];
     t->rec[(size_t)idx * t->max_hops + h] = (struct hpcc_int){
-        .tx_bytes = p->st.tx_bytes, .ts_ps = s->now, .qlen_bytes = qlen_bytes, .rate_mbps = p->rate_mbps};
+        .tx_bytes = p->st.tx_bytes, .ts_ps = s->now, .qlen_bytes = qlen_bytes, .rate_mbps = p->rate_mbps, .port = port_idx};
     t->hops[idx] = (uint8_t)(h + 1);
 }
 

@@ -16,6 +16,9 @@
  *   MeasureInflight(ack): for each hop i,
  *       txRate = (ack.L[i].txBytes - L[i].txBytes) / (ack.L[i].ts - L[i].ts)
  *       u'     = min(ack.L[i].qlen, L[i].qlen) / (ack.L[i].B * T) + txRate / ack.L[i].B
+ *     (a hop whose two records come from different ports, as on another
+ *     path of a sprayed flow, gives no u' this time: the paper assumes one
+ *     path, and two ports' txBytes do not subtract),
  *     u = the largest u', tau = that hop's ts difference, tau = min(tau, T);
  *     U = (1 - tau/T) U + (tau/T) u.  Then L = ack.L.
  *   ComputeWind(U, updateWc):
@@ -54,6 +57,7 @@ struct hpcc_int {
     simtime_ps ts_ps;    /* when the packet left */
     uint32_t qlen_bytes; /* bytes queued at the port, this packet included */
     uint32_t rate_mbps;  /* link rate B */
+    uint32_t port;       /* the egress port that stamped it: only two samples of one port give a rate */
 };
 
 /* The side table: per packet index, a hop count and up to max_hops records. */

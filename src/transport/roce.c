@@ -242,7 +242,13 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
         arm(s, fi, &r->pace_pending, r->next_send_ps, ROCE_TIMER_PACE);
         return PKT_NONE;
     }
-    if (r->hp && r->rtx_seq == UINT32_MAX && !hpcc_window_open(s, r->hp, r->next_seq - r->acked))
+    /* HPCC's bytes in flight: after a go-back-N the originals it resends
+     * may still arrive (reordered on a sprayed flow's other paths) and be
+     * acknowledged past next_seq; then nothing of this pass is in flight
+     * (the unsigned next_seq - acked wrapped, shut the window for good and
+     * stalled the flow: a sprayed 2-to-1 never finished) */
+    uint32_t in_flight_pkts = r->next_seq > r->acked ? r->next_seq - r->acked : 0;
+    if (r->hp && r->rtx_seq == UINT32_MAX && !hpcc_window_open(s, r->hp, in_flight_pkts))
         return PKT_NONE; /* window full: an ACK reopens it */
     uint32_t seq;
     bool rtx;
