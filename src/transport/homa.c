@@ -644,6 +644,8 @@ static void homa_free(struct sim *s)
         if (f->tp != &transport_homa_ops || !f->tp_state)
             continue;
         free(hf(s, i)->rcv_bits);
+        free(f->lb_state);
+        f->lb_state = NULL;
         free(f->tp_state);
         f->tp_state = NULL;
     }
@@ -877,6 +879,8 @@ static void rx_complete(struct sim *s, uint32_t fi)
     s->flows_finished++;
     heap_remove(s, &s->homa->tx[f->src], fi);
     transport_nic_unready(s, fi);
+    free(f->lb_state); /* the sender sends no more */
+    f->lb_state = NULL;
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);
