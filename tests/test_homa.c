@@ -5,7 +5,8 @@
  * one message per sender, grants never beyond a message's size, a fully
  * granted message making room. End to end: one message on an idle network
  * in its ideal time, an incast that keeps the downlink busy and delivers
- * every byte, a short Poisson run that finishes, loss recovered by RESEND,
+ * every byte, a short message overtaking scheduled data (priorities), a
+ * short Poisson run that finishes, loss recovered by RESEND,
  * one seed one output.
  */
 #include "testutil.h"
@@ -362,6 +363,27 @@ static void test_incast_delivers_everything_and_fills_the_downlink(void **state)
     sim_free(&S);
 }
 
+/* Priorities at work: a 20 KB message to a host that seven 2 MB messages
+ * keep busy (about six RTTbytes queued at its downlink) arrives in its
+ * unscheduled priority ahead of the scheduled data: within 1.3 x its
+ * idle-network time, where the queue alone would add about 80 us. */
+static void test_short_message_overtakes_scheduled_data(void **state)
+{
+    (void)state;
+    char cm[2048];
+    int n = snprintf(cm, sizeof cm, "Nodes 16\nConnections 8\n");
+    for (int i = 0; i < 7; i++)
+        n += snprintf(cm + n, sizeof cm - (size_t)n, "%d->15 start 0 size 2000000\n", i);
+    snprintf(cm + n, sizeof cm - (size_t)n, "8->15 start 100 size 20000\n");
+    run(temp_file(cm, ".cm"), NULL, 3000, RTT170, 1, 0, true);
+    assert_int_equal(S.flows_finished, 8);
+    const struct flow *f = &S.flows[7];
+    double t = (double)(f->rcv_done_ps - f->start_ps), ideal = (double)ideal_delivery_ps(&S, f);
+    if (t > 1.3 * ideal)
+        fail_msg("20 KB behind the incast: %.3f us, idle-network time %.3f us", t / PS_PER_US, ideal / PS_PER_US);
+    sim_free(&S);
+}
+
 /* A short open-loop run (WKb at 50% on 16 hosts) finishes: every message
  * delivered, the load achieved, packets conserved. */
 static void test_short_poisson_run_finishes(void **state)
@@ -425,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_unscheduled_message_needs_no_grant),
         cmocka_unit_test(test_one_message_in_the_idle_network_time),
         cmocka_unit_test(test_incast_delivers_everything_and_fills_the_downlink),
+        cmocka_unit_test(test_short_message_overtakes_scheduled_data),
         cmocka_unit_test(test_short_poisson_run_finishes),
         cmocka_unit_test(test_resend_recovers_losses),
     };
