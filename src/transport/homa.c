@@ -70,10 +70,12 @@
 /* sird.md Sec. 4 [HomaSim]: numSendersToKeepGranted 7 for W4 (WKb) and W5
  * (WKc); 4 for W3 (WKa): give k=4 for WKa. */
 #define HOMA_K 7
-/* Linux Homa (PlatformLab/HomaModule homa_utils.c): resend_ticks 5 and
- * resend_interval 5 of its 1 ms timer: a RESEND after 5 ms of silence, and
- * every 5 ms while it lasts. Far above any queueing delay of these runs, so
- * a packet waiting behind higher priorities is not sent twice. */
+/* Linux Homa (PlatformLab/HomaModule homa_utils.c, whose comment calls its
+ * values "wild guesses"): resend_ticks 5 and resend_interval 5 timer ticks;
+ * a tick taken as 1 ms [ours: the tick length was not verified], so a
+ * RESEND after 5 ms of silence and every 5 ms while it lasts. Far above any
+ * queueing delay of these runs, so a packet waiting behind higher
+ * priorities is not sent twice. */
 #define HOMA_TIMEOUT_US 5000.0
 /* the largest k: the decision keeps one slot per granted message */
 #define HOMA_MAX_K 64
