@@ -951,6 +951,7 @@ static void rx_timer(struct sim *s, uint32_t fi)
         while (hi < h->rx.granted_pkts && hi - lo < rtt_pkts && !((h->rcv_bits[hi >> 6] >> (hi & 63)) & 1))
             hi++;
         f->c.timeouts++;
+        s->tot.rtos++;
         h->resends++;
         s->homa->resends_sent++;
         send_ctl(s, fi, PKT_HOMA_RESEND, lo, hi);
