@@ -53,6 +53,7 @@ ROWS=
 one_run() {
     id=$1
     end=$2
+    mode=$4
     set -- --no-progress -tiers 2 -mtu 1500 -q inf -end "$end" --stream "$3" --out "$DIR/$id.out" \
         --workload "poisson:cdf=$CDF,load=0.5,n=18"
     echo "$SPRAYSIM $*" >"$DIR/$id.cmd"
@@ -69,7 +70,7 @@ one_run() {
         awk -F: '{ s = 0; for (k = 1; k <= NF; k++) s = s * 60 + $k; print s }')
     msgs=$(sed -n 's/^poisson: .* generated; \([0-9]*\) messages,.*/\1/p' "$DIR/$id.stdout")
     events=$(echo "$line" | awk '{ for (k = 1; k < NF; k++) if ($(k + 1) == "events,") print $k }')
-    ROWS="$ROWS| $id | $4 | $end | $msgs | $events | $wall | $(echo "$kb" | awk '{ printf "%.1f", $1 / 1024 }') |
+    ROWS="$ROWS| $id | $mode | $end | $msgs | $events | $wall | $(echo "$kb" | awk '{ printf "%.1f", $1 / 1024 }') |
 "
     echo "bench-stream: $id done ($msgs messages, $wall s, $kb KB)" >&2
     return 0

@@ -116,6 +116,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
         die_input("%s: a RoCE option; add --transport roce",
                   c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");
+    if (c->n_homa_opts && strcmp(c->transport_name, "homa"))
+        die_input("--homa-opt: a Homa option; add --transport homa");
     if (c->dcqcn_k_pkts && c->timely)
         die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
     if (c->hpcc && c->dcqcn_k_pkts)
@@ -208,6 +210,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     uint32_t bdp_pkts = ceil_div_u64(s->bdp_bytes, c->mtu_bytes);
     /* the run's transport may bring its own defaults (EQDS: 35-packet queues) */
     const struct transport_ops *run_tp = transport_find(c->transport_name);
+    if (run_tp && run_tp->configure)
+        run_tp->configure(s);
     uint32_t tp_qpkts = run_tp ? run_tp->default_queue_pkts : 0;
     uint32_t qpkts = c->queue_pkts ? c->queue_pkts : tp_qpkts ? tp_qpkts : bdp_pkts * (c->trimming ? 1 : 5);
     if ((uint64_t)qpkts * c->mtu_bytes > UINT32_MAX / 2)

@@ -97,6 +97,9 @@ struct config {
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
+    bool classes_given;           /* --classes was on the command line */
+    const char *homa_opts[16];    /* --homa-opt NAME=VALUE, in order (src/transport/homa.h checks them) */
+    unsigned n_homa_opts;
     int loss_detect;              /* --loss-detect: enum cc_loss_mode, or -1 for the algorithm's own */
     struct class_opt {            /* --class-opt K:NAME=VALUE for data classes 2 .. n_classes-1 */
         uint32_t cls;
@@ -216,6 +219,7 @@ struct sim {
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
+    struct homa_run *homa;       /* Homa's per-run state (transport/homa.c), NULL when unused */
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */

@@ -840,4 +840,48 @@ else
     ok "RoCE+PFC without a lossless class: no by_class (summary unchanged)"
 fi
 
+# Homa (--transport homa, README "Transport: Homa"): one switch class per
+# priority level, every --homa-opt checked before the run
+run -tm "$M/one.cm" -mtu 1500 -q inf --transport homa --out "$T/homa"
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q '"switch_classes": 8' "$T/homa/summary.json" &&
+    head -n 1 "$T/homa/flows.csv" | grep -q 'grants,resends'; then
+    ok "--transport homa: one message finishes, 8 switch classes, grants and resends in flows.csv"
+else
+    fail "--transport homa: rc $rc, $(head -c 300 "$T/out" "$T/err" | tr '\n' '|')"
+fi
+bad "--homa-opt unknown name" "--homa-opt 'nosuch': no such option" -tm "$M/one.cm" --transport homa --homa-opt nosuch=1
+bad "--homa-opt without a value" "--homa-opt 'k': not NAME=VALUE" -tm "$M/one.cm" --transport homa --homa-opt k
+bad "--homa-opt k=0" "--homa-opt k=0: out of range (1 to 64)" -tm "$M/one.cm" --transport homa --homa-opt k=0
+bad "--homa-opt fraction for a count" "--homa-opt levels=2.5: not a whole number" -tm "$M/one.cm" --transport homa --homa-opt levels=2.5
+bad "--homa-opt levels=9" "--homa-opt levels=9: out of range (2 to 8)" -tm "$M/one.cm" --transport homa --homa-opt levels=9
+bad "--homa-opt no scheduled level" "--homa-opt unsched_levels=4: must leave a scheduled level below levels=4" -tm "$M/one.cm" --transport homa --homa-opt levels=4 --homa-opt unsched_levels=4
+bad "--homa-opt cutoffs too few" "--homa-opt cutoffs=1000: 4 unscheduled levels need 3 cutoffs" -tm "$M/one.cm" --transport homa --homa-opt k=4 --homa-opt cutoffs=1000
+bad "--homa-opt cutoffs not increasing" "--homa-opt cutoffs=5000:1000:9000: sizes must increase" -tm "$M/one.cm" --transport homa --homa-opt k=4 --homa-opt cutoffs=5000:1000:9000
+bad "--homa-opt negative timeout" "--homa-opt timeout_us=-1: out of range" -tm "$M/one.cm" --transport homa --homa-opt timeout_us=-1
+bad "--homa-opt without Homa" "--homa-opt: a Homa option; add --transport homa" -tm "$M/one.cm" --homa-opt k=4
+bad "Homa with too few --classes" "--classes 4: Homa uses 8 priority levels" -tm "$M/one.cm" --transport homa --classes 4
+bad "Homa under class-drr" "--sched class-drr: Homa's priority levels need strict priority" -tm "$M/one.cm" --transport homa --classes 8 --sched class-drr
+run -tm "$M/one.cm" --transport homa --classes 4 --homa-opt levels=4
+if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out"; then
+    ok "--transport homa --classes 4 --homa-opt levels=4 runs"
+else
+    fail "--homa-opt levels=4: rc $rc, $(head -n 1 "$T/err")"
+fi
+# seed 001's open-loop runs on its 144-host network: Homa, and DCTCP and
+# Swift on one ECMP path per message (sird.md Sec. 2.6)
+if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/facebook_hadoop.cdf" ]; then
+    for a in "--transport homa" "--cc dctcp -paths 1" "--cc swift -paths 1"; do
+        # shellcheck disable=SC2086
+        run -topo experiments/sird_balanced_144.topo -mtu 1500 -q inf -end 100 $a \
+            --workload "poisson:cdf=$SHARED/data/workloads/facebook_hadoop.cdf,load=0.5,n=144"
+        if [ "$rc" -eq 0 ] && grep -q '^poisson: load 0.5000 requested' "$T/out" && grep -q '^slowdown' "$T/out"; then
+            ok "WKb at 50% on sird_balanced_144.topo with -q inf: $a runs"
+        else
+            fail "WKb on sird_balanced_144.topo, $a: rc $rc, $(head -n 1 "$T/err")"
+        fi
+    done
+else
+    skip "Homa/DCTCP/Swift on sird_balanced_144.topo: experiments/ or the workloads are not here"
+fi
+
 [ "$nfail" -eq 0 ]

@@ -89,6 +89,8 @@ void options_usage(FILE *out)
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
+            "  --homa-opt NAME=VALUE a Homa option (--transport homa): levels, k, unsched_levels, rtt_bytes,\n"
+            "                        unsched_bytes, cutoffs, timeout_us; repeatable (README \"Transport: Homa\")\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
@@ -596,6 +598,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--classes")) {
             TAKE();
             cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);
+            cfg->classes_given = true;
+        } else if (!strcmp(arg, "--homa-opt")) {
+            TAKE();
+            /* names and values are checked with the transport's setup (homa.c) */
+            if (cfg->n_homa_opts == sizeof cfg->homa_opts / sizeof cfg->homa_opts[0])
+                bad(&x, "--homa-opt: at most %zu options", sizeof cfg->homa_opts / sizeof cfg->homa_opts[0]);
+            else
+                cfg->homa_opts[cfg->n_homa_opts++] = v;
         } else if (!strcmp(arg, "--class-opt")) {
             TAKE();
             parse_class_opt(&x, cfg, v);

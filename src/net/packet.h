@@ -23,6 +23,8 @@ enum pkt_type {
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
     PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
     PKT_CNP = 7,       /* RoCE: congestion notification, the receiver saw CE (at most one per flow per 50 us) */
+    PKT_HOMA_GRANT = 8,  /* Homa: seq = cumulative packets granted, ref_seq = their priority level */
+    PKT_HOMA_RESEND = 9, /* Homa: send packets [seq, ref_seq) again */
 };
 
 enum pkt_flag {

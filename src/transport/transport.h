@@ -26,6 +26,10 @@ struct transport_ops {
     /* Before t=0, once per run if any flow uses this transport: check the
      * run's options (exit 2 naming the flag), allocate per-run state. */
     void (*setup)(struct sim *s);
+    /* Optional, only for the run's transport (--transport): called before
+     * the fabric is built, so it may check its options and adjust the
+     * network configuration in s->cfg (Homa: one switch class per level). */
+    void (*configure)(struct sim *s);
     /* Flow fi was created during the run (an open-loop arrival), after
      * setup: give it the per-flow state setup() gives the matrix's flows. */
     void (*flow_add)(struct sim *s, uint32_t fi);
@@ -64,6 +68,9 @@ struct transport_ops {
     unsigned n_counters;
     const char *const *counter_names;
     void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
+    /* Optional: payload bytes flow fi's receiver holds, duplicates excluded
+     * (Poisson goodput); NULL = UET's packet-delivery state. */
+    uint64_t (*rcv_payload_bytes)(const struct sim *s, uint32_t fi);
     /* Network defaults this transport brings when it is the run's transport
      * (0 = the simulator's own): the switch queue in packets when -q is not
      * given, and the fixed part of the minimum RTO (which adds the time to
@@ -82,6 +89,7 @@ struct transport_ops {
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
 extern const struct transport_ops transport_roce_ops;
+extern const struct transport_ops transport_homa_ops;
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);

@@ -451,6 +451,8 @@ static double received_payload(const struct sim *s, const struct flow *f)
         return 0;
     if (f->rcv_complete)
         return (double)f->size_bytes;
+    if (f->tp->rcv_payload_bytes)
+        return (double)f->tp->rcv_payload_bytes(s, (uint32_t)(f - s->flows));
     const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
     if (!u->rcv_bits)
         return 0;
