@@ -370,7 +370,7 @@ void report_flows_csv(const struct sim *s, struct strbuf *b)
         if (f->state != FLOW_WAITING)
             fmt_time_us(b, f->start_ps);
         sb_printf(b, ",");
-        simtime_ps ideal = ideal_fct_ps(s, f);
+        simtime_ps ideal = f->tp->one_way ? ideal_delivery_ps(s, f) : ideal_fct_ps(s, f);
         if (f->state == FLOW_DONE) {
             fmt_time_us(b, f->finish_ps);
             sb_printf(b, ",");

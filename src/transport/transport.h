@@ -65,11 +65,15 @@ struct transport_ops {
     /* Switches mark ECN only when -ecn is given (the default thresholds are
      * then unused and never checked against -q). */
     bool ecn_only_when_given;
+    /* One-way messages (SIRD): a flow finishes when its receiver has every
+     * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
+    bool one_way;
 };
 
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
 extern const struct transport_ops transport_roce_ops;
+extern const struct transport_ops transport_sird_ops;
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);

@@ -19,6 +19,7 @@
 #include "../sim.h"
 #include "../transport/flow.h"
 #include "../transport/eqds.h"
+#include "../transport/sird.h"
 #include "../transport/transport.h"
 #include "../transport/uet.h"
 
@@ -451,6 +452,8 @@ static double received_payload(const struct sim *s, const struct flow *f)
         return 0;
     if (f->rcv_complete)
         return (double)f->size_bytes;
+    if (f->tp == &transport_sird_ops)
+        return (double)sird_received_payload(f);
     const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
     if (!u->rcv_bits)
         return 0;
