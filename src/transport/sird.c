@@ -79,8 +79,11 @@ struct sird_msg {
     bool req_known;            /* its CREDITREQ arrived */
     bool abandoned;
     uint8_t timeouts;          /* consecutive receiver timeouts */
-    uint32_t next_credit_seq;  /* next scheduled packet to credit */
-    uint64_t rem_credit_bytes; /* scheduled bytes not yet credited */
+    uint32_t next_credit_seq;  /* next scheduled packet to credit for the first time */
+    uint64_t rem_credit_bytes; /* scheduled bytes still to credit (re-credits included) */
+    uint64_t *credit_out_bits; /* per packet: its credit is outstanding */
+    uint32_t *recredit;        /* packets whose credit a timeout took back: credited again first */
+    uint32_t n_recredit, cap_recredit;
     uint64_t req_order;        /* arrival order of its CREDITREQ (SRPT ties) */
     uint32_t rx_pos;           /* index in its receiver's pending list, NO_POS when nothing is left to credit */
     uint64_t *rcv_bits;
@@ -425,6 +428,11 @@ static void free_msg_arrays(struct sird_msg *m)
     m->n_resend = m->cap_resend = 0;
     free(m->rcv_bits);
     m->rcv_bits = NULL;
+    free(m->credit_out_bits);
+    m->credit_out_bits = NULL;
+    free(m->recredit);
+    m->recredit = NULL;
+    m->n_recredit = m->cap_recredit = 0;
 }
 
 static void sird_free(struct sim *s)
@@ -824,6 +832,23 @@ static void on_credit(struct sim *s, const struct packet *p)
     m->heard = true;
     if (f->state != FLOW_ACTIVE)
         return; /* complete already: nothing left to send */
+    if (p->flags & PKTF_RTX) {
+        /* a re-credit after a receiver timeout */
+        if (p->seq < m->next_seq) {
+            remember_resend(m, p->seq); /* sent and lost: this credit pays for the copy */
+            tx_track(s, fi);
+            return;
+        }
+        if (m->credit_rcvd_bytes >= bytes_of_range(s, f, m->unsched_pkts, p->seq + 1)) {
+            /* not sent yet, and its credit is here: the uplink is busy
+             * (Homa's BUSY), the receiver waits on */
+            uint32_t idx = ctl_packet(s, fi, PKT_SIRD_BUSY, f->src, f->dst,
+                                      f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
+            port_enqueue(s, s->hosts[f->src].nic_port, idx);
+            return;
+        }
+        /* its first CREDIT was lost: this one stands in for it */
+    }
     uint64_t *c = tx_credit_of(s, f->src, f->dst);
     m->credit_bytes += p->recvd_bytes;
     m->credit_rcvd_bytes += p->recvd_bytes;
@@ -848,19 +873,9 @@ static void on_resend(struct sim *s, const struct packet *p)
         else
             unsent = true;
     }
-    /* the receiver credited packets [unsched_pkts, ref_seq): credit that
-     * never arrived here was lost, and the RESEND re-issues it (the
-     * receiver counted it as outstanding all along) */
-    uint64_t credited = bytes_of_range(s, f, m->unsched_pkts, p->ref_seq);
-    if (credited > m->credit_rcvd_bytes) {
-        uint64_t lost = credited - m->credit_rcvd_bytes;
-        m->credit_rcvd_bytes = credited;
-        m->credit_bytes += lost;
-        *tx_credit_of(s, f->src, f->dst) += lost;
-        s->sird->tx[f->src].c_total_bytes += lost;
-    } else if (unsent) {
-        /* Homa's BUSY: the packets are not lost, this sender has not sent
-         * them yet (its uplink serves others): the receiver waits on */
+    if (unsent) {
+        /* Homa's BUSY: not lost, not sent yet (other messages' unscheduled
+         * packets went first): the receiver waits on */
         uint32_t idx = ctl_packet(s, fi, PKT_SIRD_BUSY, f->src, f->dst,
                                   f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
         port_enqueue(s, s->hosts[f->src].nic_port, idx);
@@ -882,8 +897,28 @@ static void rx_start(struct sim *s, uint32_t fi)
         return;
     m->rx_started = true;
     m->rcv_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
+    m->credit_out_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
     m->last_rx_ps = s->now;
     rx_arm_timer(s, fi);
+}
+
+static inline bool bit_get(const uint64_t *bits, uint32_t q)
+{
+    return bits[q >> 6] >> (q & 63) & 1;
+}
+
+static inline void bit_put(uint64_t *bits, uint32_t q, bool v)
+{
+    if (v)
+        bits[q >> 6] |= 1ULL << (q & 63);
+    else
+        bits[q >> 6] &= ~(1ULL << (q & 63));
+}
+
+/* The packet a message's next credit is for: re-credits first. */
+static inline uint32_t next_to_credit(const struct sird_msg *m)
+{
+    return m->n_recredit ? m->recredit[0] : m->next_credit_seq;
 }
 
 /* Alg. 1 ln 11: the eligible pending message to credit next, or UINT32_MAX. */
@@ -899,7 +934,7 @@ static uint32_t rx_pick(struct sim *s, uint32_t h)
         const struct flow *f = &s->flows[fi];
         const struct sird_msg *m = f->tp_state;
         const struct sird_peer *pe = &rh->peer[f->src];
-        uint32_t credit = payload_of(s, f, m->next_credit_seq);
+        uint32_t credit = payload_of(s, f, next_to_credit(m));
         if (!sird_eligible(rh->b_bytes, r->p.b_bytes, pe->sb_bytes, peer_limit(pe), credit))
             continue;
         uint32_t d = r->p.rx_policy == SIRD_RX_RR ? (f->src + n - rh->rr_last - 1) % n : 0;
@@ -940,18 +975,26 @@ static void rx_try_credit(struct sim *s, uint32_t h)
         struct flow *f = &s->flows[fi];
         struct sird_msg *m = f->tp_state;
         struct sird_peer *pe = &rh->peer[f->src];
-        uint32_t credit = payload_of(s, f, m->next_credit_seq);
+        bool again = m->n_recredit > 0;
+        uint32_t seq = next_to_credit(m);
+        uint32_t credit = payload_of(s, f, seq);
         invariant(pe->sb_bytes + credit <= peer_limit(pe), "SIRD receiver %u: credit beyond sender %u's bucket", h,
                   f->src);
         uint32_t idx = ctl_packet(s, fi, PKT_SIRD_CREDIT, h, f->src, rx_entropy(s, h));
         struct packet *p = pkt_at(&s->pool, idx);
-        p->seq = m->next_credit_seq;
+        p->seq = seq;
         p->recvd_bytes = credit;
+        if (again)
+            p->flags |= PKTF_RTX; /* for a packet the sender may have sent already */
         port_enqueue(s, s->hosts[h].nic_port, idx);
         s->tot.pulls_sent++;
         rh->credits_sent++;
         rh->credit_bytes_total += credit;
-        m->next_credit_seq++;
+        if (again)
+            memmove(m->recredit, m->recredit + 1, --m->n_recredit * sizeof *m->recredit);
+        else
+            m->next_credit_seq++;
+        bit_put(m->credit_out_bits, seq, true);
         m->rem_credit_bytes -= credit;
         m->last_rx_ps = s->now; /* the timeout counts silence since the receiver last asked for data */
         pe->rem_bytes -= credit;
@@ -1053,14 +1096,26 @@ static void on_data(struct sim *s, const struct packet *p)
     if (!(m->rcv_bits[p->seq >> 6] & bit)) {
         m->rcv_bits[p->seq >> 6] |= bit;
         m->rcv_payload_bytes += payload;
-        if (p->flags & PKTF_SIRD_SCHED) {
-            /* Alg. 1 ln 3-5: only scheduled data returns credit (a duplicate
-             * returns nothing: its credit came back with the first copy) */
+        if ((p->flags & PKTF_SIRD_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
+            /* Alg. 1 ln 3-5: only scheduled data returns credit, once */
             invariant(pe->sb_bytes >= payload && r->rx[f->dst].b_bytes >= payload,
                       "SIRD receiver %u: scheduled data from %u beyond its credit", f->dst, f->src);
+            bit_put(m->credit_out_bits, p->seq, false);
             pe->sb_bytes -= payload;
             pe->sched_rcvd_bytes += payload;
             r->rx[f->dst].b_bytes -= payload;
+        } else if (p->flags & PKTF_SIRD_SCHED) {
+            /* late, after a timeout took its credit back: no re-credit needed */
+            for (uint32_t k = 0; k < m->n_recredit; k++)
+                if (m->recredit[k] == p->seq) {
+                    memmove(m->recredit + k, m->recredit + k + 1, (m->n_recredit - k - 1) * sizeof *m->recredit);
+                    m->n_recredit--;
+                    m->rem_credit_bytes -= payload;
+                    pe->rem_bytes -= payload;
+                    if (!m->rem_credit_bytes && m->rx_pos != NO_POS)
+                        rx_list_remove(s, &r->rx[f->dst], m);
+                    break;
+                }
         }
         if (m->rcv_payload_bytes == f->size_bytes)
             msg_complete(s, fi);
@@ -1069,30 +1124,53 @@ static void on_data(struct sim *s, const struct packet *p)
     rx_try_credit(s, f->dst);
 }
 
-/* Sends RESENDs for the runs of expected packets that have not arrived:
- * unscheduled ones and scheduled ones already credited. Returns how many. */
+/* A receiver timeout: RESENDs for the runs of unscheduled packets that
+ * have not arrived; the credit of scheduled packets credited and not
+ * arrived is taken back and they are credited again (sird.md Sec. 1.9), so
+ * their copies are paced and bucketed like any credit. Returns how many
+ * packets are missing. */
 static uint32_t ask_missing(struct sim *s, uint32_t fi)
 {
+    struct sird_run *r = s->sird;
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
-    uint32_t expected = m->req_known ? m->next_credit_seq : m->unsched_pkts;
-    uint32_t asked = 0;
-    for (uint32_t q = 0; q < expected;) {
-        if (m->rcv_bits[q >> 6] >> (q & 63) & 1) {
+    uint32_t missing = 0;
+    for (uint32_t q = 0; q < m->unsched_pkts;) {
+        if (bit_get(m->rcv_bits, q)) {
             q++;
             continue;
         }
         uint32_t start = q;
-        while (q < expected && !(m->rcv_bits[q >> 6] >> (q & 63) & 1))
+        while (q < m->unsched_pkts && !bit_get(m->rcv_bits, q))
             q++;
         uint32_t idx = ctl_packet(s, fi, PKT_SIRD_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
         pkt_at(&s->pool, idx)->seq = start;
         pkt_at(&s->pool, idx)->recvd_bytes = q - start;
-        pkt_at(&s->pool, idx)->ref_seq = m->req_known ? m->next_credit_seq : m->unsched_pkts;
         port_enqueue(s, s->hosts[f->dst].nic_port, idx);
-        asked += q - start;
+        missing += q - start;
     }
-    return asked;
+    struct sird_rx_host *rh = &r->rx[f->dst];
+    struct sird_peer *pe = peer_of(s, f->dst, f->src);
+    for (uint32_t q = m->unsched_pkts; q < m->next_credit_seq; q++) {
+        if (!bit_get(m->credit_out_bits, q))
+            continue;
+        uint32_t pl = payload_of(s, f, q);
+        bit_put(m->credit_out_bits, q, false);
+        pe->sb_bytes -= pl;
+        pe->credited_bytes -= pl;
+        rh->b_bytes -= pl;
+        if (m->n_recredit == m->cap_recredit) {
+            m->cap_recredit = m->cap_recredit ? 2 * m->cap_recredit : 8;
+            m->recredit = xrealloc(m->recredit, m->cap_recredit * sizeof *m->recredit);
+        }
+        m->recredit[m->n_recredit++] = q;
+        m->rem_credit_bytes += pl;
+        pe->rem_bytes += pl;
+        missing++;
+    }
+    if (m->n_recredit && m->rx_pos == NO_POS)
+        list_add(&rh->pending, &rh->n_pending, &rh->cap_pending, fi, &m->rx_pos);
+    return missing;
 }
 
 /* The sender is alive and busy: the timeouts start again. */
@@ -1127,6 +1205,7 @@ static void rx_timer(struct sim *s, uint32_t fi)
     s->tot.rtos++;
     if (++m->timeouts < r->p.max_timeouts) {
         rx_arm_timer(s, fi);
+        rx_try_credit(s, f->dst); /* the re-credits */
         return;
     }
     /* give up: take back the credit of the scheduled packets that never came */
@@ -1134,8 +1213,9 @@ static void rx_timer(struct sim *s, uint32_t fi)
     struct sird_rx_host *rh = &r->rx[f->dst];
     struct sird_peer *pe = peer_of(s, f->dst, f->src);
     for (uint32_t q = m->unsched_pkts; q < m->next_credit_seq; q++)
-        if (!(m->rcv_bits[q >> 6] >> (q & 63) & 1)) {
+        if (bit_get(m->credit_out_bits, q)) {
             uint32_t pl = payload_of(s, f, q);
+            bit_put(m->credit_out_bits, q, false);
             pe->sb_bytes -= pl;
             pe->credited_bytes -= pl;
             rh->b_bytes -= pl;
