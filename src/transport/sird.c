@@ -31,11 +31,14 @@
  * and resends take a uniformly random entropy.
  *
  * Loss (Homa-style, sird.md Sec. 1.9): a receiver that hears nothing of an
- * incomplete message for rx_timeout asks for the packets it expects
- * (unscheduled, and scheduled ones it credited) with RESENDs; after
- * max_timeouts in a row it gives the message up and takes its credit back.
- * A sender that hears no CREDIT for a CREDITREQ within the same time sends
- * the CREDITREQ again.
+ * incomplete message for rx_timeout (its own credits count as activity)
+ * asks for the missing unscheduled packets with RESENDs, and takes back the
+ * credit of scheduled packets it credited that did not arrive, crediting
+ * them again (flagged, so the sender resends a packet it sent, or uses the
+ * credit for one whose first CREDIT was lost, or answers BUSY when it
+ * simply has not sent it yet). After max_timeouts in a row it gives the
+ * message up. A sender that hears no CREDIT for a CREDITREQ within the same
+ * time sends the CREDITREQ again.
  *
  * Completion: a message is done when its receiver holds every byte (one-way
  * messages have no ACK): finish and receiver-done times are the same.
