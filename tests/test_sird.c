@@ -184,6 +184,9 @@ static void test_sird_opt_parsing(void **st)
     assert_false(sird_params_apply(&p, "sthr", 100000, err, sizeof err));
     assert_false(sird_params_apply(&p, "g=0", 100000, err, sizeof err));
     assert_false(sird_params_apply(&p, "max_timeouts=1.5", 100000, err, sizeof err));
+    assert_true(sird_params_apply(&p, "bkt_idle_reset=2", 100000, err, sizeof err));
+    assert_true(p.bkt_idle_reset_rtts == 2);
+    assert_false(sird_params_apply(&p, "bkt_idle_reset=-1", 100000, err, sizeof err));
 }
 
 /* ---- runs ---------------------------------------------------------------------------- */
@@ -417,6 +420,32 @@ static void test_fig10_congested_sender(void **st)
         fail_msg("SThr = inf: utilisation %.3f, want about 0.75 (paper: 30 of 40)", inf);
 }
 
+/* bkt_idle_reset (our option): with SThr = 0 every packet carries csn, so
+ * a 300 KB message shrinks its pair's sender bucket; a one-packet message
+ * 1 ms later finds it still shrunk, unless the pair's buckets restart after
+ * 2 base RTTs of silence. */
+static void test_bkt_idle_reset(void **st)
+{
+    (void)st;
+    const char *cm = "Nodes 144\nConnections 2\n0->20 start 0 size 300000\n0->20 start 1000 size 1000\n";
+    uint64_t bkt[2];
+    for (int k = 0; k < 2; k++) {
+        const char *opts[] = {"sthr=0", k ? "bkt_idle_reset=2" : NULL, NULL};
+        setup_cm(cm, 1020, opts, true, 0);
+        sim_run(&S);
+        assert_int_equal(S.flows_finished, 2);
+        uint64_t sb, snd, net;
+        assert_true(sird_peer_state(&S, 20, 0, &sb, &snd, &net));
+        assert_int_equal(sb, 0);
+        assert_int_equal(net, BDP); /* no ECN on an idle network */
+        bkt[k] = snd;
+        sim_free(&S);
+    }
+    if (!(bkt[0] < BDP / 2) || bkt[1] != BDP)
+        fail_msg("sender bucket after the second message: %llu B kept, %llu B with the reset",
+                 (unsigned long long)bkt[0], (unsigned long long)bkt[1]);
+}
+
 /* Loss (sird.md Sec. 1.9): 30 x 1 MB sent entirely unscheduled (UnschT =
  * 16 BDP) into 20-packet queues drops thousands of packets; receiver
  * timeouts take the credit back and credit the missing packets again, and
@@ -512,6 +541,7 @@ static void test_poisson_deterministic_and_variants(void **st)
         {"rx_policy=rr", "prio=none", NULL},
         {"tx_fair_share=0", "pacing=0", NULL},
         {"tx_fair_share=1", "prio=ctl", NULL},
+        {"bkt_idle_reset=2", "alpha0=0", NULL},
     };
     for (size_t k = 0; k < sizeof variants / sizeof variants[0]; k++) {
         setup_poisson(3, variants[k]);
@@ -537,6 +567,7 @@ int main(void)
         cmocka_unit_test(test_incast_queue_bound),
         cmocka_unit_test(test_pace_factor_drains_the_queue),
         cmocka_unit_test(test_fig10_congested_sender),
+        cmocka_unit_test(test_bkt_idle_reset),
         cmocka_unit_test(test_loss_recovered_by_timeouts),
         cmocka_unit_test(test_poisson_wkb_end_to_end),
         cmocka_unit_test(test_poisson_deterministic_and_variants),

@@ -102,6 +102,7 @@ struct sird_peer {
     struct sird_aimd snd, net;   /* csn loop, ECN loop */
     uint64_t credited_bytes;     /* issued over the run (conservation check) */
     uint64_t sched_rcvd_bytes;   /* returned by scheduled data over the run */
+    simtime_ps last_active_ps;   /* last data from it or credit to it (bkt_idle_reset) */
 };
 
 struct sird_rx_host {
@@ -133,6 +134,7 @@ struct sird_run {
     uint32_t n_hosts;
     uint32_t line_mbps;
     simtime_ps rx_timeout_ps;
+    simtime_ps idle_reset_ps;  /* 0: buckets kept for the run (sird.md A25) */
     uint64_t req_counter;
     uint64_t csn_pkts, ce_pkts, unsched_pkts;
 };
@@ -171,6 +173,7 @@ void sird_params_default(struct sird_params *p, uint32_t mss_bytes, uint32_t hdr
         .trimming = false,            /* sird.md Sec. 1.9: not in the paper */
         .rx_timeout_rtts = 10,        /* sird.md Sec. 1.9 [ours] */
         .max_timeouts = 5,            /* sird.md Sec. 1.9 [ours], Homa-like */
+        .bkt_idle_reset_rtts = 0,     /* sird.md A25: never reset (0 = off) */
         .mss_bytes = mss_bytes,
         .hdr_bytes = hdr_bytes,
     };
@@ -289,6 +292,10 @@ bool sird_params_apply(struct sird_params *p, const char *opt, uint64_t run_bdp_
         range = "a number of base RTTs from 1 to 1e6";
         if ((ok = parse_real(v, &d) && d >= 1 && d <= 1e6))
             p->rx_timeout_rtts = d;
+    } else if (!strcmp(name, "bkt_idle_reset")) {
+        range = "a number of base RTTs from 0 (never) to 1e6";
+        if ((ok = parse_real(v, &d) && d >= 0 && d <= 1e6))
+            p->bkt_idle_reset_rtts = d;
     } else if (!strcmp(name, "max_timeouts")) {
         range = "a whole number from 1 to 255";
         if ((ok = parse_real(v, &d) && d >= 1 && d <= 255 && d == floor(d)))
@@ -296,7 +303,8 @@ bool sird_params_apply(struct sird_params *p, const char *opt, uint64_t run_bdp_
     } else {
         snprintf(err, errlen,
                  "--sird-opt %s: unknown option (known: bdp, B, bkt_max, bkt_min, unscht, sthr, nthr, g, ai, alpha0, "
-                 "pacing, pace_factor, rx_policy, tx_fair_share, prio, trim, rx_timeout, max_timeouts)",
+                 "pacing, pace_factor, rx_policy, tx_fair_share, prio, trim, rx_timeout, max_timeouts, "
+                 "bkt_idle_reset)",
                  opt);
         return false;
     }
@@ -393,6 +401,7 @@ static void sird_setup(struct sim *s)
     r->n_hosts = s->n_hosts;
     r->line_mbps = c->linkspeed_mbps;
     r->rx_timeout_ps = (simtime_ps)(p->rx_timeout_rtts * (double)s->base_rtt_ps);
+    r->idle_reset_ps = (simtime_ps)(p->bkt_idle_reset_rtts * (double)s->base_rtt_ps);
     r->rx = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof *r->rx);
     r->tx = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof *r->tx);
     for (uint32_t h = 0; h < s->n_hosts; h++) {
@@ -1003,6 +1012,7 @@ static void rx_try_credit(struct sim *s, uint32_t h)
         pe->rem_bytes -= credit;
         pe->sb_bytes += credit;
         pe->credited_bytes += credit;
+        pe->last_active_ps = s->now;
         rh->b_bytes += credit; /* Alg. 1 ln 14 */
         rh->rr_last = f->src;
         if (!m->rem_credit_bytes)
@@ -1014,6 +1024,19 @@ static void rx_try_credit(struct sim *s, uint32_t h)
                                                           ((double)r->line_mbps * r->p.pace_factor));
         }
     }
+}
+
+/* bkt_idle_reset (our option, off by default): a sender that has been
+ * silent with no credit outstanding for that long starts again from full
+ * buckets, as a fresh pair would. */
+static void peer_idle_reset(struct sim *s, struct sird_peer *pe)
+{
+    struct sird_run *r = s->sird;
+    if (r->idle_reset_ps && !pe->sb_bytes && s->now - pe->last_active_ps >= r->idle_reset_ps) {
+        sird_aimd_init(&pe->snd, &r->p);
+        sird_aimd_init(&pe->net, &r->p);
+    }
+    pe->last_active_ps = s->now;
 }
 
 static void on_credit_req(struct sim *s, const struct packet *p)
@@ -1031,7 +1054,9 @@ static void on_credit_req(struct sim *s, const struct packet *p)
     m->next_credit_seq = m->unsched_pkts;
     m->rem_credit_bytes = (uint64_t)p->pull_q;
     struct sird_rx_host *rh = &r->rx[f->dst];
-    peer_of(s, f->dst, f->src)->rem_bytes += m->rem_credit_bytes;
+    struct sird_peer *pe = peer_of(s, f->dst, f->src);
+    peer_idle_reset(s, pe);
+    pe->rem_bytes += m->rem_credit_bytes;
     rh->timer_fi = fi;
     list_add(&rh->pending, &rh->n_pending, &rh->cap_pending, fi, &m->rx_pos);
     rx_try_credit(s, f->dst);
@@ -1092,6 +1117,7 @@ static void on_data(struct sim *s, const struct packet *p)
     m->timeouts = 0;
     uint32_t payload = p->size_bytes - r->p.hdr_bytes;
     struct sird_peer *pe = peer_of(s, f->dst, f->src);
+    peer_idle_reset(s, pe);
     /* Alg. 1 ln 6-7, on every data packet (sird.md A5, A23) */
     sird_aimd_update(&pe->snd, payload, p->flags & PKTF_SIRD_CSN, &r->p);
     sird_aimd_update(&pe->net, payload, ce, &r->p);

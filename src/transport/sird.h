@@ -39,6 +39,7 @@ struct sird_params {
     bool trimming;            /* switches trim SIRD data (off: the paper has no trimming) */
     double rx_timeout_rtts;   /* receiver timeout, in base RTTs */
     uint32_t max_timeouts;    /* a message is abandoned after this many timeouts in a row */
+    double bkt_idle_reset_rtts; /* a pair silent this long (no credit out) restarts its buckets; 0 = never */
     uint32_t mss_bytes;
     uint32_t hdr_bytes;
 };
