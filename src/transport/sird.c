@@ -486,7 +486,7 @@ static void list_add(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t fi, uint
     (*a)[(*n)++] = fi;
 }
 
-/* Removes the entry at *pos (swap with the last); `pos_of` finds the moved one's field. */
+/* Takes a message out of its sender's list (the last entry moves into its slot). */
 static void tx_list_remove(struct sim *s, struct sird_tx_host *th, struct sird_msg *m)
 {
     uint32_t i = m->tx_pos;
@@ -672,8 +672,10 @@ static void sird_flow_start(struct sim *s, uint32_t fi)
         tx_track(s, fi); /* P Sec. 3: unscheduled bytes at line rate, at once */
 }
 
-/* The tracked message, among those `ok` accepts, with the fewest bytes left
- * (ties: the older, i.e. the lower flow index). */
+/* Among the sender's listed messages, the one with the fewest bytes left
+ * (ties: the older, i.e. the lower flow index) that has a resend or an
+ * unscheduled packet to send (unsched), or else whose credit covers its
+ * next packet, only to only_dst unless UINT32_MAX. */
 static uint32_t pick_fewest_left(struct sim *s, const struct sird_tx_host *th, bool unsched, uint32_t only_dst)
 {
     uint32_t best = UINT32_MAX;
