@@ -120,6 +120,8 @@ struct config {
     double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
     double timely_t_high_us;
     bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
+    const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
+    unsigned n_sird_opts;
 };
 
 void config_defaults(struct config *c);
@@ -220,6 +222,7 @@ struct sim {
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
     struct homa_run *homa;       /* Homa's per-run state (transport/homa.c), NULL when unused */
+    struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */

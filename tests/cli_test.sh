@@ -626,6 +626,17 @@ if [ "$(flows_of --transport eqds -use_reps 1 -tm "$M/perm_16n_16c_2MB.cm")" = "
 else
     fail "-use_reps does not select REPS (or -use_reps 0 changes the run)"
 fi
+bad "--sird-opt with another transport" "--sird-opt needs --transport sird" -tm "$M/one.cm" --sird-opt B=2
+bad "--sird-opt unknown name" "--sird-opt nosuch=1: unknown option" --transport sird -tm "$M/one.cm" --sird-opt nosuch=1
+bad "--sird-opt bad value" "--sird-opt B: 'x' is not a multiple of BDP" --transport sird -tm "$M/one.cm" --sird-opt B=x
+bad "--sird-opt without =" "--sird-opt: 'B' is not NAME=VALUE" --transport sird -tm "$M/one.cm" --sird-opt B
+bad "--sird-opt bkt_min above bkt_max" "--sird-opt bkt_min" --transport sird -tm "$M/one.cm" --sird-opt bkt_max=0.01
+run --transport sird -tm "$M/one.cm" --sird-opt sthr=inf --sird-opt prio=none
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q "1 of 1 finished" "$T/out" && grep -q "; transport sird, cc none, " "$T/out"; then
+    ok "--transport sird with --sird-opt runs one flow to the end"
+else
+    fail "--transport sird: rc $rc, $(grep -E 'flows:' "$T/out") $(head -n 1 "$T/err")"
+fi
 bad "-use_reps 2 is out of range" "-use_reps: '2' is out of range (0 to 1)" -tm "$M/one.cm" -use_reps 2
 bad "-use_reps x is not a number" "-use_reps: 'x' is not a non-negative whole number" -tm "$M/one.cm" -use_reps x
 bad "-use_reps needs a value" "-use_reps needs a value" -tm "$M/one.cm" -use_reps

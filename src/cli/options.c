@@ -91,6 +91,7 @@ void options_usage(FILE *out)
             "                        replaces the earlier value (README lists each algorithm's options)\n"
             "  --homa-opt NAME=VALUE a Homa option (--transport homa): levels, k, unsched_levels, rtt_bytes,\n"
             "                        unsched_bytes, cutoffs, timeout_us; repeatable (README \"Transport: Homa\")\n"
+            "  --sird-opt NAME=VALUE a SIRD parameter (--transport sird); repeatable (README \"Transport: SIRD\")\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
@@ -520,6 +521,15 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->n_cc_opts++;
             }
             cfg->cc_opts[k].value = value;
+        } else if (!strcmp(arg, "--sird-opt")) {
+            TAKE();
+            const char *eqs = strchr(v, '=');
+            if (!eqs || eqs == v || !eqs[1])
+                bad(&x, "--sird-opt: '%s' is not NAME=VALUE", shown(v, b));
+            else if (cfg->n_sird_opts == sizeof cfg->sird_opts / sizeof cfg->sird_opts[0])
+                bad(&x, "--sird-opt: at most %zu options", sizeof cfg->sird_opts / sizeof cfg->sird_opts[0]);
+            else
+                cfg->sird_opts[cfg->n_sird_opts++] = v; /* names and values are checked by SIRD's setup */
         } else if (!strcmp(arg, "--routing")) {
             TAKE();
             if (!strcmp(v, "ecmp"))
@@ -619,6 +629,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         return OPTIONS_ERROR;
     if (!ar_quantum_set)
         cfg->ar_quantum_bytes = cfg->mtu_bytes;
+    if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird")) {
+        bad(&x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
+        return OPTIONS_ERROR;
+    }
     if (cfg->tm_path && cfg->workload_spec) {
         bad(&x, "-tm and --workload both give the workload: give one of them");
         return OPTIONS_ERROR;

@@ -404,7 +404,8 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
     if (f->posted)
         fmt_time_us(b, f->posted_ps);
     sb_printf(b, ",");
-    simtime_ps ideal = ideal_fct_ps(s, f);
+    /* one-way messages (SIRD) finish at delivery: no ACK's return in the ideal */
+    simtime_ps ideal = f->tp->one_way ? ideal_delivery_ps(s, f) : ideal_fct_ps(s, f);
     if (f->state == FLOW_DONE) {
         fmt_time_us(b, f->finish_ps);
         sb_printf(b, ",");

@@ -29,6 +29,7 @@ static const struct transport_ops *const all_transports[] = {
     &transport_eqds_ops,
     &transport_roce_ops,
     &transport_homa_ops,
+    &transport_sird_ops,
 };
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
 

@@ -84,12 +84,16 @@ struct transport_ops {
      * (f->cc_state and f->lb_state, handed over by transport_msg_sent) unless
      * --msg-cc fresh; false: each message starts fresh unless --msg-cc inherit. */
     bool msg_inherit_default;
+    /* One-way messages (SIRD): a flow finishes when its receiver has every
+     * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
+    bool one_way;
 };
 
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
 extern const struct transport_ops transport_roce_ops;
 extern const struct transport_ops transport_homa_ops;
+extern const struct transport_ops transport_sird_ops;
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);

@@ -19,6 +19,7 @@
 #include "../sim.h"
 #include "../transport/flow.h"
 #include "../transport/eqds.h"
+#include "../transport/sird.h"
 #include "../transport/transport.h"
 #include "../transport/uet.h"
 
