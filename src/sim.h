@@ -197,6 +197,7 @@ struct sim {
     uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
     bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
+    struct conn_pools *pools;    /* persistent connections of open-loop messages (transport.c), NULL when unused */
     uint8_t count_pkts;          /* 1: flows count their packets in the network (f->pkts_out), as --stream's
                                     recycling needs; every transport that makes packets adds it (README
                                     "Adding a transport") */

@@ -136,6 +136,13 @@ void transport_timer(struct sim *s, uint32_t fi, uint32_t kind);
  * next message, it takes the congestion state over (when it inherits) and
  * starts if it was already posted. */
 void transport_msg_sent(struct sim *s, uint32_t fi);
+/* A new open-loop message on one of pool_k persistent connections from src
+ * to dst (pool_k 0: a connection of its own, as transport_add_flow). The
+ * connection is an idle one if any (the lowest), else the one with the
+ * fewest bytes queued (specs/sird.md Sec. 2.6, our reading of seed 001's
+ * unspecified assignment); the message waits behind that connection's
+ * earlier ones and takes over its congestion state when it inherits. */
+uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k);
 /* Whether this run's messages inherit their connection's state (--msg-cc). */
 bool transport_msg_inherits(const struct sim *s, const struct flow *f);
 

@@ -224,7 +224,7 @@ static bool spec_fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 static const char *const spec_params =
-    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes";
+    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes, conns";
 
 /* A time in microseconds, as a whole number of picoseconds. */
 static bool get_us(const char *name, const char *v, simtime_ps *out, char *err, size_t errlen)
@@ -293,6 +293,13 @@ static bool set_spec_param(struct poisson_spec *p, const char *name, const char 
             return spec_fail(err, errlen, "incast_bytes '%s' is not a number of bytes from 1 to %llu", shown(v, b),
                              1ull << 40);
         p->incast_bytes = u;
+        return true;
+    }
+    if (!strcmp(name, "conns")) {
+        if (parse_u64(v, &u) != NUM_OK || u > 4096)
+            return spec_fail(err, errlen, "conns '%s' is not a number of connections per host pair from 0 to 4096",
+                             shown(v, b));
+        p->pool_conns = (uint32_t)u;
         return true;
     }
     if (!strcmp(name, "seed")) {
@@ -515,7 +522,8 @@ static void incast_event(struct sim *s)
         pr->incast_pick[j] = t;
     }
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t fi = transport_add_flow(s, pr->incast_pick[i], dst, pr->spec.incast_bytes);
+        uint32_t fi = transport_add_flow_pooled(s, pr->incast_pick[i], dst, pr->spec.incast_bytes,
+                                                pr->spec.pool_conns);
         mark_incast(pr, s->flows[fi].ordinal);
         s->flows[fi].start_scheduled = true;
         transport_flow_start(s, fi);
@@ -548,6 +556,11 @@ static simtime_ps window_end_ps(const struct sim *s)
 void poisson_setup(struct sim *s, const struct poisson_spec *p)
 {
     char err[1024];
+    if (p->pool_conns && s->n_hosts > POISSON_POOL_MAX_HOSTS)
+        die_input("--workload poisson: conns needs a table of every host pair; at most %u hosts (this run has %u)",
+                  POISSON_POOL_MAX_HOSTS, s->n_hosts);
+    if (p->pool_conns && !transport_find(s->cfg.transport_name)->flow_add)
+        die_input("--workload poisson: conns: transport %s cannot set up flows during a run", s->cfg.transport_name);
     struct poisson_run *pr = xcalloc(1, sizeof *pr);
     s->poisson = pr;
     pr->spec = *p;
@@ -606,7 +619,7 @@ void poisson_arrival(struct sim *s, uint32_t host)
     }
     const struct poisson_msg m = pending_of(pr)[host].msg;
     /* the flow table may move here: no struct flow * is held across it */
-    uint32_t fi = transport_add_flow(s, host, m.dst, m.size_bytes);
+    uint32_t fi = transport_add_flow_pooled(s, host, m.dst, m.size_bytes, pr->spec.pool_conns);
     s->flows[fi].start_scheduled = true;
     transport_flow_start(s, fi);
     schedule_next(s, host, s->now);
@@ -664,7 +677,7 @@ static void account(const struct sim *s, const struct flow *f, simtime_ps w0, si
                     uint64_t bdp, struct poisson_acc *a)
 {
     const struct poisson_run *pr = s->poisson;
-    if (f->start_ps < w0 || f->start_ps >= w1)
+    if (f->posted_ps < w0 || f->posted_ps >= w1)
         return;
     a->all_bytes += (double)f->size_bytes;
     if (is_incast(pr, f->ordinal)) {
@@ -679,7 +692,8 @@ static void account(const struct sim *s, const struct flow *f, simtime_ps w0, si
     a->group_messages[k]++;
     if (!f->rcv_complete)
         return;
-    double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
+    /* from its arrival: waiting behind its pool connection's earlier messages counts */
+    double sd = (double)(f->rcv_done_ps - f->posted_ps) / (double)ideal_delivery_ps(s, f);
     push_value(&a->sd_group[k], &a->group_delivered[k], &a->cap_group[k], sd);
     push_value(&a->sd_all, &a->delivered_all, &a->cap_all, sd);
 }

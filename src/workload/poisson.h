@@ -54,6 +54,10 @@ struct poisson_spec {
     double incast_share;
     uint32_t incast_senders;
     uint64_t incast_bytes;
+    /* conns=K: seed 001's pools of K persistent connections per host pair
+     * for DCTCP and Swift (sird.md Sec. 2.6, A18); 0 = a new connection per
+     * message */
+    uint32_t pool_conns;
 };
 
 /* Seed 001 Sec. 5.1 (specs/sird.md Sec. 2.4): "30 random senders ... send
@@ -61,6 +65,9 @@ struct poisson_spec {
  * load" (the share is not a default: incast=0.07 asks for it). */
 #define POISSON_INCAST_SENDERS 30
 #define POISSON_INCAST_BYTES 500000
+
+/* conns=K keeps a table of hosts^2 entries (4 bytes each). */
+#define POISSON_POOL_MAX_HOSTS 8192
 
 /* Limits: a load above 1 cannot be carried; 1e-6 keeps the mean gap finite
  * and far below 2^63 ps. */
