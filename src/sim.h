@@ -55,6 +55,7 @@ struct config {
     uint32_t ecn_high_pkts;
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
     uint32_t paths;              /* -paths: entropy values per flow */
+    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: RoCE then follows them (else one path) */
     bool trimming;
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
@@ -72,6 +73,8 @@ struct config {
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
+    bool quantile_sketch;        /* --quantiles sketch: summary percentiles from fixed-size log histograms
+                                    (metrics/vcollect.h), not every value */
     int8_t stream;               /* --stream: flows.csv rows written as messages finish and slots recycled (1), or
                                     all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state

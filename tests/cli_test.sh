@@ -725,6 +725,17 @@ else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi
 bad "--workload poisson: conns too large" "conns '5000' is not a number of connections per host pair from 0 to 4096" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,conns=5000"
+for sm in on off; do
+    run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.6,n=32,warmup_us=50,stop_us=400,incast=0.07" -tiers 2 \
+        -end 600 --stream $sm --quantiles sketch --out "$T/pq_$sm"
+done
+if [ "$rc" -eq 0 ] && cmp -s "$T/pq_on/summary.json" "$T/pq_off/summary.json" &&
+    cmp -s "$T/pq_on/flows.csv" "$T/ps_on/flows.csv"; then
+    ok "--quantiles sketch: the same summary with and without --stream; flows.csv as with exact quantiles"
+else
+    fail "--quantiles sketch: rc $rc, $(diff "$T/pq_on/summary.json" "$T/pq_off/summary.json" | head -c 300)"
+fi
+bad "--quantiles approx" "--quantiles: 'approx' is neither exact nor sketch" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" --quantiles approx
 bad "--stream maybe" "--stream: 'maybe' is neither on nor off" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" --stream maybe
 bad "--workload poisson: incast with too few hosts" "--workload poisson: incast_senders 30 needs more hosts than n=8" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,incast=0.07"
 printf '# sizes\n100 0.5\n50 1\n' >"$T/bad.cdf"

@@ -376,6 +376,7 @@ static void test_sprayed_flows_finish(void **st)
         c.transport_name = "roce";
         c.pfc_flag = -1;
         c.hpcc = true;
+        c.paths_given = true; /* sprayed on purpose (-paths 64): RoCE's default is one path */
         sim_setup(&S, &c);
         sim_run(&S);
         assert_int_equal(S.flows_finished, S.n_flows);

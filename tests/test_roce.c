@@ -9,6 +9,7 @@
  */
 #include "testutil.h"
 
+#include "lb/lb.h"
 #include "net/pfc.h"
 #include "sim.h"
 #include "simtest.h"
@@ -207,6 +208,28 @@ static void test_pfc_thresholds_and_latency(void **st)
 
 /* A paused switch port sends control but starts no data until RESUME; the
  * time paused is counted. */
+/* A RoCE queue pair keeps one path unless -paths or --lb say otherwise
+ * (NICs hash the QP; htsim_roce and htsim_hpcc do the same). */
+static void test_roce_keeps_one_path_by_default(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n0->5 start 0 size 100000\n"
+                               "1->6 start 0 size 100000 transport uet\n", ".cm");
+    for (int given = 0; given <= 1; given++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = tm;
+        c.progress = false;
+        c.transport_name = "roce";
+        c.paths_given = given; /* as -paths 64 on the command line */
+        sim_setup(&S, &c);
+        assert_ptr_equal(S.flows[0].lb, given ? S.lb : &lb_single_ops);
+        assert_ptr_equal(S.flows[1].lb, S.lb); /* the UET connection sprays as the run's balancer does */
+        assert_ptr_not_equal(S.lb, &lb_single_ops);
+        sim_free(&S);
+    }
+}
+
 static void test_paused_port_starts_no_data(void **st)
 {
     (void)st;
@@ -702,6 +725,7 @@ int main(void)
         cmocka_unit_test(test_dcqcn_additive_and_hyper_increase),
         cmocka_unit_test(test_dcqcn_alpha_decay),
         cmocka_unit_test(test_pfc_thresholds_and_latency),
+        cmocka_unit_test(test_roce_keeps_one_path_by_default),
         cmocka_unit_test(test_paused_port_starts_no_data),
         cmocka_unit_test(test_paused_nic_sends_no_data),
         cmocka_unit_test(test_failed_port_releases_ingress_bytes),

@@ -119,6 +119,8 @@ void options_usage(FILE *out)
             "  --msg-cc inherit|fresh  a connection's next message (lines sharing an id in the .cm) keeps the\n"
             "                        connection's CC and balancer state, or starts fresh (default: UET and\n"
             "                        EQDS inherit, RoCE fresh); -conn_reuse (htsim) is accepted and changes nothing\n"
+            "  --quantiles exact|sketch  summary percentiles (FCT, slowdowns) from every value (default) or\n"
+            "                        from fixed-size histograms within 0.1%% (memory independent of the messages)\n"
             "  --stream on|off       write flows.csv rows as messages finish and recycle finished flows' memory\n"
             "                        (default: on for --workload poisson, off otherwise); same output either way\n"
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
@@ -392,6 +394,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (!strcmp(arg, "--quantiles")) {
+            TAKE();
+            if (!strcmp(v, "exact"))
+                cfg->quantile_sketch = false;
+            else if (!strcmp(v, "sketch"))
+                cfg->quantile_sketch = true;
+            else
+                bad(&x, "%s: '%s' is neither exact nor sketch", arg, shown(v, b));
         } else if (!strcmp(arg, "--stream")) {
             TAKE();
             if (!strcmp(v, "on"))
@@ -423,6 +433,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-paths")) {
             TAKE();
             cfg->paths = (uint32_t)get_uint(&x, arg, v, 1, 65536);
+            cfg->paths_given = true;
         } else if (!strcmp(arg, "-seed") || !strcmp(arg, "--seed")) {
             TAKE();
             cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
@@ -445,8 +456,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->oversub_cc = 0;
         } else if (!strcmp(arg, "-use_reps")) {
             TAKE();
-            if (get_uint(&x, arg, v, 0, 1))
+            if (get_uint(&x, arg, v, 0, 1)) {
                 cfg->lb_name = "reps";
+                cfg->lb_given = true;
+            }
         } else if (!strcmp(arg, "--transport")) {
             TAKE();
             cfg->transport_name = v;
@@ -467,6 +480,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {
             TAKE();
             cfg->lb_name = v;
+            cfg->lb_given = true;
             if (!lb_find(v))
                 bad(&x, "%s: unknown or not yet implemented load balancer '%s' (known: %s)", arg, shown(v, b),
                     lb_names());

@@ -6,6 +6,7 @@
  */
 #include "report.h"
 #include "flowstream.h"
+#include "vcollect.h"
 
 #include "../cc/cc.h"
 #include "../net/pfc.h"
@@ -126,29 +127,28 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         r->peak_rss_kb = (uint64_t)ru.ru_maxrss;
     /* --stream: the FCTs of retired messages were kept as they finished */
-    uint64_t kept = s->fstream ? s->fstream->n_fct : 0;
-    double *fct = xmalloc((s->n_flows + kept + 1) * sizeof(double));
-    uint32_t n = 0;
-    if (kept)
-        memcpy(fct, s->fstream->fct_us, kept * sizeof(double));
-    n = (uint32_t)kept;
+    struct vcollect fct;
+    vc_init(&fct, s->cfg.quantile_sketch);
+    unsigned __int128 sum_ps = 0;
+    if (s->fstream) {
+        vc_merge(&fct, &s->fstream->fct_us);
+        sum_ps = s->fstream->fct_sum_ps;
+    }
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
         if (f->state != FLOW_DONE || f->streamed)
             continue;
-        fct[n++] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
+        vc_add(&fct, (double)(f->finish_ps - f->posted_ps) / PS_PER_US);
+        sum_ps += f->finish_ps - f->posted_ps;
     }
-    qsort(fct, n, sizeof(double), report_cmp_double);
-    /* summed in sorted order: the same mean whatever order they finished in */
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += fct[i];
-    r->finished = n;
-    r->fct_median_us = report_percentile(fct, n, 50);
-    r->fct_p99_us = report_percentile(fct, n, 99);
-    r->fct_max_us = n ? fct[n - 1] : 0;
-    r->fct_mean_us = n ? sum / n : 0;
-    free(fct);
+    uint64_t n = fct.n;
+    r->finished = (uint32_t)n;
+    r->fct_median_us = vc_percentile(&fct, 50);
+    r->fct_p99_us = vc_percentile(&fct, 99);
+    r->fct_max_us = n ? fct.max : 0;
+    /* from the exact sum in picoseconds: the same mean whatever order they finished in */
+    r->fct_mean_us = n ? (double)(sum_ps / n) / PS_PER_US + (double)(sum_ps % n) / (double)n / PS_PER_US : 0;
+    vc_free(&fct);
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         r->drops += p->st.drops;

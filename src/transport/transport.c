@@ -91,6 +91,11 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     }
     if (s->cfg.paths == 1)
         f->lb = &lb_single_ops;
+    /* a RoCE queue pair keeps one path (its 5-tuple's ECMP hash), as NICs
+     * and htsim_roce/htsim_hpcc do; go-back-N would resend on every
+     * reordering of a sprayed one. -paths or --lb (or the line's lb) spray it. */
+    if (f->tp == &transport_roce_ops && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
+        f->lb = &lb_single_ops;
     /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
     f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
     if (c->prio_class >= s->cfg.n_classes)

@@ -564,6 +564,9 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     struct poisson_run *pr = xcalloc(1, sizeof *pr);
     s->poisson = pr;
     pr->spec = *p;
+    vc_init(&pr->acc.sd_all, s->cfg.quantile_sketch);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
+        vc_init(&pr->acc.sd_group[k], s->cfg.quantile_sketch);
     /* the background carries what the overlay does not */
     struct poisson_spec background = *p;
     background.load = p->load * (1 - p->incast_share);
@@ -636,9 +639,9 @@ void poisson_free(struct sim *s)
     free(pr->rcv_at_end);
     free(pr->incast_pick);
     free(pr->is_incast);
-    free(pr->acc.sd_all);
+    vc_free(&pr->acc.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++)
-        free(pr->acc.sd_group[k]);
+        vc_free(&pr->acc.sd_group[k]);
     free(pr->rcv_retired);
     free(pr);
     s->poisson = NULL;
@@ -655,20 +658,10 @@ uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_
     return size_bytes < 8 * bdp_bytes ? 2 : 3;
 }
 
-static void slowdown_stats(struct poisson_group_stats *g, double *v)
+static void slowdown_stats(struct poisson_group_stats *g, struct vcollect *v)
 {
-    qsort(v, g->delivered, sizeof(double), report_cmp_double);
-    g->slowdown_median = report_percentile(v, g->delivered, 50);
-    g->slowdown_p99 = report_percentile(v, g->delivered, 99);
-}
-
-static void push_value(double **v, uint32_t *n, uint32_t *cap, double x)
-{
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 1024;
-        *v = xrealloc(*v, *cap * sizeof(double));
-    }
-    (*v)[(*n)++] = x;
+    g->slowdown_median = vc_percentile(v, 50);
+    g->slowdown_p99 = vc_percentile(v, 99);
 }
 
 /* Folds message f into the accumulator: the one place a message counts,
@@ -694,8 +687,10 @@ static void account(const struct sim *s, const struct flow *f, simtime_ps w0, si
         return;
     /* from its arrival: waiting behind its pool connection's earlier messages counts */
     double sd = (double)(f->rcv_done_ps - f->posted_ps) / (double)ideal_delivery_ps(s, f);
-    push_value(&a->sd_group[k], &a->group_delivered[k], &a->cap_group[k], sd);
-    push_value(&a->sd_all, &a->delivered_all, &a->cap_all, sd);
+    vc_add(&a->sd_group[k], sd);
+    vc_add(&a->sd_all, sd);
+    a->group_delivered[k]++;
+    a->delivered_all++;
 }
 
 void poisson_account_finished(struct sim *s, uint32_t fi)
@@ -725,17 +720,11 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     /* the retired messages' part (--stream), then the messages still in
      * their slots: the same multiset of values either way */
     struct poisson_acc a = pr->acc;
-    a.sd_all = NULL;
-    a.cap_all = a.delivered_all = 0;
-    push_value(&a.sd_all, &a.delivered_all, &a.cap_all, 0); /* room; reset below */
-    a.delivered_all = 0;
-    for (uint32_t i = 0; i < pr->acc.delivered_all; i++)
-        push_value(&a.sd_all, &a.delivered_all, &a.cap_all, pr->acc.sd_all[i]);
+    vc_init(&a.sd_all, s->cfg.quantile_sketch);
+    vc_merge(&a.sd_all, &pr->acc.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
-        a.sd_group[k] = NULL;
-        a.cap_group[k] = a.group_delivered[k] = 0;
-        for (uint32_t i = 0; i < pr->acc.group_delivered[k]; i++)
-            push_value(&a.sd_group[k], &a.group_delivered[k], &a.cap_group[k], pr->acc.sd_group[k][i]);
+        vc_init(&a.sd_group[k], s->cfg.quantile_sketch);
+        vc_merge(&a.sd_group[k], &pr->acc.sd_group[k]);
     }
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (is_poisson_msg(s, &s->flows[i]))
@@ -746,13 +735,13 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     double bytes = a.bytes, all_bytes = a.all_bytes;
     ps->all.messages = a.measured;
     ps->all.delivered = a.delivered_all;
-    slowdown_stats(&ps->all, a.sd_all);
-    free(a.sd_all);
+    slowdown_stats(&ps->all, &a.sd_all);
+    vc_free(&a.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
         ps->group[k].messages = a.group_messages[k];
         ps->group[k].delivered = a.group_delivered[k];
-        slowdown_stats(&ps->group[k], a.sd_group[k] ? a.sd_group[k] : &(double){0});
-        free(a.sd_group[k]);
+        slowdown_stats(&ps->group[k], &a.sd_group[k]);
+        vc_free(&a.sd_group[k]);
     }
     ps->delivered = ps->all.delivered;
     double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;

@@ -17,6 +17,7 @@
 #define SPRAYSIM_POISSON_H
 
 #include "../core/core.h"
+#include "../metrics/vcollect.h"
 
 /* A piecewise-linear CDF: size_bytes[i] has cumulative probability prob[i];
  * both non-decreasing, prob[n-1] = 1. */
@@ -141,8 +142,7 @@ struct poisson_run {
         uint32_t measured, delivered_all, incast_measured, incast_delivered;
         uint32_t group_messages[POISSON_GROUPS], group_delivered[POISSON_GROUPS];
         double bytes, all_bytes;
-        double *sd_all, *sd_group[POISSON_GROUPS]; /* slowdowns of delivered measured messages */
-        uint32_t cap_all, cap_group[POISSON_GROUPS];
+        struct vcollect sd_all, sd_group[POISSON_GROUPS]; /* slowdowns of delivered measured messages */
     } acc;
     double *rcv_retired;      /* per host: payload received by retired messages */
 };
