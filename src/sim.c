@@ -536,9 +536,13 @@ void sim_run(struct sim *s)
             if (w - last_print >= 1.0) {
                 last_print = w;
                 printed = true;
-                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s   ",
+                /* the time left at this run's pace of simulated time: an
+                 * upper bound, as the run also ends when every flow is done */
+                double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
+                        "ETA <= %.0f s   ",
                         w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
-                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6);
+                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6, eta);
             }
         }
     }
