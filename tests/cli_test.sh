@@ -905,6 +905,77 @@ if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/fac
     done
 else
     skip "Homa/DCTCP/Swift on sird_balanced_144.topo: experiments/ or the workloads are not here"
+# Time series (--ts-*): bad flags are one line naming the flag; files appear
+# only when asked; a fixed seed gives the same bytes; every change of the
+# incast's bottleneck reaches exactly the peak queues.csv reports.
+printf 'Nodes 16\nConnections 2\n0->2 start 0 size 2000000\n1->2 start 0 size 2000000\n' >"$T/inc2.cm"
+bad "ts empty list" "--ts-flows" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows ""
+bad "ts reversed range" "--ts-ports" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 9-3
+bad "ts not a list" "--ts-hosts" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 1,x
+bad "ts interval zero" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval 0
+bad "ts interval word" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval often
+bad "ts window reversed" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 50:10
+bad "ts window after -end" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 2000:3000
+bad "ts max-mb zero" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-max-mb 0
+bad "ts unknown flow id" "--ts-flows: no flow has id 7" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows 1,7
+bad "ts port beyond the fabric" "--ts-ports: port 96" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 96
+bad "ts host beyond the fabric" "--ts-hosts: host 16" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 3-16
+bad "ts without --out" "--out" -tm "$T/inc2.cm" --ts-hosts all
+bad "ts interval without a selection" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-interval 2
+bad "ts estimate above the limit" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports all --ts-interval change --ts-max-mb 1
+if [ -e "$T/ts0" ]; then fail "ts: a rejected run left its --out directory"; else ok "ts: rejected runs leave no output"; fi
+
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3
+if [ "$rc" -eq 0 ] && [ -z "$(ls "$T/ts1" | grep '^ts_')" ]; then
+    ok "ts: no time-series file unless asked"
+else
+    fail "ts: without --ts-* flags: exit $rc, files $(ls "$T/ts1" | tr '\n' ' ')"
+fi
+cp "$T/ts1/flows.csv" "$T/ts1.flows"; cp "$T/ts1/queues.csv" "$T/ts1.queues"; cp "$T/ts1/summary.json" "$T/ts1.summary"
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3 --ts-ports 20 --ts-interval change
+if [ "$rc" -eq 0 ] && [ "$(ls "$T/ts1" | grep '^ts_' | tr '\n' ' ')" = "ts_ports.csv " ] &&
+    cmp -s "$T/ts1/flows.csv" "$T/ts1.flows" && cmp -s "$T/ts1/queues.csv" "$T/ts1.queues" &&
+    head -n 1 "$T/ts1/ts_ports.csv" | grep -qx 'time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops'; then
+    ok "ts: --ts-ports writes ts_ports.csv only; flows.csv and queues.csv unchanged; replaces a plain output set"
+else
+    fail "ts: --ts-ports: exit $rc, files $(ls "$T/ts1" | tr '\n' ' '), or flows/queues changed"
+fi
+peak=$(awk -F, '$1 == 20 { print $11 }' "$T/ts1/queues.csv")
+seen=$(awk -F, 'NR > 1 && $2 == 20 && $3 + 0 > m { m = $3 + 0 } END { print m + 0 }' "$T/ts1/ts_ports.csv")
+if [ -n "$peak" ] && [ "$peak" -gt 40000 ] && [ "$seen" = "$peak" ]; then
+    ok "ts: 2-to-1 incast, every change: the bottleneck's largest data_bytes ($seen) is queues.csv's peak_bytes"
+else
+    fail "ts: 2-to-1 incast: largest recorded $seen, queues.csv peak_bytes $peak"
+fi
+if grep -q '"timeseries": {"interval_us": "change"' "$T/ts1/summary.json" &&
+    [ "$(grep -v timeseries "$T/ts1/summary.json" | grep -v '"commit"')" = "$(grep -v '"commit"' "$T/ts1.summary")" ]; then
+    ok "ts: summary.json gains a timeseries entry and is otherwise unchanged (events included)"
+else
+    fail "ts: summary.json: $(grep timeseries "$T/ts1/summary.json")"
+fi
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3
+if [ "$rc" -eq 0 ] && [ -z "$(ls "$T/ts1" | grep '^ts_')" ]; then
+    ok "ts: a rerun without --ts-* replaces the set, time series included"
+else
+    fail "ts: rerun without --ts-*: exit $rc, files $(ls "$T/ts1" | tr '\n' ' ')"
+fi
+run --workload perm:n=16,size=300000 --seed 9 --out "$T/ts2" --ts-flows all --ts-ports 0-40 --ts-hosts all --ts-interval 0.5
+run --workload perm:n=16,size=300000 --seed 9 --out "$T/ts3" --ts-flows all --ts-ports 0-40 --ts-hosts all --ts-interval 0.5
+same=yes
+for f in ts_flows.csv ts_ports.csv ts_hosts.csv; do
+    cmp -s "$T/ts2/$f" "$T/ts3/$f" || same=no
+    [ "$(wc -l <"$T/ts2/$f")" -gt 100 ] || same=no
+done
+if [ "$rc" -eq 0 ] && [ $same = yes ]; then
+    ok "ts: the same seed gives byte-identical ts_flows.csv, ts_ports.csv, ts_hosts.csv"
+else
+    fail "ts: reruns with the same seed differ (or are nearly empty)"
+fi
+run -tm "$T/inc2.cm" --out "$T/ts4" --ts-ports all --ts-interval change --quiet
+if [ "$rc" -eq 0 ] && grep -q '^spraysim: time series: about [0-9]* MB (estimate' "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+    ok "ts: a large capture prints its size estimate first: $(cat "$T/err")"
+else
+    fail "ts: large capture: exit $rc, stderr $(head -c 200 "$T/err")"
 fi
 
 [ "$nfail" -eq 0 ]

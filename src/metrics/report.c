@@ -682,6 +682,18 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
             sb_printf(b, ", \"hpcc\": true");
         sb_printf(b, "},\n");
     }
+    if (s->ts) { /* only then, so other runs keep their summary */
+        struct ts_totals tt;
+        ts_totals(s->ts, &tt);
+        sb_printf(b, "  \"timeseries\": {\"interval_us\": ");
+        if (tt.change)
+            sb_printf(b, "\"change\"");
+        else
+            sb_printf(b, "%.6f", (double)tt.interval_ps / PS_PER_US);
+        sb_printf(b, ", \"estimate_bytes\": %llu, \"rows_flows\": %llu, \"rows_ports\": %llu, \"rows_hosts\": %llu},\n",
+                  (unsigned long long)tt.estimate_bytes, (unsigned long long)tt.rows_flows,
+                  (unsigned long long)tt.rows_ports, (unsigned long long)tt.rows_hosts);
+    }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }
