@@ -256,15 +256,18 @@ static void test_window_is_ccs(void **state)
         run_ts(&s, &c, &cap, 11, argv);
         assert_int_equal(s.flows_finished, 0);
         char *cur = cap.buf[0], *l = next_line(&cur), *f[16];
-        char last[2][256] = {"", ""};
+        char last[3][256] = {"", "", ""}; /* by flow id: the matrix's flows are 1 and 2 */
         while ((l = next_line(&cur))) {
             char copy[256];
             snprintf(copy, sizeof copy, "%s", l);
             fields(l, f);
-            snprintf(last[atoi(f[1])], sizeof last[0], "%s", copy);
+            int id = atoi(f[1]);
+            assert_true(id >= 1 && id <= 2);
+            snprintf(last[id], sizeof last[0], "%s", copy);
         }
         for (uint32_t i = 0; i < 2; i++) {
             const struct flow *fl = &s.flows[i];
+            assert_true(fl->id >= 1 && fl->id <= 2);
             fields(last[fl->id], f);
             assert_string_equal(f[0], "60.500000");
             if (strtoull(f[2], NULL, 10) != cc_cwnd(fl->cc_state))
