@@ -978,4 +978,27 @@ else
     fail "ts: large capture: exit $rc, stderr $(head -c 200 "$T/err")"
 fi
 
+# Time series with recycled slots and messages: --stream on and off give the
+# same series (a recycled message's last row and bytes are kept); messages
+# over connections add flows.csv's msg column.
+W="$SHARED/data/workloads/google_all_rpc.cdf"
+run --workload "poisson:cdf=$W,load=0.5,n=16" -end 60 --stream on --out "$T/ts5" --ts-flows all --ts-hosts all --ts-interval 1 --quiet
+rc5=$rc
+run --workload "poisson:cdf=$W,load=0.5,n=16" -end 60 --stream off --out "$T/ts6" --ts-flows all --ts-hosts all --ts-interval 1 --quiet
+if [ "$rc5" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/ts5/ts_flows.csv" "$T/ts6/ts_flows.csv" &&
+    cmp -s "$T/ts5/ts_hosts.csv" "$T/ts6/ts_hosts.csv" && [ "$(wc -l <"$T/ts5/ts_flows.csv")" -gt 1000 ]; then
+    ok "ts: poisson with --stream on (recycled slots) and off: identical ts_flows.csv and ts_hosts.csv"
+else
+    fail "ts: poisson --stream on/off: exit $rc5/$rc or the series differ"
+fi
+printf 'Nodes 16\nConnections 3\n0->2 id 7 start 0 size 500000\n0->2 id 7 start 0 size 300000\n1->2 id 8 start 0 size 400000\n' >"$T/msg.cm"
+run -tm "$T/msg.cm" --out "$T/ts7" --ts-flows 7 --ts-hosts 2
+if [ "$rc" -eq 0 ] && head -n 1 "$T/ts7/ts_flows.csv" | grep -q '^time_us,flow_id,msg,cwnd_bytes' &&
+    [ "$(awk -F, 'NR > 1 { print $2 "," $3 }' "$T/ts7/ts_flows.csv" | sort -u | tr '\n' ' ')" = "7,1 7,2 " ] &&
+    [ "$(tail -n 1 "$T/ts7/ts_hosts.csv" | cut -d, -f3)" = 1200000 ]; then
+    ok "ts: messages over connections: msg column, both messages of connection 7, 1.2 MB delivered to host 2"
+else
+    fail "ts: messages: exit $rc, $(head -c 200 "$T/ts7/ts_flows.csv" | tr '\n' '|')"
+fi
+
 [ "$nfail" -eq 0 ]

@@ -28,6 +28,7 @@
 
 #include "../core/parse.h"
 #include "../sim.h"
+#include "flowstream.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
 
@@ -216,10 +217,17 @@ static bool sel_has(const struct ts_select *sel, uint32_t v)
  * goodput (`feeds_host`), with what was last recorded. */
 struct ts_watch {
     uint32_t fi;
+    uint32_t ordinal;         /* the message in slot fi (--stream may recycle the slot) */
+    uint32_t id;              /* its flows.csv flow_id and msg values */
+    uint32_t msg;
+    uint32_t dst;
+    uint64_t size_bytes;
     bool rows, feeds_host;
+    bool retired;             /* --stream recycled its slot: `final` holds its state just before */
     bool written;             /* a row exists (change mode compares with `last`) */
     bool done_written;        /* the row after it finished is written: no more */
     struct flow_sample last;
+    struct flow_sample final;
     uint64_t delivered_seen;  /* delivered bytes already added to its host */
 };
 
@@ -250,6 +258,10 @@ struct ts_run {
     struct ts_watch *w;
     uint32_t n_w, cap_w;
     uint32_t flows_seen;          /* flows 0 .. flows_seen-1 were considered for watching */
+    uint32_t msgs_seen;           /* messages (ordinals) 0 .. msgs_seen-1 likewise */
+    uint32_t *cand;               /* slots --stream freed since the last look: where new messages may be */
+    uint32_t n_cand, cap_cand;
+    bool msg_col;                 /* ts_flows.csv has flows.csv's msg column */
     uint32_t *ports;              /* selected port indices, ascending */
     uint32_t n_ports;
     struct ts_port_rec *port_last;
@@ -262,24 +274,67 @@ struct ts_run {
     struct ts_totals tot;
 };
 
-/* Flows that appeared since the last look (all of them at the first; more
- * during an open-loop run) join the watch list when selected or feeding a
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_watch_ordinal(const void *a, const void *b)
+{
+    uint32_t x = ((const struct ts_watch *)a)->ordinal, y = ((const struct ts_watch *)b)->ordinal;
+    return x < y ? -1 : x > y;
+}
+
+/* Slot fi holds a message not seen yet: watch it if selected or feeding a
  * selected host. */
+static void consider(struct sim *s, struct ts_run *t, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    if (f->state == FLOW_FREE || f->ordinal < t->msgs_seen)
+        return;
+    bool rows = t->want[0] && sel_has(&t->cfg->flows, f->id);
+    bool feeds = t->want[2] && t->host_slot[f->dst] != UINT32_MAX;
+    if (!rows && !feeds)
+        return;
+    if (t->n_w == t->cap_w) {
+        t->cap_w = t->cap_w ? 2 * t->cap_w : 64;
+        t->w = xrealloc(t->w, t->cap_w * sizeof *t->w);
+    }
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    t->w[t->n_w++] = (struct ts_watch){.fi = fi, .ordinal = f->ordinal, .id = f->id, .msg = c->msg ? c->msg : c->msg_index,
+                                       .dst = f->dst, .size_bytes = f->size_bytes, .rows = rows, .feeds_host = feeds};
+}
+
+/* Messages created since the last look (all of them at the first; more
+ * during an open-loop run) join the watch list, in creation order. A new
+ * message is in a slot beyond those seen, or in one --stream freed since
+ * (ts_flow_retire lists them), so the look costs what is new, not the
+ * whole flow table. */
 static void watch_new_flows(struct sim *s, struct ts_run *t)
 {
-    for (uint32_t fi = t->flows_seen; fi < s->n_flows; fi++) {
-        const struct flow *f = &s->flows[fi];
-        bool rows = t->want[0] && sel_has(&t->cfg->flows, f->id);
-        bool feeds = t->want[2] && t->host_slot[f->dst] != UINT32_MAX;
-        if (!rows && !feeds)
-            continue;
-        if (t->n_w == t->cap_w) {
-            t->cap_w = t->cap_w ? 2 * t->cap_w : 64;
-            t->w = xrealloc(t->w, t->cap_w * sizeof *t->w);
+    if (s->n_msgs == t->msgs_seen)
+        return;
+    uint32_t first_new = t->n_w;
+    if (t->n_cand) {
+        qsort(t->cand, t->n_cand, sizeof *t->cand, cmp_u32);
+        uint32_t still_free = 0;
+        for (uint32_t k = 0; k < t->n_cand; k++) {
+            uint32_t fi = t->cand[k];
+            if (k && fi == t->cand[k - 1])
+                continue; /* freed twice since the last look */
+            if (s->flows[fi].state == FLOW_FREE)
+                t->cand[still_free++] = fi; /* not reused yet */
+            else
+                consider(s, t, fi);
         }
-        t->w[t->n_w++] = (struct ts_watch){.fi = fi, .rows = rows, .feeds_host = feeds};
+        t->n_cand = still_free;
     }
+    for (uint32_t fi = t->flows_seen; fi < s->n_flows; fi++)
+        consider(s, t, fi);
+    qsort(t->w + first_new, t->n_w - first_new, sizeof *t->w, cmp_watch_ordinal);
     t->flows_seen = s->n_flows;
+    t->msgs_seen = s->n_msgs;
 }
 
 static void flow_sample_of(const struct sim *s, uint32_t fi, struct flow_sample *out)
@@ -325,7 +380,9 @@ static void write_flow_row(const struct sim *s, struct ts_run *t, const struct t
     if (!f)
         return;
     put_time(f, s->now);
-    fprintf(f, ",%u,", s->flows[w->fi].id);
+    fprintf(f, ",%u,", w->id);
+    if (t->msg_col)
+        fprintf(f, "%u,", w->msg);
     if (x->has_cwnd)
         fprintf(f, "%" PRIu64, x->cwnd_bytes);
     fputc(',', f);
@@ -377,11 +434,31 @@ static void write_host_row(const struct sim *s, struct ts_run *t, struct ts_host
 static void look(struct sim *s, struct ts_run *t, bool every)
 {
     watch_new_flows(s, t);
+    uint32_t kept = 0;
     for (uint32_t i = 0; i < t->n_w; i++) {
         struct ts_watch *w = &t->w[i];
         const struct flow *f = &s->flows[w->fi];
-        if (f->state == FLOW_WAITING || w->done_written)
+        if (w->retired) {
+            /* --stream recycled its slot (ts_flow_retire kept its state):
+             * its last row, as the slot would have given it */
+            if (w->rows && !w->done_written && (every || !w->written || !same_sample(&w->final, &w->last)))
+                write_flow_row(s, t, w, &w->final);
             continue;
+        }
+        invariant(f->state != FLOW_FREE && f->ordinal == w->ordinal, "slot %u was recycled behind the time series",
+                  w->fi);
+        t->w[kept++] = *w;
+        w = &t->w[kept - 1];
+        if (f->state == FLOW_WAITING)
+            continue;
+        if (w->done_written || (!w->rows && f->state == FLOW_DONE)) {
+            /* nothing more to record: its last row is written and its
+             * receiver has every byte (the sender holds every ACK) */
+            if (!w->feeds_host || w->delivered_seen == w->size_bytes) {
+                kept--;
+                continue;
+            }
+        }
         struct flow_sample x;
         flow_sample_of(s, w->fi, &x);
         if (w->feeds_host) {
@@ -390,7 +467,7 @@ static void look(struct sim *s, struct ts_run *t, bool every)
             t->hosts[t->host_slot[f->dst]].delivered += x.delivered_bytes - w->delivered_seen;
             w->delivered_seen = x.delivered_bytes;
         }
-        if (!w->rows)
+        if (!w->rows || w->done_written)
             continue;
         if (every || !w->written || !same_sample(&x, &w->last)) {
             write_flow_row(s, t, w, &x);
@@ -400,6 +477,7 @@ static void look(struct sim *s, struct ts_run *t, bool every)
                 w->done_written = true;
         }
     }
+    t->n_w = kept;
     for (uint32_t i = 0; i < t->n_ports; i++) {
         struct ts_port_rec r;
         port_rec_of(s, t->ports[i], &r);
@@ -425,12 +503,6 @@ static void check_indices(const struct ts_select *sel, const char *flag, const c
         if (sel->range[i][1] >= n)
             die_input("%s: %s %u does not exist (this run has %s 0 to %u)", flag, what, sel->range[i][1], what,
                       n - 1);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 /* Flow ids name flows of the matrix (flows.csv flow_id); in an open-loop
@@ -505,6 +577,7 @@ void ts_setup(struct sim *s)
     struct ts_run *t = xcalloc(1, sizeof *t);
     t->cfg = c;
     t->change = c->change;
+    t->msg_col = s->cm_has_msgs;
     t->n_classes = s->cfg.n_classes;
     /* default: one sample per base RTT (the network's largest unloaded RTT) */
     t->interval_ps = c->change ? 0 : c->interval_given ? c->interval_ps : s->base_rtt_ps;
@@ -556,7 +629,8 @@ void ts_attach(struct ts_run *t, FILE *flows, FILE *ports, FILE *hosts)
     t->out[1] = ports;
     t->out[2] = hosts;
     if (flows)
-        fputs("time_us,flow_id,cwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes\n", flows);
+        fprintf(flows, "time_us,flow_id,%scwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes\n",
+                t->msg_col ? "msg," : "");
     if (ports) {
         fputs("time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops", ports);
         /* the extra data classes of --classes N, as queues.csv adds them */
@@ -594,6 +668,29 @@ void ts_sample_event(struct sim *s)
         sim_at(s, next, EV_TS_SAMPLE, 0);
 }
 
+void ts_flow_retire(struct sim *s, uint32_t fi)
+{
+    struct ts_run *t = s->ts;
+    watch_new_flows(s, t); /* it may be newer than the last look */
+    if (t->n_cand == t->cap_cand) {
+        t->cap_cand = t->cap_cand ? 2 * t->cap_cand : 64;
+        t->cand = xrealloc(t->cand, t->cap_cand * sizeof *t->cand);
+    }
+    t->cand[t->n_cand++] = fi;
+    for (uint32_t i = 0; i < t->n_w; i++) {
+        struct ts_watch *w = &t->w[i];
+        if (w->fi != fi || w->retired || s->flows[fi].ordinal != w->ordinal)
+            continue;
+        flow_sample_of(s, fi, &w->final);
+        if (w->feeds_host) {
+            t->hosts[t->host_slot[w->dst]].delivered += w->final.delivered_bytes - w->delivered_seen;
+            w->delivered_seen = w->final.delivered_bytes;
+        }
+        w->retired = true;
+        return;
+    }
+}
+
 void ts_after_event(struct sim *s)
 {
     struct ts_run *t = s->ts;
@@ -629,6 +726,7 @@ void ts_free(struct sim *s)
     if (!t)
         return;
     free(t->w);
+    free(t->cand);
     free(t->ports);
     free(t->port_last);
     free(t->port_written);

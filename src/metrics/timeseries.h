@@ -70,6 +70,9 @@ void ts_setup(struct sim *s);
 void ts_attach(struct ts_run *t, FILE *flows, FILE *ports, FILE *hosts);
 /* The EV_TS_SAMPLE event. */
 void ts_sample_event(struct sim *s);
+/* --stream is about to recycle flow fi's slot (a finished message): its
+ * last state is kept for its last row and its host's delivered bytes. */
+void ts_flow_retire(struct sim *s, uint32_t fi);
 /* Change mode: after every event of the run (the second event loop). */
 void ts_after_event(struct sim *s);
 /* After the run: the final sample at the run's end (when inside the
