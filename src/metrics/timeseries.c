@@ -447,8 +447,9 @@ static void look(struct sim *s, struct ts_run *t, bool every)
         }
         invariant(f->state != FLOW_FREE && f->ordinal == w->ordinal, "slot %u was recycled behind the time series",
                   w->fi);
-        t->w[kept++] = *w;
-        w = &t->w[kept - 1];
+        if (kept != i)
+            t->w[kept] = *w; /* closing the gaps of dropped watches */
+        w = &t->w[kept++];
         if (f->state == FLOW_WAITING)
             continue;
         if (w->done_written || (!w->rows && f->state == FLOW_DONE)) {
