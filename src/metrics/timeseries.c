@@ -318,11 +318,12 @@ static void watch_new_flows(struct sim *s, struct ts_run *t)
     uint32_t first_new = t->n_w;
     if (t->n_cand) {
         qsort(t->cand, t->n_cand, sizeof *t->cand, cmp_u32);
-        uint32_t still_free = 0;
+        uint32_t still_free = 0, prev = UINT32_MAX;
         for (uint32_t k = 0; k < t->n_cand; k++) {
             uint32_t fi = t->cand[k];
-            if (k && fi == t->cand[k - 1])
+            if (fi == prev)
                 continue; /* freed twice since the last look */
+            prev = fi;
             if (s->flows[fi].state == FLOW_FREE)
                 t->cand[still_free++] = fi; /* not reused yet */
             else
@@ -332,7 +333,8 @@ static void watch_new_flows(struct sim *s, struct ts_run *t)
     }
     for (uint32_t fi = t->flows_seen; fi < s->n_flows; fi++)
         consider(s, t, fi);
-    qsort(t->w + first_new, t->n_w - first_new, sizeof *t->w, cmp_watch_ordinal);
+    if (t->n_w > first_new + 1)
+        qsort(t->w + first_new, t->n_w - first_new, sizeof *t->w, cmp_watch_ordinal);
     t->flows_seen = s->n_flows;
     t->msgs_seen = s->n_msgs;
 }
