@@ -345,6 +345,8 @@ static void flow_sample_of(const struct sim *s, uint32_t fi, struct flow_sample 
     const struct flow *f = &s->flows[fi];
     if (f->tp && f->tp->sample && f->tp_state)
         f->tp->sample(s, fi, out);
+    else if (f->tp && f->tp->rcv_payload_bytes)
+        out->delivered_bytes = f->tp->rcv_payload_bytes(s, fi); /* Homa, SIRD: delivered bytes only */
 }
 
 static void port_rec_of(const struct sim *s, uint32_t pi, struct ts_port_rec *r)
