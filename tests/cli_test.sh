@@ -905,6 +905,8 @@ if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/fac
     done
 else
     skip "Homa/DCTCP/Swift on sird_balanced_144.topo: experiments/ or the workloads are not here"
+fi
+
 # Time series (--ts-*): bad flags are one line naming the flag; files appear
 # only when asked; a fixed seed gives the same bytes; every change of the
 # incast's bottleneck reaches exactly the peak queues.csv reports.
@@ -999,6 +1001,15 @@ if [ "$rc" -eq 0 ] && head -n 1 "$T/ts7/ts_flows.csv" | grep -q '^time_us,flow_i
     ok "ts: messages over connections: msg column, both messages of connection 7, 1.2 MB delivered to host 2"
 else
     fail "ts: messages: exit $rc, $(head -c 200 "$T/ts7/ts_flows.csv" | tr '\n' '|')"
+fi
+
+# Homa and SIRD have no sample(): their rows carry the delivered bytes they report.
+run -tm "$T/inc2.cm" --transport homa -mtu 1500 -q inf --out "$T/ts8" --ts-flows all --ts-hosts 2
+if [ "$rc" -eq 0 ] && [ "$(tail -n 1 "$T/ts8/ts_hosts.csv" | cut -d, -f3)" = 4000000 ] &&
+    [ "$(awk -F, 'NR > 1 && $6 == 2000000' "$T/ts8/ts_flows.csv" | wc -l)" -eq 2 ]; then
+    ok "ts: Homa incast: each flow's last row delivered 2 MB, host 2 got 4 MB"
+else
+    fail "ts: Homa: exit $rc, $(tail -n 1 "$T/ts8/ts_hosts.csv" 2>/dev/null)"
 fi
 
 [ "$nfail" -eq 0 ]
