@@ -307,6 +307,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* open-loop arrivals: each host's first, after the transports exist */
     if (open_loop)
         poisson_setup(s, &poisson);
+    ts_setup(s); /* time series: nothing unless --ts-* selects something */
     /* legal (a matrix written for a longer run) but surely worth a word:
      * such connections are reported unfinished, as failures after -end are
      * reported not to happen */
@@ -466,10 +467,12 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void sim_run(struct sim *s)
+/* The event loop. `ts_each_event` is a constant at each call: sim_run
+ * calls it with true only for time series in change mode, so the loop every
+ * other run executes has no per-event hook at all. */
+static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool progress, bool ts_each_event)
 {
     struct event ev;
-    bool progress = s->cfg.progress && isatty(STDERR_FILENO);
     double wall_start = wall_seconds(), last_print = wall_start;
     bool printed = false;
     while (!s->stop && s->eq.count) {
@@ -524,9 +527,14 @@ void sim_run(struct sim *s)
         case EV_PFC:
             pfc_event(s, ev.id, ev.aux);
             break;
+        case EV_TS_SAMPLE:
+            ts_sample_event(s);
+            break;
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
+        if (ts_each_event)
+            ts_after_event(s);
 #ifdef SPRAYSIM_CHECKS
         if (s->events_processed % CENSUS_EVENTS == 0)
             check_packet_conservation(s);
@@ -546,6 +554,13 @@ void sim_run(struct sim *s)
             }
         }
     }
+    return printed;
+}
+
+void sim_run(struct sim *s)
+{
+    bool progress = s->cfg.progress && isatty(STDERR_FILENO);
+    bool printed = s->ts && s->cfg.ts.change ? run_events(s, progress, true) : run_events(s, progress, false);
     if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
@@ -562,6 +577,7 @@ void sim_run(struct sim *s)
 void sim_free(struct sim *s)
 {
     flowstream_free(s);
+    ts_free(s);
     poisson_free(s);
     transport_free(s);
     failures_free(s);

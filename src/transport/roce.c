@@ -526,6 +526,42 @@ static void roce_counters(const struct sim *s, uint32_t fi, uint64_t *out)
     out[2] = r ? r->cnps_received : 0;
 }
 
+/* Time series: the pacing rate (DCQCN's current rate, TIMELY's, HPCC's
+ * W/T, or the line rate without rate control), HPCC's window W, TIMELY's
+ * latest RTT sample; in flight: the wire bytes of the packets sent and not
+ * yet acknowledged in order; delivered: the payload of the packets the
+ * receiver holds in order. */
+static void roce_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    const struct roce_flow *r = f->tp_state;
+    if (!r)
+        return;
+    out->has_rate = true;
+    out->rate_mbps = s->cfg.dcqcn_k_pkts ? r->dc.rc_mbps
+                     : s->cfg.timely   ? r->tm.rate_mbps
+                     : r->hp           ? hpcc_rate_mbps(r->hp)
+                                       : (double)s->cfg.linkspeed_mbps;
+    if (r->hp) {
+        out->has_cwnd = true;
+        out->cwnd_bytes = (uint64_t)r->hp->w_bytes;
+    }
+    if (s->cfg.timely && r->tm.prev_rtt_us > 0) {
+        out->has_rtt = true;
+        out->rtt_ps = (simtime_ps)(r->tm.prev_rtt_us * PS_PER_US + 0.5);
+    }
+    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    uint32_t sent = r->highest_sent, acked = r->acked < sent ? r->acked : sent;
+    out->has_in_flight = f->state != FLOW_WAITING;
+    out->in_flight_bytes = (uint64_t)(sent - acked) * s->cfg.mtu_bytes;
+    if (sent == f->n_pkts && sent > acked)
+        out->in_flight_bytes -= mss - f->last_payload_bytes;
+    uint32_t got = r->rcv_next < f->n_pkts ? r->rcv_next : f->n_pkts;
+    out->delivered_bytes = (uint64_t)got * mss;
+    if (got == f->n_pkts && got)
+        out->delivered_bytes -= mss - f->last_payload_bytes;
+}
+
 const struct transport_ops transport_roce_ops = {
     .name = "roce",
     .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (selective repeat with "
@@ -544,4 +580,5 @@ const struct transport_ops transport_roce_ops = {
     .default_queue_pkts = ROCE_DEFAULT_QUEUE_PKTS,
     .min_rto_base_ps = ROCE_MIN_RTO_PS,
     .ecn_only_when_given = true,
+    .sample = roce_sample,
 };
