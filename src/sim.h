@@ -20,12 +20,12 @@ enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
     EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
     EV_FLOW_START = 3,   /* id = flow */
-    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind */
+    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind, the slot's generation above bit 16 */
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
     EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
-    EV_PFC = 10,
-    EV_FLOW_RETIRE = 11, /* id = flow: a finished message's slot is recycled (--stream) */         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
     EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
 };
 
