@@ -232,6 +232,7 @@ struct sim {
     struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
+    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
     struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 

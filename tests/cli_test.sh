@@ -815,6 +815,19 @@ else
     fail "messages over connections: rc $rc, header $(head -n 1 "$T/msgout/flows.csv" | cut -d, -f1-3), rows $f1 / $s2"
 fi
 bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
+bad "--cc dcqcn without RoCE" "--cc dcqcn: a rate control of RoCE's: give --transport roce" -tm "$M/one.cm" --cc dcqcn -dcqcn 10
+bad "--cc dcqcn without -dcqcn K" "--cc dcqcn: give -dcqcn K" -tm "$M/one.cm" --transport roce --cc dcqcn
+# RoCE's rate controls by name are their flags
+for rc in "timely:-timely" "hpcc:-hpcc" "dcqcn:-dcqcn 10"; do
+    name=${rc%%:*} flag=${rc#*:}
+    run -tm "$M/incast.cm" --transport roce --cc "$name" $( [ "$name" = dcqcn ] && echo "-dcqcn 10" ) -end 3000 --out "$T/rc_name"
+    run -tm "$M/incast.cm" --transport roce $flag -end 3000 --out "$T/rc_flag"
+    if [ "$rc" -eq 0 ] && cmp -s "$T/rc_name/flows.csv" "$T/rc_flag/flows.csv" && cmp -s "$T/rc_name/queues.csv" "$T/rc_flag/queues.csv"; then
+        ok "--transport roce --cc $name runs as $flag"
+    else
+        fail "--transport roce --cc $name differs from $flag (rc $rc)"
+    fi
+done
 bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off
 bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
 bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order

@@ -671,6 +671,24 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         bad(&x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
         return OPTIONS_ERROR;
     }
+    /* RoCE's rate controls by name: --cc dcqcn|timely|hpcc is -dcqcn K,
+     * -timely, -hpcc; the window algorithm of any other transport's
+     * connections then stays the default */
+    const struct cc_ops *named = cc_find(cfg->cc_name);
+    if (named && named->rate_based) {
+        if (strcmp(cfg->transport_name, "roce")) {
+            bad(&x, "--cc %s: a rate control of RoCE's: give --transport roce", cfg->cc_name);
+            return OPTIONS_ERROR;
+        }
+        if (named == &cc_dcqcn_ops && !cfg->dcqcn_k_pkts) {
+            bad(&x, "--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
+            return OPTIONS_ERROR;
+        }
+        cfg->timely |= named == &cc_timely_ops;
+        cfg->hpcc |= named == &cc_hpcc_ops;
+        cfg->cc_name = "nscc";
+        cfg->cc_given = false;
+    }
     if (cfg->paths == 1 && strcmp(cfg->lb_name, "single") && strcmp(cfg->lb_name, "ecmp"))
         cfg->lb_name = "single"; /* one entropy value: every balancer degenerates to one path */
     return OPTIONS_RUN;
