@@ -14,17 +14,19 @@
 #include "workload/cm.h"
 #include "cc/cc.h"
 #include "topo/failures.h"
+#include "metrics/timeseries.h"
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
     EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
     EV_FLOW_START = 3,   /* id = flow */
-    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind */
+    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind, the slot's generation above bit 16 */
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
     EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
-    EV_PFC = 10,
-    EV_FLOW_RETIRE = 11, /* id = flow: a finished message's slot is recycled (--stream) */         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
+    EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
 };
 
 enum routing_mode {
@@ -132,6 +134,7 @@ struct config {
     bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
     const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
     unsigned n_sird_opts;
+    struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
 };
 
 void config_defaults(struct config *c);
@@ -238,7 +241,9 @@ struct sim {
     struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
+    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
+    struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 
     struct sim_totals tot;
     uint64_t events_processed;

@@ -128,6 +128,13 @@ void options_usage(FILE *out)
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
             "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
             "                        RESUME anywhere, and stop (default 500)\n"
+            "  --ts-flows LIST|all   time series of these flows (flows.csv flow_id; e.g. 0,3,8-15): window or\n"
+            "                        rate, RTT, delivered and in-flight bytes -> ts_flows.csv (needs --out)\n"
+            "  --ts-ports LIST|all   time series of these ports' queues (queues.csv port) -> ts_ports.csv\n"
+            "  --ts-hosts LIST|all   time series of these hosts' delivered bytes and goodput -> ts_hosts.csv\n"
+            "  --ts-interval US|change  sample every US (default: the base RTT), or at every change\n"
+            "  --ts-window START:END time series only between START and END us (default: the whole run)\n"
+            "  --ts-max-mb MB        refuse a time series estimated above MB megabytes (default 512)\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
@@ -192,6 +199,7 @@ void options_free(struct config *cfg)
     for (unsigned i = 0; i < cfg->n_cc_opts; i++)
         free((char *)cfg->cc_opts[i].name);
     cfg->n_cc_opts = 0;
+    ts_config_free(&cfg->ts);
 }
 
 /* --class-opt K:NAME=VALUE: an option of extra data class K (2..7). A
@@ -643,6 +651,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--class-opt")) {
             TAKE();
             parse_class_opt(&x, cfg, v);
+        } else if (ts_is_flag(arg)) { /* --ts-*: time series (metrics/timeseries.c) */
+            TAKE();
+            if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
+                x.failed = true;
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }
@@ -668,6 +680,24 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     if (cfg->mtu_bytes <= cfg->hdr_bytes) {
         bad(&x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
         return OPTIONS_ERROR;
+    }
+    /* RoCE's rate controls by name: --cc dcqcn|timely|hpcc is -dcqcn K,
+     * -timely, -hpcc; the window algorithm of any other transport's
+     * connections then stays the default */
+    const struct cc_ops *named = cc_find(cfg->cc_name);
+    if (named && named->rate_based) {
+        if (strcmp(cfg->transport_name, "roce")) {
+            bad(&x, "--cc %s: a rate control of RoCE's: give --transport roce", cfg->cc_name);
+            return OPTIONS_ERROR;
+        }
+        if (named == &cc_dcqcn_ops && !cfg->dcqcn_k_pkts) {
+            bad(&x, "--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
+            return OPTIONS_ERROR;
+        }
+        cfg->timely |= named == &cc_timely_ops;
+        cfg->hpcc |= named == &cc_hpcc_ops;
+        cfg->cc_name = "nscc";
+        cfg->cc_given = false;
     }
     if (cfg->paths == 1 && strcmp(cfg->lb_name, "single") && strcmp(cfg->lb_name, "ecmp"))
         cfg->lb_name = "single"; /* one entropy value: every balancer degenerates to one path */

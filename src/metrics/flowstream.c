@@ -132,6 +132,8 @@ void flowstream_retire(struct sim *s, uint32_t fi, uint32_t gen_then)
         return;
     }
     invariant(f->streamed && fi >= s->n_flows_matrix, "flow %u recycled before its row was kept", fi);
+    if (s->ts)
+        ts_flow_retire(s, fi); /* time series: the message's last state, before its slot goes */
     f->tp->flow_release(s, fi);
     uint16_t gen = (uint16_t)(f->gen + 1);
     memset(f, 0, sizeof *f);

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static simtime_ps path_latency_ps(const struct topo *t, uint32_t hops)
 {
@@ -693,16 +694,31 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
             sb_printf(b, ", \"hpcc\": true");
         sb_printf(b, "},\n");
     }
+    if (s->ts) { /* only then, so other runs keep their summary */
+        struct ts_totals tt;
+        ts_totals(s->ts, &tt);
+        sb_printf(b, "  \"timeseries\": {\"interval_us\": ");
+        if (tt.change)
+            sb_printf(b, "\"change\"");
+        else
+            sb_printf(b, "%.6f", (double)tt.interval_ps / PS_PER_US);
+        sb_printf(b, ", \"estimate_bytes\": %llu, \"rows_flows\": %llu, \"rows_ports\": %llu, \"rows_hosts\": %llu},\n",
+                  (unsigned long long)tt.estimate_bytes, (unsigned long long)tt.rows_flows,
+                  (unsigned long long)tt.rows_ports, (unsigned long long)tt.rows_hosts);
+    }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }
 
 /* Every file a run may write (switches.csv only with --switch-stats): a
  * directory holding only these is one spraysim may replace. */
-static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json", NULL};
+static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json",
+                                           "ts_flows.csv", "ts_ports.csv", "ts_hosts.csv", NULL};
+static const char *const ts_names[] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
 
 struct report_out {
     struct outdir *dir;
+    FILE *ts[3]; /* time-series streams in the staging directory (NULL when not selected) */
 };
 
 struct report_out *report_out_prepare(const char *dir)
@@ -711,7 +727,7 @@ struct report_out *report_out_prepare(const char *dir)
     struct outdir *d = outdir_prepare(dir, output_names, err, sizeof err);
     if (!d)
         die_input("%s", err);
-    struct report_out *o = xmalloc(sizeof *o);
+    struct report_out *o = xcalloc(1, sizeof *o);
     o->dir = d;
     return o;
 }
@@ -719,6 +735,28 @@ struct report_out *report_out_prepare(const char *dir)
 const char *report_out_path(struct report_out *o, const char *name)
 {
     return outdir_file_path(o->dir, name);
+}
+
+void report_out_attach_ts(struct report_out *o, struct sim *s)
+{
+    if (!s->ts)
+        return;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!ts_file_selected(s->ts, i))
+            continue;
+        const char *path = outdir_file_path(o->dir, ts_names[i]);
+        if (!path || !(o->ts[i] = fopen(path, "w")))
+            die_internal("cannot write %s: %s", path ? path : ts_names[i], strerror(errno));
+        setvbuf(o->ts[i], NULL, _IOFBF, 1 << 20); /* rows are small: write in large blocks */
+    }
+    ts_attach(s->ts, o->ts[0], o->ts[1], o->ts[2]);
+}
+
+/* Flushes, syncs and closes a time-series file; false when any write failed. */
+static bool ts_stream_close(FILE *f)
+{
+    bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    return fclose(f) == 0 && ok;
 }
 
 static void write_or_die(struct report_out *o, const char *name, const struct strbuf *b)
@@ -732,6 +770,12 @@ static void write_or_die(struct report_out *o, const char *name, const struct st
 
 void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r)
 {
+    for (unsigned i = 0; i < 3; i++)
+        if (o->ts[i] && !ts_stream_close(o->ts[i])) {
+            int e = errno;
+            outdir_abort(o->dir);
+            die_internal("cannot write %s: %s", ts_names[i], strerror(e));
+        }
     struct strbuf b;
     sb_init(&b);
     if (!s->fstream) { /* else streamed into the staging directory (flowstream.c) */

@@ -895,6 +895,21 @@ static void eqds_timer(struct sim *s, uint32_t fi, uint32_t kind)
     }
 }
 
+/* Time series: the --cc window when it applies (-sender_cc), EQDS's own
+ * smoothed RTT (srtt, the 1/8 moving average it paces its RTSs by; it
+ * starts at the minimum RTO), in-flight and delivered bytes as UET counts
+ * them. */
+static void eqds_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    const struct eqds_flow *e = f->tp_state;
+    if (!e)
+        return;
+    uet_sample_seq(s, f, &e->seq, s->eqds->window, out);
+    out->has_rtt = f->state != FLOW_WAITING;
+    out->rtt_ps = e->srtt_ps;
+}
+
 const struct transport_ops transport_eqds_ops = {
     .name = "eqds",
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
@@ -911,4 +926,5 @@ const struct transport_ops transport_eqds_ops = {
     .default_queue_pkts = EQDS_DEFAULT_QUEUE_PKTS,
     .min_rto_base_ps = EQDS_RTO_BASE_PS,
     .ecn_only_when_given = true,
+    .sample = eqds_sample,
 };

@@ -20,6 +20,18 @@ struct sim;
 struct packet;
 struct flow;
 
+/* What a transport knows of one flow at an instant, for time series
+ * (src/metrics/timeseries.h). A field it does not know keeps its has_ flag
+ * false. Reading it never changes the flow. */
+struct flow_sample {
+    bool has_cwnd, has_rate, has_rtt, has_in_flight;
+    uint64_t cwnd_bytes;      /* the sender's window */
+    double rate_mbps;         /* the sender's pacing rate (rate-based control) */
+    simtime_ps rtt_ps;        /* the latest RTT the sender knows (see each transport's sample()) */
+    uint64_t in_flight_bytes; /* wire bytes sent and not yet acknowledged */
+    uint64_t delivered_bytes; /* payload bytes the receiver holds, duplicates excluded */
+};
+
 struct transport_ops {
     const char *name;
     const char *description;
@@ -87,6 +99,9 @@ struct transport_ops {
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;
+    /* Time series (optional, NULL: the flow's rows have delivered bytes
+     * only, counted as 0): fills *out for flow fi. */
+    void (*sample)(const struct sim *s, uint32_t fi, struct flow_sample *out);
 };
 
 extern const struct transport_ops transport_uet_ops;

@@ -298,6 +298,43 @@ static void uet_counters(const struct sim *s, uint32_t fi, uint64_t *out)
     memcpy(out, v, sizeof v);
 }
 
+/* Time series: the window the CC holds (none once the flow has finished and
+ * freed it, or under receiver credit alone), the pacing rate when the CC
+ * paces (Swift below one packet), and RACK's RTT (RFC 8985 Sec. 6.2) from
+ * what the sender already keeps: its latest ACK's arrival minus the latest
+ * send time among the packets acknowledged so far (sent once). For an ACK
+ * of in-order data this is that ACK's own RTT sample; no per-ACK work is
+ * added for it. Delivered: the distinct wire bytes the receiver holds less
+ * their headers. */
+void uet_sample_seq(const struct sim *s, const struct flow *f, const struct uet_flow *q, bool window,
+                    struct flow_sample *out)
+{
+    if (f->cc_state && window) {
+        const struct cc_window *w = f->cc_state;
+        out->has_cwnd = true;
+        out->cwnd_bytes = w->cwnd_bytes;
+        if (w->pacing_gap_ps) {
+            out->has_rate = true;
+            out->rate_mbps = (double)s->cfg.mtu_bytes * 8e6 / (double)w->pacing_gap_ps;
+        }
+    }
+    if (q->last_ack_ps) {
+        out->has_rtt = true;
+        out->rtt_ps = q->last_ack_ps - q->rack_time_ps;
+    }
+    if (f->state != FLOW_WAITING) {
+        out->has_in_flight = true;
+        out->in_flight_bytes = q->in_flight_bytes;
+    }
+    out->delivered_bytes = q->rcv_bytes - (uint64_t)q->rcv_pkts * s->cfg.hdr_bytes;
+}
+
+static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    uet_sample_seq(s, f, uet_of(f), uet_window_on(s, f), out);
+}
+
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
@@ -315,4 +352,5 @@ const struct transport_ops transport_uet_ops = {
     .n_counters = sizeof uet_counter_names / sizeof uet_counter_names[0],
     .counter_names = uet_counter_names,
     .counters = uet_counters,
+    .sample = uet_sample,
 };

@@ -89,6 +89,12 @@ static inline struct uet_flow *uet_of(const struct flow *f)
  * EQDS keeps inside its flow state). */
 void uet_free_sender_state(struct flow *f, struct uet_flow *q);
 
+/* A time-series sample of a flow whose sequence state is q (UET's own or
+ * EQDS's); `window`: the CC's window applies to it. */
+struct flow_sample;
+void uet_sample_seq(const struct sim *s, const struct flow *f, const struct uet_flow *q, bool window,
+                    struct flow_sample *out);
+
 /* A UET flow's receiver-side credit state (for tests); receiver credit on. */
 struct pull_client *uet_credit_client(const struct flow *f);
 
