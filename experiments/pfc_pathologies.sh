@@ -149,6 +149,7 @@ run valley_nofail $ROCE $VT -tm "$WORK/valley.cm" -end 20000
 run valley_pfc $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 --reroute bounce \
     --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
 run valley_pfc_2000 $ROCE $VT -tm "$WORK/valley.cm" -end 2000 --detect-us 50 --reroute bounce --pfc-deadlock-us 1000000000 \
+    --ts-flows all --ts-interval 100 \
     --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
 run valley_pfc_20000 $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 --reroute bounce --pfc-deadlock-us 1000000000 \
     --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
@@ -563,6 +564,50 @@ w("the ring can move: no PAUSE or RESUME after %.3f us, and the detector reports
 w("Throughput stops with it: with the detector off the fabric has delivered %d data packets at 2000 us" % d2["packets"]["data_delivered"])
 w("and %d at 20000 us (%d when the detector stopped the run at %.1f us); flows finished: %d of 8." % (
     d20["packets"]["data_delivered"], sv["packets"]["data_delivered"], sv["run"]["simulated_us"], d20["flows"]["finished"]))
+# delivered bytes per flow over time (ts_flows.csv of valley_pfc_2000; a finished flow has no more rows)
+ts = {}
+with open(os.path.join(work, "valley_pfc_2000", "ts_flows.csv")) as f:
+    for r in csv.DictReader(f):
+        ts[(round(float(r["time_us"])), int(r["flow_id"]))] = int(r["delivered_bytes"])
+f2k = vruns["valley_pfc_2000"][0]
+w("")
+w("Delivered MB per flow over time with the detector off (`--ts-flows all --ts-interval 100` on the")
+w("`-end 2000` run, `ts_flows.csv`; \"done\" once the flow has finished):")
+w("")
+times = [200, 300, 400, 500, 600, 700, 800, 1000, 1500, 2000]
+w("| flow | " + " | ".join("%d us" % t for t in times) + " |")
+w("|---|" + "---|" * len(times))
+for k in range(1, 9):
+    cells = []
+    for t in times:
+        v = ts.get((t, k))
+        fin = f2k[k]["finish_us"]
+        cells.append("%.2f" % (v / 1e6) if v is not None else ("done" if fin and float(fin) <= t else "-"))
+    w("| %d | %s |" % (k, " | ".join(cells)))
+fin5 = [k for k in range(1, 9) if f2k[k]["finish_us"]]
+w("")
+stuck = [k for k in range(1, 9) if not f2k[k]["finish_us"]]
+last_move = max(max([t for t in range(0, 2001, 100) if (t, k) in ts and ts[(t, k)] != ts[(2000, k)]] + [0]) + 100
+                for k in stuck)
+ring_flows = sorted(k for k in range(1, 9) if set(paths[k]) & set(cycle))
+others = [k for k in stuck if k not in ring_flows]
+def paused_on(k):
+    # ports of its path paused for at least the whole deadlock (from its start to the stop)
+    frozen = sv["run"]["simulated_us"] - sv["pfc"]["deadlock_since_us"]
+    return [h for h in paths[k] if h in byname and byname[h]["node_kind"] != "host" and float(byname[h]["pfc_paused_us"]) >= frozen]
+pp_ = sorted(set(h for k in others for h in paused_on(k)))
+w("Flows %s cross the ring. %s %s not, but %s behind ring traffic in paused switch ports shared with it (%s, paused" % (
+    ", ".join(str(k) for k in ring_flows), "Flows " + " and ".join(str(k) for k in others) if len(others) > 1 else
+    "Flow %s" % others[0] if others else "No other flow", "do" if len(others) != 1 else "does",
+    "wait" if len(others) != 1 else "waits", ", ".join("`%s`" % h for h in pp_)))
+w("from the deadlock's start to the stop): head-of-line blocking, as in section 1. The unfinished flows (%s) deliver nothing after %d us (the last" % (
+    ", ".join(str(k) for k in stuck), last_move))
+w("100 us sample at which any of them still grew, up to 2000 us).")
+w("%s, whose path (`%s`) crosses none of the ring's ports and none of those paused, finishes at %s us. From then on" % (
+    ", ".join("Flow %d" % k for k in fin5), " ".join(paths[fin5[0]]) if fin5 else "-",
+    ", ".join(fnum(f2k[k]["finish_us"]) for k in fin5)))
+w("the fabric delivers nothing at all.")
+w("")
 su, sl = vruns["valley_updown"][2], vruns["valley_lossy"][2]
 w("The same failures with up-down routing deadlock nothing (`pfc.deadlock` %s), but ToRs 0 and 1 are cut" % str(su["pfc"]["deadlock"]).lower())
 fu = vruns["valley_updown"][0]
