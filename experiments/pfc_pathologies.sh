@@ -12,12 +12,15 @@
 #      the storm's load (no deadlock); two link failures in a leaf-spine with
 #      valley rerouting (--reroute bounce), which closes a cycle of PFC
 #      buffer dependencies and deadlocks, against the same workload with
-#      up-down routing or without PFC; the detector on a slow fabric.
+#      up-down routing or without PFC; the same at scale (a 128-host
+#      permutation under random link failures); the detector on a slow
+#      fabric.
 # Writes experiments/pfc_pathologies.md; every number in it comes from
 # this run. Takes a few seconds.
 #   sh experiments/pfc_pathologies.sh   (from the project root, after make)
 set -u
 SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+SHARED=${SHARED:-../shared}
 PY=${PY:-/usr/bin/python3}
 OUT=${OUT:-experiments/pfc_pathologies.md}
 [ -x "$SPRAYSIM" ] || { echo "pfc_pathologies.sh: $SPRAYSIM not found; run make first" >&2; exit 1; }
@@ -163,6 +166,17 @@ for k in 1 2 3 4 5 6 7 8; do
     run valley_path_$k $ROCE $VT -tm "$WORK/valley_$k.cm" -end 20000 --detect-us 0 --reroute bounce \
         --fail "link tor0 spine1 down" --fail "link tor1 spine0 down"
 done
+# At scale: seed 004's random failures (each inter-switch link down from
+# t=0 with probability P, known at once) under htsim's 128-host
+# permutation, RoCE one path per connection, up-down routing against
+# --reroute bounce (and bounce without PFC at the largest P).
+cp "$SHARED/data/htsim/matrices/perm_128n_128c_2MB.cm" "$WORK/perm128.cm" ||
+    { echo "pfc_pathologies.sh: $SHARED/data/htsim/matrices/perm_128n_128c_2MB.cm not found (set SHARED)" >&2; exit 1; }
+for p in 0.1 0.2 0.3 0.4; do
+    run rand_${p}_updown $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures $p
+    run rand_${p}_bounce $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures $p --reroute bounce
+done
+run rand_0.4_bounce_lossy $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures 0.4 --reroute bounce --pfc off
 # The detector on a slow fabric: two flows crossing in pod 0 (host 2 ->
 # host 0 and host 1 -> host 3) towards two host links degraded to 0.5 Gb/s.
 # Every flow progresses (a packet every 66 us at the slow links) while the
@@ -619,6 +633,42 @@ w("learnt; no pause to freeze). The cycle")
 w("needs both the valley, which makes a down -> up dependency, and PFC, which turns a full buffer into a")
 w("wait instead of a drop. This is the trade the papers describe: valley rerouting restores connectivity")
 w("that up-down routing loses, and under PFC it can lock the fabric.")
+w("")
+w("**At scale.** htsim's 128-host permutation (`perm_128n_128c_2MB.cm`, 2 MB per host, default k = 8 tree)")
+w("with seed 004's random failures (`--random-failures P`: each of the 256 inter-switch links down from")
+w("t = 0 with probability P, known at once), RoCE with PFC, one path per connection:")
+w("")
+w("| P | links down | up-down: flows finished | `--reroute bounce`: flows finished | valleys | pfc.deadlock with `--reroute bounce` (up-down: never) |")
+w("|---|---|---|---|---|---|")
+assert not any(rd("rand_%s_updown" % pr)[2]["pfc"]["deadlock"] for pr in ("0.1", "0.2", "0.3", "0.4"))
+for pr in ("0.1", "0.2", "0.3", "0.4"):
+    _, _, a_, _ = rd("rand_%s_updown" % pr)
+    _, _, b_, _ = rd("rand_%s_bounce" % pr)
+    pf = b_["pfc"]
+    w("| %s | %d | %d of %d | %d of %d | %d | %s |" % (pr, b_["network"]["random_failed_links"], a_["flows"]["finished"],
+        a_["flows"]["total"], b_["flows"]["finished"], b_["flows"]["total"], b_["reroute"]["valleys"],
+        ("**true**: a cycle of %d ports since %.1f us" % (pf["deadlock_cycle_ports"], pf["deadlock_since_us"])) if pf["deadlock"]
+        else "false"))
+_, _, c_, _ = rd("rand_0.4_bounce_lossy")
+_, _, a4, _ = rd("rand_0.4_updown")
+w("")
+R = {pr: (rd("rand_%s_updown" % pr)[2], rd("rand_%s_bounce" % pr)[2]) for pr in ("0.1", "0.2", "0.3", "0.4")}
+def ftext(name):
+    with open(os.path.join(work, name, "flows.csv")) as f:
+        return f.read()
+same01 = ftext("rand_0.1_updown") == ftext("rand_0.1_bounce")
+tiers4 = sorted(set("".join(c for c in end if not c.isdigit()) for port in R["0.4"][1]["pfc"].get("deadlock_cycle", [])
+                    for end in port.split("->")))
+w("At P = 0.1 no switch on the workload's paths runs out of up-down ways, so the option never acts (%d valleys; flows.csv %s)." % (
+    R["0.1"][1]["reroute"]["valleys"], "byte-identical to up-down routing's" if same01 else "differs from up-down routing's"))
+w("At P = 0.2 and 0.3 up-down routing strands the flows whose ToRs it can no longer join")
+w("(%d and %d unfinished: RoCE retries them on dead links until the end), and valleys deliver every flow" % (
+    R["0.2"][0]["flows"]["unfinished"], R["0.3"][0]["flows"]["unfinished"]))
+w("without a deadlock. At P = 0.4 the valleys close a cycle of %d ports (through %s switches) and the" % (
+    R["0.4"][1]["pfc"].get("deadlock_cycle_ports", 0), ", ".join(t for t in tiers4)))
+w("fabric locks: %d flows finish, against %d with up-down routing (no deadlock). Without PFC the same valleys" % (
+    R["0.4"][1]["flows"]["finished"], R["0.4"][0]["flows"]["finished"]))
+w("finish %d of %d flows (%d drops)." % (c_["flows"]["finished"], c_["flows"]["total"], c_["packets"]["drops"]))
 w("")
 w("### 3c. The detector on a slow fabric")
 w("")
