@@ -398,7 +398,11 @@ static uint32_t bounce_route(struct sim *s, uint32_t sw_idx, struct packet *p, u
     uint32_t port = pick_port(s, first, n, dst_tor, PORT_NONE, hash, valley_reachable_port);
     if (port != PORT_NONE)
         return port;
-    uint32_t from = s->ports[p->ingress_port].owner_node;
+#ifdef SPRAYSIM_CHECKS
+    invariant(p->ingress_port < s->n_ports, "packet at switch %u came over port %u of %u", sw_idx, p->ingress_port,
+              s->n_ports);
+#endif
+    uint32_t from = p->ingress_port < s->n_ports ? s->ports[p->ingress_port].owner_node : PORT_NONE;
     port = pick_port(s, sw->first_port, sw->n_down, dst_tor, from, hash, valley_port);
     if (port == PORT_NONE)
         return PORT_NONE;
