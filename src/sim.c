@@ -55,6 +55,7 @@ void config_defaults(struct config *c)
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
     c->reps_buffer = 8;
     c->routing = ROUTE_ECMP;
+    c->reroute = REROUTE_NONE;
     c->drr_quantum_bytes = 4096;         /* seed 004 Sec. IV-A: DRR with a 4 KB quantum */
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */

@@ -35,6 +35,12 @@ enum routing_mode {
     ROUTE_EV_MOD = 2, /* up port = entropy mod ports: exact paths for controlled experiments */
 };
 
+/* --reroute: what a switch does once routing knows it has no up-down route on */
+enum reroute_mode {
+    REROUTE_NONE = 0,   /* hash over its ports anyway (the packet is likely lost) */
+    REROUTE_BOUNCE = 1, /* a valley: down to another lower switch that still reaches the destination */
+};
+
 /* Everything a run is configured with; filled by the CLI, defaults in
  * config_defaults(). Sizes in bytes, times in picoseconds, rates in Mb/s. */
 struct config {
@@ -87,6 +93,7 @@ struct config {
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */
+    uint32_t reroute;            /* enum reroute_mode */
     bool drr;                    /* --sched drr: two data classes served by DRR */
     bool class_drr;              /* --sched class-drr: data classes 1 .. n_classes-1 served by DRR, not strict priority */
     uint32_t drr_quantum_bytes;
@@ -155,6 +162,8 @@ struct sim_totals {
     uint64_t class_trims[PORT_MAX_CLASSES]; /* data packets trimmed, by the switch class they were in */
     uint64_t class_drops[PORT_MAX_CLASSES]; /* packets dropped, by switch class (0: control and trimmed headers) */
     uint64_t failure_drops;       /* packets dropped by links that were down */
+    uint64_t valleys;             /* --reroute bounce: packets a switch sent down into a valley */
+    uint64_t valley_limit_hits;   /* packets refused another valley (fabric.c REROUTE_MAX_VALLEYS) */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
     uint64_t pulls_sent;          /* receiver-credit grants (PKT_PULL) */

@@ -832,6 +832,36 @@ bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --p
 bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
 bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order
 bad "--pfc-deadlock-us 0" "--pfc-deadlock-us" -tm "$M/one.cm" --pfc-deadlock-us 0
+bad "--reroute maybe" "--reroute: 'maybe' is not none or bounce" -tm "$M/one.cm" --reroute maybe
+# A PFC deadlock from valley rerouting (experiments/pfc_pathologies.md
+# section 3): 4 ToRs x 2 hosts, 2 spines, links tor0-spine1 and tor1-spine0
+# down and known; ToRs 0 and 1 exchange traffic only through valleys, ToRs
+# 2 and 3 exchange traffic directly. With --reroute bounce the detector
+# names a cycle of 4 paused ports; up-down routing (no --reroute) has none.
+printf 'Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n' >"$T/ls4x2.topo"
+{
+    echo "Nodes 8"
+    echo "Connections 8"
+    for p in 0:2 1:3 2:0 3:1 4:6 5:7 6:4 7:5; do echo "${p%:*}->${p#*:} start 0 size 2000000"; done
+} >"$T/valley.cm"
+run --transport roce -paths 1 -topo "$T/ls4x2.topo" -tm "$T/valley.cm" -end 5000 --detect-us 0 --reroute bounce \
+    --fail "link tor0 spine1 down" --fail "link tor1 spine0 down" --quiet --out "$T/valley"
+if [ "$rc" -eq 0 ] && grep -q '^spraysim: PFC deadlock: a cycle of 4 paused ports' "$T/err" &&
+    grep -q '^spraysim: PFC deadlock cycle (each port waits on the next, the last on the first): spine0->tor3 tor3->spine1 spine1->tor2 tor2->spine0$' "$T/err" &&
+    grep -q '"deadlock": true, .*"deadlock_cycle": \["spine0->tor3", "tor3->spine1", "spine1->tor2", "tor2->spine0"\]' "$T/valley/summary.json" &&
+    grep -q '"reroute": {"mode": "bounce", "valleys": [1-9]' "$T/valley/summary.json"; then
+    ok "--reroute bounce under PFC: valleys, and the detector names the 4-port deadlock cycle"
+else
+    fail "--reroute bounce deadlock: rc $rc, $(head -c 300 "$T/err" | tr '\n' '|')"
+fi
+run --transport roce -paths 1 -topo "$T/ls4x2.topo" -tm "$T/valley.cm" -end 5000 --detect-us 0 \
+    --fail "link tor0 spine1 down" --fail "link tor1 spine0 down" --quiet --out "$T/updown"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q '"deadlock": false' "$T/updown/summary.json" &&
+    ! grep -q '"reroute"' "$T/updown/summary.json"; then
+    ok "the same failures with up-down routing: no deadlock"
+else
+    fail "up-down routing with the valley workload: rc $rc, $(head -c 300 "$T/err" | tr '\n' '|')"
+fi
 bad "-hpcc without RoCE" "-hpcc: a RoCE option" -tm "$M/one.cm" -hpcc
 bad "-hpcc with -dcqcn" "-hpcc and -dcqcn: choose one" -tm "$M/one.cm" --transport roce -hpcc -dcqcn 10
 bad "-hpcc with -timely" "-hpcc and -timely: RoCE runs one rate control at a time" -tm "$M/one.cm" --transport roce -hpcc -timely

@@ -107,6 +107,8 @@ void options_usage(FILE *out)
             "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
+            "  --reroute MODE        none (default) or bounce: a switch with no up-down route left sends the packet\n"
+            "                        down to another switch that still reaches the destination (a valley)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
             "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
             "  --loss-detect MODE    loss besides NACKs and timeouts: nack (nothing more), dupack (3 duplicate\n"
@@ -562,6 +564,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->routing = ROUTE_EV_MOD;
             else
                 bad(&x, "--routing: '%s' is not ecmp, ar or ev-mod", shown(v, b));
+        } else if (!strcmp(arg, "--reroute")) {
+            TAKE();
+            if (!strcmp(v, "none"))
+                cfg->reroute = REROUTE_NONE;
+            else if (!strcmp(v, "bounce"))
+                cfg->reroute = REROUTE_BOUNCE;
+            else
+                bad(&x, "--reroute: '%s' is not none or bounce", shown(v, b));
         } else if (!strcmp(arg, "--sched")) {
             TAKE();
             cfg->drr = cfg->class_drr = false;

@@ -339,6 +339,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
+    if (c->reroute == REROUTE_BOUNCE)
+        printf("reroute bounce: %llu valleys, %llu packets refused another\n", (unsigned long long)s->tot.valleys,
+               (unsigned long long)s->tot.valley_limit_hits);
     if (s->pfc) {
         uint64_t pauses = 0;
         double paused_us = 0;
@@ -633,6 +636,9 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
               (unsigned long long)r->data_in_network, (unsigned long long)s->tot.probes_sent,
               (unsigned long long)s->tot.rts_sent, (unsigned long long)s->tot.failure_drops);
+    if (s->cfg.reroute == REROUTE_BOUNCE)
+        sb_printf(b, "  \"reroute\": {\"mode\": \"bounce\", \"valleys\": %llu, \"valley_limit_hits\": %llu},\n",
+                  (unsigned long long)s->tot.valleys, (unsigned long long)s->tot.valley_limit_hits);
     if (s->cfg.switch_stats) {
         struct tier_buffers tb[TOPO_MAX_TIERS];
         tier_buffers(s, tb);
@@ -657,6 +663,12 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         if (s->pfc->deadlock)
             sb_printf(b, ", \"deadlock_since_us\": %.3f, \"deadlock_cycle_ports\": %u",
                       (double)s->pfc->deadlock_at_ps / PS_PER_US, s->pfc->deadlock_cycle_ports);
+        for (uint32_t k = 0; s->pfc->deadlock && s->pfc->deadlock_cycle && k < s->pfc->deadlock_cycle_ports; k++) {
+            char name[64];
+            pfc_port_name(s, s->pfc->deadlock_cycle[k], name, sizeof name);
+            sb_printf(b, "%s\"%s\"%s", k ? ", " : ", \"deadlock_cycle\": [", name,
+                      k + 1 == s->pfc->deadlock_cycle_ports ? "]" : "");
+        }
         if (s->cfg.lossless_mask) {
             /* a mixed fabric: what each switch class went through, to show
              * the lossless ones paused and the lossy ones trimmed (only
