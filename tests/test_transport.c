@@ -41,9 +41,13 @@ static uint32_t rtx_entry(const struct flow *f, uint32_t i)
  * the records are a ring, uet.h): its record, to fill in. */
 static struct tx_rec *sent_by_hand(struct flow *f, uint32_t q)
 {
-    uet_of(f)->next_new_seq = q;
-    struct tx_rec *t = uet_tx_claim(uet_of(f), q);
-    uet_of(f)->next_new_seq = q + 1;
+    struct uet_flow *u = uet_of(f);
+    struct tx_rec *t = &u->tx[q & u->tx_mask];
+    if (t->seq != q) { /* (the flow's start may have sent the first packets for real) */
+        u->next_new_seq = q;
+        t = uet_tx_claim(u, q);
+    }
+    u->next_new_seq = q + 1;
     return t;
 }
 
