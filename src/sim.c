@@ -258,27 +258,6 @@ void sim_setup(struct sim *s, const struct config *cfg)
 #ifdef SPRAYSIM_CHECKS
     s->eq.monotonic = true; /* the clock only moves forward: the queue checks it */
 #endif
-    {
-        /* Calendar resolution: about 32 events per bucket (a run makes ~16
-         * events per packet, each host one packet per serialisation time),
-         * and a wheel turn of a few link traversals. Speed only. */
-        simtime_ps ser = serialize_ps(c->mtu_bytes, c->linkspeed_mbps);
-        double width = 2.0 * (double)ser / (double)s->cm.nodes;
-        unsigned shift = 0;
-        while (shift < 40 && (double)(1ULL << (shift + 1)) <= width)
-            shift++;
-        simtime_ps max_lat = 0;
-        for (uint32_t i = 0; i < TOPO_MAX_TIERS; i++) {
-            simtime_ps l = s->topo.spec.tier[i].downlink_latency_ps + s->topo.spec.tier[i].switch_latency_ps;
-            if (l > max_lat)
-                max_lat = l;
-        }
-        simtime_ps horizon = 4 * (max_lat + ser);
-        unsigned nlog = 4;
-        while (nlog < 20 && ((simtime_ps)1 << (nlog + shift)) < horizon)
-            nlog++;
-        eq_set_resolution(&s->eq, shift, nlog);
-    }
     pool_init(&s->pool, 1 << 14);
     fabric_build(s);
     pfc_setup(s);
@@ -465,15 +444,12 @@ void sim_run(struct sim *s)
     bool progress = s->cfg.progress && isatty(STDERR_FILENO);
     double wall_start = wall_seconds(), last_print = wall_start;
     bool printed = false;
-    while (!s->stop && s->eq.count) {
-        if (eq_peek_time(&s->eq) > s->cfg.end_ps)
-            break;
-        eq_pop(&s->eq, &ev);
+    while (!s->stop && eq_pop_until(&s->eq, s->cfg.end_ps, &ev)) {
         invariant(ev.time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
                   (unsigned)ev.kind, ev.id, (unsigned long long)ev.time_ps, (unsigned long long)s->now);
         s->now = ev.time_ps;
         s->events_processed++;
-        const struct event *nx = eq_next_in_bucket(&s->eq);
+        const struct event *nx = eq_peek(&s->eq);
         if (nx) {
             /* Start fetching what the next event will touch while this one
              * runs: at scale the loop waits on memory, not on arithmetic. */
