@@ -292,6 +292,18 @@ const struct event *eq_peek(const struct event_queue *q)
     return q->other.len ? q->other.ev : NULL;
 }
 
+const struct event *eq_peek_ahead(const struct event_queue *q, const struct event **ahead)
+{
+    *ahead = NULL;
+    if (q->nheads && (q->other.len == 0 || head_before_event(&q->heads[0], q->other.ev))) {
+        const struct ev_fifo *f = &q->fifo[q->heads[0].key & 0xff];
+        if (f->len > 1)
+            *ahead = &f->ev[(f->head + 1) & f->mask];
+        return &f->ev[f->head];
+    }
+    return q->other.len ? q->other.ev : NULL;
+}
+
 simtime_ps eq_peek_time(const struct event_queue *q)
 {
     if (q->nheads && (q->other.len == 0 || head_before_event(&q->heads[0], q->other.ev)))
