@@ -7,7 +7,9 @@
 # receiver credit) and compares flows.csv and queues.csv with cmp.
 #
 #   sh tests/identical.sh /tmp/old-spraysim bin/spraysim
-#   IDENTICAL_QUICK=1 sh tests/identical.sh ...   # skip the two largest cases
+#   IDENTICAL_QUICK=1 sh tests/identical.sh ...   # skip the 1024-node cases
+#   IDENTICAL_LARGE=1 sh tests/identical.sh ...   # add an 8192-node permutation,
+#       the only case that takes sim_run's prefetching path (ports > 4 MB)
 #
 # Prints one "same" or "DIFF" line per scenario and exits non-zero on any
 # difference or failed run. Not part of `make test` (about a minute); run it
@@ -90,6 +92,11 @@ L
         cat <<'L'
 perm1024|-tm M/perm_1024n_1024c_0u_2000000b.cm -paths 128 -end 600
 uneven1024|--workload uneven:n=1024,size=4194304 -end 500
+L
+    fi
+    if [ "${IDENTICAL_LARGE:-0}" = 1 ]; then
+        cat <<'L'
+perm8192|--workload perm:n=8192,size=2000000 -paths 128 -end 100
 L
     fi
 }
