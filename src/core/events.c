@@ -124,8 +124,9 @@ static void heads_push(struct event_queue *q, struct eq_head h)
     q->heads[i] = h;
 }
 
-/* Puts h in place of the top and restores the heap. */
-static void heads_replace_top(struct event_queue *q, struct eq_head h)
+/* Puts h in place of the top and restores the heap. Inlined into the pop:
+ * a call per event cost 2.6% of the instructions (callgrind). */
+static inline __attribute__((always_inline)) void heads_replace_top(struct event_queue *q, struct eq_head h)
 {
     uint32_t n = q->nheads, i = 0;
     for (;;) {
