@@ -1,9 +1,9 @@
 /* test_core.c: unit tests for the simulator's foundation (src/core/): the
- * event queue (a calendar wheel in front of an overflow heap) pops in
- * (time, insertion) order whatever its resolution, including under long
- * random interleavings of pushes and pops checked against independent
- * references, with events in the current bucket, later in the wheel, beyond
- * one turn and in the past; the random streams are reproducible, independent
+ * event queue (a FIFO per frequent delay merged by a heap, a heap for the
+ * rest) pops in (time, insertion) order whatever number of FIFOs it may
+ * use, including under long random interleavings of pushes and pops checked
+ * against independent references, with FIFOs growing, delays taking over
+ * emptied FIFOs, every FIFO busy, and events in the past; the random streams are reproducible, independent
  * per (seed, stream, substream), match the published xoshiro256** output and
  * draw uniformly; atomic file writes leave exactly the content and no
  * temporary file; text buffers grow correctly.
@@ -27,7 +27,7 @@ static void test_eq_pops_in_time_order(void **state)
     eq_init(&q, 16);
     const simtime_ps times[] = { 50, 10, 40, 30, 20, 0, 60 };
     for (uint32_t i = 0; i < 7; i++)
-        eq_push(&q, times[i] * PS_PER_US, 7, i); /* us apart: several buckets */
+        eq_push(&q, times[i] * PS_PER_US, 7, i); /* us apart, each its own delay */
     const simtime_ps want[] = { 0, 10, 20, 30, 40, 50, 60 };
     const uint32_t want_id[] = { 5, 1, 4, 3, 2, 0, 6 };
     struct event e;
@@ -45,23 +45,26 @@ static void test_eq_equal_times_pop_in_insertion_order(void **state)
 {
     (void)state;
     /* Simultaneous events must run in the order they were scheduled, or runs
-     * would not be reproducible. Three times interleaved: one in the current
-     * bucket, one later in the wheel, one beyond a wheel turn (overflow). */
-    struct event_queue q;
-    eq_init(&q, 16);
+     * would not be reproducible. Three times interleaved, each its own
+     * delay's FIFO, and the same again with no FIFOs (the other heap). */
     const simtime_ps t3[3] = { 500, 3 * PS_PER_US, 10 * PS_PER_MS };
-    for (uint32_t i = 0; i < 300; i++)
-        eq_push(&q, t3[i % 3], i % 3, i);
-    struct event e;
-    for (uint32_t g = 0; g < 3; g++)
-        for (uint32_t k = 0; k < 100; k++) {
-            assert_true(eq_pop(&q, &e));
-            assert_int_equal(e.time_ps, t3[g]);
-            assert_int_equal(e.kind, g);
-            assert_int_equal(e.id, 3 * k + g);
-        }
-    assert_false(eq_pop(&q, &e));
-    eq_free(&q);
+    for (uint32_t fifos = 0; fifos <= EQ_FIFOS; fifos += EQ_FIFOS) {
+        struct event_queue q;
+        eq_init(&q, 16);
+        eq_set_fifos(&q, fifos);
+        for (uint32_t i = 0; i < 300; i++)
+            eq_push(&q, t3[i % 3], i % 3, i);
+        struct event e;
+        for (uint32_t g = 0; g < 3; g++)
+            for (uint32_t k = 0; k < 100; k++) {
+                assert_true(eq_pop(&q, &e));
+                assert_int_equal(e.time_ps, t3[g]);
+                assert_int_equal(e.kind, g);
+                assert_int_equal(e.id, 3 * k + g);
+            }
+        assert_false(eq_pop(&q, &e));
+        eq_free(&q);
+    }
 }
 
 static void test_eq_empty_pop_returns_false(void **state)
@@ -103,8 +106,8 @@ static void test_eq_peek_time(void **state)
     assert_int_equal(eq_peek_time(&q), 100);
     struct event e;
     assert_true(eq_pop(&q, &e));
-    /* peeking moves the wheel forward to 300 us; an event pushed afterwards
-     * at an earlier time must still come out first */
+    /* an event pushed after a peek at an earlier time must still come out
+     * first */
     assert_int_equal(eq_peek_time(&q), 300 * PS_PER_US);
     eq_push(&q, 150 * PS_PER_US, 0, 3);
     assert_int_equal(eq_peek_time(&q), 150 * PS_PER_US);
@@ -118,38 +121,38 @@ static void test_eq_peek_time(void **state)
     eq_free(&q);
 }
 
-static void test_eq_many_events_in_one_bucket(void **state)
+static void test_eq_many_events_of_few_delays(void **state)
 {
     (void)state;
-    /* Thousands of events in one bucket span many chunks (EV_CHUNK_EVENTS
-     * each) and grow the chunk pool; all must come back, in order. Pushed in
-     * descending time inside each of three buckets. */
+    /* Thousands of events with three delays grow their FIFOs' rings many
+     * times over (64 entries at first); all must come back, in order, and
+     * the same load again reuses the rings. */
     struct event_queue q;
     eq_init(&q, 1);
     const uint32_t n = 5000;
-    for (uint32_t i = 0; i < n; i++) {
-        simtime_ps base = (simtime_ps)(i % 3 + 1) * PS_PER_US;
-        eq_push(&q, base + (n - i), 0, i);
-    }
+    for (uint32_t i = 0; i < n; i++)
+        eq_push(&q, (simtime_ps)(i % 3 + 1) * PS_PER_US, 0, i);
     assert_int_equal(q.count, n);
-    assert_true(q.nchunks * EV_CHUNK_EVENTS >= 2 * n / 3);
+    assert_int_equal(q.nfifos, 3);
+    assert_true(q.fifo[0].mask + 1 >= n / 3);
     assert_int_equal(q.pushed_total, n);
     struct event e;
     simtime_ps last = 0;
+    uint64_t last_seq = 0;
     uint32_t got = 0;
     while (eq_pop(&q, &e)) {
-        assert_true(e.time_ps > last);
+        assert_true(e.time_ps > last || (e.time_ps == last && e.seq > last_seq));
         last = e.time_ps;
+        last_seq = e.seq;
         got++;
     }
     assert_int_equal(got, n);
     /* pushed_total counts every push ever, not the current content */
     assert_int_equal(q.pushed_total, n);
-    /* freed chunks are reused: the same load again does not grow the pool */
-    uint32_t chunks = q.nchunks;
+    uint32_t cap = q.fifo[0].mask + 1;
     for (uint32_t i = 0; i < n; i++)
-        eq_push(&q, last + (simtime_ps)(i % 3 + 1) * PS_PER_US + i, 0, i);
-    assert_int_equal(q.nchunks, chunks);
+        eq_push(&q, last + (simtime_ps)(i % 3 + 1) * PS_PER_US, 0, i);
+    assert_int_equal(q.fifo[0].mask + 1, cap);
     for (uint32_t i = 0; i < n; i++)
         assert_true(eq_pop(&q, &e));
     eq_free(&q);
@@ -177,19 +180,23 @@ static int cmp_ref(const void *a, const void *b)
     return 0;
 }
 
-/* Resolutions to run the stress tests at: (bucket shift, log2 buckets).
- * Tiny buckets and a short wheel force constant wrapping and overflow
- * traffic; the default; a coarse one where everything shares few buckets. */
-static const unsigned resolutions[][2] = { { 0, 4 }, { 6, 4 }, { 10, 6 }, { 16, 12 }, { 30, 8 } };
-#define N_RES (sizeof resolutions / sizeof resolutions[0])
+/* FIFO counts to run the stress tests with: none (everything in the other
+ * heap), one or two (FIFOs constantly taken over by new delays, most
+ * events in the other heap), a few, and all. */
+static const uint32_t fifo_counts[] = { 0, 1, 2, 5, EQ_FIFOS };
+#define N_RES (sizeof fifo_counts / sizeof fifo_counts[0])
 
-/* Delay for the next push: mostly short (serialisations, links), some far
- * (timeouts), some zero (ties). */
+/* Delay for the next push: half from four fixed values (link latency,
+ * serialisations), some short random ones, some far (timeouts), some zero
+ * (ties). */
 static simtime_ps sim_like_delay(uint64_t *s)
 {
+    static const simtime_ps fixed[] = { 1000000, 80000, 5120, 40000 };
     uint64_t r = lcg(s) % 100;
     if (r < 10)
         return 0;
+    if (r < 60)
+        return fixed[lcg(s) % 4];
     if (r < 80)
         return lcg(s) % 4096;
     if (r < 95)
@@ -211,7 +218,7 @@ static void test_eq_stress_matches_sorted_reference(void **state)
     for (size_t r = 0; r < N_RES; r++) {
         struct event_queue q;
         eq_init(&q, 16);
-        eq_set_resolution(&q, resolutions[r][0], resolutions[r][1]);
+        eq_set_fifos(&q, fifo_counts[r]);
         uint64_t s = 42 + r;
         uint32_t np = 0, no = 0;
         simtime_ps now = 0;
@@ -237,8 +244,8 @@ static void test_eq_stress_matches_sorted_reference(void **state)
         qsort(pushed, n, sizeof *pushed, cmp_ref);
         for (uint32_t i = 0; i < n; i++) {
             if (pushed[i].t != popped[i].t || pushed[i].seq != popped[i].seq || pushed[i].id != popped[i].id)
-                fail_msg("resolution (%u,%u) pop %u: got (t=%llu seq=%llu id=%u), want (t=%llu seq=%llu id=%u)",
-                         resolutions[r][0], resolutions[r][1], i, (unsigned long long)popped[i].t,
+                fail_msg("%u FIFOs, pop %u: got (t=%llu seq=%llu id=%u), want (t=%llu seq=%llu id=%u)",
+                         fifo_counts[r], i, (unsigned long long)popped[i].t,
                          (unsigned long long)popped[i].seq, popped[i].id, (unsigned long long)pushed[i].t,
                          (unsigned long long)pushed[i].seq, pushed[i].id);
         }
@@ -262,12 +269,17 @@ static void test_eq_stress_arbitrary_times_against_linear_scan(void **state)
         uint32_t npend = 0;
         struct event_queue q;
         eq_init(&q, 16);
-        eq_set_resolution(&q, resolutions[r][0], resolutions[r][1]);
+        eq_set_fifos(&q, fifo_counts[r]);
         uint64_t s = 7 + r;
-        simtime_ps span = (simtime_ps)1 << (resolutions[r][0] + resolutions[r][1] + 2); /* ~4 wheel turns */
+        simtime_ps span = (simtime_ps)1 << 22;
         for (uint32_t op = 0; op < ops; op++) {
             if (npend == 0 || lcg(&s) % 3 != 0) {
-                simtime_ps t = lcg(&s) % 8 == 0 ? lcg(&s) % 64 : (lcg(&s) << 20 ^ lcg(&s)) % span;
+                /* some at a few fixed offsets from the latest pop (FIFOs),
+                 * some in the past, the rest anywhere */
+                uint64_t k = lcg(&s) % 8;
+                simtime_ps t = k == 0 ? lcg(&s) % 64
+                             : k < 4 ? q.now_ps + k * 1000
+                                     : (lcg(&s) << 20 ^ lcg(&s)) % span;
                 pend[npend++] = (struct ref_ev){ t, q.next_seq, op };
                 eq_push(&q, t, 0, op);
             } else {
@@ -278,8 +290,8 @@ static void test_eq_stress_arbitrary_times_against_linear_scan(void **state)
                 struct event e;
                 assert_true(eq_pop(&q, &e));
                 if (e.seq != pend[best].seq)
-                    fail_msg("resolution (%u,%u) op %u: popped t=%llu seq=%llu, earliest is t=%llu seq=%llu",
-                             resolutions[r][0], resolutions[r][1], op, (unsigned long long)e.time_ps,
+                    fail_msg("%u FIFOs, op %u: popped t=%llu seq=%llu, earliest is t=%llu seq=%llu",
+                             fifo_counts[r], op, (unsigned long long)e.time_ps,
                              (unsigned long long)e.seq, (unsigned long long)pend[best].t,
                              (unsigned long long)pend[best].seq);
                 assert_int_equal(e.time_ps, pend[best].t);
@@ -302,18 +314,16 @@ static void count_visit(const struct event *e, void *ctx)
 static void test_eq_visit_sees_every_pending_event_once(void **state)
 {
     (void)state;
-    /* eq_visit walks the active heap, the wheel's buckets and the overflow
-     * heap: after any mix of pushes and pops, every pending event exactly
+    /* eq_visit walks the FIFOs and the other heap: after any mix of pushes and pops, every pending event exactly
      * once and no popped one. */
     enum { N = 3000 };
     uint8_t *seen = calloc(N, 1);
     bool *pending = calloc(N, sizeof *pending);
     struct event_queue q;
     eq_init(&q, 16);
-    eq_set_resolution(&q, 8, 5);
     uint64_t s = 99;
     for (uint32_t i = 0; i < N; i++) {
-        simtime_ps t = lcg(&s) % 3 == 0 ? lcg(&s) % 256 : lcg(&s) % (1 << 16);
+        simtime_ps t = lcg(&s) % 3 == 0 ? lcg(&s) % 256 : q.now_ps + (lcg(&s) % 4) * 100;
         eq_push(&q, t, 0, i);
         pending[i] = true;
         if (i % 500 == 499) {
@@ -334,17 +344,17 @@ static void test_eq_visit_sees_every_pending_event_once(void **state)
     free(pending);
 }
 
-static void test_eq_set_resolution_keeps_order(void **state)
+static void test_eq_set_fifos_keeps_order(void **state)
 {
     (void)state;
-    /* The resolution is "performance only": the same pushes and pops give
-     * the same events in the same order at every resolution. */
+    /* The number of FIFOs is "performance only": the same pushes and pops
+     * give the same events in the same order with any number. */
     enum { N = 20000 };
     uint32_t *first = calloc(N, sizeof *first), *other = calloc(N, sizeof *other);
     for (size_t r = 0; r < N_RES; r++) {
         struct event_queue q;
         eq_init(&q, 16);
-        eq_set_resolution(&q, resolutions[r][0], resolutions[r][1]);
+        eq_set_fifos(&q, fifo_counts[r]);
         uint64_t s = 5;
         uint32_t *out = r == 0 ? first : other, no = 0, np = 0;
         simtime_ps now = 0;
@@ -369,7 +379,7 @@ static void test_eq_set_resolution_keeps_order(void **state)
 static void test_eq_extreme_times(void **state)
 {
     (void)state;
-    /* Large 64-bit times order correctly, far beyond the wheel's horizon. */
+    /* Large 64-bit times order correctly, however far apart. */
     struct event_queue q;
     eq_init(&q, 16);
     eq_push(&q, UINT64_MAX - (1ULL << 20), 0, 0);
@@ -391,9 +401,10 @@ static void test_eq_extreme_times(void **state)
 static void test_eq_last_bucket_of_time_range(void **state)
 {
     (void)state;
-    /* Times in the last bucket of the 64-bit range once made the wheel's bucket
-     * end wrap to 0 and eq_pop loop forever (fixed: offsets from cur_start).
-     * Runs in a child with an alarm so a regression cannot hang the suite. */
+    /* Times in the last bucket of the 64-bit range once made the calendar
+     * queue's bucket end wrap to 0 and eq_pop loop forever; delays that large
+     * must not trouble the FIFOs either. Runs in a child with an alarm so a
+     * regression cannot hang the suite. */
     fflush(NULL);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -798,11 +809,11 @@ int main(void)
         cmocka_unit_test(test_eq_equal_times_pop_in_insertion_order),
         cmocka_unit_test(test_eq_empty_pop_returns_false),
         cmocka_unit_test(test_eq_peek_time),
-        cmocka_unit_test(test_eq_many_events_in_one_bucket),
+        cmocka_unit_test(test_eq_many_events_of_few_delays),
         cmocka_unit_test(test_eq_stress_matches_sorted_reference),
         cmocka_unit_test(test_eq_stress_arbitrary_times_against_linear_scan),
         cmocka_unit_test(test_eq_visit_sees_every_pending_event_once),
-        cmocka_unit_test(test_eq_set_resolution_keeps_order),
+        cmocka_unit_test(test_eq_set_fifos_keeps_order),
         cmocka_unit_test(test_eq_extreme_times),
         cmocka_unit_test(test_eq_last_bucket_of_time_range),
         cmocka_unit_test(test_rng_xoshiro_reference_output),

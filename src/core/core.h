@@ -1,9 +1,9 @@
 /* core.h: the simulator's foundation shared by every module.
  *
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
- * 213 days, far beyond any experiment). The event queue is a calendar (a
- * timing wheel of buckets sorted when reached, with heaps for the current
- * bucket and for far timers; events.c says why) ordered by (time, insertion
+ * 213 days, far beyond any experiment). The event queue (a FIFO per
+ * frequent delay merged by a small heap, with a heap for the rest; events.c
+ * says why) is ordered by (time, insertion
  * sequence), so simultaneous events run in the order they were scheduled and
  * every run is reproducible. Random numbers
  * come from independent xoshiro256** streams, each derived from the single
@@ -44,33 +44,39 @@ struct event_vec {
     uint32_t cap;
 };
 
-#define EV_CHUNK_EVENTS 31
-#define CHUNK_NONE UINT32_MAX
-struct ev_chunk {
-    struct event ev[EV_CHUNK_EVENTS];
-    uint32_t n;
-    uint32_t next;
+/* One FIFO per distinct delay (see events.c): a ring of events whose times
+ * only grow, because each was pushed `delay_ps` after a clock that only
+ * moves forward. */
+#define EQ_FIFOS 16
+#define EQ_RECENT_MISSES 4
+struct ev_fifo {
+    struct event *ev;   /* ring buffer, mask + 1 entries (a power of two) */
+    uint32_t head;      /* index of the oldest event */
+    uint32_t len;
+    uint32_t cap;       /* 0 until the first push */
+    uint32_t mask;      /* cap - 1 */
+    uint32_t pushes;    /* recent use (decays on every miss): which FIFO a new delay may take */
 };
 
-struct bucket {
-    uint32_t head, tail; /* chunk list, CHUNK_NONE when empty */
+/* The (time, seq) of a non-empty FIFO's oldest event; `key` is seq << 8 |
+ * the FIFO's index, so comparing keys compares sequence numbers. */
+struct eq_head {
+    simtime_ps time_ps;
+    uint64_t key;
 };
 
-/* A calendar queue: see events.c for why and how. */
+/* The event queue: see events.c for why and how. */
 struct event_queue {
-    struct event_vec run;       /* the current bucket, sorted by (time, seq) */
-    uint32_t run_pos;           /* next unconsumed entry of run */
-    struct event_vec active;    /* binary heap: events added to the current bucket */
-    struct event_vec overflow;  /* 4-ary heap: events beyond one wheel turn */
-    struct bucket *buckets;     /* unsorted events, a chunk list per bucket */
-    struct ev_chunk *chunks;    /* shared chunk pool */
-    uint32_t nchunks;
-    uint32_t free_chunk;
-    uint32_t nbuckets;          /* power of two */
-    unsigned shift;             /* bucket width = 2^shift ps */
-    uint32_t cur_index;
-    simtime_ps cur_start;       /* start time of the current bucket */
-    uint64_t in_wheel;          /* events held in buckets */
+    simtime_ps fifo_delay_ps[EQ_FIFOS]; /* the delay each FIFO holds (scanned on every push) */
+    uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
+    uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
+    uint32_t nheads;            /* binary heap size: the non-empty FIFOs */
+    uint32_t miss_slot;         /* next entry of recent_miss_ps to overwrite */
+    simtime_ps recent_miss_ps[EQ_RECENT_MISSES]; /* delays that found no FIFO lately */
+    struct eq_head heads[EQ_FIFOS];
+    struct ev_fifo fifo[EQ_FIFOS];
+    struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
+    simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
     size_t count;               /* all pending events */
     uint64_t next_seq;
     uint64_t pushed_total;      /* events ever scheduled, for events/second */
@@ -84,10 +90,10 @@ struct event_queue {
 };
 
 void eq_init(struct event_queue *q, size_t initial_capacity);
-/* Bucket width 2^bucket_shift ps and 2^nbuckets_log2 buckets; only while
- * the queue is empty. Performance only: the order of events never depends
- * on it. */
-void eq_set_resolution(struct event_queue *q, unsigned bucket_shift, unsigned nbuckets_log2);
+/* At most n (<= EQ_FIFOS) delay FIFOs; only while the queue is empty.
+ * Performance only: the order of events never depends on it (tests run
+ * the queue with 0, 1, 2 ... FIFOs to show it). */
+void eq_set_fifos(struct event_queue *q, uint32_t n);
 void eq_free(struct event_queue *q);
 void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
 static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)
@@ -96,13 +102,17 @@ static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t k
 }
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
+/* The same if the earliest event's time is at most until_ps; false (and
+ * nothing removed) when it is later or the queue is empty. */
+bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out);
 /* Time of the earliest pending event, SIMTIME_NEVER when empty. */
-simtime_ps eq_peek_time(struct event_queue *q);
+simtime_ps eq_peek_time(const struct event_queue *q);
 /* The earliest pending event (not removed), or NULL when empty. */
-const struct event *eq_peek(struct event_queue *q);
-/* The next event if it is in the current bucket, else NULL; never moves the
- * wheel (for prefetching). */
-const struct event *eq_next_in_bucket(const struct event_queue *q);
+const struct event *eq_peek(const struct event_queue *q);
+/* eq_peek, and in *ahead an event due soon after it (the one after it in
+ * its delay's FIFO, not necessarily the second earliest) or NULL: for
+ * prefetching two events ahead. */
+const struct event *eq_peek_ahead(const struct event_queue *q, const struct event **ahead);
 /* Calls fn for every pending event, in no particular order. */
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx);
 
