@@ -507,9 +507,11 @@ static inline __attribute__((always_inline)) void prefetch_indirect(const struct
     }
 }
 
-/* The event loop. `ts_each_event` is a constant at each call: sim_run
- * calls it with true only for time series in change mode, so the loop every
- * other run executes has no per-event hook at all. */
+/* The event loop. `ts_each_event` (time series in change mode) is tested
+ * once per event, a branch that is always predicted: one copy of the loop
+ * lets gcc inline the event queue's pop into it (two copies, one per
+ * value, cost 7.5% more instructions on perm_128: 377.0 M against 350.7 M,
+ * callgrind, because the pop was no longer inlined). */
 static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool progress, bool ts_each_event)
 {
     struct event ev;
@@ -565,7 +567,7 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
-        if (ts_each_event)
+        if (__builtin_expect(ts_each_event, 0))
             ts_after_event(s);
 #ifdef SPRAYSIM_CHECKS
         if (s->events_processed % CENSUS_EVENTS == 0)
@@ -592,7 +594,7 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
 void sim_run(struct sim *s)
 {
     bool progress = s->cfg.progress && isatty(STDERR_FILENO);
-    bool printed = s->ts && s->cfg.ts.change ? run_events(s, progress, true) : run_events(s, progress, false);
+    bool printed = run_events(s, progress, s->ts && s->cfg.ts.change);
     if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
