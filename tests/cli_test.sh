@@ -708,6 +708,20 @@ if [ "$rc" -eq 0 ] && grep -q '^incast overlay: 0.0700 of the load, 30 senders x
 else
     fail "--workload poisson incast: rc $rc, $(grep incast "$T/out") $(head -n 1 "$T/err")"
 fi
+# --switch-stats in the Poisson window: over [0, -end] it is the run's own
+# peak and mean; a later, shorter window peaks no higher than the run
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32" -tiers 2 -end 300 --switch-stats
+sw_win=$(sed -n 's/^switch buffers in the window (all ports and classes, B): tier 0 peak \([0-9]*\), mean \([0-9]*\);.*/\1 \2/p' "$T/out")
+sw_run=$(sed -n 's/^switch buffers (all ports and classes, B): tier 0 peak \([0-9]*\), mean \([0-9]*\) .*/\1 \2/p' "$T/out")
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32,warmup_us=100,stop_us=150" -tiers 2 -end 300 --switch-stats --out "$T/pw"
+sw_w2=$(sed -n 's/^switch buffers in the window (all ports and classes, B): tier 0 peak \([0-9]*\), mean.*/\1/p' "$T/out")
+sw_r2=$(sed -n 's/^switch buffers (all ports and classes, B): tier 0 peak \([0-9]*\),.*/\1/p' "$T/out")
+if [ -n "$sw_win" ] && [ "$sw_win" = "$sw_run" ] && [ -n "$sw_w2" ] && [ "$sw_w2" -gt 0 ] && [ "$sw_w2" -le "$sw_r2" ] &&
+    grep -q '"switch_buffers_window": \[{"tier": 0, "max_peak_bytes": ' "$T/pw/summary.json"; then
+    ok "--switch-stats with --workload poisson: the window's peak and mean (whole run: the run's own; 100-150 us: peak $sw_w2 <= $sw_r2)"
+else
+    fail "--switch-stats window: whole '$sw_win' vs run '$sw_run'; window peak '$sw_w2' vs run '$sw_r2'"
+fi
 # --stream: rows written as messages finish and slots recycled give the same
 # files as the whole table written at the end (incast overlay, warm-up,
 # unfinished messages at -end and a matrix-free run included)
