@@ -1,0 +1,57 @@
+#!/bin/sh
+# Seed 001 (SIRD) Sec. 5.5 and Sec. 6 sensitivity studies, on the presets of
+# experiments/seed001/common.sh (WKc balanced unless said), most important first:
+#   fig7   max goodput and queuing vs B for SThr = 0.5 BDP and inf, 95% offered
+#   fig3   Homa's overcommitment k at the same offered load (against fig7's SIRD)
+#   unsch  UnschT at 50% (Fig. 8 left), and UnschT 4 vs 16 BDP in the incast configuration
+#   prio   no priorities / control only / control + unscheduled at 50% (Fig. 8 right)
+#   wkbc   WKb balanced 50%: the SIRD AIMD constants behind its group C tail
+#   long   WKb balanced, the main comparison with a 10 ms window
+# (Fig. 9 pacing and Fig. 10, the congested sender, are fig9_fig10.sh.)
+#
+#   sh experiments/seed001/sens.sh            STUDIES="fig7 fig3" sh experiments/seed001/sens.sh
+# Runs go to $RUNS/<study>_<variant>/stdout (default
+# experiments/seed001/results/sens); existing ones are kept. Two at a time.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+RUNS=${RUNS:-experiments/seed001/results/sens}
+STUDIES=${STUDIES:-"fig7 fig3 unsch prio wkbc long"}
+JOBS=${JOBS:-2}
+mkdir -p "$RUNS"
+list=$RUNS/.jobs
+: >"$list"
+add() { # NAME ENV PROTO SCEN WK LOAD [flags]
+    n=$1; shift
+    [ -s "$RUNS/$n/stdout" ] || echo "$RUNS/$n $*" >>"$list"
+}
+# saturation runs: 6 ms measured after 2 ms, no drain (goodput and queues only)
+SAT="S1_WARM_US=2000,S1_STOP_US=8000,S1_END_US=8000"
+for st in $STUDIES; do
+    case $st in
+    fig7)
+        for b in 1.25 1.5 2 3; do for s in 0.5 inf; do
+            add "fig7_B${b}_sthr$s" "$SAT" sird balanced wkc 0.95 --sird-opt B=$b --sird-opt sthr=$s
+        done; done ;;
+    fig3)
+        for k in 1 2 4 7; do add "fig3_homa_k$k" "$SAT" homa balanced wkc 0.95 --homa-opt k=$k; done ;;
+    unsch)
+        for u in 0.25 0.5 2 4; do add "unsch_$u" - sird balanced wkc 0.5 --sird-opt unscht=$u; done
+        for u in 4 16; do add "unsch_incast_$u" - sird incast wkc 0.5 --sird-opt unscht=$u; done ;;
+    prio)
+        for p in none ctl; do add "prio_$p" - sird balanced wkc 0.5 --sird-opt prio=$p; done ;;
+    wkbc)
+        add wkbc_alpha0_0 - sird balanced wkb 0.5 --sird-opt alpha0=0
+        add wkbc_sthr_inf - sird balanced wkb 0.5 --sird-opt sthr=inf ;;
+    long)
+        for l in 0.5 0.7 0.9; do for p in sird homa dctcp swift nscc; do
+            add "long_${p}_$l" "S1_WARM_US=3000,S1_STOP_US=13000,S1_END_US=16000" $p balanced wkb $l
+        done; done ;;
+    *) echo "sens.sh: unknown study $st" >&2; exit 2 ;;
+    esac
+done
+echo "sens.sh: $(wc -l <"$list") runs to do, $JOBS at a time" >&2
+start=$(date +%s)
+# each line: DIR ENV PROTO SCEN WK LOAD [flags]; ENV "-" or VAR=V,VAR=V
+[ -n "${DRY:-}" ] && { cat "$list"; exit 0; }
+xargs -P "$JOBS" -L 1 sh -c 'd=$1; e=$2; shift 2; [ "$e" = - ] || eval "export $(echo "$e" | tr , " ")"; . experiments/seed001/common.sh; s1_run "$d" "$@"' sh <"$list"
+echo "sens.sh: done in $(($(date +%s) - start)) s" >&2
