@@ -7,6 +7,7 @@
 #   prio   no priorities / control only / control + unscheduled at 50% (Fig. 8 right)
 #   wkbc   WKb balanced 50%: the SIRD AIMD constants behind its group C tail
 #   long   WKb balanced, the main comparison with a 10 ms window
+#   sat    fig7/fig3 with an 18 ms window at 85% and 95% (is 6 ms enough?)
 # (Fig. 9 pacing and Fig. 10, the congested sender, are fig9_fig10.sh.)
 #
 #   sh experiments/seed001/sens.sh            STUDIES="fig7 fig3" sh experiments/seed001/sens.sh
@@ -15,7 +16,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RUNS=${RUNS:-experiments/seed001/results/sens}
-STUDIES=${STUDIES:-"fig7 fig3 unsch prio wkbc long"}
+STUDIES=${STUDIES:-"fig7 fig3 unsch prio wkbc long sat"}
 JOBS=${JOBS:-2}
 mkdir -p "$RUNS"
 list=$RUNS/.jobs
@@ -42,6 +43,13 @@ for st in $STUDIES; do
     wkbc)
         add wkbc_alpha0_0 - sird balanced wkb 0.5 --sird-opt alpha0=0
         add wkbc_sthr_inf - sird balanced wkb 0.5 --sird-opt sthr=inf ;;
+    sat)
+        # is fig7's 6 ms window long enough? SIRD (both SThr) and Homa k = 7,
+        # 18 ms measured, at 85% and 95%
+        for l in 0.85 0.95; do
+            for s in 0.5 inf; do add "sat_sird_sthr${s}_$l" "S1_WARM_US=2000,S1_STOP_US=20000,S1_END_US=20000" sird balanced wkc $l --sird-opt sthr=$s; done
+            add "sat_homa_$l" "S1_WARM_US=2000,S1_STOP_US=20000,S1_END_US=20000" homa balanced wkc $l
+        done ;;
     long)
         for l in 0.5 0.7 0.9; do for p in sird homa dctcp swift nscc; do
             add "long_${p}_$l" "S1_WARM_US=3000,S1_STOP_US=13000,S1_END_US=16000" $p balanced wkb $l
