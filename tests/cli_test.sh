@@ -865,6 +865,17 @@ else
     ok "RoCE+PFC without a lossless class: no by_class (summary unchanged)"
 fi
 
+# Homa messages are one-way: flows.csv's ideal has no ACK's return, so a
+# message alone on the network has slowdown 1 (it was 0.96 before: the ideal
+# had an ACK that Homa never sends)
+printf 'Nodes 144\nConnections 1\n0->16 start 0 size 1000000\n' >"$T/homa1.cm"
+run -tm "$T/homa1.cm" -topo experiments/sird_balanced_144.topo -mtu 1500 -q inf --transport homa --out "$T/homa1"
+hs=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slowdown"] }' "$T/homa1/flows.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && awk -v x="$hs" 'BEGIN { exit !(x >= 1 && x < 1.01) }'; then
+    ok "--transport homa: a 1 MB message alone has flows.csv slowdown $hs (one-way: no ACK in the ideal)"
+else
+    fail "--transport homa one-way ideal: rc $rc, slowdown '$hs'"
+fi
 # Homa (--transport homa, README "Transport: Homa"): one switch class per
 # priority level, every --homa-opt checked before the run
 run -tm "$M/one.cm" -mtu 1500 -q inf --transport homa --out "$T/homa"
