@@ -56,6 +56,14 @@ def main():
         if r:
             out.append(row_sat("Homa k = %s" % k, r))
             homa_pts.append((int(k), r))
+    out.append("\n## sat: the same with 18 ms measured after 2 ms (no drain), at 85% and 95%\n")
+    out += SAT_HDR
+    for l in ["0.85", "0.95"]:
+        for n, lab in [("sat_sird_sthr0.5_%s", "SIRD SThr = 0.5 BDP"), ("sat_sird_sthrinf_%s", "SIRD SThr = inf"),
+                       ("sat_homa_%s", "Homa k = 7")]:
+            r = get(n % l)
+            if r:
+                out.append(row_sat("%s, load %s" % (lab, l), r))
     # unscht
     SLOW_HDR = ["| setting | all | A | B | C | D | ToR max MB | ToR mean MB | goodput |",
                 "|---|---|---|---|---|---|---|---|---|"]
