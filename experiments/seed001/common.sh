@@ -71,7 +71,8 @@ s1_args() { # PROTO SCENARIO WK LOAD
         incast) extra=",incast=0.07" ;; # 30 x 500 KB, 7% of the load (P Sec. 5.1; sird.md A14)
         *) echo "s1_args: unknown scenario $scen" >&2; exit 2 ;;
         esac
-        echo "-topo $topo $S1_NET -end $S1_END_US $pf --workload poisson:cdf=$cdf,load=$gl,n=144,bdp=100000,warmup_us=$S1_WARM_US,stop_us=$S1_STOP_US$extra"
+        # S1_SAMPLING=step: HomaSim's reading of the CDF files (README "Poisson workloads")
+        echo "-topo $topo $S1_NET -end $S1_END_US $pf --workload poisson:cdf=$cdf,load=$gl,n=144,bdp=100000,warmup_us=$S1_WARM_US,stop_us=$S1_STOP_US$extra${S1_SAMPLING:+,sampling=$S1_SAMPLING}"
     )
 }
 

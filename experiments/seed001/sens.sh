@@ -5,6 +5,10 @@
 #   fig3   Homa's overcommitment k at the same offered load (against fig7's SIRD)
 #   unsch  UnschT at 50% (Fig. 8 left), and UnschT 4 vs 16 BDP in the incast configuration
 #   prio   no priorities / control only / control + unscheduled at 50% (Fig. 8 right)
+#   priosat the same at 95% (goodput: Fig. 8 right's +2%)
+#   pace   credit pacing off, at 50% and 95% (P Sec. 4.5)
+#   bslow  B at 50%: Fig. 7's slowdowns (SThr 0.5 BDP)
+#   step   WKc sampled as HomaSim does (sampling=step: mean 2.43 MB, no sub-MSS messages)
 #   wkbc   WKb balanced 50%: the SIRD AIMD constants behind its group C tail
 #   long   WKb balanced, the main comparison with a 10 ms window
 #   sat    fig7/fig3 with an 18 ms window at 85% and 95% (is 6 ms enough?)
@@ -16,7 +20,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RUNS=${RUNS:-experiments/seed001/results/sens}
-STUDIES=${STUDIES:-"fig7 fig3 unsch prio wkbc long sat"}
+STUDIES=${STUDIES:-"fig7 fig3 unsch prio priosat pace bslow step wkbc long sat"}
 JOBS=${JOBS:-2}
 mkdir -p "$RUNS"
 list=$RUNS/.jobs
@@ -40,6 +44,15 @@ for st in $STUDIES; do
         for u in 4 16; do add "unsch_incast_$u" - sird incast wkc 0.5 --sird-opt unscht=$u; done ;;
     prio)
         for p in none ctl; do add "prio_$p" - sird balanced wkc 0.5 --sird-opt prio=$p; done ;;
+    priosat)
+        for p in none ctl; do add "priosat_$p" "$SAT" sird balanced wkc 0.95 --sird-opt prio=$p; done ;;
+    pace)
+        add pace_off - sird balanced wkc 0.5 --sird-opt pacing=0
+        add pacesat_off "$SAT" sird balanced wkc 0.95 --sird-opt pacing=0 ;;
+    bslow)
+        for b in 1.25 2 3; do add "bslow_B$b" - sird balanced wkc 0.5 --sird-opt B=$b; done ;;
+    step)
+        for p in sird homa; do add "step_$p" S1_SAMPLING=step $p balanced wkc 0.5; done ;;
     wkbc)
         add wkbc_alpha0_0 - sird balanced wkb 0.5 --sird-opt alpha0=0
         add wkbc_sthr_inf - sird balanced wkb 0.5 --sird-opt sthr=inf ;;

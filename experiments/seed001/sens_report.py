@@ -85,6 +85,32 @@ def main():
         r = get("prio_%s" % p) if p else get("balanced_wkc_sird_0.5", EVAL)
         if r:
             out.append(row_slow(lab, r))
+    out.append("\n## Priorities at 95% offered (6 ms measured after 2 ms)\n")
+    out += SAT_HDR
+    for n, lab in [("priosat_none", "none"), ("priosat_ctl", "control only"), (None, "control + unscheduled (default)")]:
+        r = get(n) if n else get("fig7_B1.5_sthr0.5")
+        if r:
+            out.append(row_sat(lab, r))
+    out.append("\n## Credit pacing, WKc balanced\n")
+    out += SLOW_HDR
+    for n, lab, base in [(None, "pacing on (default), 50%", EVAL), ("pace_off", "pacing off, 50%", RUNS),
+                         ("fig7_B1.5_sthr0.5", "pacing on (default), 95%", RUNS),
+                         ("pacesat_off", "pacing off, 95%", RUNS)]:
+        r = get(n, base) if n else get("balanced_wkc_sird_0.5", EVAL)
+        if r:
+            out.append(row_slow(lab, r))
+    out.append("\n## B at 50% (SThr 0.5 BDP), WKc balanced\n")
+    out += SLOW_HDR
+    for b in ["1.25", "1.5", "2", "3"]:
+        r = get("bslow_B%s" % b) if b != "1.5" else get("balanced_wkc_sird_0.5", EVAL)
+        if r:
+            out.append(row_slow("B = %s BDP%s" % (b, " (default)" if b == "1.5" else ""), r))
+    out.append("\n## WKc sampled as HomaSim does (sampling=step), balanced 50%\n")
+    out += SLOW_HDR
+    for pr in ["sird", "homa"]:
+        r = get("step_%s" % pr)
+        if r:
+            out.append(row_slow("%s, step (linear: eval.md)" % pr, r))
     out.append("\n## SIRD's AIMD constants (sird.md A1, ours): WKb balanced 50%\n")
     out += SLOW_HDR
     for n, lab in [(None, "defaults (alpha0 = 1)"), ("wkbc_alpha0_0", "alpha0 = 0"), ("wkbc_sthr_inf", "SThr = inf")]:
