@@ -303,6 +303,20 @@ if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/fac
 else
     skip "sird_balanced_144.topo: experiments/ or the workloads are not here"
 fi
+# its core variant (experiments/sird_core_144.topo, sird.md Sec. 2.1): the 36
+# ToR-spine links (each way) at 200 Gb/s, the host links at 100
+if [ -f experiments/sird_core_144.topo ]; then
+    run -topo experiments/sird_core_144.topo -mtu 1500 -q inf -end 50 --workload perm:n=144,size=10000 --out "$T/core"
+    up=$(awk -F, '$3 == "tor" && $5 == "spine" && $7 == 200' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    dn=$(awk -F, '$3 == "spine" && $5 == "tor" && $7 == 200' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    hl=$(awk -F, '$3 == "host" && $7 == 100' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    if [ "$rc" -eq 0 ] && grep -q '^spraysim: 144 hosts, 13 switches, 2-tier tree' "$T/out" && [ "$up" -eq 36 ] &&
+        [ "$dn" -eq 36 ] && [ "$hl" -eq 144 ]; then
+        ok "sird_core_144.topo: 13 switches, 36 + 36 ToR-spine ports at 200 Gb/s, 144 host links at 100"
+    else
+        fail "sird_core_144.topo: rc $rc, up $up, down $dn, host links $hl"
+    fi
+fi
 
 # a huge .topo latency blames the .topo's latencies, not a -q the user never gave
 sed 's/^Downlink_Latency_ns .*/Downlink_Latency_ns 4000000000/' "$TOPOS/leaf_spine_tiny.topo" >"$T/slow.topo"

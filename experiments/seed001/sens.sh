@@ -12,6 +12,7 @@
 #   wkbc   WKb balanced 50%: the SIRD AIMD constants behind its group C tail
 #   long   WKb balanced, the main comparison with a 10 ms window
 #   sat    fig7/fig3 with an 18 ms window at 85% and 95% (is 6 ms enough?)
+#   sat50  SIRD and Homa at 95% with 48 ms measured
 # (Fig. 9 pacing and Fig. 10, the congested sender, are fig9_fig10.sh.)
 #
 #   sh experiments/seed001/sens.sh            STUDIES="fig7 fig3" sh experiments/seed001/sens.sh
@@ -20,7 +21,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RUNS=${RUNS:-experiments/seed001/results/sens}
-STUDIES=${STUDIES:-"fig7 fig3 unsch prio priosat pace bslow step wkbc long sat"}
+STUDIES=${STUDIES:-"fig7 fig3 unsch prio priosat pace bslow step wkbc long sat sat50"}
 JOBS=${JOBS:-2}
 mkdir -p "$RUNS"
 list=$RUNS/.jobs
@@ -63,6 +64,10 @@ for st in $STUDIES; do
             for s in 0.5 inf; do add "sat_sird_sthr${s}_$l" "S1_WARM_US=2000,S1_STOP_US=20000,S1_END_US=20000" sird balanced wkc $l --sird-opt sthr=$s; done
             add "sat_homa_$l" "S1_WARM_US=2000,S1_STOP_US=20000,S1_END_US=20000" homa balanced wkc $l
         done ;;
+    sat50)
+        # longer still: 48 ms measured at 95%, SIRD and Homa
+        add sat50_sird "S1_WARM_US=2000,S1_STOP_US=50000,S1_END_US=50000" sird balanced wkc 0.95
+        add sat50_homa "S1_WARM_US=2000,S1_STOP_US=50000,S1_END_US=50000" homa balanced wkc 0.95 ;;
     long)
         for l in 0.5 0.7 0.9; do for p in sird homa dctcp swift nscc; do
             add "long_${p}_$l" "S1_WARM_US=3000,S1_STOP_US=13000,S1_END_US=16000" $p balanced wkb $l
