@@ -11,6 +11,9 @@
 #           difference) is what each extra message costs once it finished
 #   off     --stream off at a tenth of the length: the same without recycling
 #           (every message's flow state kept to the end)
+#   sketch  --stream on --quantiles sketch, the full length: the summary's
+#           percentiles from fixed-size histograms, so nothing grows per
+#           finished message
 # flows.csv of `short` and `off` are compared byte for byte.
 #
 # Environment: SHARED, SPRAYSIM, BENCH_DIR as bench/run.sh;
@@ -54,8 +57,10 @@ one_run() {
     id=$1
     end=$2
     mode=$4
-    set -- --no-progress -tiers 2 -mtu 1500 -q inf -end "$end" --stream "$3" --out "$DIR/$id.out" \
-        --workload "poisson:cdf=$CDF,load=0.5,n=18"
+    quant=exact
+    [ "$id" = sketch ] && quant=sketch
+    set -- --no-progress -tiers 2 -mtu 1500 -q inf -end "$end" --stream "$3" --quantiles "$quant" \
+        --out "$DIR/$id.out" --workload "poisson:cdf=$CDF,load=0.5,n=18"
     echo "$SPRAYSIM $*" >"$DIR/$id.cmd"
     "$GNU_TIME" -v -o "$DIR/$id.time" "$SPRAYSIM" "$@" >"$DIR/$id.stdout" 2>"$DIR/$id.err"
     rc=$?
@@ -80,6 +85,7 @@ short=$((END / 10))
 one_run short "$short" on "--stream on" && s_kb=$kb && s_msgs=$msgs
 one_run off "$short" off "--stream off" && o_kb=$kb && o_msgs=$msgs
 one_run stream "$END" on "--stream on" && l_kb=$kb && l_msgs=$msgs
+one_run sketch "$END" on "--stream on --quantiles sketch" && k_kb=$kb
 if [ "$status" -eq 0 ] && ! cmp -s "$DIR/short.out/flows.csv" "$DIR/off.out/flows.csv"; then
     echo "bench-stream: flows.csv differs between --stream on and off" >&2
     status=1
@@ -97,6 +103,9 @@ if [ "$status" -eq 0 ]; then
         printf "bytes per extra finished message with --stream on: %.1f (%.1f MB more for %d more messages)\n",
             ($3 - $1) * 1024 / ($4 - $2), ($3 - $1) / 1024, $4 - $2
         printf "bytes per message kept without it (--stream off, short run): %.1f\n", $5 * 1024 / $6
+    }'
+    echo "$s_kb $k_kb $l_msgs" | awk '{
+        printf "with --quantiles sketch: %.1f MB for %d messages\n", $2 / 1024, $3
     }'
 fi
 exit $status

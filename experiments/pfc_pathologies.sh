@@ -8,13 +8,19 @@
 #   2. a pause storm: an incast whose PAUSEs climb from the ToR downlink to
 #      aggregation, core and back down to the NICs of hosts that do not
 #      send to the incast (128 hosts, k=8 tree), per tier from queues.csv;
-#   3. cyclic buffer dependency: link failures with rerouting under the same
-#      load, and the deadlock detector on the one scenario that triggers it.
+#   3. cyclic buffer dependency: link failures with up-down rerouting under
+#      the storm's load (no deadlock); two link failures in a leaf-spine with
+#      valley rerouting (--reroute bounce), which closes a cycle of PFC
+#      buffer dependencies and deadlocks, against the same workload with
+#      up-down routing or without PFC; the same at scale (a 128-host
+#      permutation under random link failures); the detector on a slow
+#      fabric.
 # Writes experiments/pfc_pathologies.md; every number in it comes from
 # this run. Takes a few seconds.
 #   sh experiments/pfc_pathologies.sh   (from the project root, after make)
 set -u
 SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+SHARED=${SHARED:-../shared}
 PY=${PY:-/usr/bin/python3}
 OUT=${OUT:-experiments/pfc_pathologies.md}
 [ -x "$SPRAYSIM" ] || { echo "pfc_pathologies.sh: $SPRAYSIM not found; run make first" >&2; exit 1; }
@@ -116,6 +122,61 @@ run fail_known $ROCE -tm "$WORK/storm.cm" -end 20000 --detect-us 0 \
     --fail "link tor0 agg0 down" --fail "link tor4 agg5 down" --fail "link agg1 core5 down" --fail "link agg8 core0 down"
 run fail_mid $ROCE -tm "$WORK/storm.cm" -end 20000 --detect-us 50 \
     --fail "link tor0 agg0 down at 300" --fail "link tor4 agg5 down at 300" --fail "link agg1 core5 down at 300" --fail "link agg8 core0 down at 300"
+run fail_known_bounce $ROCE -tm "$WORK/storm.cm" -end 20000 --detect-us 0 --reroute bounce \
+    --fail "link tor0 agg0 down" --fail "link tor4 agg5 down" --fail "link agg1 core5 down" --fail "link agg8 core0 down"
+# Valleys: a leaf-spine of 4 ToRs (2 hosts each) and 2 spines. Links
+# tor0-spine1 and tor1-spine0 fail at 300 us and routing learns at 350 us;
+# ToRs 0 and 1 then have no up-down path to each other, and with --reroute
+# bounce spine 0 (spine 1) sends their packets down into ToR 2 or 3, which
+# climb to the other spine. Workload: 8 MB each way between ToRs 0 and 1
+# (hosts 0->2, 1->3, 2->0, 3->1) and between ToRs 2 and 3 (4->6, 5->7,
+# 6->4, 7->5), all from t=0.
+printf 'Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n' >"$WORK/ls4x2.topo"
+# mk_valley K: the workload; with K > 0 only flow K starts at 0 and the
+# others after -end (a matrix keeps every line's position, which the ECMP
+# hash uses, so flow K takes the path it takes in the full workload)
+mk_valley() {
+    echo "Nodes 8"
+    echo "Connections 8"
+    id=1
+    for p in 0:2 1:3 2:0 3:1 4:6 5:7 6:4 7:5; do
+        st=0
+        [ "$1" -gt 0 ] && [ "$id" != "$1" ] && st=1000000
+        echo "${p%:*}->${p#*:} id $id start $st size 8000000"
+        id=$((id + 1))
+    done
+}
+mk_valley 0 >"$WORK/valley.cm"
+VT="-topo $WORK/ls4x2.topo"
+run valley_nofail $ROCE $VT -tm "$WORK/valley.cm" -end 20000
+run valley_pfc $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 --reroute bounce \
+    --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
+run valley_pfc_2000 $ROCE $VT -tm "$WORK/valley.cm" -end 2000 --detect-us 50 --reroute bounce --pfc-deadlock-us 1000000000 \
+    --ts-flows all --ts-interval 100 \
+    --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
+run valley_pfc_20000 $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 --reroute bounce --pfc-deadlock-us 1000000000 \
+    --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
+run valley_updown $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 \
+    --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
+run valley_lossy $ROCE $VT -tm "$WORK/valley.cm" -end 20000 --detect-us 50 --reroute bounce --pfc off \
+    --fail "link tor0 spine1 down at 300" --fail "link tor1 spine0 down at 300"
+# each flow's path after the failures, alone (failures known from t=0)
+for k in 1 2 3 4 5 6 7 8; do
+    mk_valley $k >"$WORK/valley_$k.cm"
+    run valley_path_$k $ROCE $VT -tm "$WORK/valley_$k.cm" -end 20000 --detect-us 0 --reroute bounce \
+        --fail "link tor0 spine1 down" --fail "link tor1 spine0 down"
+done
+# At scale: seed 004's random failures (each inter-switch link down from
+# t=0 with probability P, known at once) under htsim's 128-host
+# permutation, RoCE one path per connection, up-down routing against
+# --reroute bounce (and bounce without PFC at the largest P).
+cp "$SHARED/data/htsim/matrices/perm_128n_128c_2MB.cm" "$WORK/perm128.cm" ||
+    { echo "pfc_pathologies.sh: $SHARED/data/htsim/matrices/perm_128n_128c_2MB.cm not found (set SHARED)" >&2; exit 1; }
+for p in 0.1 0.2 0.3 0.4; do
+    run rand_${p}_updown $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures $p
+    run rand_${p}_bounce $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures $p --reroute bounce
+done
+run rand_0.4_bounce_lossy $ROCE -tm "$WORK/perm128.cm" -end 20000 --detect-us 0 --random-failures 0.4 --reroute bounce --pfc off
 # The detector on a slow fabric: two flows crossing in pod 0 (host 2 ->
 # host 0 and host 1 -> host 3) towards two host links degraded to 0.5 Gb/s.
 # Every flow progresses (a packet every 66 us at the slow links) while the
@@ -353,14 +414,18 @@ w("## 3. Cyclic buffer dependency (deadlock) under failures")
 w("")
 w("A PFC deadlock needs a cycle of buffer dependencies: switch A's buffer waits on B's, ..., back to A.")
 w("On a tree that takes a route going down and then up again (a valley), which is what rerouting around")
-w("a failure does in some fabrics. spraysim's routing cannot produce one: at every switch the candidate")
+w("a failure does in fabrics with local fast reroute (F10; Hu et al., HotNets 2016; Guo et al., SIGCOMM 2016).")
+w("spraysim's default routing cannot produce one: at every switch the candidate")
 w("ports (`candidates()` in `src/topo/fabric.c`) are either all its up ports (destination not below it)")
 w("or the down port toward the destination's ToR; after routing learns of a failure it only removes")
 w("candidates that are down or from which the destination is no longer reachable going up then down")
 w("(`reaches()`), and if none remains it hashes over the same up/down set. A packet thus climbs, turns once,")
 w("and descends; buffer dependencies run up -> up, up -> down and down -> down only, never down -> up, so")
-w("they cannot close a cycle (up*/down* routing is deadlock-free). No failure pattern changes this, and")
-w("building valley routes is out of scope here, so this pathology cannot arise in spraysim today.")
+w("they cannot close a cycle (up*/down* routing is deadlock-free), whatever fails. `--reroute bounce` adds")
+w("the valley: a switch left with no up-down way on sends the packet down to another lower switch that")
+w("still reaches the destination, and that switch sends it up again (section 3b). That closes cycles.")
+w("")
+w("### 3a. Up-down rerouting: no deadlock")
 w("")
 failed = [("tor0", "agg0"), ("tor4", "agg5"), ("agg1", "core5"), ("agg8", "core0")]
 carried = sum(int(p["tx_packets"]) for p in ps
@@ -391,7 +456,223 @@ w("no packet took a detour, let alone a valley, and nothing deadlocked. With fai
 w("packets lost on the dead links are resent by go-back-N (hence more transmissions than the shortest-path")
 w("count), yet pauses never freeze into a cycle.")
 w("")
-w("**The detector on a slow fabric.** The detector (`src/net/pfc.c`) reports a deadlock when no PAUSE or")
+fb2, pb2, sb2, _ = rd("fail_known_bounce")
+w("The same 4 failures known from the start with `--reroute bounce` change nothing: %d valleys, %d switch" % (
+    sb2["reroute"]["valleys"], swtx(pb2)))
+w("egress transmissions, max FCT %s us, `pfc.deadlock` %s. Every switch kept an up-down way on, so the" % (
+    fnum(sb2["flows"]["fct_max_us"]), str(sb2["pfc"]["deadlock"]).lower()))
+w("option, a last resort, never acted.")
+w("")
+
+# ---- 3b valleys ----
+vruns = {n: rd(n) for n in ("valley_nofail", "valley_pfc", "valley_pfc_2000", "valley_pfc_20000", "valley_updown", "valley_lossy")}
+vpaths = {k: rd("valley_path_%d" % k) for k in range(1, 9)}
+fv, pv, sv, ev = vruns["valley_pfc"]
+nmv = namer(pv)
+def pname(p):
+    return "%s->%s" % (nmv(int(p["node"]), p["node_kind"]), nmv(int(p["peer"]), p["peer_kind"]))
+def flow_path(k):
+    # the ports that carried at least flow k's bytes when it ran alone, in hop order
+    f_, p_, s_, _ = vpaths[k]
+    r = f_[k]
+    size = int(r["size_bytes"])
+    ports = [p for p in p_ if int(p["tx_bytes"]) >= size]
+    node, hops_, names = int(r["src"]), [], []
+    while node != int(r["dst"]) and len(hops_) < 10:
+        nxt = [p for p in ports if int(p["node"]) == node]
+        if len(nxt) != 1:
+            break
+        hops_.append(pname(nxt[0]))
+        node = int(nxt[0]["peer"])
+    return hops_
+paths = {k: flow_path(k) for k in range(1, 9)}
+cycle = sv["pfc"].get("deadlock_cycle", [])
+w("### 3b. Valley rerouting (`--reroute bounce`): deadlock")
+w("")
+w("A leaf-spine of 4 ToRs (2 hosts each) and 2 spines, 100 Gb/s, 1 us links. Links `tor0-spine1` and")
+w("`tor1-spine0` fail at 300 us; routing learns at 350 us (`--detect-us 50`). ToR 0 then reaches only")
+w("spine 0, which has lost ToR 1, and ToR 1 only spine 1, which has lost ToR 0: up-down routing has no")
+w("path between ToRs 0 and 1. With `--reroute bounce`, ToR 0 still sends up to spine 0 (from which one")
+w("valley gets there), spine 0 sends the packet down to ToR 2 or 3 (hashed, as ECMP does), and that ToR")
+w("climbs to spine 1, which delivers it; ToR 1's traffic does the mirror image through spine 1. Workload:")
+w("8 MB each way between ToRs 0 and 1 (flows 1-4: hosts 0->2, 1->3, 2->0, 3->1) and between ToRs 2 and 3")
+w("(flows 5-8: 4->6, 5->7, 6->4, 7->5), all from t = 0, RoCE with PFC, one path per connection.")
+w("")
+w("Each flow's data path once the failures are known (each flow run alone, the failures known from t = 0;")
+w("a flow keeps its line of the matrix, so the ECMP hash gives it the same path as in the full workload):")
+w("")
+w("| flow | hosts | path | valley |")
+w("|---|---|---|---|")
+for k in range(1, 9):
+    r = vpaths[k][0][k]
+    hp = paths[k]
+    valley = "-"
+    for a, b in zip(hp, hp[1:]):
+        if a.split("->")[0].startswith("spine") and b.split("->")[1].startswith("spine"):
+            valley = "down into %s, up again" % a.split("->")[1]
+    w("| %d | %s -> %s | %s | %s |" % (k, r["src"], r["dst"], " ".join("`%s`" % h for h in hp), valley))
+w("")
+def vrow(label, name):
+    f_, p_, s_, _ = vruns[name]
+    pf = s_.get("pfc")
+    dl = "-" if not pf else ("**true**, since %.3f us" % pf["deadlock_since_us"] if pf["deadlock"] else "false")
+    return "| %s | %.1f | %d of %d | %d | %s | %s | %d (%d) | %s |" % (label, s_["run"]["simulated_us"],
+        s_["flows"]["finished"], s_["flows"]["total"], s_["packets"]["data_delivered"],
+        s_["reroute"]["valleys"] if "reroute" in s_ else "-", pf["pauses"] if pf else "off",
+        s_["packets"]["drops"], s_["packets"]["failure_drops"], dl)
+w("| run | simulated (us) | flows finished | data packets delivered | valleys | PAUSEs | drops (by down links) | pfc.deadlock |")
+w("|---|---|---|---|---|---|---|---|")
+w(vrow("no failure, PFC (`valley_nofail`)", "valley_nofail"))
+w(vrow("failures, `--reroute bounce`, PFC: the detector stops the run (`valley_pfc`)", "valley_pfc"))
+w(vrow("same, detector off, `-end 2000`", "valley_pfc_2000"))
+w(vrow("same, detector off, `-end 20000`", "valley_pfc_20000"))
+w(vrow("failures, up-down routing (no `--reroute`), PFC (`valley_updown`)", "valley_updown"))
+w(vrow("failures, `--reroute bounce`, lossy (`--pfc off`, `valley_lossy`)", "valley_lossy"))
+w("")
+w("The detector's report (stderr of `valley_pfc`):")
+w("")
+w("```")
+for line in ev.strip().split("\n"):
+    if "deadlock" in line:
+        w(line)
+w("```")
+w("")
+w("`summary.json` of `valley_pfc`: `\"pfc\": %s`" % json.dumps(sv["pfc"]))
+w("")
+byname = {pname(p): p for p in pv}
+w("The cycle's ports in `valley_pfc` (`queues.csv`, at the stop), and which flows' data makes each wait on")
+w("the next (the flows whose path crosses the port and then the next one):")
+w("")
+w("| port | tx packets | peak queue bytes | PAUSEs received | paused us | waits on | because of flows |")
+w("|---|---|---|---|---|---|---|")
+for i, c in enumerate(cycle):
+    nxt = cycle[(i + 1) % len(cycle)]
+    q = byname[c]
+    via = [k for k in range(1, 9) if any(a == c and b == nxt for a, b in zip(paths[k], paths[k][1:]))]
+    w("| `%s` | %s | %s | %s | %s | `%s` | %s |" % (c, q["tx_packets"], q["peak_bytes"], q["pfc_pauses_received"],
+        fnum(q["pfc_paused_us"]), nxt, ", ".join(str(k) for k in via) or "-"))
+w("")
+def node_of(port, end):
+    return port.split("->")[end]
+chain = []
+for i, c in enumerate(cycle):
+    nxt = cycle[(i + 1) % len(cycle)]
+    via = [k for k in range(1, 9) if any(a == c and b == nxt for a, b in zip(paths[k], paths[k][1:]))]
+    chain.append("%s holds %s's packets that came from %s and wait for `%s`" % (node_of(c, 1),
+        "flow " + str(via[0]) if len(via) == 1 else "flows " + ", ".join(str(k) for k in via), node_of(c, 0), nxt))
+w("Read as buffers: " + "; ".join(chain) + ", the first port of the ring. Each wait is")
+w("a PAUSE: a switch pauses the link its held packets came over while its count for that link is above")
+w("XOFF (HIGH), and resumes it only once the count falls to XON (LOW), which needs the next port of the ring")
+w("to move.")
+w("")
+d2, d20 = vruns["valley_pfc_2000"][2], vruns["valley_pfc_20000"][2]
+w("**What the counters prove.** The four ports form a ring, spine -> ToR -> other spine -> other ToR ->")
+w("back, and each is paused by the switch it feeds while that switch holds data which came over it and")
+w("waits for the next port of the ring, which is paused too. The two ToR -> spine hops of the ring are")
+w("the valleys' climbs: a packet that came down from one spine goes back up to the other, a down -> up")
+w("dependency up-down routing never makes. The two spine -> ToR hops carry the valleys' descents and the")
+w("ToR 2 <-> ToR 3 flows, which share those links. With every link of the ring oversubscribed, each")
+w("switch's ingress count for the ring link never falls to XON, no PAUSE is ever lifted, and nothing on")
+w("the ring can move: no PAUSE or RESUME after %.3f us, and the detector reports it %d us later." % (
+    sv["pfc"]["deadlock_since_us"], round(sv["run"]["simulated_us"] - sv["pfc"]["deadlock_since_us"])))
+w("Throughput stops with it: with the detector off the fabric has delivered %d data packets at 2000 us" % d2["packets"]["data_delivered"])
+w("and %d at 20000 us (%d when the detector stopped the run at %.1f us); flows finished: %d of 8." % (
+    d20["packets"]["data_delivered"], sv["packets"]["data_delivered"], sv["run"]["simulated_us"], d20["flows"]["finished"]))
+# delivered bytes per flow over time (ts_flows.csv of valley_pfc_2000; a finished flow has no more rows)
+ts = {}
+with open(os.path.join(work, "valley_pfc_2000", "ts_flows.csv")) as f:
+    for r in csv.DictReader(f):
+        ts[(round(float(r["time_us"])), int(r["flow_id"]))] = int(r["delivered_bytes"])
+f2k = vruns["valley_pfc_2000"][0]
+w("")
+w("Delivered MB per flow over time with the detector off (`--ts-flows all --ts-interval 100` on the")
+w("`-end 2000` run, `ts_flows.csv`; \"done\" once the flow has finished):")
+w("")
+times = [200, 300, 400, 500, 600, 700, 800, 1000, 1500, 2000]
+w("| flow | " + " | ".join("%d us" % t for t in times) + " |")
+w("|---|" + "---|" * len(times))
+for k in range(1, 9):
+    cells = []
+    for t in times:
+        v = ts.get((t, k))
+        fin = f2k[k]["finish_us"]
+        cells.append("%.2f" % (v / 1e6) if v is not None else ("done" if fin and float(fin) <= t else "-"))
+    w("| %d | %s |" % (k, " | ".join(cells)))
+fin5 = [k for k in range(1, 9) if f2k[k]["finish_us"]]
+w("")
+stuck = [k for k in range(1, 9) if not f2k[k]["finish_us"]]
+last_move = max(max([t for t in range(0, 2001, 100) if (t, k) in ts and ts[(t, k)] != ts[(2000, k)]] + [0]) + 100
+                for k in stuck)
+ring_flows = sorted(k for k in range(1, 9) if set(paths[k]) & set(cycle))
+others = [k for k in stuck if k not in ring_flows]
+def paused_on(k):
+    # ports of its path paused for at least the whole deadlock (from its start to the stop)
+    frozen = sv["run"]["simulated_us"] - sv["pfc"]["deadlock_since_us"]
+    return [h for h in paths[k] if h in byname and byname[h]["node_kind"] != "host" and float(byname[h]["pfc_paused_us"]) >= frozen]
+pp_ = sorted(set(h for k in others for h in paused_on(k)))
+w("Flows %s cross the ring. %s %s not, but %s behind ring traffic in paused switch ports shared with it (%s, paused" % (
+    ", ".join(str(k) for k in ring_flows), "Flows " + " and ".join(str(k) for k in others) if len(others) > 1 else
+    "Flow %s" % others[0] if others else "No other flow", "do" if len(others) != 1 else "does",
+    "wait" if len(others) != 1 else "waits", ", ".join("`%s`" % h for h in pp_)))
+w("from the deadlock's start to the stop): head-of-line blocking, as in section 1. The unfinished flows (%s) deliver nothing after %d us (the last" % (
+    ", ".join(str(k) for k in stuck), last_move))
+w("100 us sample at which any of them still grew, up to 2000 us).")
+w("%s, whose path (`%s`) crosses none of the ring's ports and none of those paused, finishes at %s us. From then on" % (
+    ", ".join("Flow %d" % k for k in fin5), " ".join(paths[fin5[0]]) if fin5 else "-",
+    ", ".join(fnum(f2k[k]["finish_us"]) for k in fin5)))
+w("the fabric delivers nothing at all.")
+w("")
+su, sl = vruns["valley_updown"][2], vruns["valley_lossy"][2]
+w("The same failures with up-down routing deadlock nothing (`pfc.deadlock` %s), but ToRs 0 and 1 are cut" % str(su["pfc"]["deadlock"]).lower())
+fu = vruns["valley_updown"][0]
+w("apart: flows %s never finish (%d of 8 finish; %d packets die on the dead links). Without PFC the" % (
+    ", ".join(str(k) for k in sorted(fu) if not fu[k]["fct_us"]), su["flows"]["finished"], su["packets"]["failure_drops"]))
+w("valleys deliver everything (%d of 8 finish; %d drops from full queues, %d on the dead links before routing" % (
+    sl["flows"]["finished"], sl["packets"]["drops"] - sl["packets"]["failure_drops"], sl["packets"]["failure_drops"]))
+w("learnt; no pause to freeze). The cycle")
+w("needs both the valley, which makes a down -> up dependency, and PFC, which turns a full buffer into a")
+w("wait instead of a drop. This is the trade the papers describe: valley rerouting restores connectivity")
+w("that up-down routing loses, and under PFC it can lock the fabric.")
+w("")
+w("**At scale.** htsim's 128-host permutation (`perm_128n_128c_2MB.cm`, 2 MB per host, default k = 8 tree)")
+w("with seed 004's random failures (`--random-failures P`: each of the 256 inter-switch links down from")
+w("t = 0 with probability P, known at once), RoCE with PFC, one path per connection:")
+w("")
+w("| P | links down | up-down: flows finished | `--reroute bounce`: flows finished | valleys | pfc.deadlock with `--reroute bounce` (up-down: never) |")
+w("|---|---|---|---|---|---|")
+assert not any(rd("rand_%s_updown" % pr)[2]["pfc"]["deadlock"] for pr in ("0.1", "0.2", "0.3", "0.4"))
+for pr in ("0.1", "0.2", "0.3", "0.4"):
+    _, _, a_, _ = rd("rand_%s_updown" % pr)
+    _, _, b_, _ = rd("rand_%s_bounce" % pr)
+    pf = b_["pfc"]
+    w("| %s | %d | %d of %d | %d of %d | %d | %s |" % (pr, b_["network"]["random_failed_links"], a_["flows"]["finished"],
+        a_["flows"]["total"], b_["flows"]["finished"], b_["flows"]["total"], b_["reroute"]["valleys"],
+        ("**true**: a cycle of %d ports since %.1f us" % (pf["deadlock_cycle_ports"], pf["deadlock_since_us"])) if pf["deadlock"]
+        else "false"))
+_, _, c_, _ = rd("rand_0.4_bounce_lossy")
+_, _, a4, _ = rd("rand_0.4_updown")
+w("")
+R = {pr: (rd("rand_%s_updown" % pr)[2], rd("rand_%s_bounce" % pr)[2]) for pr in ("0.1", "0.2", "0.3", "0.4")}
+def ftext(name):
+    with open(os.path.join(work, name, "flows.csv")) as f:
+        return f.read()
+same01 = ftext("rand_0.1_updown") == ftext("rand_0.1_bounce")
+tiers4 = sorted(set("".join(c for c in end if not c.isdigit()) for port in R["0.4"][1]["pfc"].get("deadlock_cycle", [])
+                    for end in port.split("->")))
+w("At P = 0.1 no switch on the workload's paths runs out of up-down ways, so the option never acts (%d valleys; flows.csv %s)." % (
+    R["0.1"][1]["reroute"]["valleys"], "byte-identical to up-down routing's" if same01 else "differs from up-down routing's"))
+w("At P = 0.2 and 0.3 up-down routing strands the flows whose ToRs it can no longer join")
+w("(%d and %d unfinished: RoCE retries them on dead links until the end), and valleys deliver every flow" % (
+    R["0.2"][0]["flows"]["unfinished"], R["0.3"][0]["flows"]["unfinished"]))
+w("without a deadlock. At P = 0.4 the valleys close a cycle of %d ports (through %s switches) and the" % (
+    R["0.4"][1]["pfc"].get("deadlock_cycle_ports", 0), ", ".join(t for t in tiers4)))
+w("fabric locks: %d flows finish, against %d with up-down routing (no deadlock). Without PFC the same valleys" % (
+    R["0.4"][1]["flows"]["finished"], R["0.4"][0]["flows"]["finished"]))
+w("finish %d of %d flows (%d drops)." % (c_["flows"]["finished"], c_["flows"]["total"], c_["packets"]["drops"]))
+w("")
+w("### 3c. The detector on a slow fabric")
+w("")
+w("The detector (`src/net/pfc.c`) reports a deadlock when no PAUSE or")
 w("RESUME happened anywhere for `--pfc-deadlock-us` and its wait-for graph has a cycle: a paused port waits")
 w("on the paused ports of the next switch that hold data which came over the paused port's own link. Two")
 w("flows crossing inside pod 0, host 2 -> host 0 and host 1 -> host 3, with the links of hosts 0 and 3")
@@ -413,11 +694,13 @@ for label, f_, s_ in (("default detector (500 us)", fx, sx), ("detector off (`--
 w("")
 w("Both runs are identical: the detector no longer mistakes a slow fabric for a deadlock. A true cycle")
 w("(each port of a pair holding data that came over the other's link, both paused) is still reported")
-w("within `--pfc-deadlock-us`; the unit tests build one by hand, since the fabric's routing cannot.")
+w("within `--pfc-deadlock-us`: the unit tests in tests/test_roce.c build one by hand, and section 3b's fabric")
+w("builds one with valley rerouting (tests/cli_test.sh checks that the detector names its four ports).")
 w("")
 w("## Commands")
 w("")
-w("Matrices are written by the script (see its comments); run names are the `--out` directories.")
+w("Matrices and `ls4x2.topo` are written by the script (see its comments), except `perm128.cm`, a copy of")
+w("`../shared/data/htsim/matrices/perm_128n_128c_2MB.cm`; run names are the `--out` directories.")
 w("")
 w("```")
 L.extend(commands.rstrip("\n").split("\n"))

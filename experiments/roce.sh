@@ -101,7 +101,7 @@ for c in "2to1:$WORK/2to1.cm" "incast:$M/incast.cm" "perm_128, 1 path:$M/perm_12
 done
 dcqcn_row 2 400000000 12000 20000 10
 dcqcn_row 8 100000000 20000 40000 10
-dcqcn_row 15 100000000 40000 80000 10
+dcqcn_row 15 300000000 80000 200000 10
 
 {
     echo "# RoCEv2 over PFC, side by side with htsim_roce; DCQCN against first principles"

@@ -55,6 +55,7 @@ void config_defaults(struct config *c)
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
     c->reps_buffer = 8;
     c->routing = ROUTE_ECMP;
+    c->reroute = REROUTE_NONE;
     c->drr_quantum_bytes = 4096;         /* seed 004 Sec. IV-A: DRR with a 4 KB quantum */
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
@@ -307,6 +308,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* open-loop arrivals: each host's first, after the transports exist */
     if (open_loop)
         poisson_setup(s, &poisson);
+    ts_setup(s); /* time series: nothing unless --ts-* selects something */
     /* legal (a matrix written for a longer run) but surely worth a word:
      * such connections are reported unfinished, as failures after -end are
      * reported not to happen */
@@ -466,10 +468,12 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-void sim_run(struct sim *s)
+/* The event loop. `ts_each_event` is a constant at each call: sim_run
+ * calls it with true only for time series in change mode, so the loop every
+ * other run executes has no per-event hook at all. */
+static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool progress, bool ts_each_event)
 {
     struct event ev;
-    bool progress = s->cfg.progress && isatty(STDERR_FILENO);
     double wall_start = wall_seconds(), last_print = wall_start;
     bool printed = false;
     while (!s->stop && s->eq.count) {
@@ -524,9 +528,14 @@ void sim_run(struct sim *s)
         case EV_PFC:
             pfc_event(s, ev.id, ev.aux);
             break;
+        case EV_TS_SAMPLE:
+            ts_sample_event(s);
+            break;
         default:
             die_internal("unknown event kind %u", ev.kind);
         }
+        if (ts_each_event)
+            ts_after_event(s);
 #ifdef SPRAYSIM_CHECKS
         if (s->events_processed % CENSUS_EVENTS == 0)
             check_packet_conservation(s);
@@ -536,12 +545,23 @@ void sim_run(struct sim *s)
             if (w - last_print >= 1.0) {
                 last_print = w;
                 printed = true;
-                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s   ",
+                /* the time left at this run's pace of simulated time: an
+                 * upper bound, as the run also ends when every flow is done */
+                double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
+                        "ETA <= %.0f s   ",
                         w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
-                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6);
+                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6, eta);
             }
         }
     }
+    return printed;
+}
+
+void sim_run(struct sim *s)
+{
+    bool progress = s->cfg.progress && isatty(STDERR_FILENO);
+    bool printed = s->ts && s->cfg.ts.change ? run_events(s, progress, true) : run_events(s, progress, false);
     if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
@@ -558,6 +578,7 @@ void sim_run(struct sim *s)
 void sim_free(struct sim *s)
 {
     flowstream_free(s);
+    ts_free(s);
     poisson_free(s);
     transport_free(s);
     failures_free(s);

@@ -14,23 +14,31 @@
 #include "workload/cm.h"
 #include "cc/cc.h"
 #include "topo/failures.h"
+#include "metrics/timeseries.h"
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
     EV_PKT_ARRIVE = 2,   /* id = packet: reaches pkt->node */
     EV_FLOW_START = 3,   /* id = flow */
-    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind */
+    EV_TRANSPORT_TIMER = 4, /* id = flow, aux = the transport's own timer kind, the slot's generation above bit 16 */
     EV_LINK_CHANGE = 7,  /* id = link event: a link goes down/up or changes rate or delay */
     EV_ROUTE_LEARN = 8,  /* id = link event: routing learns of a down/up change */
     EV_ARRIVAL = 9,      /* id = host: its next open-loop message starts (src/workload/poisson.h) */
-    EV_PFC = 10,
-    EV_FLOW_RETIRE = 11, /* id = flow: a finished message's slot is recycled (--stream) */         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
+    EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
+    EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
 };
 
 enum routing_mode {
     ROUTE_ECMP = 0,   /* hash (flow, entropy, switch salt) over equal-cost up ports */
     ROUTE_AR = 1,     /* per packet: the up port with the shortest quantised queue */
     ROUTE_EV_MOD = 2, /* up port = entropy mod ports: exact paths for controlled experiments */
+};
+
+/* --reroute: what a switch does once routing knows it has no up-down route on */
+enum reroute_mode {
+    REROUTE_NONE = 0,   /* hash over its ports anyway (the packet is likely lost) */
+    REROUTE_BOUNCE = 1, /* a valley: down to another lower switch that still reaches the destination */
 };
 
 /* Everything a run is configured with; filled by the CLI, defaults in
@@ -55,6 +63,7 @@ struct config {
     uint32_t ecn_high_pkts;
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
     uint32_t paths;              /* -paths: entropy values per flow */
+    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: RoCE then follows them (else one path) */
     bool trimming;
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
@@ -72,6 +81,8 @@ struct config {
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
+    bool quantile_sketch;        /* --quantiles sketch: summary percentiles from fixed-size log histograms
+                                    (metrics/vcollect.h), not every value */
     int8_t stream;               /* --stream: flows.csv rows written as messages finish and slots recycled (1), or
                                     all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
@@ -82,6 +93,7 @@ struct config {
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */
+    uint32_t reroute;            /* enum reroute_mode */
     bool drr;                    /* --sched drr: two data classes served by DRR */
     bool class_drr;              /* --sched class-drr: data classes 1 .. n_classes-1 served by DRR, not strict priority */
     uint32_t drr_quantum_bytes;
@@ -122,6 +134,7 @@ struct config {
     bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
     const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
     unsigned n_sird_opts;
+    struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
 };
 
 void config_defaults(struct config *c);
@@ -149,6 +162,8 @@ struct sim_totals {
     uint64_t class_trims[PORT_MAX_CLASSES]; /* data packets trimmed, by the switch class they were in */
     uint64_t class_drops[PORT_MAX_CLASSES]; /* packets dropped, by switch class (0: control and trimmed headers) */
     uint64_t failure_drops;       /* packets dropped by links that were down */
+    uint64_t valleys;             /* --reroute bounce: packets a switch sent down into a valley */
+    uint64_t valley_limit_hits;   /* packets refused another valley (fabric.c REROUTE_MAX_VALLEYS) */
     uint64_t data_bounced;        /* trimmed headers a switch returned to the sender */
     uint64_t ctl_drops;
     uint64_t pulls_sent;          /* receiver-credit grants (PKT_PULL) */
@@ -197,6 +212,7 @@ struct sim {
     uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
     bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
+    struct conn_pools *pools;    /* persistent connections of open-loop messages (transport.c), NULL when unused */
     uint8_t count_pkts;          /* 1: flows count their packets in the network (f->pkts_out), as --stream's
                                     recycling needs; every transport that makes packets adds it (README
                                     "Adding a transport") */
@@ -225,7 +241,9 @@ struct sim {
     struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
+    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
+    struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 
     struct sim_totals tot;
     uint64_t events_processed;

@@ -752,6 +752,18 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" && cmp -
 else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi
+bad "--workload poisson: conns too large" "conns '5000' is not a number of connections per host pair from 0 to 4096" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,conns=5000"
+for sm in on off; do
+    run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.6,n=32,warmup_us=50,stop_us=400,incast=0.07" -tiers 2 \
+        -end 600 --stream $sm --quantiles sketch --out "$T/pq_$sm"
+done
+if [ "$rc" -eq 0 ] && cmp -s "$T/pq_on/summary.json" "$T/pq_off/summary.json" &&
+    cmp -s "$T/pq_on/flows.csv" "$T/ps_on/flows.csv"; then
+    ok "--quantiles sketch: the same summary with and without --stream; flows.csv as with exact quantiles"
+else
+    fail "--quantiles sketch: rc $rc, $(diff "$T/pq_on/summary.json" "$T/pq_off/summary.json" | head -c 300)"
+fi
+bad "--quantiles approx" "--quantiles: 'approx' is neither exact nor sketch" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" --quantiles approx
 bad "--stream maybe" "--stream: 'maybe' is neither on nor off" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8" --stream maybe
 bad "--workload poisson: incast with too few hosts" "--workload poisson: incast_senders 30 needs more hosts than n=8" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,incast=0.07"
 printf '# sizes\n100 0.5\n50 1\n' >"$T/bad.cdf"
@@ -831,10 +843,53 @@ else
     fail "messages over connections: rc $rc, header $(head -n 1 "$T/msgout/flows.csv" | cut -d, -f1-3), rows $f1 / $s2"
 fi
 bad "-dcqcn 0" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 0
+bad "--cc dcqcn without RoCE" "--cc dcqcn: a rate control of RoCE's: give --transport roce" -tm "$M/one.cm" --cc dcqcn -dcqcn 10
+bad "--cc dcqcn without -dcqcn K" "--cc dcqcn: give -dcqcn K" -tm "$M/one.cm" --transport roce --cc dcqcn
+# RoCE's rate controls by name are their flags
+for rc in "timely:-timely" "hpcc:-hpcc" "dcqcn:-dcqcn 10"; do
+    name=${rc%%:*} flag=${rc#*:}
+    run -tm "$M/incast.cm" --transport roce --cc "$name" $( [ "$name" = dcqcn ] && echo "-dcqcn 10" ) -end 3000 --out "$T/rc_name"
+    run -tm "$M/incast.cm" --transport roce $flag -end 3000 --out "$T/rc_flag"
+    if [ "$rc" -eq 0 ] && cmp -s "$T/rc_name/flows.csv" "$T/rc_flag/flows.csv" && cmp -s "$T/rc_name/queues.csv" "$T/rc_flag/queues.csv"; then
+        ok "--transport roce --cc $name runs as $flag"
+    else
+        fail "--transport roce --cc $name differs from $flag (rc $rc)"
+    fi
+done
 bad "-dcqcn without PFC" "-dcqcn" -tm "$M/one.cm" --transport roce -dcqcn 10 --pfc off
 bad "-dcqcn without RoCE" "-dcqcn: a RoCE option" -tm "$M/one.cm" -dcqcn 10
 bad "-out_of_order without RoCE" "-out_of_order: a RoCE option" -tm "$M/one.cm" -out_of_order
 bad "--pfc-deadlock-us 0" "--pfc-deadlock-us" -tm "$M/one.cm" --pfc-deadlock-us 0
+bad "--reroute maybe" "--reroute: 'maybe' is not none or bounce" -tm "$M/one.cm" --reroute maybe
+# A PFC deadlock from valley rerouting (experiments/pfc_pathologies.md
+# section 3): 4 ToRs x 2 hosts, 2 spines, links tor0-spine1 and tor1-spine0
+# down and known; ToRs 0 and 1 exchange traffic only through valleys, ToRs
+# 2 and 3 exchange traffic directly. With --reroute bounce the detector
+# names a cycle of 4 paused ports; up-down routing (no --reroute) has none.
+printf 'Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\nTier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\nSwitch_Latency_ns 0\n' >"$T/ls4x2.topo"
+{
+    echo "Nodes 8"
+    echo "Connections 8"
+    for p in 0:2 1:3 2:0 3:1 4:6 5:7 6:4 7:5; do echo "${p%:*}->${p#*:} start 0 size 2000000"; done
+} >"$T/valley.cm"
+run --transport roce -paths 1 -topo "$T/ls4x2.topo" -tm "$T/valley.cm" -end 5000 --detect-us 0 --reroute bounce \
+    --fail "link tor0 spine1 down" --fail "link tor1 spine0 down" --quiet --out "$T/valley"
+if [ "$rc" -eq 0 ] && grep -q '^spraysim: PFC deadlock: a cycle of 4 paused ports' "$T/err" &&
+    grep -q '^spraysim: PFC deadlock cycle (each port waits on the next, the last on the first): spine0->tor3 tor3->spine1 spine1->tor2 tor2->spine0$' "$T/err" &&
+    grep -q '"deadlock": true, .*"deadlock_cycle": \["spine0->tor3", "tor3->spine1", "spine1->tor2", "tor2->spine0"\]' "$T/valley/summary.json" &&
+    grep -q '"reroute": {"mode": "bounce", "valleys": [1-9]' "$T/valley/summary.json"; then
+    ok "--reroute bounce under PFC: valleys, and the detector names the 4-port deadlock cycle"
+else
+    fail "--reroute bounce deadlock: rc $rc, $(head -c 300 "$T/err" | tr '\n' '|')"
+fi
+run --transport roce -paths 1 -topo "$T/ls4x2.topo" -tm "$T/valley.cm" -end 5000 --detect-us 0 \
+    --fail "link tor0 spine1 down" --fail "link tor1 spine0 down" --quiet --out "$T/updown"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q '"deadlock": false' "$T/updown/summary.json" &&
+    ! grep -q '"reroute"' "$T/updown/summary.json"; then
+    ok "the same failures with up-down routing: no deadlock"
+else
+    fail "up-down routing with the valley workload: rc $rc, $(head -c 300 "$T/err" | tr '\n' '|')"
+fi
 bad "-hpcc without RoCE" "-hpcc: a RoCE option" -tm "$M/one.cm" -hpcc
 bad "-hpcc with -dcqcn" "-hpcc and -dcqcn: choose one" -tm "$M/one.cm" --transport roce -hpcc -dcqcn 10
 bad "-hpcc with -timely" "-hpcc and -timely: RoCE runs one rate control at a time" -tm "$M/one.cm" --transport roce -hpcc -timely
@@ -932,6 +987,111 @@ if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/fac
     done
 else
     skip "Homa/DCTCP/Swift on sird_balanced_144.topo: experiments/ or the workloads are not here"
+fi
+
+# Time series (--ts-*): bad flags are one line naming the flag; files appear
+# only when asked; a fixed seed gives the same bytes; every change of the
+# incast's bottleneck reaches exactly the peak queues.csv reports.
+printf 'Nodes 16\nConnections 2\n0->2 start 0 size 2000000\n1->2 start 0 size 2000000\n' >"$T/inc2.cm"
+bad "ts empty list" "--ts-flows" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows ""
+bad "ts reversed range" "--ts-ports" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 9-3
+bad "ts not a list" "--ts-hosts" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 1,x
+bad "ts interval zero" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval 0
+bad "ts interval word" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval often
+bad "ts window reversed" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 50:10
+bad "ts window after -end" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 2000:3000
+bad "ts max-mb zero" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-max-mb 0
+bad "ts unknown flow id" "--ts-flows: no flow has id 7" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows 1,7
+bad "ts port beyond the fabric" "--ts-ports: port 96" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 96
+bad "ts host beyond the fabric" "--ts-hosts: host 16" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 3-16
+bad "ts without --out" "--out" -tm "$T/inc2.cm" --ts-hosts all
+bad "ts interval without a selection" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-interval 2
+bad "ts estimate above the limit" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports all --ts-interval change --ts-max-mb 1
+if [ -e "$T/ts0" ]; then fail "ts: a rejected run left its --out directory"; else ok "ts: rejected runs leave no output"; fi
+
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3
+if [ "$rc" -eq 0 ] && [ -z "$(ls "$T/ts1" | grep '^ts_')" ]; then
+    ok "ts: no time-series file unless asked"
+else
+    fail "ts: without --ts-* flags: exit $rc, files $(ls "$T/ts1" | tr '\n' ' ')"
+fi
+cp "$T/ts1/flows.csv" "$T/ts1.flows"; cp "$T/ts1/queues.csv" "$T/ts1.queues"; cp "$T/ts1/summary.json" "$T/ts1.summary"
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3 --ts-ports 20 --ts-interval change
+if [ "$rc" -eq 0 ] && [ "$(ls "$T/ts1" | grep '^ts_' | tr '\n' ' ')" = "ts_ports.csv " ] &&
+    cmp -s "$T/ts1/flows.csv" "$T/ts1.flows" && cmp -s "$T/ts1/queues.csv" "$T/ts1.queues" &&
+    head -n 1 "$T/ts1/ts_ports.csv" | grep -qx 'time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops'; then
+    ok "ts: --ts-ports writes ts_ports.csv only; flows.csv and queues.csv unchanged; replaces a plain output set"
+else
+    fail "ts: --ts-ports: exit $rc, files $(ls "$T/ts1" | tr '\n' ' '), or flows/queues changed"
+fi
+peak=$(awk -F, '$1 == 20 { print $11 }' "$T/ts1/queues.csv")
+seen=$(awk -F, 'NR > 1 && $2 == 20 && $3 + 0 > m { m = $3 + 0 } END { print m + 0 }' "$T/ts1/ts_ports.csv")
+if [ -n "$peak" ] && [ "$peak" -gt 40000 ] && [ "$seen" = "$peak" ]; then
+    ok "ts: 2-to-1 incast, every change: the bottleneck's largest data_bytes ($seen) is queues.csv's peak_bytes"
+else
+    fail "ts: 2-to-1 incast: largest recorded $seen, queues.csv peak_bytes $peak"
+fi
+if grep -q '"timeseries": {"interval_us": "change"' "$T/ts1/summary.json" &&
+    [ "$(grep -v timeseries "$T/ts1/summary.json" | grep -v '"commit"')" = "$(grep -v '"commit"' "$T/ts1.summary")" ]; then
+    ok "ts: summary.json gains a timeseries entry and is otherwise unchanged (events included)"
+else
+    fail "ts: summary.json: $(grep timeseries "$T/ts1/summary.json")"
+fi
+run -tm "$T/inc2.cm" --out "$T/ts1" --seed 3
+if [ "$rc" -eq 0 ] && [ -z "$(ls "$T/ts1" | grep '^ts_')" ]; then
+    ok "ts: a rerun without --ts-* replaces the set, time series included"
+else
+    fail "ts: rerun without --ts-*: exit $rc, files $(ls "$T/ts1" | tr '\n' ' ')"
+fi
+run --workload perm:n=16,size=300000 --seed 9 --out "$T/ts2" --ts-flows all --ts-ports 0-40 --ts-hosts all --ts-interval 0.5
+run --workload perm:n=16,size=300000 --seed 9 --out "$T/ts3" --ts-flows all --ts-ports 0-40 --ts-hosts all --ts-interval 0.5
+same=yes
+for f in ts_flows.csv ts_ports.csv ts_hosts.csv; do
+    cmp -s "$T/ts2/$f" "$T/ts3/$f" || same=no
+    [ "$(wc -l <"$T/ts2/$f")" -gt 100 ] || same=no
+done
+if [ "$rc" -eq 0 ] && [ $same = yes ]; then
+    ok "ts: the same seed gives byte-identical ts_flows.csv, ts_ports.csv, ts_hosts.csv"
+else
+    fail "ts: reruns with the same seed differ (or are nearly empty)"
+fi
+run -tm "$T/inc2.cm" --out "$T/ts4" --ts-ports all --ts-interval change --quiet
+if [ "$rc" -eq 0 ] && grep -q '^spraysim: time series: about [0-9]* MB (estimate' "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ]; then
+    ok "ts: a large capture prints its size estimate first: $(cat "$T/err")"
+else
+    fail "ts: large capture: exit $rc, stderr $(head -c 200 "$T/err")"
+fi
+
+# Time series with recycled slots and messages: --stream on and off give the
+# same series (a recycled message's last row and bytes are kept); messages
+# over connections add flows.csv's msg column.
+W="$SHARED/data/workloads/google_all_rpc.cdf"
+run --workload "poisson:cdf=$W,load=0.5,n=16" -end 60 --stream on --out "$T/ts5" --ts-flows all --ts-hosts all --ts-interval 1 --quiet
+rc5=$rc
+run --workload "poisson:cdf=$W,load=0.5,n=16" -end 60 --stream off --out "$T/ts6" --ts-flows all --ts-hosts all --ts-interval 1 --quiet
+if [ "$rc5" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/ts5/ts_flows.csv" "$T/ts6/ts_flows.csv" &&
+    cmp -s "$T/ts5/ts_hosts.csv" "$T/ts6/ts_hosts.csv" && [ "$(wc -l <"$T/ts5/ts_flows.csv")" -gt 1000 ]; then
+    ok "ts: poisson with --stream on (recycled slots) and off: identical ts_flows.csv and ts_hosts.csv"
+else
+    fail "ts: poisson --stream on/off: exit $rc5/$rc or the series differ"
+fi
+printf 'Nodes 16\nConnections 3\n0->2 id 7 start 0 size 500000\n0->2 id 7 start 0 size 300000\n1->2 id 8 start 0 size 400000\n' >"$T/msg.cm"
+run -tm "$T/msg.cm" --out "$T/ts7" --ts-flows 7 --ts-hosts 2
+if [ "$rc" -eq 0 ] && head -n 1 "$T/ts7/ts_flows.csv" | grep -q '^time_us,flow_id,msg,cwnd_bytes' &&
+    [ "$(awk -F, 'NR > 1 { print $2 "," $3 }' "$T/ts7/ts_flows.csv" | sort -u | tr '\n' ' ')" = "7,1 7,2 " ] &&
+    [ "$(tail -n 1 "$T/ts7/ts_hosts.csv" | cut -d, -f3)" = 1200000 ]; then
+    ok "ts: messages over connections: msg column, both messages of connection 7, 1.2 MB delivered to host 2"
+else
+    fail "ts: messages: exit $rc, $(head -c 200 "$T/ts7/ts_flows.csv" | tr '\n' '|')"
+fi
+
+# Homa and SIRD have no sample(): their rows carry the delivered bytes they report.
+run -tm "$T/inc2.cm" --transport homa -mtu 1500 -q inf --out "$T/ts8" --ts-flows all --ts-hosts 2
+if [ "$rc" -eq 0 ] && [ "$(tail -n 1 "$T/ts8/ts_hosts.csv" | cut -d, -f3)" = 4000000 ] &&
+    [ "$(awk -F, 'NR > 1 && $6 == 2000000' "$T/ts8/ts_flows.csv" | wc -l)" -eq 2 ]; then
+    ok "ts: Homa incast: each flow's last row delivered 2 MB, host 2 got 4 MB"
+else
+    fail "ts: Homa: exit $rc, $(tail -n 1 "$T/ts8/ts_hosts.csv" 2>/dev/null)"
 fi
 
 [ "$nfail" -eq 0 ]

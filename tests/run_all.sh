@@ -54,6 +54,12 @@ for script in tests/cli_test.sh tests/golden.sh tests/fuzz/replay.sh; do
     if [ "$rc" -eq 124 ]; then
         echo "$script: timed out after $limit s"
         f=$((f + 1))
+    elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+        # a script that stopped early (a syntax error, a crash) has no FAIL
+        # line for what it never ran: its exit status is the failure
+        echo "$out" | tail -5
+        echo "$script: exited $rc"
+        f=$((f + 1))
     fi
     passed=$((passed + p))
     failed=$((failed + f))

@@ -9,7 +9,8 @@
  * finishes, with and without trimming; adaptive routing picks the shortest
  * quantised queue among the usable uplinks and ev-mod picks entropy mod
  * uplinks; -failed N slows the right number of ports; packet conservation
- * holds with failures.
+ * holds with failures; --reroute bounce takes a valley, hop by hop, only
+ * where up-down routing has no way left, and at most twice per packet.
  */
 #include "testutil.h"
 
@@ -32,6 +33,7 @@ struct opts {
     bool no_trim;
     double detect_us;     /* < 0: default */
     uint32_t routing;
+    uint32_t reroute;     /* enum reroute_mode */
     uint32_t failed_links;
     const char *fail[4];
 };
@@ -57,6 +59,7 @@ static void setup(const struct opts *o)
     if (o->detect_us >= 0)
         c.detect_ps = (simtime_ps)(o->detect_us * PS_PER_US);
     c.routing = o->routing;
+    c.reroute = o->reroute;
     c.failed_links = o->failed_links;
     c.progress = false;
     for (unsigned i = 0; i < 4 && o->fail[i]; i++)
@@ -815,6 +818,153 @@ static void test_failed_links_run_at_quarter_speed(void **st)
 
 /* ---- conservation ------------------------------------------------------------------------------ */
 
+/* ---- --reroute bounce ---------------------------------------------------------------------------- */
+
+/* 4 ToRs of 2 hosts, 2 spines (the deadlock experiment's fabric): hosts
+ * 0-7, ToRs 8-11, spines 12-13. */
+static const char *LEAF_SPINE_4X2 = "Nodes 8\nTiers 2\nPodsize 8\n"
+                                    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\n"
+                                    "Downlink_Latency_ns 1000\nSwitch_Latency_ns 0\n"
+                                    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n"
+                                    "Switch_Latency_ns 0\n";
+enum { LS_TOR0 = 8, LS_SPINE0 = 12 };
+
+/* Follows a packet from host src to host dst through fabric_route, as the
+ * network would, recording the nodes it visits (hosts included); returns
+ * their number. ingress_port is set as port_tx_done sets it. */
+static int walk(struct packet *pk, uint32_t src, uint32_t *nodes, int max)
+{
+    uint32_t port = S.hosts[src].nic_port;
+    int n = 0;
+    nodes[n++] = src;
+    while (n < max) {
+        uint32_t node = S.ports[port].peer_node;
+        nodes[n++] = node;
+        if (node < S.n_hosts)
+            break;
+        pk->ingress_port = port;
+        port = fabric_route(&S, node - S.n_hosts, pk);
+    }
+    return n;
+}
+
+/* Host 0 (ToR 0) to host 2 (ToR 1) with links tor0-spine1 and tor1-spine0
+ * down: no up-down path exists (ToR 0 reaches only spine 0, which has lost
+ * ToR 1). With --reroute bounce the packet climbs to spine 0, is sent down
+ * into ToR 2 or 3 (a valley: never back to ToR 0, never over the dead
+ * link), climbs to spine 1 and descends to ToR 1: one valley, counted.
+ * Without the option spine 0 hashes onto its dead link. */
+static void test_reroute_bounce_takes_a_valley(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = "Nodes 8\nConnections 1\n0->2 start 0 size 1000\n", .topo = LEAF_SPINE_4X2,
+                     .detect_us = -1, .reroute = REROUTE_BOUNCE};
+    setup(&o);
+    apply_now("link tor0 spine1 down");
+    apply_now("link tor1 spine0 down");
+    failures_learn(&S, S.n_link_events - 2);
+    failures_learn(&S, S.n_link_events - 1);
+    struct packet pk;
+    unsigned via[4] = {0};
+    for (uint32_t f = 0; f < 64; f++) {
+        memset(&pk, 0, sizeof pk);
+        pk.dst_host = 2;
+        pk.flow = f;
+        uint32_t nodes[16];
+        int n = walk(&pk, 0, nodes, 16);
+        assert_int_equal(n, 7);
+        assert_int_equal(nodes[1], LS_TOR0);
+        assert_int_equal(nodes[2], LS_SPINE0);
+        assert_true(nodes[3] == LS_TOR0 + 2 || nodes[3] == LS_TOR0 + 3); /* the valley */
+        via[nodes[3] - LS_TOR0]++;
+        assert_int_equal(nodes[4], LS_SPINE0 + 1);
+        assert_int_equal(nodes[5], LS_TOR0 + 1);
+        assert_int_equal(nodes[6], 2);
+        assert_int_equal((pk.flags & PKTF_VALLEYS) >> PKTF_VALLEYS_SHIFT, 1);
+    }
+    assert_true(via[2] > 10 && via[3] > 10); /* the valley's ToR is hashed */
+    assert_int_equal(S.tot.valleys, 64);
+    assert_int_equal(S.tot.valley_limit_hits, 0);
+    /* a destination up-down routing still reaches takes no valley: 0 -> 4 */
+    memset(&pk, 0, sizeof pk);
+    pk.dst_host = 4;
+    uint32_t nodes[16];
+    assert_int_equal(walk(&pk, 0, nodes, 16), 5);
+    assert_int_equal(nodes[2], LS_SPINE0);
+    assert_int_equal(nodes[3], LS_TOR0 + 2);
+    assert_int_equal(pk.flags & PKTF_VALLEYS, 0);
+    assert_int_equal(S.tot.valleys, 64);
+    /* a packet that has taken its two valleys is refused a third (counted)
+     * and hashed onto the dead link as without the option */
+    memset(&pk, 0, sizeof pk);
+    pk.dst_host = 2;
+    pk.flags = 2 << PKTF_VALLEYS_SHIFT;
+    pk.ingress_port = port_between(LS_TOR0, LS_SPINE0);
+    assert_int_equal(fabric_route(&S, LS_SPINE0 - S.n_hosts, &pk), port_between(LS_SPINE0, LS_TOR0 + 1));
+    assert_int_equal(S.tot.valley_limit_hits, 1);
+    assert_int_equal(pk.flags, 2 << PKTF_VALLEYS_SHIFT);
+    assert_int_equal(S.tot.valleys, 64);
+    clear_events();
+    sim_free(&S);
+
+    /* without --reroute: up-down routing, spine 0 uses its dead down link */
+    o.reroute = REROUTE_NONE;
+    setup(&o);
+    apply_now("link tor0 spine1 down");
+    apply_now("link tor1 spine0 down");
+    failures_learn(&S, S.n_link_events - 2);
+    failures_learn(&S, S.n_link_events - 1);
+    for (uint32_t f = 0; f < 16; f++) {
+        memset(&pk, 0, sizeof pk);
+        pk.dst_host = 2;
+        pk.flow = f;
+        pk.ingress_port = port_between(LS_TOR0, LS_SPINE0);
+        assert_int_equal(fabric_route(&S, LS_SPINE0 - S.n_hosts, &pk), port_between(LS_SPINE0, LS_TOR0 + 1));
+        assert_int_equal(pk.flags, 0);
+    }
+    assert_int_equal(S.tot.valleys, 0);
+    clear_events();
+    sim_free(&S);
+}
+
+/* 3-tier k = 4 tree, link agg0-tor1 down and known: a packet for host 2
+ * (ToR 1) that reaches agg0 from core 0 has no down port left and no up-down
+ * alternative (it came down from the core). With --reroute bounce agg0 sends
+ * it down to ToR 0, the pod's other ToR, which climbs to agg1 and descends
+ * to ToR 1. A packet that arrived from ToR 0 itself is not sent back there:
+ * no valley, agg0 falls back to its dead link. */
+static void test_reroute_bounce_in_a_pod(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = "Nodes 16\nConnections 1\n12->2 start 0 size 1000\n", .detect_us = -1,
+                     .reroute = REROUTE_BOUNCE};
+    setup(&o);
+    apply_now("link agg0 tor1 down");
+    failures_learn(&S, S.n_link_events - 1);
+    struct packet pk;
+    memset(&pk, 0, sizeof pk);
+    pk.dst_host = 2;
+    pk.ingress_port = port_between(CORE0, AGG0);
+    uint32_t hop = fabric_route(&S, AGG0 - S.n_hosts, &pk);
+    assert_int_equal(hop, port_between(AGG0, TOR0));
+    pk.ingress_port = hop;
+    hop = fabric_route(&S, TOR0 - S.n_hosts, &pk);
+    assert_int_equal(hop, port_between(TOR0, AGG0 + 1));
+    pk.ingress_port = hop;
+    hop = fabric_route(&S, AGG0 + 1 - S.n_hosts, &pk);
+    assert_int_equal(hop, port_between(AGG0 + 1, TOR0 + 1));
+    assert_int_equal((pk.flags & PKTF_VALLEYS) >> PKTF_VALLEYS_SHIFT, 1);
+    assert_int_equal(S.tot.valleys, 1);
+    /* from ToR 0 (in flight when routing learnt): never back down to it */
+    memset(&pk, 0, sizeof pk);
+    pk.dst_host = 2;
+    pk.ingress_port = port_between(TOR0, AGG0);
+    assert_int_equal(fabric_route(&S, AGG0 - S.n_hosts, &pk), port_between(AGG0, TOR0 + 1));
+    assert_int_equal(S.tot.valleys, 1);
+    clear_events();
+    sim_free(&S);
+}
+
 static void test_conservation_with_failures(void **st)
 {
     (void)st;
@@ -858,6 +1008,8 @@ int main(void)
         cmocka_unit_test(test_conservation_with_failures),
         cmocka_unit_test(test_long_schedule_keeps_every_event),
         cmocka_unit_test(test_switch_down_takes_every_port),
+        cmocka_unit_test(test_reroute_bounce_takes_a_valley),
+        cmocka_unit_test(test_reroute_bounce_in_a_pod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

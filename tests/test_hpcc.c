@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 
+#include "cc/cc.h"
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
@@ -376,6 +377,7 @@ static void test_sprayed_flows_finish(void **st)
         c.transport_name = "roce";
         c.pfc_flag = -1;
         c.hpcc = true;
+        c.paths_given = true; /* sprayed on purpose (-paths 64): RoCE's default is one path */
         sim_setup(&S, &c);
         sim_run(&S);
         assert_int_equal(S.flows_finished, S.n_flows);
@@ -384,6 +386,43 @@ static void test_sprayed_flows_finish(void **st)
         check_packet_conservation(&S);
         sim_free(&S);
     }
+}
+
+/* HPCC behind the CC interface (cc_hpcc_ops): W and R published, NewAck
+ * on the ACK's records, the completing ACK ignored, and the once-per-RTT
+ * marker restarting with a new message. */
+static void test_hpcc_cc_module(void **st)
+{
+    (void)st;
+    const struct cc_ops *cc = cc_find("hpcc");
+    assert_non_null(cc);
+    struct cc_params cp = {.linkspeed_mbps = 100000, .mtu_bytes = 4150, .mss_bytes = 4086};
+    void *stt = xcalloc(1, cc->state_size);
+    cc->init(stt, &cp);
+    struct hpcc_state ref;
+    hpcc_init(&ref, 100000, (simtime_ps)(HPCC_T_US * PS_PER_US), 4150);
+    assert_true(cc_rate_of(stt)->window_bytes == ref.w_bytes && cc_rate_of(stt)->rate_mbps == hpcc_rate_mbps(&ref));
+    struct hpcc_int h1 = {.tx_bytes = 0, .ts_ps = 0, .qlen_bytes = 60000, .rate_mbps = 100000, .port = 3};
+    struct hpcc_int h2 = {.tx_bytes = 125000, .ts_ps = 10 * PS_PER_US, .qlen_bytes = 60000, .rate_mbps = 100000, .port = 3};
+    struct cc_rate_ack a = {.ack_seq = 1, .snd_nxt = 10, .hops = &h1, .n_hops = 1};
+    cc->on_rate_ack(stt, &a);
+    hpcc_on_ack(&ref, 1, 10, &h1, 1);
+    a.ack_seq = 2;
+    a.hops = &h2;
+    cc->on_rate_ack(stt, &a);
+    hpcc_on_ack(&ref, 2, 10, &h2, 1);
+    assert_true(ref.w_bytes < 150000); /* the queue made it cut */
+    assert_true(cc_rate_of(stt)->window_bytes == ref.w_bytes && cc_rate_of(stt)->rate_mbps == hpcc_rate_mbps(&ref));
+    double w = cc_rate_of(stt)->window_bytes;
+    struct hpcc_int h3 = {.tx_bytes = 250000, .ts_ps = 20 * PS_PER_US, .qlen_bytes = 120000, .rate_mbps = 100000, .port = 3};
+    a.ack_seq = 11;
+    a.hops = &h3; /* would cut W further, were it not the last */
+    a.completes = true;
+    cc->on_rate_ack(stt, &a);
+    assert_true(cc_rate_of(stt)->window_bytes == w);
+    cc->on_new_message(stt, 0);
+    assert_int_equal(((const struct hpcc_state *)((const char *)stt + sizeof(struct cc_rate)))->last_update_seq, 0);
+    free(stt);
 }
 
 int main(void)
@@ -398,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_reference_tails),
         cmocka_unit_test(test_four_to_one_incast),
         cmocka_unit_test(test_sprayed_flows_finish),
+        cmocka_unit_test(test_hpcc_cc_module),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

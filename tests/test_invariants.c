@@ -769,13 +769,18 @@ static void test_flow_in_flight_underflow_on_loss(void **st)
     setup(&(struct opts){.cm = "Nodes 16\nConnections 1\n0->13 start 0 size 40860\n", .sleek = true});
     transport_flow_start(&S, 0);
     struct flow *f = &S.flows[0];
-    uet_of(f)->next_new_seq = 10;
     uet_of(f)->rtx_len = 0;
-    for (uint32_t q = 0; q < 10; q++)
-        uet_of(f)->tx[q] = (struct tx_rec){.state = TX_IN_FLIGHT, .count = 1, .time_ps = 0};
+    for (uint32_t q = 0; q < 10; q++) { /* sent by hand: each has its record (a ring, uet.h) */
+        uet_of(f)->next_new_seq = q;
+        struct tx_rec *t = &uet_of(f)->tx[q & uet_of(f)->tx_mask];
+        if (t->seq != q) /* the start may have sent the first ones for real */
+            t = uet_tx_claim(uet_of(f), q);
+        *t = (struct tx_rec){.state = TX_IN_FLIGHT, .count = 1, .time_ps = 0, .seq = q};
+    }
+    uet_of(f)->next_new_seq = 10;
     uint32_t acked[] = {0, 1, 3, 4, 6, 7};
     for (size_t i = 0; i < 6; i++)
-        uet_of(f)->tx[acked[i]].state = TX_ACKED;
+        uet_txw(uet_of(f), acked[i])->state = TX_ACKED;
     uet_of(f)->cum_acked = 2;
     uet_of(f)->in_flight_bytes = 4150; /* should be 4 x 4150 */
     S.now = 10 * PS_PER_US;

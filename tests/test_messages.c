@@ -216,6 +216,70 @@ static void test_triggers_work_on_messages(void **st)
     sim_free(&S);
 }
 
+/* Pools (--workload poisson:...,conns=K): messages picked onto K
+ * persistent connections per host pair, driven by hand here. */
+static void pool_setup(int msg_cc)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n9->3 start 0 size 1000\n", ".cm");
+    c.msg_cc = (int8_t)msg_cc;
+    c.progress = false;
+    c.end_ps = 5000 * PS_PER_US;
+    sim_setup(&S, &c);
+    S.cc = &count_cc_ops;
+}
+
+static void test_pool_picks_idle_then_least_queued(void **st)
+{
+    (void)st;
+    pool_setup(-1);
+    uint32_t a = transport_add_flow_pooled(&S, 0, 5, 300000, 2);
+    uint32_t b = transport_add_flow_pooled(&S, 0, 5, 100000, 2);
+    uint32_t c = transport_add_flow_pooled(&S, 0, 5, 50000, 2);  /* both busy: behind b (fewer bytes) */
+    uint32_t d = transport_add_flow_pooled(&S, 0, 5, 50000, 2);  /* a 300000 vs b+c 150000: behind c */
+    uint32_t e = transport_add_flow_pooled(&S, 1, 5, 50000, 2);  /* another pair: its own connections */
+    assert_int_not_equal(S.flows[a].pool_conn, S.flows[b].pool_conn);
+    assert_int_equal(S.flows[c].pool_conn, S.flows[b].pool_conn);
+    assert_int_equal(S.cm.conns[c].msg_prev, b);
+    assert_int_equal(S.cm.conns[d].msg_prev, c);
+    assert_int_equal(S.cm.conns[a].msg_prev, CM_NO_MSG);
+    assert_int_equal(S.cm.conns[e].msg_prev, CM_NO_MSG);
+    for (uint32_t fi = a; fi <= e; fi++)
+        transport_flow_start(&S, fi);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 6);
+    /* each waited for the one before it on its connection */
+    assert_int_equal(S.flows[c].start_ps, S.flows[b].finish_ps);
+    assert_int_equal(S.flows[d].start_ps, S.flows[c].finish_ps);
+    assert_int_equal(S.flows[d].posted_ps, 0);
+    sim_free(&S);
+}
+
+static void test_pool_connection_keeps_its_state_while_idle(void **st)
+{
+    (void)st;
+    for (int inherit = 0; inherit <= 1; inherit++) {
+        g_inits = 0;
+        pool_setup(inherit);
+        uint32_t a = transport_add_flow_pooled(&S, 0, 5, 100000, 1);
+        transport_flow_start(&S, a);
+        sim_run(&S); /* a finishes; its connection idles */
+        assert_int_equal(S.flows[a].state, FLOW_DONE);
+        S.stop = false;
+        uint32_t b = transport_add_flow_pooled(&S, 0, 5, 100000, 1);
+        assert_int_equal(S.cm.conns[b].msg_prev, CM_NO_MSG); /* idle: nothing to wait for */
+        transport_flow_start(&S, b);
+        sim_run(&S);
+        assert_int_equal(S.flows[b].state, FLOW_DONE);
+        /* the matrix's flow, a, and b (inheriting: b takes a's state) */
+        assert_int_equal(g_inits, inherit ? 2 : 3);
+        if (inherit)
+            assert_true(S.flows[b].cc_counters[0] > S.flows[a].cc_counters[0]);
+        sim_free(&S);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +290,8 @@ int main(void)
         cmocka_unit_test(test_fresh_starts_each_message_anew),
         cmocka_unit_test(test_uet_inherits_by_default),
         cmocka_unit_test(test_triggers_work_on_messages),
+        cmocka_unit_test(test_pool_picks_idle_then_least_queued),
+        cmocka_unit_test(test_pool_connection_keeps_its_state_while_idle),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();

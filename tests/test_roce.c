@@ -9,6 +9,8 @@
  */
 #include "testutil.h"
 
+#include "cc/cc.h"
+#include "lb/lb.h"
 #include "net/pfc.h"
 #include "sim.h"
 #include "simtest.h"
@@ -207,6 +209,28 @@ static void test_pfc_thresholds_and_latency(void **st)
 
 /* A paused switch port sends control but starts no data until RESUME; the
  * time paused is counted. */
+/* A RoCE queue pair keeps one path unless -paths or --lb say otherwise
+ * (NICs hash the QP; htsim_roce and htsim_hpcc do the same). */
+static void test_roce_keeps_one_path_by_default(void **st)
+{
+    (void)st;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n0->5 start 0 size 100000\n"
+                               "1->6 start 0 size 100000 transport uet\n", ".cm");
+    for (int given = 0; given <= 1; given++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = tm;
+        c.progress = false;
+        c.transport_name = "roce";
+        c.paths_given = given; /* as -paths 64 on the command line */
+        sim_setup(&S, &c);
+        assert_ptr_equal(S.flows[0].lb, given ? S.lb : &lb_single_ops);
+        assert_ptr_equal(S.flows[1].lb, S.lb); /* the UET connection sprays as the run's balancer does */
+        assert_ptr_not_equal(S.lb, &lb_single_ops);
+        sim_free(&S);
+    }
+}
+
 static void test_paused_port_starts_no_data(void **st)
 {
     (void)st;
@@ -695,6 +719,47 @@ static void test_mixed_fabric_lossless_and_lossy(void **st)
     sim_free(&S);
 }
 
+/* DCQCN behind the CC interface (cc_dcqcn_ops): the same schedule as the
+ * pure functions, its timer starting with the flow and restarting on a CNP,
+ * and the published rate following RC. */
+static void test_dcqcn_cc_module(void **st)
+{
+    (void)st;
+    const struct cc_ops *cc = cc_find("dcqcn");
+    assert_non_null(cc);
+    assert_true(cc->rate_based);
+    struct cc_params cp = {.linkspeed_mbps = 100000, .mtu_bytes = 4150, .mss_bytes = 4086, .start_ps = 7 * PS_PER_US};
+    void *stt = xcalloc(1, cc->state_size);
+    cc->init(stt, &cp);
+    struct dcqcn_state ref;
+    dcqcn_init(&ref, 100000);
+    simtime_ps period = (simtime_ps)(DCQCN_TIMER_US * PS_PER_US);
+    assert_int_equal(cc->next_timer(stt), cp.start_ps + period);
+    assert_true(cc_rate_of(stt)->rate_mbps == 100000 && cc_rate_of(stt)->window_bytes == 0);
+    /* a CNP at 20 us: cut, and the timer restarts from there */
+    cc->on_cnp(stt, 20 * PS_PER_US);
+    dcqcn_on_cnp(&ref);
+    assert_int_equal(cc->next_timer(stt), 20 * PS_PER_US + period);
+    assert_true(cc_rate_of(stt)->rate_mbps == ref.rc_mbps);
+    /* early (an event queued for the old deadline): nothing */
+    cc->on_timer(stt, cp.start_ps + period);
+    assert_true(cc_rate_of(stt)->rate_mbps == ref.rc_mbps);
+    /* at the deadline: alpha decays, then one increase */
+    cc->on_timer(stt, 20 * PS_PER_US + period);
+    dcqcn_alpha_timer(&ref);
+    dcqcn_increase_timer(&ref);
+    assert_true(cc_rate_of(stt)->rate_mbps == ref.rc_mbps);
+    assert_int_equal(cc->next_timer(stt), 20 * PS_PER_US + 2 * period);
+    /* 10 MB sent: one byte-counter increase */
+    cc->on_sent(stt, 80 * PS_PER_US, DCQCN_BYTE_COUNTER);
+    dcqcn_on_bytes_sent(&ref, DCQCN_BYTE_COUNTER);
+    assert_true(cc_rate_of(stt)->rate_mbps == ref.rc_mbps);
+    /* a connection's next message: the timers restart with it */
+    cc->on_new_message(stt, 500 * PS_PER_US);
+    assert_int_equal(cc->next_timer(stt), 500 * PS_PER_US + period);
+    free(stt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -702,6 +767,8 @@ int main(void)
         cmocka_unit_test(test_dcqcn_additive_and_hyper_increase),
         cmocka_unit_test(test_dcqcn_alpha_decay),
         cmocka_unit_test(test_pfc_thresholds_and_latency),
+        cmocka_unit_test(test_roce_keeps_one_path_by_default),
+        cmocka_unit_test(test_dcqcn_cc_module),
         cmocka_unit_test(test_paused_port_starts_no_data),
         cmocka_unit_test(test_paused_nic_sends_no_data),
         cmocka_unit_test(test_failed_port_releases_ingress_bytes),

@@ -441,13 +441,13 @@ static uint32_t nic_send_order(uint8_t *out, simtime_ps *at, uint32_t max)
         for (uint32_t i = 0; i < S.n_flows; i++) {
             const struct flow *f = &S.flows[i];
             assert_int_equal(f->state, FLOW_ACTIVE);
-            if (next[i] < uet_of(f)->next_new_seq && (best < 0 || uet_of(f)->tx[next[i]].time_ps < uet_of(&S.flows[best])->tx[next[best]].time_ps))
+            if (next[i] < uet_of(f)->next_new_seq && (best < 0 || uet_txr(uet_of(f), next[i])->time_ps < uet_txr(uet_of(&S.flows[best]), next[best])->time_ps))
                 best = (int)i;
         }
         if (best < 0)
             return n;
         assert_true(n < max);
-        at[n] = uet_of(&S.flows[best])->tx[next[best]].time_ps;
+        at[n] = uet_txr(uet_of(&S.flows[best]), next[best])->time_ps;
         out[n++] = (uint8_t)best;
         next[best]++;
     }

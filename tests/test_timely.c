@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 
+#include "cc/cc.h"
 #include "sim.h"
 #include "simtest.h"
 #include "transport/flow.h"
@@ -304,9 +305,52 @@ static void test_timely_eight_to_one(void **st)
         fail_msg("utilization %.3f, shares of fair %.3f .. %.3f", util, lo, hi);
 }
 
+/* TIMELY behind the CC interface (cc_timely_ops): one RTT sample per
+ * 16 KB segment of ACKed packets, none from a retransmission's ACK, the
+ * thresholds as options, and segments counted afresh for a new message. */
+static void test_timely_cc_module(void **st)
+{
+    (void)st;
+    const struct cc_ops *cc = cc_find("timely");
+    assert_non_null(cc);
+    struct cc_option opts[2] = {{"t_low_us", 3.0}, {"t_high_us", 150.0}};
+    struct cc_params cp = {.linkspeed_mbps = 100000, .mtu_bytes = 4150, .mss_bytes = 4086, .opts = opts, .n_opts = 2};
+    void *stt = xcalloc(1, cc->state_size);
+    cc->init(stt, &cp);
+    struct timely_state ref;
+    timely_init(&ref, 100000, 3.0, 150.0, TIMELY_MIN_RTT_US);
+    uint32_t seg = (TIMELY_SEGMENT_BYTES + 4085) / 4086; /* 5 packets */
+    struct cc_rate_ack a = {.now = 100 * PS_PER_US, .sent_ps = 90 * PS_PER_US, .ack_seq = seg - 1};
+    cc->on_rate_ack(stt, &a); /* inside the first segment: no sample */
+    assert_true(cc_rate_of(stt)->rtt_us == 0);
+    a.ack_seq = seg;
+    a.rtx_echo = true;
+    cc->on_rate_ack(stt, &a); /* a retransmission's ACK: no sample */
+    assert_true(cc_rate_of(stt)->rtt_us == 0);
+    a.rtx_echo = false;
+    cc->on_rate_ack(stt, &a);
+    timely_on_rtt(&ref, 10.0);
+    assert_true(cc_rate_of(stt)->rtt_us == 10.0 && cc_rate_of(stt)->rate_mbps == ref.rate_mbps);
+    a.ack_seq = seg + 1; /* same segment: no second sample */
+    a.sent_ps = 50 * PS_PER_US;
+    cc->on_rate_ack(stt, &a);
+    assert_true(cc_rate_of(stt)->rtt_us == 10.0);
+    a.ack_seq = 2 * seg; /* the next segment: a 50 us sample, above... within thresholds */
+    cc->on_rate_ack(stt, &a);
+    timely_on_rtt(&ref, 50.0);
+    assert_true(cc_rate_of(stt)->rtt_us == 50.0 && cc_rate_of(stt)->rate_mbps == ref.rate_mbps);
+    cc->on_new_message(stt, 0);
+    a.ack_seq = seg; /* the new message's first segment counts again */
+    a.sent_ps = 92 * PS_PER_US;
+    cc->on_rate_ack(stt, &a);
+    assert_true(cc_rate_of(stt)->rtt_us == 8.0);
+    free(stt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_timely_cc_module),
         cmocka_unit_test(test_constants),
         cmocka_unit_test(test_below_t_low_additive),
         cmocka_unit_test(test_above_t_high_multiplicative),

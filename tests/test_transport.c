@@ -34,7 +34,21 @@ static void setup(const char *cm_text, const char *lb, bool trimming, bool sleek
 
 static uint32_t rtx_entry(const struct flow *f, uint32_t i)
 {
-    return uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + i) % f->n_pkts];
+    return uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + i) & uet_of(f)->rtx_mask];
+}
+
+/* Packet q of flow f recorded as sent, by hand (q is its next new packet;
+ * the records are a ring, uet.h): its record, to fill in. */
+static struct tx_rec *sent_by_hand(struct flow *f, uint32_t q)
+{
+    struct uet_flow *u = uet_of(f);
+    struct tx_rec *t = &u->tx[q & u->tx_mask];
+    if (t->seq != q) { /* (the flow's start may have sent the first packets for real) */
+        u->next_new_seq = q;
+        t = uet_tx_claim(u, q);
+    }
+    u->next_new_seq = q + 1;
+    return t;
 }
 
 /* Puts flow 0 in the state of seed 002 Sec. 6's example: ten packets sent
@@ -47,18 +61,18 @@ static struct flow *worked_example_state(uint64_t cwnd_pkts)
     struct flow *f = &S.flows[0];
     assert_int_equal(f->n_pkts, 10);
     /* take over the sender: nothing is really on the wire in this test */
-    uet_of(f)->next_new_seq = 10;
     uet_of(f)->rtx_len = 0;
     uet_of(f)->in_flight_bytes = 0;
     for (uint32_t q = 0; q < 10; q++) {
-        uet_of(f)->tx[q].state = TX_IN_FLIGHT;
-        uet_of(f)->tx[q].count = 1;
-        uet_of(f)->tx[q].time_ps = 0;
+        struct tx_rec *t = sent_by_hand(f, q);
+        t->state = TX_IN_FLIGHT;
+        t->count = 1;
+        t->time_ps = 0;
         uet_of(f)->in_flight_bytes += 4150;
     }
     uint32_t acked[] = {0, 1, 3, 4, 6, 7};
     for (size_t i = 0; i < 6; i++) {
-        uet_of(f)->tx[acked[i]].state = TX_ACKED;
+        uet_txw(uet_of(f), acked[i])->state = TX_ACKED;
         uet_of(f)->in_flight_bytes -= 4150;
     }
     uet_of(f)->cum_acked = 2;
@@ -82,14 +96,14 @@ static void test_sleek_worked_example(void **st)
     assert_int_equal(rtx_entry(f, 0), 2);
     assert_int_equal(rtx_entry(f, 1), 5);
     assert_int_equal(rtx_entry(f, 2), 8);
-    assert_int_equal(uet_of(f)->tx[9].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_txr(uet_of(f), 9)->state, TX_IN_FLIGHT);
     /* a second call does not queue the same packets again */
     uet_sleek_step(&S, 0, 100);
     assert_int_equal(uet_of(f)->rtx_len, 3);
     /* retransmissions and the tail acknowledged: the cumulative ACK passes
      * the snapshot and recovery ends */
     for (uint32_t q = 2; q < 10; q++)
-        uet_of(f)->tx[q].state = TX_ACKED;
+        uet_txw(uet_of(f), q)->state = TX_ACKED;
     uet_of(f)->cum_acked = 10;
     uet_sleek_step(&S, 0, 0);
     assert_false(uet_of(f)->sleek_recovery);
@@ -105,11 +119,11 @@ static void test_sleek_scan_is_paced_by_the_window(void **st)
     assert_int_equal(uet_of(f)->rtx_len, 1); /* scans [2, 4): only example 3 */
     assert_int_equal(rtx_entry(f, 0), 2);
     /* 3 arrives: the cumulative ACK moves to 5 and the scan moves with it */
-    uet_of(f)->tx[2].state = TX_ACKED;
+    uet_txw(uet_of(f), 2)->state = TX_ACKED;
     uet_of(f)->cum_acked = 5;
     uet_sleek_step(&S, 0, 100);
-    assert_int_equal(uet_of(f)->tx[5].state, TX_RTX_QUEUED);
-    assert_int_equal(uet_of(f)->tx[8].state, TX_IN_FLIGHT); /* not yet: beyond one window */
+    assert_int_equal(uet_txr(uet_of(f), 5)->state, TX_RTX_QUEUED);
+    assert_int_equal(uet_txr(uet_of(f), 8)->state, TX_IN_FLIGHT); /* not yet: beyond one window */
     sim_free(&S);
 }
 
@@ -383,13 +397,13 @@ static struct flow *sender_with_ten_in_flight(void)
     S.now = 0;
     transport_flow_start(&S, 0);
     struct flow *f = &S.flows[0];
-    uet_of(f)->next_new_seq = 10;
     uet_of(f)->rtx_len = 0;
     uet_of(f)->in_flight_bytes = 10 * 4150;
     for (uint32_t q = 0; q < 10; q++) {
-        uet_of(f)->tx[q].state = TX_IN_FLIGHT;
-        uet_of(f)->tx[q].count = 1;
-        uet_of(f)->tx[q].time_ps = q * PS_PER_US;
+        struct tx_rec *t = sent_by_hand(f, q);
+        t->state = TX_IN_FLIGHT;
+        t->count = 1;
+        t->time_ps = q * PS_PER_US;
     }
     S.now = 20 * PS_PER_US;
     return f;
@@ -570,7 +584,7 @@ static void test_rtt_sample_only_when_the_transmission_is_known(void **st)
         {9, 1, true, false},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        uet_of(f)->tx[cases[k].seq].count = cases[k].count;
+        uet_txw(uet_of(f), cases[k].seq)->count = cases[k].count;
         uint32_t before = r->rtt_samples;
         deliver_ack(0, 0, 0, cases[k].seq, cases[k].rtx_echo ? PKTF_RTX_ECHO : 0);
         assert_int_equal(r->acks, k + 1);
@@ -594,18 +608,18 @@ static void test_sack_hole_is_lost_at_three_acked_above(void **st)
     deliver_ack(0, 1, 0x3, 2, 0); /* 1 and 2 */
     assert_int_equal(f->c.fast_losses, 0);
     assert_int_equal(r->losses, 0);
-    assert_int_equal(uet_of(f)->tx[0].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_txr(uet_of(f), 0)->state, TX_IN_FLIGHT);
     deliver_ack(0, 1, 0x7, 3, 0); /* 1, 2 and 3 */
     assert_int_equal(f->c.fast_losses, 1);
     assert_int_equal(r->losses, 1);
-    assert_int_equal(uet_of(f)->tx[0].state, TX_RTX_QUEUED);
+    assert_int_equal(uet_txr(uet_of(f), 0)->state, TX_RTX_QUEUED);
     /* 5 and 6 above the hole at 4: two, not yet */
     deliver_ack(0, 5, 0x3, 6, 0);
     assert_int_equal(f->c.fast_losses, 1);
-    assert_int_equal(uet_of(f)->tx[4].state, TX_IN_FLIGHT);
+    assert_int_equal(uet_txr(uet_of(f), 4)->state, TX_IN_FLIGHT);
     deliver_ack(0, 7, 0x1, 7, 0);
     assert_int_equal(f->c.fast_losses, 2);
-    assert_int_equal(uet_of(f)->tx[4].state, TX_RTX_QUEUED);
+    assert_int_equal(uet_txr(uet_of(f), 4)->state, TX_RTX_QUEUED);
     sim_free(&S);
 }
 
@@ -638,7 +652,7 @@ static uint32_t send_times(simtime_ps *t, uint32_t max)
     assert_int_equal(f->c.retransmits, 0);
     uint32_t n = uet_of(f)->next_new_seq < max ? uet_of(f)->next_new_seq : max;
     for (uint32_t q = 0; q < n; q++)
-        t[q] = uet_of(f)->tx[q].time_ps;
+        t[q] = uet_txr(uet_of(f), q)->time_ps;
     return uet_of(f)->next_new_seq;
 }
 
@@ -659,12 +673,14 @@ static void test_paced_packets_leave_one_gap_apart(void **st)
     for (uint32_t q = 0; q < n; q++)
         assert_int_equal(t[q], q * gap);
     sim_free(&S);
-    /* the same flow unpaced: the wire is the limit */
+    /* the same flow unpaced: the wire is the limit (the latest two sends:
+     * the first ones' records have made room for later packets, uet.h) */
     setup_rec(CM_0_TO_13_200, 1000000, 0, 46);
     sim_run(&S);
-    n = send_times(t, 64);
+    const struct uet_flow *u = uet_of(&S.flows[0]);
+    n = u->next_new_seq;
     assert_true(n > 130);
-    assert_int_equal(t[1] - t[0], serialize_ps(4150, 100000));
+    assert_int_equal(uet_txr(u, n - 1)->time_ps - uet_txr(u, n - 2)->time_ps, serialize_ps(4150, 100000));
     sim_free(&S);
 }
 
@@ -687,6 +703,70 @@ static void test_window_below_one_packet_sends_one_at_a_time(void **st)
     sim_free(&S);
 }
 
+/* The sender's per-packet records are sized to what is in flight (uet.h):
+ * a 100 MB flow ends with the same ring as a 2 MB one under the same
+ * window, a window of 300 packets grows the ring past it, and every packet
+ * in flight keeps its record (the checks build asserts it on each access). */
+static uint32_t ring_after(const char *cm, uint64_t cwnd_bytes, double end_us, uint32_t *sent)
+{
+    setup_rec(cm, cwnd_bytes, 0, end_us);
+    uint32_t peak = 0;
+    /* run in slices, noting the ring while the flow lives (it is freed at the end) */
+    for (double t = 20; t <= end_us && S.flows[0].state != FLOW_DONE; t += 20) {
+        S.cfg.end_ps = (simtime_ps)(t * PS_PER_US);
+        S.stop = false;
+        sim_run(&S);
+        if (S.flows[0].tp_state && uet_of(&S.flows[0])->tx && uet_of(&S.flows[0])->tx_mask + 1 > peak)
+            peak = uet_of(&S.flows[0])->tx_mask + 1;
+    }
+    assert_int_equal(S.flows[0].state, FLOW_DONE);
+    *sent = (uint32_t)S.flows[0].c.pkts_sent;
+    sim_free(&S);
+    return peak;
+}
+
+static void test_send_records_sized_to_the_window(void **st)
+{
+    (void)st;
+    uint32_t sent_small, sent_big, sent_wide;
+    uint32_t small = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 2000000\n", 40 * 4150, 2000, &sent_small);
+    uint32_t big = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 100000000\n", 40 * 4150, 20000, &sent_big);
+    assert_true(sent_big > 24000 && sent_small < 500);
+    assert_int_equal(big, small);      /* 50 times the packets, the same records */
+    assert_true(big <= 128);           /* a 40-packet window: at most 128 slots */
+    (void)sent_wide;
+    /* 300 packets sent and none acknowledged: the ring doubles as it fills
+     * past half, and keeps every record */
+    struct uet_flow q = {0};
+    uet_tx_alloc(&q, 1000);
+    assert_int_equal(q.tx_mask + 1, 128);
+    for (uint32_t seq = 0; seq < 300; seq++) {
+        struct tx_rec *r = uet_tx_claim(&q, seq);
+        r->state = TX_IN_FLIGHT;
+        r->count = 1;
+        r->time_ps = seq;
+        q.next_new_seq = seq + 1;
+    }
+    assert_int_equal(q.tx_mask + 1, 1024); /* the span of 300 needs more than 2 x 256 slots */
+    for (uint32_t seq = 0; seq < 300; seq++)
+        assert_true(uet_txr(&q, seq)->state == TX_IN_FLIGHT && uet_txr(&q, seq)->time_ps == seq);
+    assert_true(uet_txr(&q, 300)->state == TX_UNSENT);
+    /* acknowledged and its slot taken by a later packet: read as acknowledged */
+    for (uint32_t seq = 0; seq < 300; seq++)
+        uet_txw(&q, seq)->state = TX_ACKED;
+    q.cum_acked = 300;
+    for (uint32_t seq = 300; seq < 300 + 1024; seq++) {
+        uet_tx_claim(&q, seq)->state = TX_IN_FLIGHT;
+        q.next_new_seq = seq + 1;
+        uet_txw(&q, seq)->state = TX_ACKED;
+        q.cum_acked = seq + 1;
+    }
+    assert_int_equal(q.tx_mask + 1, 1024); /* no growth: nothing stayed in flight */
+    assert_true(uet_txr(&q, 5)->state == TX_ACKED && uet_txr(&q, 5)->count == 0);
+    free(q.tx);
+    free(q.rtx_ring);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +784,7 @@ int main(void)
         cmocka_unit_test(test_ecn_echoes_are_counted),
         cmocka_unit_test(test_paced_packets_leave_one_gap_apart),
         cmocka_unit_test(test_window_below_one_packet_sends_one_at_a_time),
+        cmocka_unit_test(test_send_records_sized_to_the_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,6 +51,7 @@ struct cc_params {
     uint32_t path_hops;          /* links from sender to receiver (Swift's topology scaling) */
     const struct cc_option *opts;/* algorithm options (--cc-opt), validated against option_names */
     unsigned n_opts;
+    simtime_ps start_ps;         /* when the flow starts (rate-based algorithms' timers) */
 };
 
 /* Value of option `name` from p->opts, or `def` when it was not given. */
@@ -77,6 +78,38 @@ struct cc_nack {
     uint64_t in_flight_bytes;
 };
 
+/* ---- rate-based algorithms ------------------------------------------------------
+ * The lossless RDMA transport's controls (DCQCN, TIMELY, HPCC) set a rate,
+ * not a window, and DCQCN changes it on its own timers with no packet
+ * arriving. Such an algorithm's state begins with struct cc_rate; the
+ * transport paces every packet's serialisation at rate_mbps, keeps at most
+ * window_bytes unacknowledged when that is non-zero, reports ACKs (with
+ * their echoed send time and in-band telemetry), CNPs and bytes sent, and
+ * calls on_timer at the time next_timer() names. */
+struct cc_rate {
+    double rate_mbps;      /* the pacing rate, at most the line rate */
+    double window_bytes;   /* 0: no window; else the bytes that may be unacknowledged (HPCC's W) */
+    double rtt_us;         /* the latest RTT sample it used, 0: none (TIMELY; time series) */
+};
+
+struct hpcc_int;           /* one hop's in-band telemetry record (transport/hpcc.h) */
+
+struct cc_rate_ack {
+    simtime_ps now;
+    simtime_ps sent_ps;    /* the acknowledged data packet's send time, echoed */
+    uint32_t ack_seq;      /* packets the receiver holds in order */
+    uint32_t snd_nxt;      /* the sender's next packet to send */
+    bool rtx_echo;         /* it acknowledges a retransmission (no RTT sample) */
+    bool completes;        /* it acknowledges the message's last packet */
+    const struct hpcc_int *hops; /* the data packet's telemetry, echoed (HPCC runs), else NULL */
+    uint32_t n_hops;
+};
+
+static inline const struct cc_rate *cc_rate_of(const void *state)
+{
+    return (const struct cc_rate *)state;
+}
+
 struct cc_ops {
     const char *name;
     const char *description;
@@ -100,6 +133,18 @@ struct cc_ops {
     unsigned n_counters;
     const char *const *counter_names;
     void (*counters)(const void *state, double *out);
+    /* Rate-based algorithms (struct cc_rate first in the state; the window
+     * callbacks above are NULL). A CNP arrived; bytes went on the wire;
+     * the next time the algorithm wants on_timer (SIMTIME_NEVER: none). */
+    bool rate_based;
+    void (*on_rate_ack)(void *state, const struct cc_rate_ack *a);
+    void (*on_cnp)(void *state, simtime_ps now);
+    void (*on_sent)(void *state, simtime_ps now, uint32_t wire_bytes);
+    simtime_ps (*next_timer)(const void *state);
+    void (*on_timer)(void *state, simtime_ps now);
+    /* A connection's next message takes this state over (--msg-cc
+     * inherit): what must restart with the new message's packet numbers. */
+    void (*on_new_message)(void *state, simtime_ps now);
 };
 
 static inline uint64_t cc_cwnd(const void *state)
@@ -123,6 +168,10 @@ extern const struct cc_ops cc_dctcp_ops;
 extern const struct cc_ops cc_uec_dctcp_ops;
 extern const struct cc_ops cc_bbr_ops;
 extern const struct cc_ops cc_mprdma_ops;
+/* rate-based, for --transport roce (src/transport/dcqcn.c, timely.c, hpcc.c) */
+extern const struct cc_ops cc_dcqcn_ops;
+extern const struct cc_ops cc_timely_ops;
+extern const struct cc_ops cc_hpcc_ops;
 extern const struct cc_ops cc_newreno_ops;
 extern const struct cc_ops cc_nscc_fixed_ops;   /* NIC-style integer variants (nscc_fixed.c, smartt_fixed.c) */
 extern const struct cc_ops cc_smartt_fixed_ops;

@@ -37,6 +37,10 @@ static const struct cc_ops *const all_cc[] = {
     &cc_newreno_ops,
     &cc_nscc_fixed_ops,
     &cc_smartt_fixed_ops,
+    /* rate-based, RoCE's (--transport roce) */
+    &cc_dcqcn_ops,
+    &cc_timely_ops,
+    &cc_hpcc_ops,
 };
 
 const struct cc_ops *cc_find(const char *name)

@@ -64,9 +64,13 @@ int main(int argc, char **argv)
     /* --stream (default: for open-loop workloads) */
     if (cfg.stream == 1 || (cfg.stream < 0 && s.poisson))
         flowstream_setup(&s, out ? report_out_path(out, "flows.csv") : NULL);
+    if (out)
+        report_out_attach_ts(out, &s); /* time series stream into the output set during the run */
     sim_run(&s);
     if (s.fstream && !flowstream_close(&s))
         die_internal("cannot write %s: %s", s.fstream->path, strerror(errno));
+    if (!ts_finish(&s, err, sizeof err))
+        die_internal("%s", err);
     double wall = now_seconds() - t0;
     struct run_stats r;
     report_collect(&s, wall, &r);

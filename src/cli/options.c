@@ -107,6 +107,8 @@ void options_usage(FILE *out)
             "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
+            "  --reroute MODE        none (default) or bounce: a switch with no up-down route left sends the packet\n"
+            "                        down to another switch that still reaches the destination (a valley)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
             "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
             "  --loss-detect MODE    loss besides NACKs and timeouts: nack (nothing more), dupack (3 duplicate\n"
@@ -119,11 +121,20 @@ void options_usage(FILE *out)
             "  --msg-cc inherit|fresh  a connection's next message (lines sharing an id in the .cm) keeps the\n"
             "                        connection's CC and balancer state, or starts fresh (default: UET and\n"
             "                        EQDS inherit, RoCE fresh); -conn_reuse (htsim) is accepted and changes nothing\n"
+            "  --quantiles exact|sketch  summary percentiles (FCT, slowdowns) from every value (default) or\n"
+            "                        from fixed-size histograms within 0.1%% (memory independent of the messages)\n"
             "  --stream on|off       write flows.csv rows as messages finish and recycle finished flows' memory\n"
             "                        (default: on for --workload poisson, off otherwise); same output either way\n"
             "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
             "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
             "                        RESUME anywhere, and stop (default 500)\n"
+            "  --ts-flows LIST|all   time series of these flows (flows.csv flow_id; e.g. 0,3,8-15): window or\n"
+            "                        rate, RTT, delivered and in-flight bytes -> ts_flows.csv (needs --out)\n"
+            "  --ts-ports LIST|all   time series of these ports' queues (queues.csv port) -> ts_ports.csv\n"
+            "  --ts-hosts LIST|all   time series of these hosts' delivered bytes and goodput -> ts_hosts.csv\n"
+            "  --ts-interval US|change  sample every US (default: the base RTT), or at every change\n"
+            "  --ts-window START:END time series only between START and END us (default: the whole run)\n"
+            "  --ts-max-mb MB        refuse a time series estimated above MB megabytes (default 512)\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
             "  --version             print the version and the git commit, and exit\n"
@@ -188,6 +199,7 @@ void options_free(struct config *cfg)
     for (unsigned i = 0; i < cfg->n_cc_opts; i++)
         free((char *)cfg->cc_opts[i].name);
     cfg->n_cc_opts = 0;
+    ts_config_free(&cfg->ts);
 }
 
 /* --class-opt K:NAME=VALUE: an option of extra data class K (2..7). A
@@ -392,6 +404,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (!strcmp(arg, "--quantiles")) {
+            TAKE();
+            if (!strcmp(v, "exact"))
+                cfg->quantile_sketch = false;
+            else if (!strcmp(v, "sketch"))
+                cfg->quantile_sketch = true;
+            else
+                bad(&x, "%s: '%s' is neither exact nor sketch", arg, shown(v, b));
         } else if (!strcmp(arg, "--stream")) {
             TAKE();
             if (!strcmp(v, "on"))
@@ -423,6 +443,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-paths")) {
             TAKE();
             cfg->paths = (uint32_t)get_uint(&x, arg, v, 1, 65536);
+            cfg->paths_given = true;
         } else if (!strcmp(arg, "-seed") || !strcmp(arg, "--seed")) {
             TAKE();
             cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
@@ -445,8 +466,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->oversub_cc = 0;
         } else if (!strcmp(arg, "-use_reps")) {
             TAKE();
-            if (get_uint(&x, arg, v, 0, 1))
+            if (get_uint(&x, arg, v, 0, 1)) {
                 cfg->lb_name = "reps";
+                cfg->lb_given = true;
+            }
         } else if (!strcmp(arg, "--transport")) {
             TAKE();
             cfg->transport_name = v;
@@ -467,6 +490,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {
             TAKE();
             cfg->lb_name = v;
+            cfg->lb_given = true;
             if (!lb_find(v))
                 bad(&x, "%s: unknown or not yet implemented load balancer '%s' (known: %s)", arg, shown(v, b),
                     lb_names());
@@ -540,6 +564,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->routing = ROUTE_EV_MOD;
             else
                 bad(&x, "--routing: '%s' is not ecmp, ar or ev-mod", shown(v, b));
+        } else if (!strcmp(arg, "--reroute")) {
+            TAKE();
+            if (!strcmp(v, "none"))
+                cfg->reroute = REROUTE_NONE;
+            else if (!strcmp(v, "bounce"))
+                cfg->reroute = REROUTE_BOUNCE;
+            else
+                bad(&x, "--reroute: '%s' is not none or bounce", shown(v, b));
         } else if (!strcmp(arg, "--sched")) {
             TAKE();
             cfg->drr = cfg->class_drr = false;
@@ -619,6 +651,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--class-opt")) {
             TAKE();
             parse_class_opt(&x, cfg, v);
+        } else if (ts_is_flag(arg)) { /* --ts-*: time series (metrics/timeseries.c) */
+            TAKE();
+            if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
+                x.failed = true;
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }
@@ -644,6 +680,24 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     if (cfg->mtu_bytes <= cfg->hdr_bytes) {
         bad(&x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
         return OPTIONS_ERROR;
+    }
+    /* RoCE's rate controls by name: --cc dcqcn|timely|hpcc is -dcqcn K,
+     * -timely, -hpcc; the window algorithm of any other transport's
+     * connections then stays the default */
+    const struct cc_ops *named = cc_find(cfg->cc_name);
+    if (named && named->rate_based) {
+        if (strcmp(cfg->transport_name, "roce")) {
+            bad(&x, "--cc %s: a rate control of RoCE's: give --transport roce", cfg->cc_name);
+            return OPTIONS_ERROR;
+        }
+        if (named == &cc_dcqcn_ops && !cfg->dcqcn_k_pkts) {
+            bad(&x, "--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
+            return OPTIONS_ERROR;
+        }
+        cfg->timely |= named == &cc_timely_ops;
+        cfg->hpcc |= named == &cc_hpcc_ops;
+        cfg->cc_name = "nscc";
+        cfg->cc_given = false;
     }
     if (cfg->paths == 1 && strcmp(cfg->lb_name, "single") && strcmp(cfg->lb_name, "ecmp"))
         cfg->lb_name = "single"; /* one entropy value: every balancer degenerates to one path */

@@ -20,6 +20,7 @@ void flowstream_setup(struct sim *s, const char *path)
     s->fstream = fs;
     fs->cap = 1024;
     fs->rows = xcalloc(fs->cap, sizeof(char *));
+    vc_init(&fs->fct_us, s->cfg.quantile_sketch);
     /* recycling needs every transport that can carry an open-loop message
      * to release a flow; the run's transport is the one that does */
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
@@ -103,11 +104,8 @@ void flowstream_finished(struct sim *s, uint32_t fi)
     invariant(f->state == FLOW_DONE && f->rcv_complete && !f->streamed,
               "flow %u retired before it finished at both ends", fi);
     rows_put(s, fi);
-    if (fs->n_fct == fs->cap_fct) {
-        fs->cap_fct = fs->cap_fct ? 2 * fs->cap_fct : 1024;
-        fs->fct_us = xrealloc(fs->fct_us, fs->cap_fct * sizeof(double));
-    }
-    fs->fct_us[fs->n_fct++] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
+    vc_add(&fs->fct_us, (double)(f->finish_ps - f->posted_ps) / PS_PER_US);
+    fs->fct_sum_ps += f->finish_ps - f->posted_ps;
     if (s->poisson)
         poisson_account_finished(s, fi);
     f->streamed = true;
@@ -134,6 +132,8 @@ void flowstream_retire(struct sim *s, uint32_t fi, uint32_t gen_then)
         return;
     }
     invariant(f->streamed && fi >= s->n_flows_matrix, "flow %u recycled before its row was kept", fi);
+    if (s->ts)
+        ts_flow_retire(s, fi); /* time series: the message's last state, before its slot goes */
     f->tp->flow_release(s, fi);
     uint16_t gen = (uint16_t)(f->gen + 1);
     memset(f, 0, sizeof *f);
@@ -211,7 +211,7 @@ void flowstream_free(struct sim *s)
         free(fs->rows[k]);
     free(fs->rows);
     free(fs->free_slots);
-    free(fs->fct_us);
+    vc_free(&fs->fct_us);
     free(fs->path);
     free(fs);
     s->fstream = NULL;

@@ -14,6 +14,7 @@
 #define SPRAYSIM_FLOWSTREAM_H
 
 #include "../core/core.h"
+#include "vcollect.h"
 
 #include <stdio.h>
 
@@ -33,8 +34,8 @@ struct flow_stream {
     uint32_t *free_slots;
     uint32_t free_head, free_len, free_cap;
     /* what the summary needs of retired messages */
-    double *fct_us;          /* FCT of every retired message */
-    uint64_t n_fct, cap_fct;
+    struct vcollect fct_us;  /* FCTs of retired messages (exact, or a sketch with --quantiles sketch) */
+    unsigned __int128 fct_sum_ps; /* their sum: an exact mean whatever the order */
     uint64_t retired;        /* messages retired */
     uint64_t recycled;       /* slots reused */
     uint64_t stale_timers;

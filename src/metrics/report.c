@@ -6,6 +6,7 @@
  */
 #include "report.h"
 #include "flowstream.h"
+#include "vcollect.h"
 
 #include "../cc/cc.h"
 #include "../net/pfc.h"
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static simtime_ps path_latency_ps(const struct topo *t, uint32_t hops)
 {
@@ -126,29 +128,28 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
     if (getrusage(RUSAGE_SELF, &ru) == 0)
         r->peak_rss_kb = (uint64_t)ru.ru_maxrss;
     /* --stream: the FCTs of retired messages were kept as they finished */
-    uint64_t kept = s->fstream ? s->fstream->n_fct : 0;
-    double *fct = xmalloc((s->n_flows + kept + 1) * sizeof(double));
-    uint32_t n = 0;
-    if (kept)
-        memcpy(fct, s->fstream->fct_us, kept * sizeof(double));
-    n = (uint32_t)kept;
+    struct vcollect fct;
+    vc_init(&fct, s->cfg.quantile_sketch);
+    unsigned __int128 sum_ps = 0;
+    if (s->fstream) {
+        vc_merge(&fct, &s->fstream->fct_us);
+        sum_ps = s->fstream->fct_sum_ps;
+    }
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
         if (f->state != FLOW_DONE || f->streamed)
             continue;
-        fct[n++] = (double)(f->finish_ps - f->posted_ps) / PS_PER_US;
+        vc_add(&fct, (double)(f->finish_ps - f->posted_ps) / PS_PER_US);
+        sum_ps += f->finish_ps - f->posted_ps;
     }
-    qsort(fct, n, sizeof(double), report_cmp_double);
-    /* summed in sorted order: the same mean whatever order they finished in */
-    double sum = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sum += fct[i];
-    r->finished = n;
-    r->fct_median_us = report_percentile(fct, n, 50);
-    r->fct_p99_us = report_percentile(fct, n, 99);
-    r->fct_max_us = n ? fct[n - 1] : 0;
-    r->fct_mean_us = n ? sum / n : 0;
-    free(fct);
+    uint64_t n = fct.n;
+    r->finished = (uint32_t)n;
+    r->fct_median_us = vc_percentile(&fct, 50);
+    r->fct_p99_us = vc_percentile(&fct, 99);
+    r->fct_max_us = n ? fct.max : 0;
+    /* from the exact sum in picoseconds: the same mean whatever order they finished in */
+    r->fct_mean_us = n ? (double)(sum_ps / n) / PS_PER_US + (double)(sum_ps % n) / (double)n / PS_PER_US : 0;
+    vc_free(&fct);
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         r->drops += p->st.drops;
@@ -355,6 +356,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     if (s->tot.failure_drops || s->n_link_events)
         printf("failures: %u link events, %llu packets dropped by links that were down\n", s->n_link_events,
                (unsigned long long)s->tot.failure_drops);
+    if (c->reroute == REROUTE_BOUNCE)
+        printf("reroute bounce: %llu valleys, %llu packets refused another\n", (unsigned long long)s->tot.valleys,
+               (unsigned long long)s->tot.valley_limit_hits);
     if (s->pfc) {
         uint64_t pauses = 0;
         double paused_us = 0;
@@ -649,6 +653,9 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               (unsigned long long)s->tot.rtos, (unsigned long long)s->tot.data_pkts_delivered, (unsigned long long)s->tot.trimmed_delivered,
               (unsigned long long)r->data_in_network, (unsigned long long)s->tot.probes_sent,
               (unsigned long long)s->tot.rts_sent, (unsigned long long)s->tot.failure_drops);
+    if (s->cfg.reroute == REROUTE_BOUNCE)
+        sb_printf(b, "  \"reroute\": {\"mode\": \"bounce\", \"valleys\": %llu, \"valley_limit_hits\": %llu},\n",
+                  (unsigned long long)s->tot.valleys, (unsigned long long)s->tot.valley_limit_hits);
     if (s->cfg.switch_stats) {
         struct tier_buffers tb[TOPO_MAX_TIERS];
         tier_buffers(s, tb);
@@ -673,6 +680,12 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         if (s->pfc->deadlock)
             sb_printf(b, ", \"deadlock_since_us\": %.3f, \"deadlock_cycle_ports\": %u",
                       (double)s->pfc->deadlock_at_ps / PS_PER_US, s->pfc->deadlock_cycle_ports);
+        for (uint32_t k = 0; s->pfc->deadlock && s->pfc->deadlock_cycle && k < s->pfc->deadlock_cycle_ports; k++) {
+            char name[64];
+            pfc_port_name(s, s->pfc->deadlock_cycle[k], name, sizeof name);
+            sb_printf(b, "%s\"%s\"%s", k ? ", " : ", \"deadlock_cycle\": [", name,
+                      k + 1 == s->pfc->deadlock_cycle_ports ? "]" : "");
+        }
         if (s->cfg.lossless_mask) {
             /* a mixed fabric: what each switch class went through, to show
              * the lossless ones paused and the lossy ones trimmed (only
@@ -698,16 +711,31 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
             sb_printf(b, ", \"hpcc\": true");
         sb_printf(b, "},\n");
     }
+    if (s->ts) { /* only then, so other runs keep their summary */
+        struct ts_totals tt;
+        ts_totals(s->ts, &tt);
+        sb_printf(b, "  \"timeseries\": {\"interval_us\": ");
+        if (tt.change)
+            sb_printf(b, "\"change\"");
+        else
+            sb_printf(b, "%.6f", (double)tt.interval_ps / PS_PER_US);
+        sb_printf(b, ", \"estimate_bytes\": %llu, \"rows_flows\": %llu, \"rows_ports\": %llu, \"rows_hosts\": %llu},\n",
+                  (unsigned long long)tt.estimate_bytes, (unsigned long long)tt.rows_flows,
+                  (unsigned long long)tt.rows_ports, (unsigned long long)tt.rows_hosts);
+    }
     sb_printf(b, "  \"run\": {\"simulated_us\": %.6f, \"events\": %llu}\n}\n", (double)s->now / PS_PER_US,
               (unsigned long long)s->events_processed);
 }
 
 /* Every file a run may write (switches.csv only with --switch-stats): a
  * directory holding only these is one spraysim may replace. */
-static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json", NULL};
+static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json",
+                                           "ts_flows.csv", "ts_ports.csv", "ts_hosts.csv", NULL};
+static const char *const ts_names[] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
 
 struct report_out {
     struct outdir *dir;
+    FILE *ts[3]; /* time-series streams in the staging directory (NULL when not selected) */
 };
 
 struct report_out *report_out_prepare(const char *dir)
@@ -716,7 +744,7 @@ struct report_out *report_out_prepare(const char *dir)
     struct outdir *d = outdir_prepare(dir, output_names, err, sizeof err);
     if (!d)
         die_input("%s", err);
-    struct report_out *o = xmalloc(sizeof *o);
+    struct report_out *o = xcalloc(1, sizeof *o);
     o->dir = d;
     return o;
 }
@@ -724,6 +752,28 @@ struct report_out *report_out_prepare(const char *dir)
 const char *report_out_path(struct report_out *o, const char *name)
 {
     return outdir_file_path(o->dir, name);
+}
+
+void report_out_attach_ts(struct report_out *o, struct sim *s)
+{
+    if (!s->ts)
+        return;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!ts_file_selected(s->ts, i))
+            continue;
+        const char *path = outdir_file_path(o->dir, ts_names[i]);
+        if (!path || !(o->ts[i] = fopen(path, "w")))
+            die_internal("cannot write %s: %s", path ? path : ts_names[i], strerror(errno));
+        setvbuf(o->ts[i], NULL, _IOFBF, 1 << 20); /* rows are small: write in large blocks */
+    }
+    ts_attach(s->ts, o->ts[0], o->ts[1], o->ts[2]);
+}
+
+/* Flushes, syncs and closes a time-series file; false when any write failed. */
+static bool ts_stream_close(FILE *f)
+{
+    bool ok = fflush(f) == 0 && !ferror(f) && fsync(fileno(f)) == 0;
+    return fclose(f) == 0 && ok;
 }
 
 static void write_or_die(struct report_out *o, const char *name, const struct strbuf *b)
@@ -737,6 +787,12 @@ static void write_or_die(struct report_out *o, const char *name, const struct st
 
 void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r)
 {
+    for (unsigned i = 0; i < 3; i++)
+        if (o->ts[i] && !ts_stream_close(o->ts[i])) {
+            int e = errno;
+            outdir_abort(o->dir);
+            die_internal("cannot write %s: %s", ts_names[i], strerror(e));
+        }
     struct strbuf b;
     sb_init(&b);
     if (!s->fstream) { /* else streamed into the staging directory (flowstream.c) */

@@ -41,6 +41,9 @@ const char *report_out_path(struct report_out *o, const char *name);
 /* flows.csv's header line, and flow i's row (report_flows_csv is the header and every row). */
 void report_flows_header(const struct sim *s, struct strbuf *b);
 void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b);
+/* With time series (s->ts): opens their files in the staging directory
+ * and hands them to the sampler, before the run. */
+void report_out_attach_ts(struct report_out *o, struct sim *s);
 /* prepare + commit, for callers that already ran. */
 void report_write_files(const struct sim *s, const struct run_stats *r, const char *dir);
 /* Builds the flows.csv text (for tests of byte-identical output). */

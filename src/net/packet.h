@@ -43,7 +43,10 @@ enum pkt_flag {
     PKTF_PINNED = 1 << 8,       /* its flow keeps one path: adaptive routing leaves it on its hash */
     PKTF_SIRD_SCHED = 1 << 9,   /* SIRD data: sent on credit (returns its payload as credit) */
     PKTF_SIRD_CSN = 1 << 10,    /* SIRD data: sender congestion notification (its unused credit >= SThr) */
+    /* bits 11-12: valleys taken under --reroute bounce (fabric.c), at most 3 */
+    PKTF_VALLEYS = 3 << 11,
 };
+#define PKTF_VALLEYS_SHIFT 11
 
 /* The switch class a packet queues in, set by its transport; classes are
  * served in strict priority, lower first. Control never waits behind data

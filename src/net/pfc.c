@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Ports owned by a node: [*first, *first + *n). */
 static void node_ports(const struct sim *s, uint32_t node, uint32_t *first, uint32_t *n)
@@ -79,6 +80,7 @@ void pfc_free(struct sim *s)
     free(r->reverse_port);
     free(r->paused_since);
     free(r->st);
+    free(r->deadlock_cycle);
     free(r);
     s->pfc = NULL;
 }
@@ -160,30 +162,58 @@ static bool holds_from(const struct sim *s, uint32_t pkt_idx, bool on_wire, void
  * pause can stay put for the deadlock time with no cycle of real
  * dependencies, which reported false deadlocks.) Depth-first search;
  * colour: 0 new, 1 on the stack, 2 done; depth[] is the position on the
- * stack. Returns the length of a cycle found below p (0 if none). */
-static uint32_t find_cycle(const struct sim *s, uint32_t p, uint8_t *colour, uint32_t *depth, uint32_t d)
+ * stack, stack[] the ports on it. Returns the length of a cycle found below
+ * p (0 if none); its ports are then stack[*start .. *start + length). */
+struct dfs {
+    uint8_t *colour;
+    uint32_t *depth, *stack;
+    uint32_t start;
+};
+
+static uint32_t find_cycle(const struct sim *s, uint32_t p, struct dfs *g, uint32_t d)
 {
-    colour[p] = 1;
-    depth[p] = d;
+    g->colour[p] = 1;
+    g->depth[p] = d;
+    g->stack[d] = p;
     uint32_t peer = s->ports[p].peer_node, first, n;
     uint32_t found = 0;
     if (peer >= s->n_hosts) {
         node_ports(s, peer, &first, &n);
         for (uint32_t q = first; q < first + n && !found; q++) {
-            if (!(s->ports[q].flags & PORTF_PAUSED) || colour[q] == 2)
+            if (!(s->ports[q].flags & PORTF_PAUSED) || g->colour[q] == 2)
                 continue;
             struct held_from h = {p, false};
             port_visit_held(s, q, holds_from, &h);
             if (!h.found)
                 continue;
-            if (colour[q] == 1)
-                found = d + 1 - depth[q]; /* the ports from q to p on the stack */
-            else
-                found = find_cycle(s, q, colour, depth, d + 1);
+            if (g->colour[q] == 1) {
+                found = d + 1 - g->depth[q]; /* the ports from q to p on the stack */
+                g->start = g->depth[q];
+            } else {
+                found = find_cycle(s, q, g, d + 1);
+            }
         }
     }
-    colour[p] = 2;
+    g->colour[p] = 2;
     return found;
+}
+
+void pfc_port_name(const struct sim *s, uint32_t port, char *buf, size_t len)
+{
+    char a[24], b[24];
+    uint32_t ends[2] = {s->ports[port].owner_node, s->ports[port].peer_node};
+    char *out[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        uint32_t node = ends[k];
+        if (node < s->n_hosts) {
+            snprintf(out[k], sizeof a, "host%u", node);
+            continue;
+        }
+        const struct switch_node *sw = &s->switches[node - s->n_hosts];
+        const char *kind = sw->tier == 0 ? "tor" : sw->tier == 2 ? "core" : s->topo.spec.tiers == 2 ? "spine" : "agg";
+        snprintf(out[k], sizeof a, "%s%u", kind, sw->index_in_tier);
+    }
+    snprintf(buf, len, "%s->%s", a, b);
 }
 
 static void deadlock_check(struct sim *s)
@@ -193,25 +223,36 @@ static void deadlock_check(struct sim *s)
     if (!r->n_paused || r->deadlock)
         return;
     if (s->now - r->last_change_ps >= r->deadlock_ps) {
-        uint8_t *colour = xcalloc(s->n_ports, 1);
-        uint32_t *depth = xcalloc(s->n_ports, sizeof(uint32_t));
+        struct dfs g = {xcalloc(s->n_ports, 1), xcalloc(s->n_ports, sizeof(uint32_t)),
+                        xcalloc(s->n_ports, sizeof(uint32_t)), 0};
         uint32_t cycle = 0;
         for (uint32_t i = 0; i < s->n_ports && !cycle; i++)
-            if ((s->ports[i].flags & PORTF_PAUSED) && colour[i] == 0 && port_holds_data(&s->ports[i]))
-                cycle = find_cycle(s, i, colour, depth, 0);
-        free(depth);
-        free(colour);
+            if ((s->ports[i].flags & PORTF_PAUSED) && g.colour[i] == 0 && port_holds_data(&s->ports[i]))
+                cycle = find_cycle(s, i, &g, 0);
         if (cycle) {
             r->deadlock = true;
             r->deadlock_at_ps = r->last_change_ps;
             r->deadlock_cycle_ports = cycle;
+            r->deadlock_cycle = xmalloc(cycle * sizeof(uint32_t));
+            memcpy(r->deadlock_cycle, g.stack + g.start, cycle * sizeof(uint32_t));
             fprintf(stderr,
                     "spraysim: PFC deadlock: a cycle of %u paused ports, nothing paused or resumed since %.3f us; "
                     "stopping at %.3f us\n",
                     cycle, (double)r->last_change_ps / PS_PER_US, (double)s->now / PS_PER_US);
+            fprintf(stderr, "spraysim: PFC deadlock cycle (each port waits on the next, the last on the first):");
+            for (uint32_t k = 0; k < cycle; k++) {
+                char name[64];
+                pfc_port_name(s, r->deadlock_cycle[k], name, sizeof name);
+                fprintf(stderr, " %s", name);
+            }
+            fprintf(stderr, "\n");
             s->stop = true;
-            return;
         }
+        free(g.stack);
+        free(g.depth);
+        free(g.colour);
+        if (cycle)
+            return;
     }
     arm_check(s);
 }

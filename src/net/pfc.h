@@ -61,7 +61,11 @@ struct pfc_run {
     bool deadlock;             /* a deadlock was found (the run stopped) */
     simtime_ps deadlock_at_ps;
     uint32_t deadlock_cycle_ports; /* ports in the cycle found */
+    uint32_t *deadlock_cycle;  /* [deadlock_cycle_ports]: its ports, each waiting on the next (the last on the first) */
 };
+
+/* "spine0->tor2": a port named by its two ends, as --fail names nodes. */
+void pfc_port_name(const struct sim *s, uint32_t port, char *buf, size_t len);
 
 /* Enables PFC on the built fabric when s->cfg.pfc (no-op otherwise). */
 void pfc_setup(struct sim *s);

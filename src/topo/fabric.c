@@ -8,6 +8,16 @@
  * down port d goes to pod d / bundle. Upward hops, and the choice among the
  * parallel links of a bundle, hash (flow, entropy value, per-switch salt), as
  * ECMP does; the downward switch is fixed by the destination.
+ *
+ * Once routing knows of failures a switch only uses candidates that are up
+ * and from which the destination is still reachable going up then down
+ * (up-down routing, which cannot deadlock under PFC). With --reroute bounce,
+ * a switch left with no such candidate sends the packet down to another
+ * lower switch that still reaches the destination, from which it climbs
+ * again: a valley, as a switch with local fast reroute does (F10; Hu et al.,
+ * HotNets 2016; Guo et al., SIGCOMM 2016 Sec. 4). Valleys restore paths
+ * up-down routing has lost, and can close a cycle of PFC buffer
+ * dependencies (experiments/pfc_pathologies.md, section 3).
  */
 #include "fabric.h"
 
@@ -302,9 +312,113 @@ static bool set_has(const struct sim *s, const struct usable_set *u, uint32_t i)
     return port_usable(s, u->first + i, u->dst_tor);
 }
 
+/* ---- --reroute bounce ---------------------------------------------------------------------- */
+
+/* Valleys one packet may take. With routing's view current, one valley
+ * lands on a switch that reaches the destination up-down, so a second one
+ * only happens when that view changed while the packet was on its way;
+ * the limit (ours; a 2-bit count in the packet's flags, as a TTL would be)
+ * stops a packet from bouncing for ever between failures. */
+#define REROUTE_MAX_VALLEYS 2
+
+/* Does a packet routed afresh at `node` reach dst_tor up-down? As
+ * reaches(), except that a ToR other than the destination's may climb. */
+static bool reaches_afresh(const struct sim *s, uint32_t node, uint32_t dst_tor)
+{
+    const struct switch_node *sw = &s->switches[node - s->n_hosts];
+    if (sw->tier != 0 || sw->index_in_tier == dst_tor)
+        return reaches(s, node, dst_tor);
+    for (uint32_t i = sw->first_port + sw->n_down; i < sw->first_port + sw->n_down + sw->n_up; i++)
+        if (port_usable(s, i, dst_tor))
+            return true;
+    return false;
+}
+
+/* Down port `port` of a switch can start a valley toward dst_tor: it leads
+ * to a switch (not a host), is not known down, and that switch, routing
+ * the packet afresh, reaches dst_tor up-down. */
+static bool valley_port(const struct sim *s, uint32_t port, uint32_t dst_tor)
+{
+    const struct port *q = &s->ports[port];
+    return q->peer_node >= s->n_hosts && !(q->flags & PORTF_KNOWN_DOWN) && reaches_afresh(s, q->peer_node, dst_tor);
+}
+
+/* Can a packet at `node` reach ToR dst_tor going up then down with at most
+ * one valley on the way? */
+static bool reaches_valley(const struct sim *s, uint32_t node, uint32_t dst_tor)
+{
+    uint32_t sw_idx = node - s->n_hosts;
+    const struct switch_node *sw = &s->switches[sw_idx];
+    if (sw->tier == 0)
+        return sw->index_in_tier == dst_tor;
+    uint32_t first, n;
+    candidates(s, sw_idx, dst_tor, &first, &n);
+    for (uint32_t i = first; i < first + n; i++)
+        if (!(s->ports[i].flags & PORTF_KNOWN_DOWN) && reaches_valley(s, s->ports[i].peer_node, dst_tor))
+            return true;
+    for (uint32_t i = sw->first_port; i < sw->first_port + sw->n_down; i++)
+        if (valley_port(s, i, dst_tor))
+            return true;
+    return false;
+}
+
+/* Picks the (hash % count)-th port of [first, first+n) that ok() accepts;
+ * PORT_NONE when none does. */
+static uint32_t pick_port(const struct sim *s, uint32_t first, uint32_t n, uint32_t dst_tor, uint32_t skip_peer,
+                          uint64_t hash, bool (*ok)(const struct sim *, uint32_t, uint32_t))
+{
+    uint32_t count = 0;
+    for (uint32_t i = first; i < first + n; i++)
+        count += s->ports[i].peer_node != skip_peer && ok(s, i, dst_tor);
+    if (!count)
+        return PORT_NONE;
+    uint64_t k = hash % count;
+    for (uint32_t i = first; i < first + n; i++)
+        if (s->ports[i].peer_node != skip_peer && ok(s, i, dst_tor) && k-- == 0)
+            return i;
+    return PORT_NONE; /* not reached */
+}
+
+static bool valley_reachable_port(const struct sim *s, uint32_t port, uint32_t dst_tor)
+{
+    const struct port *q = &s->ports[port];
+    return !(q->flags & PORTF_KNOWN_DOWN) && reaches_valley(s, q->peer_node, dst_tor);
+}
+
+/* The switch has no up-down candidate that works. First, a candidate whose
+ * far end can still get there with one valley (a ToR cut from every
+ * spine that reaches the destination climbs to one that can bounce);
+ * else the valley itself: a down port to a switch that reaches the
+ * destination up-down, never back where the packet came from. PORT_NONE
+ * when neither exists or the packet has used up its valleys. */
+static uint32_t bounce_route(struct sim *s, uint32_t sw_idx, struct packet *p, uint32_t dst_tor, uint32_t first,
+                             uint32_t n, uint64_t hash)
+{
+    const struct switch_node *sw = &s->switches[sw_idx];
+    uint32_t port = pick_port(s, first, n, dst_tor, PORT_NONE, hash, valley_reachable_port);
+    if (port != PORT_NONE)
+        return port;
+#ifdef SPRAYSIM_CHECKS
+    invariant(p->ingress_port < s->n_ports, "packet at switch %u came over port %u of %u", sw_idx, p->ingress_port,
+              s->n_ports);
+#endif
+    uint32_t from = p->ingress_port < s->n_ports ? s->ports[p->ingress_port].owner_node : PORT_NONE;
+    port = pick_port(s, sw->first_port, sw->n_down, dst_tor, from, hash, valley_port);
+    if (port == PORT_NONE)
+        return PORT_NONE;
+    uint32_t valleys = (p->flags & PKTF_VALLEYS) >> PKTF_VALLEYS_SHIFT;
+    if (valleys >= REROUTE_MAX_VALLEYS) {
+        s->tot.valley_limit_hits++;
+        return PORT_NONE;
+    }
+    p->flags = (uint16_t)((p->flags & ~PKTF_VALLEYS) | ((valleys + 1) << PKTF_VALLEYS_SHIFT));
+    s->tot.valleys++;
+    return port;
+}
+
 /* Adaptive routing, failure-aware routing and exact entropy paths: decided
  * when the packet arrives. */
-static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packet *p)
+static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, struct packet *p)
 {
     const struct topo *t = &s->topo;
     const struct switch_node *sw = &s->switches[sw_idx];
@@ -322,6 +436,12 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     } else {
         for (uint32_t i = 0; i < u.n; i++)
             u.count += port_usable(s, u.first + i, dst_tor);
+    }
+    if (u.count == 0 && s->cfg.reroute == REROUTE_BOUNCE) {
+        uint64_t h = mix64(((uint64_t)flow_hash_key(s, p) << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt);
+        uint32_t port = bounce_route(s, sw_idx, p, dst_tor, u.first, u.n, h);
+        if (port != PORT_NONE)
+            return port;
     }
     if (u.count == 0) {
         /* nothing known to work: hash over all (the packet will likely be lost) */
@@ -364,7 +484,7 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, const struct packe
     return u.first; /* not reached: pick < count */
 }
 
-uint32_t fabric_route(struct sim *s, uint32_t sw_idx, const struct packet *p)
+uint32_t fabric_route(struct sim *s, uint32_t sw_idx, struct packet *p)
 {
     if (!s->routing_dynamic)
         return static_route(s, sw_idx, p);

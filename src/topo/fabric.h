@@ -10,7 +10,7 @@ struct sim;
  * the ECN defaults already computed. */
 void fabric_build(struct sim *s);
 /* Output port (global index) for packet p at switch sw_idx (0-based switch
- * index, not node id). */
-uint32_t fabric_route(struct sim *s, uint32_t sw_idx, const struct packet *p);
+ * index, not node id). Under --reroute bounce it counts a valley in p. */
+uint32_t fabric_route(struct sim *s, uint32_t sw_idx, struct packet *p);
 
 #endif

@@ -1,10 +1,9 @@
 /* dcqcn.h: DCQCN's sender rate state (Zhu et al., "Congestion Control for
  * Large-Scale RDMA Deployments", SIGCOMM 2015, Sec. 3.1 and Fig. 5), driven
- * by CNPs, two 55 us timers and a byte counter rather than by ACKs: the CC
- * interface of src/cc/cc.h is a window updated on each ACK, which cannot
- * express a rate that changes with no packet arriving, so the RoCE
- * transport owns this state and calls these pure functions (unit-tested on
- * their own in tests/test_roce.c).
+ * by CNPs, two 55 us timers and a byte counter rather than by ACKs: pure
+ * functions (unit-tested on their own in tests/test_roce.c), and the
+ * rate-based CC module cc_dcqcn_ops (cc.h) the RoCE transport runs them
+ * through.
  *
  * Schedule (as /work/shared/specs/reference-simulator.md lists it):
  *   CNP:            RT = RC; RC = RC (1 - alpha/2); alpha = (1-g) alpha + g;

@@ -163,7 +163,7 @@ static void check_in_flight(const struct sim *s, uint32_t fi)
         return;
     uint64_t bytes = 0;
     for (uint32_t q = sq(f)->cum_acked; q < sq(f)->next_new_seq; q++)
-        if (sq(f)->tx[q].state == TX_IN_FLIGHT)
+        if (uet_txr(sq(f), q)->state == TX_IN_FLIGHT)
             bytes += wire_bytes(s, f, q);
     invariant(sq(f)->in_flight_bytes == bytes, "EQDS flow %u in_flight_bytes %llu but its packets in flight hold %llu",
               fi, (unsigned long long)sq(f)->in_flight_bytes, (unsigned long long)bytes);
@@ -323,8 +323,8 @@ static void stop_speculating(struct eqds_flow *e)
 /* Next sequence number to send: retransmissions first; UINT32_MAX = none. */
 static uint32_t next_seq(struct flow *f)
 {
-    while (sq(f)->rtx_len && sq(f)->tx[sq(f)->rtx_ring[sq(f)->rtx_head]].state != TX_RTX_QUEUED) {
-        sq(f)->rtx_head = (sq(f)->rtx_head + 1) % f->n_pkts;
+    while (sq(f)->rtx_len && uet_txr(sq(f), sq(f)->rtx_ring[sq(f)->rtx_head])->state != TX_RTX_QUEUED) {
+        sq(f)->rtx_head = (sq(f)->rtx_head + 1) & sq(f)->rtx_mask;
         sq(f)->rtx_len--;
     }
     if (sq(f)->rtx_len)
@@ -334,9 +334,8 @@ static uint32_t next_seq(struct flow *f)
 
 static void rtx_push(struct flow *f, uint32_t seq)
 {
-    sq(f)->tx[seq].state = TX_RTX_QUEUED;
-    sq(f)->rtx_ring[(sq(f)->rtx_head + sq(f)->rtx_len) % f->n_pkts] = seq;
-    sq(f)->rtx_len++;
+    uet_txw(sq(f), seq)->state = TX_RTX_QUEUED;
+    uet_rtx_ring_push(sq(f), seq);
 }
 
 static void arm_rto(struct sim *s, uint32_t fi)
@@ -368,11 +367,12 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
-    bool rtx = sq(f)->tx[seq].state == TX_RTX_QUEUED;
+    bool rtx = uet_txr(sq(f), seq)->state == TX_RTX_QUEUED;
     if (rtx) {
-        sq(f)->rtx_head = (sq(f)->rtx_head + 1) % f->n_pkts;
+        sq(f)->rtx_head = (sq(f)->rtx_head + 1) & sq(f)->rtx_mask;
         sq(f)->rtx_len--;
     } else {
+        uet_tx_claim(sq(f), seq);
         sq(f)->next_new_seq++;
     }
     uint32_t size = wire_bytes(s, f, seq);
@@ -381,11 +381,11 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
     p->pull_q = e->target_q;
-    sq(f)->tx[seq].entropy = p->entropy;
-    sq(f)->tx[seq].state = TX_IN_FLIGHT;
-    if (sq(f)->tx[seq].count < UINT8_MAX)
-        sq(f)->tx[seq].count++;
-    sq(f)->tx[seq].time_ps = s->now;
+    uet_txw(sq(f), seq)->entropy = p->entropy;
+    uet_txw(sq(f), seq)->state = TX_IN_FLIGHT;
+    if (uet_txr(sq(f), seq)->count < UINT8_MAX)
+        uet_txw(sq(f), seq)->count++;
+    uet_txw(sq(f), seq)->time_ps = s->now;
     sq(f)->last_send_ps = s->now;
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
@@ -497,8 +497,7 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     e->srtt_ps = r->rto_ps; /* htsim: the RTT estimate starts at the min RTO */
     f->tp_state = e;
     uint32_t n = f->n_pkts;
-    sq(f)->tx = xcalloc(n, sizeof(struct tx_rec));
-    sq(f)->rtx_ring = xcalloc(n, sizeof(uint32_t));
+    uet_tx_alloc(sq(f), n);
     sq(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
     if (r->window) {
         struct cc_params cp;
@@ -540,10 +539,10 @@ static void flow_finish(struct sim *s, uint32_t fi)
 /* One acknowledged packet: returns the bytes it takes out of flight. */
 static uint32_t ack_one(const struct sim *s, struct flow *f, uint32_t seq)
 {
-    uint8_t st = sq(f)->tx[seq].state;
+    uint8_t st = uet_txr(sq(f), seq)->state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return 0;
-    sq(f)->tx[seq].state = TX_ACKED;
+    uet_txw(sq(f), seq)->state = TX_ACKED;
     if (st != TX_IN_FLIGHT)
         return 0; /* was waiting for retransmission: no longer */
     uint32_t size = wire_bytes(s, f, seq);
@@ -565,9 +564,9 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
      * clear which transmission arrived (Karn) */
     uint32_t ref = a->ref_seq;
     bool rtx_echo = a->flags & PKTF_RTX_ECHO;
-    bool valid = ref < f->n_pkts && sq(f)->tx[ref].state == TX_IN_FLIGHT &&
-                 ((sq(f)->tx[ref].count == 1 && !rtx_echo) || (sq(f)->tx[ref].count == 2 && rtx_echo));
-    simtime_ps rtt = valid ? s->now - sq(f)->tx[ref].time_ps : 0;
+    bool valid = ref < f->n_pkts && uet_txr(sq(f), ref)->state == TX_IN_FLIGHT &&
+                 ((uet_txr(sq(f), ref)->count == 1 && !rtx_echo) || (uet_txr(sq(f), ref)->count == 2 && rtx_echo));
+    simtime_ps rtt = valid ? s->now - uet_txr(sq(f), ref)->time_ps : 0;
     if (valid)
         e->srtt_ps = e->srtt_ps - e->srtt_ps / 8 + rtt / 8;
     uint64_t newly = 0;
@@ -581,7 +580,7 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         if (q < f->n_pkts)
             newly += ack_one(s, f, q);
     }
-    while (sq(f)->cum_acked < f->n_pkts && sq(f)->tx[sq(f)->cum_acked].state == TX_ACKED)
+    while (sq(f)->cum_acked < f->n_pkts && uet_txr(sq(f), sq(f)->cum_acked)->state == TX_ACKED)
         sq(f)->cum_acked++;
     if (a->ref_seq < f->n_pkts)
         f->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
@@ -613,7 +612,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct eqds_flow *e = ef(s, fi);
     f->c.nacks++;
     uint32_t seq = n->ref_seq;
-    if (seq >= f->n_pkts || sq(f)->tx[seq].state != TX_IN_FLIGHT)
+    if (seq >= f->n_pkts || uet_txr(sq(f), seq)->state != TX_IN_FLIGHT)
         return; /* acknowledged meanwhile, or already queued again */
     uint32_t size = wire_bytes(s, f, seq);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
@@ -624,7 +623,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
         struct cc_nack ev = {
             .now = s->now,
             .pkt_bytes = size,
-            .raw_rtt_ps = s->now - sq(f)->tx[seq].time_ps,
+            .raw_rtt_ps = s->now - uet_txr(sq(f), seq)->time_ps,
             .last_hop = last_hop,
             .in_flight_bytes = sq(f)->in_flight_bytes,
         };
@@ -660,8 +659,8 @@ static void rto_timer(struct sim *s, uint32_t fi)
     uint32_t oldest = UINT32_MAX;
     simtime_ps oldest_t = SIMTIME_NEVER;
     for (uint32_t q = sq(f)->cum_acked; q < sq(f)->next_new_seq; q++)
-        if (sq(f)->tx[q].state == TX_IN_FLIGHT && sq(f)->tx[q].time_ps < oldest_t) {
-            oldest_t = sq(f)->tx[q].time_ps;
+        if (uet_txr(sq(f), q)->state == TX_IN_FLIGHT && uet_txr(sq(f), q)->time_ps < oldest_t) {
+            oldest_t = uet_txr(sq(f), q)->time_ps;
             oldest = q;
         }
     /* an unanswered RTS is waited for like a packet (htsim gives it a
@@ -692,7 +691,7 @@ static void rto_timer(struct sim *s, uint32_t fi)
                   oldest, size, (unsigned long long)sq(f)->in_flight_bytes);
         sq(f)->in_flight_bytes -= size;
         rtx_push(f, oldest);
-        f->lb->feedback(f->lb_state, sq(f)->tx[oldest].entropy, LB_TIMEOUT, s->now);
+        f->lb->feedback(f->lb_state, uet_txr(sq(f), oldest)->entropy, LB_TIMEOUT, s->now);
         if (had_queue) {
             stop_speculating(e);
             send_rts(s, fi);
@@ -895,6 +894,21 @@ static void eqds_timer(struct sim *s, uint32_t fi, uint32_t kind)
     }
 }
 
+/* Time series: the --cc window when it applies (-sender_cc), EQDS's own
+ * smoothed RTT (srtt, the 1/8 moving average it paces its RTSs by; it
+ * starts at the minimum RTO), in-flight and delivered bytes as UET counts
+ * them. */
+static void eqds_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    const struct eqds_flow *e = f->tp_state;
+    if (!e)
+        return;
+    uet_sample_seq(s, f, &e->seq, s->eqds->window, out);
+    out->has_rtt = f->state != FLOW_WAITING;
+    out->rtt_ps = e->srtt_ps;
+}
+
 const struct transport_ops transport_eqds_ops = {
     .name = "eqds",
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
@@ -911,4 +925,5 @@ const struct transport_ops transport_eqds_ops = {
     .default_queue_pkts = EQDS_DEFAULT_QUEUE_PKTS,
     .min_rto_base_ps = EQDS_RTO_BASE_PS,
     .ecn_only_when_given = true,
+    .sample = eqds_sample,
 };

@@ -3,6 +3,7 @@
 #include "hpcc.h"
 
 #include "../sim.h"
+#include "../cc/cc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -181,18 +182,6 @@ void hpcc_int_put(struct sim *s, uint32_t idx, const struct hpcc_int *rec, uint3
 
 /* ---- RoCE hooks ---------------------------------------------------------------------------- */
 
-struct hpcc_state *hpcc_flow_new(const struct sim *s)
-{
-    struct hpcc_state *h = xcalloc(1, sizeof(*h));
-    hpcc_init(h, s->cfg.linkspeed_mbps, (simtime_ps)(HPCC_T_US * PS_PER_US), s->cfg.mtu_bytes);
-    return h;
-}
-
-bool hpcc_window_open(const struct sim *s, const struct hpcc_state *h, uint32_t in_flight_pkts)
-{
-    return (double)(in_flight_pkts + 1) * s->cfg.mtu_bytes <= h->w_bytes;
-}
-
 void hpcc_int_save(struct sim *s, uint32_t idx)
 {
     struct hpcc_int_table *t = s->hpcc_int;
@@ -209,12 +198,53 @@ void hpcc_int_echo(struct sim *s, uint32_t idx)
     hpcc_int_put(s, idx, t->saved, t->saved_n);
 }
 
-void hpcc_ack(struct sim *s, struct hpcc_state *h, uint32_t idx, uint32_t ack_seq, uint32_t snd_nxt)
+
+/* ---- the CC module ------------------------------------------------------------------ */
+
+struct hpcc_cc {
+    struct cc_rate r;
+    struct hpcc_state h;
+};
+
+static void hpcc_publish(struct hpcc_cc *c)
 {
-    uint32_t n;
-    const struct hpcc_int *r = hpcc_int_of(s, idx, &n);
-    struct hpcc_int copy[HPCC_MAX_HOPS];
-    if (n)
-        memcpy(copy, r, n * sizeof(*r));
-    hpcc_on_ack(h, ack_seq, snd_nxt, copy, n);
+    c->r.window_bytes = c->h.w_bytes;
+    c->r.rate_mbps = hpcc_rate_mbps(&c->h);
 }
+
+/* W = Wc = B*T, W_AI one MTU (hpcc_init). */
+static void hpcc_cc_init(void *st, const struct cc_params *p)
+{
+    struct hpcc_cc *c = st;
+    hpcc_init(&c->h, p->linkspeed_mbps, (simtime_ps)(HPCC_T_US * PS_PER_US), p->mtu_bytes);
+    hpcc_publish(c);
+}
+
+/* NewAck on the ACK's INT records. The ACK that completes the message
+ * changes nothing: the message is over (and a connection's next message,
+ * inheriting this state, starts from the window it had before it). */
+static void hpcc_cc_on_ack(void *st, const struct cc_rate_ack *a)
+{
+    struct hpcc_cc *c = st;
+    if (a->completes)
+        return;
+    hpcc_on_ack(&c->h, a->ack_seq, a->snd_nxt, a->hops, a->n_hops);
+    hpcc_publish(c);
+}
+
+/* The once-per-RTT marker is in the old message's packet numbers. */
+static void hpcc_cc_new_message(void *st, simtime_ps now)
+{
+    (void)now;
+    ((struct hpcc_cc *)st)->h.last_update_seq = 0;
+}
+
+const struct cc_ops cc_hpcc_ops = {
+    .name = "hpcc",
+    .description = "HPCC (Li et al., SIGCOMM 2019): RoCE's window and rate from in-band telemetry",
+    .state_size = sizeof(struct hpcc_cc),
+    .init = hpcc_cc_init,
+    .rate_based = true,
+    .on_rate_ack = hpcc_cc_on_ack,
+    .on_new_message = hpcc_cc_new_message,
+};

@@ -110,19 +110,12 @@ const struct hpcc_int *hpcc_int_of(const struct sim *s, uint32_t idx, uint32_t *
 /* Copies n records into packet idx's row (the receiver's ACK). */
 void hpcc_int_put(struct sim *s, uint32_t idx, const struct hpcc_int *rec, uint32_t n);
 
-#endif
-
-/* ---- the RoCE transport's hooks (roce.c) ---- */
-/* A new flow's state (W = B*T, see hpcc_init). */
-struct hpcc_state *hpcc_flow_new(const struct sim *s);
-/* May the sender put one more packet on the wire with `in_flight_pkts`
- * unacknowledged (W bounds the bytes in flight, paper Algorithm 1)? */
-bool hpcc_window_open(const struct sim *s, const struct hpcc_state *h, uint32_t in_flight_pkts);
+/* ---- the RoCE transport's hooks (roce.c); the algorithm is the CC module
+ * cc_hpcc_ops (cc.h), fed the ACK's records ---- */
 /* The receiver is handling data packet `idx` (about to be released): keep
  * its records for the ACK it will send. */
 void hpcc_int_save(struct sim *s, uint32_t idx);
 /* The ACK `idx` was just built: give it the saved records. */
 void hpcc_int_echo(struct sim *s, uint32_t idx);
-/* The sender got ACK `idx` (released but not reused yet) acknowledging
- * ack_seq with snd_nxt its next new packet: NewAck. */
-void hpcc_ack(struct sim *s, struct hpcc_state *h, uint32_t idx, uint32_t ack_seq, uint32_t snd_nxt);
+
+#endif

@@ -23,16 +23,14 @@
  * (src/net/pfc.c, thresholds 12 and 15 packets), no trimming, no ECN unless
  * -dcqcn K sets step marking above K packets.
  *
- * DCQCN's state is here rather than in src/cc (see dcqcn.h for why); its
- * two 55 us timers run only while the flow does, each one pending event
- * that moves on when a CNP restarts it.
- *
- * TIMELY (-timely, timely.h) is the other rate control, exclusive with
- * DCQCN: no ECN, no CNPs; the sender paces at TIMELY's rate, which moves
- * once per completion event: the first ACK whose cumulative count passes
- * the end of the next 16 KB segment, with the RTT of the data packet that
- * ACK answers (its send time is echoed in the ACK). ACKs answering a
- * retransmitted packet give no sample (Karn).
+ * Rate control: one rate-based CC module (cc.h) per run, s->rate_cc:
+ * DCQCN (-dcqcn K, dcqcn.c), TIMELY (-timely, timely.c) or HPCC (-hpcc,
+ * hpcc.c), or none (line rate). The sender paces at its cc_rate, keeps its
+ * window when it has one (HPCC's W), and tells it of every ACK (with the
+ * echoed send time and, under HPCC, the data packet's telemetry), CNP and
+ * packet sent; its timer (DCQCN's two 55 us timers) runs only while the
+ * flow does, one pending event that moves on when a CNP restarts it. TIMELY
+ * needs the data packet's send time echoed in each ACK: no ECN, no CNPs.
  */
 #include "../lb/lb.h"
 #include "../sim.h"
@@ -53,8 +51,7 @@
 enum roce_timer {
     ROCE_TIMER_PACE = 0, /* the pacing gap has passed: the flow may send again */
     ROCE_TIMER_RTO = 1,
-    ROCE_TIMER_DCQCN_ALPHA = 2,
-    ROCE_TIMER_DCQCN_INCREASE = 3,
+    ROCE_TIMER_RATE_CC = 2, /* the rate control's timer (DCQCN's alpha and increase timers) */
 };
 
 struct roce_flow {
@@ -65,12 +62,9 @@ struct roce_flow {
     uint32_t rtx_seq;         /* selective repeat: the one packet to send again, or UINT32_MAX */
     simtime_ps next_send_ps;  /* pacing: the earliest start of the next packet */
     simtime_ps rto_deadline_ps;
-    simtime_ps alpha_deadline_ps, increase_deadline_ps;
-    bool pace_pending, rto_pending, alpha_pending, increase_pending;
-    struct dcqcn_state dc;
-    struct timely_state tm;
-    uint32_t timely_next_seg; /* TIMELY: the packet count whose ACK completes the next segment */
-    struct hpcc_state *hp;    /* -hpcc: HPCC's window and rate (hpcc.h), else NULL */
+    simtime_ps rc_timer_ps;   /* the rate control's next timer (cc_ops.next_timer) */
+    bool pace_pending, rto_pending, rc_pending;
+    void *rc_state;           /* the rate control's state (struct cc_rate first), NULL without one */
     uint64_t go_back_n;       /* rewinds after a NACK or a timeout */
     uint64_t cnps_received;
     /* receiver */
@@ -95,6 +89,8 @@ static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uin
 static void roce_setup(struct sim *s)
 {
     const struct config *c = &s->cfg;
+    /* the rate control, by its flag (mutually exclusive, options.c) */
+    s->rate_cc = c->dcqcn_k_pkts ? &cc_dcqcn_ops : c->timely ? &cc_timely_ops : c->hpcc ? &cc_hpcc_ops : NULL;
     if (c->dcqcn_k_pkts && !c->pfc)
         die_input("-dcqcn: DCQCN runs over lossless (PFC) switches; do not turn PFC off");
     /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above
@@ -134,7 +130,7 @@ static void roce_free(struct sim *s)
         if (f->tp != &transport_roce_ops || !f->tp_state)
             continue;
         free(rf(s, i)->rcv_bits);
-        free(rf(s, i)->hp);
+        free(rf(s, i)->rc_state);
         free(f->lb_state);
         f->lb_state = NULL;
         free(f->tp_state);
@@ -158,23 +154,23 @@ static void restart_rto(struct sim *s, uint32_t fi)
     arm(s, fi, &r->rto_pending, r->rto_deadline_ps, ROCE_TIMER_RTO);
 }
 
-/* DCQCN's timers restart on a CNP (dcqcn.h); both run while the flow does. */
-static void restart_dcqcn_timers(struct sim *s, uint32_t fi)
+/* The rate control's timer (DCQCN's two 55 us timers, which start with
+ * the flow and restart together on a CNP), while the flow runs; an event
+ * already queued for an earlier time finds the deadline moved and
+ * re-arms. */
+static void arm_rate_cc(struct sim *s, uint32_t fi)
 {
     struct roce_flow *r = rf(s, fi);
-    simtime_ps period = (simtime_ps)(DCQCN_TIMER_US * PS_PER_US);
-    r->alpha_deadline_ps = s->now + period;
-    r->increase_deadline_ps = s->now + period;
-    arm(s, fi, &r->alpha_pending, r->alpha_deadline_ps, ROCE_TIMER_DCQCN_ALPHA);
-    arm(s, fi, &r->increase_pending, r->increase_deadline_ps, ROCE_TIMER_DCQCN_INCREASE);
+    if (!r->rc_state || !s->rate_cc->next_timer)
+        return;
+    r->rc_timer_ps = s->rate_cc->next_timer(r->rc_state);
+    if (r->rc_timer_ps != SIMTIME_NEVER)
+        arm(s, fi, &r->rc_pending, r->rc_timer_ps, ROCE_TIMER_RATE_CC);
 }
 
-/* Packets per TIMELY segment (TIMELY_SEGMENT_BYTES of payload, at least 1). */
-static uint32_t timely_seg_pkts(const struct sim *s)
+static double pacing_rate_mbps(const struct sim *s, const struct roce_flow *r)
 {
-    uint32_t payload = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
-    uint32_t n = (TIMELY_SEGMENT_BYTES + payload - 1) / payload;
-    return n ? n : 1;
+    return r->rc_state ? cc_rate_of(r->rc_state)->rate_mbps : (double)s->cfg.linkspeed_mbps;
 }
 
 static bool has_something_to_send(const struct flow *f, const struct roce_flow *r)
@@ -184,21 +180,18 @@ static bool has_something_to_send(const struct flow *f, const struct roce_flow *
 
 /* --msg-cc inherit: a message takes its connection's rate control over
  * from the message before it (the queue pair's DCQCN, TIMELY or HPCC
- * state, as an RDMA NIC keeps it per QP). HPCC's once-per-RTT marker is in
- * the old message's packet numbers, so it restarts at this one's first. */
+ * state, as an RDMA NIC keeps it per QP); what counts the old message's
+ * packets or times restarts (cc_ops.on_new_message). */
 static void inherit_rate(struct sim *s, uint32_t fi, struct roce_flow *r)
 {
     const struct flow *f = &s->flows[fi];
     uint32_t prev = s->cm.conns[f->conn_index].msg_prev;
-    if (prev == CM_NO_MSG || !transport_msg_inherits(s, f) || !s->flows[prev].tp_state)
+    if (!r->rc_state || prev == CM_NO_MSG || !transport_msg_inherits(s, f) || !s->flows[prev].tp_state)
         return;
     const struct roce_flow *p = s->flows[prev].tp_state;
-    r->dc = p->dc;
-    r->tm = p->tm;
-    if (r->hp && p->hp) {
-        *r->hp = *p->hp;
-        r->hp->last_update_seq = 0;
-    }
+    memcpy(r->rc_state, p->rc_state, s->rate_cc->state_size);
+    if (s->rate_cc->on_new_message)
+        s->rate_cc->on_new_message(r->rc_state, s->now);
 }
 
 static void roce_flow_start(struct sim *s, uint32_t fi)
@@ -214,21 +207,23 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
                (double)s->now / PS_PER_US);
     struct roce_flow *r = xcalloc(1, sizeof(*r));
     r->rtx_seq = UINT32_MAX;
-    dcqcn_init(&r->dc, s->cfg.linkspeed_mbps);
-    if (s->cfg.timely) {
-        timely_init(&r->tm, s->cfg.linkspeed_mbps, s->cfg.timely_t_low_us, s->cfg.timely_t_high_us,
-                    TIMELY_MIN_RTT_US);
-        r->timely_next_seg = timely_seg_pkts(s);
+    if (s->rate_cc) {
+        struct cc_params cp;
+        transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+        /* -timely_thresholds reach TIMELY as its options */
+        struct cc_option opts[2] = {{"t_low_us", s->cfg.timely_t_low_us}, {"t_high_us", s->cfg.timely_t_high_us}};
+        cp.opts = opts;
+        cp.n_opts = 2;
+        cp.start_ps = s->now;
+        r->rc_state = xcalloc(1, s->rate_cc->state_size);
+        s->rate_cc->init(r->rc_state, &cp);
     }
-    if (s->cfg.hpcc)
-        r->hp = hpcc_flow_new(s);
     if (s->cfg.roce_selective)
         r->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
     f->tp_state = r;
     inherit_rate(s, fi, r);
     transport_lb_start(s, fi);
-    if (s->cfg.dcqcn_k_pkts)
-        restart_dcqcn_timers(s, fi);
+    arm_rate_cc(s, fi);
     transport_nic_ready(s, fi);
 }
 
@@ -248,7 +243,9 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
      * (the unsigned next_seq - acked wrapped, shut the window for good and
      * stalled the flow: a sprayed 2-to-1 never finished) */
     uint32_t in_flight_pkts = r->next_seq > r->acked ? r->next_seq - r->acked : 0;
-    if (r->hp && r->rtx_seq == UINT32_MAX && !hpcc_window_open(s, r->hp, in_flight_pkts))
+    /* a rate control with a window (HPCC's W) bounds the bytes in flight */
+    double window = r->rc_state ? cc_rate_of(r->rc_state)->window_bytes : 0;
+    if (window > 0 && r->rtx_seq == UINT32_MAX && (double)(in_flight_pkts + 1) * s->cfg.mtu_bytes > window)
         return PKT_NONE; /* window full: an ACK reopens it */
     uint32_t seq;
     bool rtx;
@@ -265,7 +262,7 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     uint32_t size = wire_bytes(s, f, seq);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    if (r->hp)
+    if (s->hpcc_int)
         hpcc_int_clear(s, idx);
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
@@ -274,13 +271,10 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
         f->c.retransmits++;
         s->tot.rtx_pkts_sent++;
     }
-    double rate = s->cfg.dcqcn_k_pkts ? r->dc.rc_mbps
-                  : s->cfg.timely   ? r->tm.rate_mbps
-                  : r->hp           ? hpcc_rate_mbps(r->hp)
-                                    : (double)s->cfg.linkspeed_mbps;
+    double rate = pacing_rate_mbps(s, r);
     r->next_send_ps = s->now + (simtime_ps)((double)size * 8e6 / rate);
-    if (s->cfg.dcqcn_k_pkts)
-        dcqcn_on_bytes_sent(&r->dc, size);
+    if (r->rc_state && s->rate_cc->on_sent)
+        s->rate_cc->on_sent(r->rc_state, s->now, size);
     restart_rto(s, fi);
     return idx;
 }
@@ -313,16 +307,31 @@ static void go_back(struct sim *s, uint32_t fi, uint32_t from)
     transport_nic_ready(s, fi);
 }
 
-static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
+/* pkt_idx: the ACK, released but not reused yet (its INT records are read). */
+static void on_ack(struct sim *s, uint32_t fi, const struct packet *a, uint32_t pkt_idx)
 {
     struct flow *f = &s->flows[fi];
     struct roce_flow *r = rf(s, fi);
     f->c.acks++;
-    if (s->cfg.timely && a->seq >= r->timely_next_seg && !(a->flags & PKTF_RTX_ECHO)) {
-        /* a completion event: one RTT sample per segment (timely.h) */
-        timely_on_rtt(&r->tm, (double)(s->now - a->ts_ps) / PS_PER_US);
-        uint32_t seg = timely_seg_pkts(s);
-        r->timely_next_seg = (a->seq / seg + 1) * seg;
+    if (r->rc_state && s->rate_cc->on_rate_ack) {
+        struct hpcc_int hops[HPCC_MAX_HOPS];
+        uint32_t n_hops = 0;
+        if (s->hpcc_int) { /* the data packet's telemetry, echoed in the ACK (hpcc.h) */
+            const struct hpcc_int *rec = hpcc_int_of(s, pkt_idx, &n_hops);
+            if (n_hops)
+                memcpy(hops, rec, n_hops * sizeof(*rec));
+        }
+        struct cc_rate_ack ra = {
+            .now = s->now,
+            .sent_ps = a->ts_ps,
+            .ack_seq = a->seq,
+            .snd_nxt = r->next_seq,
+            .rtx_echo = (a->flags & PKTF_RTX_ECHO) != 0,
+            .completes = a->seq >= f->n_pkts,
+            .hops = n_hops ? hops : NULL,
+            .n_hops = n_hops,
+        };
+        s->rate_cc->on_rate_ack(r->rc_state, &ra);
     }
     if (a->seq > r->acked) {
         r->acked = a->seq;
@@ -330,6 +339,8 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     }
     if (r->acked >= f->n_pkts)
         flow_finish(s, fi);
+    else if (r->rc_state && cc_rate_of(r->rc_state)->window_bytes > 0)
+        transport_nic_ready(s, fi); /* the window may have opened */
 }
 
 static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
@@ -355,10 +366,10 @@ static void on_cnp(struct sim *s, uint32_t fi)
 {
     struct roce_flow *r = rf(s, fi);
     r->cnps_received++;
-    if (!s->cfg.dcqcn_k_pkts)
+    if (!r->rc_state || !s->rate_cc->on_cnp)
         return;
-    dcqcn_on_cnp(&r->dc);
-    restart_dcqcn_timers(s, fi);
+    s->rate_cc->on_cnp(r->rc_state, s->now);
+    arm_rate_cc(s, fi);
 }
 
 static void send_ctl(struct sim *s, const struct flow *f, const struct packet *from, uint8_t type, uint32_t seq)
@@ -444,12 +455,7 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
     case PKT_ACK:
         s->tot.ctl_delivered++;
         if (sender_side)
-            on_ack(s, fi, &copy);
-        if (sender_side && rf(s, fi)->hp && s->flows[fi].state == FLOW_ACTIVE) {
-            /* HPCC's NewAck on the ACK's INT records (its row outlives the release) */
-            hpcc_ack(s, rf(s, fi)->hp, pkt_idx, copy.seq, rf(s, fi)->next_seq);
-            transport_nic_ready(s, fi); /* the window may have opened */
-        }
+            on_ack(s, fi, &copy, pkt_idx);
         break;
     case PKT_NACK:
         s->tot.ctl_delivered++;
@@ -471,7 +477,6 @@ static void roce_timer(struct sim *s, uint32_t fi, uint32_t kind)
     struct flow *f = &s->flows[fi];
     struct roce_flow *r = rf(s, fi);
     bool active = f->state == FLOW_ACTIVE;
-    simtime_ps period = (simtime_ps)(DCQCN_TIMER_US * PS_PER_US);
     switch ((enum roce_timer)kind) {
     case ROCE_TIMER_PACE:
         r->pace_pending = false;
@@ -491,25 +496,13 @@ static void roce_timer(struct sim *s, uint32_t fi, uint32_t kind)
         go_back(s, fi, r->acked);
         restart_rto(s, fi);
         break;
-    case ROCE_TIMER_DCQCN_ALPHA:
-        r->alpha_pending = false;
-        if (!active)
+    case ROCE_TIMER_RATE_CC:
+        r->rc_pending = false;
+        if (!active || !r->rc_state)
             break;
-        if (s->now >= r->alpha_deadline_ps) {
-            dcqcn_alpha_timer(&r->dc);
-            r->alpha_deadline_ps = s->now + period;
-        }
-        arm(s, fi, &r->alpha_pending, r->alpha_deadline_ps, ROCE_TIMER_DCQCN_ALPHA);
-        break;
-    case ROCE_TIMER_DCQCN_INCREASE:
-        r->increase_pending = false;
-        if (!active)
-            break;
-        if (s->now >= r->increase_deadline_ps) {
-            dcqcn_increase_timer(&r->dc);
-            r->increase_deadline_ps = s->now + period;
-        }
-        arm(s, fi, &r->increase_pending, r->increase_deadline_ps, ROCE_TIMER_DCQCN_INCREASE);
+        if (s->now >= r->rc_timer_ps)
+            s->rate_cc->on_timer(r->rc_state, s->now);
+        arm_rate_cc(s, fi);
         break;
     default:
         die_internal("unknown RoCE timer %u", kind);
@@ -524,6 +517,40 @@ static void roce_counters(const struct sim *s, uint32_t fi, uint64_t *out)
     out[0] = r ? r->go_back_n : 0;
     out[1] = r ? r->cnps_sent : 0;
     out[2] = r ? r->cnps_received : 0;
+}
+
+/* Time series: the pacing rate (DCQCN's current rate, TIMELY's, HPCC's
+ * W/T, or the line rate without rate control), HPCC's window W, TIMELY's
+ * latest RTT sample; in flight: the wire bytes of the packets sent and not
+ * yet acknowledged in order; delivered: the payload of the packets the
+ * receiver holds in order. */
+static void roce_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    const struct roce_flow *r = f->tp_state;
+    if (!r)
+        return;
+    out->has_rate = true;
+    out->rate_mbps = pacing_rate_mbps(s, r);
+    const struct cc_rate *rc = r->rc_state ? cc_rate_of(r->rc_state) : NULL;
+    if (rc && rc->window_bytes > 0) {
+        out->has_cwnd = true;
+        out->cwnd_bytes = (uint64_t)rc->window_bytes;
+    }
+    if (rc && rc->rtt_us > 0) {
+        out->has_rtt = true;
+        out->rtt_ps = (simtime_ps)(rc->rtt_us * PS_PER_US + 0.5);
+    }
+    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    uint32_t sent = r->highest_sent, acked = r->acked < sent ? r->acked : sent;
+    out->has_in_flight = f->state != FLOW_WAITING;
+    out->in_flight_bytes = (uint64_t)(sent - acked) * s->cfg.mtu_bytes;
+    if (sent == f->n_pkts && sent > acked)
+        out->in_flight_bytes -= mss - f->last_payload_bytes;
+    uint32_t got = r->rcv_next < f->n_pkts ? r->rcv_next : f->n_pkts;
+    out->delivered_bytes = (uint64_t)got * mss;
+    if (got == f->n_pkts && got)
+        out->delivered_bytes -= mss - f->last_payload_bytes;
 }
 
 const struct transport_ops transport_roce_ops = {
@@ -544,4 +571,5 @@ const struct transport_ops transport_roce_ops = {
     .default_queue_pkts = ROCE_DEFAULT_QUEUE_PKTS,
     .min_rto_base_ps = ROCE_MIN_RTO_PS,
     .ecn_only_when_given = true,
+    .sample = roce_sample,
 };

@@ -1,7 +1,11 @@
 /* timely.c: TIMELY's rate update, Algorithm 1 of the TIMELY paper (see
- * timely.h for the rules and their sources); pure arithmetic on struct
- * timely_state, no simulator state. */
+ * timely.h for the rules and their sources): pure arithmetic on struct
+ * timely_state, and at the bottom the rate-based CC module
+ * (`cc_timely_ops`, cc.h) the RoCE transport runs with -timely: one RTT
+ * sample per segment of ACKed packets. */
 #include "timely.h"
+
+#include "../cc/cc.h"
 
 void timely_init(struct timely_state *t, double line_mbps, double t_low_us, double t_high_us, double min_rtt_us)
 {
@@ -49,3 +53,57 @@ void timely_on_rtt(struct timely_state *t, double rtt_us)
         rate = t->line_mbps;
     t->rate_mbps = rate;
 }
+
+/* ---- the CC module ------------------------------------------------------------------ */
+
+struct timely_cc {
+    struct cc_rate r;
+    struct timely_state tm;
+    uint32_t seg_pkts;  /* packets per TIMELY_SEGMENT_BYTES of payload (at least 1) */
+    uint32_t next_seg;  /* the packet count whose ACK completes the next segment */
+};
+
+static void timely_cc_init(void *st, const struct cc_params *p)
+{
+    struct timely_cc *c = st;
+    /* -timely_thresholds LOW HIGH reach it as the options t_low_us, t_high_us */
+    timely_init(&c->tm, p->linkspeed_mbps, cc_opt(p, "t_low_us", TIMELY_T_LOW_US),
+                cc_opt(p, "t_high_us", TIMELY_T_HIGH_US), TIMELY_MIN_RTT_US);
+    uint32_t n = (TIMELY_SEGMENT_BYTES + p->mss_bytes - 1) / p->mss_bytes;
+    c->seg_pkts = n ? n : 1;
+    c->next_seg = c->seg_pkts;
+    c->r.rate_mbps = c->tm.rate_mbps;
+}
+
+/* A completion event: the first ACK of each segment that is not for a
+ * retransmission gives one RTT sample (send time echoed). */
+static void timely_cc_on_ack(void *st, const struct cc_rate_ack *a)
+{
+    struct timely_cc *c = st;
+    if (a->ack_seq < c->next_seg || a->rtx_echo)
+        return;
+    timely_on_rtt(&c->tm, (double)(a->now - a->sent_ps) / PS_PER_US);
+    c->next_seg = (a->ack_seq / c->seg_pkts + 1) * c->seg_pkts;
+    c->r.rate_mbps = c->tm.rate_mbps;
+    c->r.rtt_us = c->tm.prev_rtt_us;
+}
+
+static void timely_cc_new_message(void *st, simtime_ps now)
+{
+    (void)now;
+    struct timely_cc *c = st;
+    c->next_seg = c->seg_pkts; /* segments count the new message's packets */
+}
+
+static const char *const timely_options[] = {"t_low_us", "t_high_us", NULL};
+
+const struct cc_ops cc_timely_ops = {
+    .name = "timely",
+    .description = "TIMELY (Mittal et al., SIGCOMM 2015): RoCE's rate control on RTT gradients",
+    .state_size = sizeof(struct timely_cc),
+    .init = timely_cc_init,
+    .option_names = timely_options,
+    .rate_based = true,
+    .on_rate_ack = timely_cc_on_ack,
+    .on_new_message = timely_cc_new_message,
+};

@@ -1,11 +1,11 @@
 /* timely.h: TIMELY's sender rate state (Mittal et al., "TIMELY: RTT-based
  * Congestion Control for the Datacenter", SIGCOMM 2015, Algorithm 1 in
  * Sec. 4.3), driven by RTT samples, one per completion event. Like DCQCN
- * (dcqcn.h) it is a rate, not a window, so the RoCE transport owns this state
- * and calls these pure functions (unit-tested on their own in
- * tests/test_timely.c).
+ * (dcqcn.h) it is a rate, not a window: pure functions (unit-tested on their
+ * own in tests/test_timely.c) and the rate-based CC module cc_timely_ops
+ * (cc.h) the RoCE transport runs them through.
  *
- * Completion events (roce.c). The paper takes one RTT sample per completed
+ * Completion events (timely.c's module). The paper takes one RTT sample per completed
  * segment of 16-64 KB (Sec. 3, 4.2): the NIC's completion timestamp minus
  * the segment's send time. spraysim's RoCE sender paces single packets at the
  * rate rather than bursting segments at line rate, and the receiver ACKs

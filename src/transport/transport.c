@@ -91,6 +91,11 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     }
     if (s->cfg.paths == 1)
         f->lb = &lb_single_ops;
+    /* a RoCE queue pair keeps one path (its 5-tuple's ECMP hash), as NICs
+     * and htsim_roce/htsim_hpcc do; go-back-N would resend on every
+     * reordering of a sprayed one. -paths or --lb (or the line's lb) spray it. */
+    if (f->tp == &transport_roce_ops && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
+        f->lb = &lb_single_ops;
     /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
     f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
     if (c->prio_class >= s->cfg.n_classes)
@@ -174,8 +179,93 @@ uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t 
     return fi;
 }
 
+/* ---- persistent connections of open-loop messages ------------------------------------ */
+
+struct pool_conn {
+    uint64_t queued_bytes;   /* of its messages not finished (running or waiting) */
+    uint32_t last_slot;      /* the flow slot of its newest message (valid while queued_bytes > 0) */
+    void *cc_state, *lb_state; /* kept while it idles (messages inherit) */
+};
+
+struct conn_pools {
+    uint32_t k;
+    uint32_t *first;         /* [src * hosts + dst]: 1 + index of the pair's first of k connections, 0: none yet */
+    struct pool_conn *conns;
+    uint32_t n, cap;
+};
+
+uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k)
+{
+    if (!pool_k)
+        return transport_add_flow(s, src, dst, size_bytes);
+    struct conn_pools *cp = s->pools;
+    if (!cp) {
+        cp = s->pools = xcalloc(1, sizeof *cp);
+        cp->k = pool_k;
+        cp->first = xcalloc((size_t)s->n_hosts * s->n_hosts, sizeof(uint32_t));
+    }
+    invariant(cp->k == pool_k, "pools of %u and %u connections in one run", cp->k, pool_k);
+    uint32_t *first = &cp->first[(size_t)src * s->n_hosts + dst];
+    if (!*first) { /* the pair's connections, made when it first has a message */
+        if (cp->n + cp->k > cp->cap) {
+            cp->cap = cp->cap ? 2 * cp->cap : 1024;
+            while (cp->cap < cp->n + cp->k)
+                cp->cap *= 2;
+            cp->conns = xrealloc(cp->conns, (size_t)cp->cap * sizeof *cp->conns);
+        }
+        memset(&cp->conns[cp->n], 0, (size_t)cp->k * sizeof *cp->conns);
+        *first = cp->n + 1;
+        cp->n += cp->k;
+    }
+    uint32_t base = *first - 1, pick = base;
+    for (uint32_t i = 0; i < cp->k; i++) {
+        const struct pool_conn *c = &cp->conns[base + i];
+        if (c->queued_bytes < cp->conns[pick].queued_bytes)
+            pick = base + i;
+        if (!c->queued_bytes) {
+            pick = base + i; /* the lowest idle one */
+            break;
+        }
+    }
+    uint32_t fi = transport_add_flow(s, src, dst, size_bytes);
+    struct pool_conn *c = &cp->conns[pick];
+    struct flow *f = &s->flows[fi];
+    f->pool_conn = pick + 1;
+    if (c->queued_bytes) {
+        /* behind the connection's newest message, which has not finished */
+        uint32_t last = c->last_slot;
+        invariant(s->flows[last].state != FLOW_DONE && s->flows[last].pool_conn == pick + 1,
+                  "pool connection %u: its newest message (slot %u) is gone", pick, last);
+        s->cm.conns[last].msg_next = fi;
+        s->cm.conns[fi].msg_prev = last;
+    } else if (c->cc_state || c->lb_state) {
+        f->cc_state = c->cc_state; /* the idle connection's state (transport_msg_sent) */
+        f->lb_state = c->lb_state;
+        c->cc_state = c->lb_state = NULL;
+    }
+    c->queued_bytes += size_bytes;
+    c->last_slot = fi;
+    return fi;
+}
+
+static void pools_free(struct sim *s)
+{
+    struct conn_pools *cp = s->pools;
+    if (!cp)
+        return;
+    for (uint32_t i = 0; i < cp->n; i++) {
+        free(cp->conns[i].cc_state);
+        free(cp->conns[i].lb_state);
+    }
+    free(cp->conns);
+    free(cp->first);
+    free(cp);
+    s->pools = NULL;
+}
+
 void transport_free(struct sim *s)
 {
+    pools_free(s);
     for (size_t t = 0; t < N_TRANSPORTS; t++)
         all_transports[t]->free(s);
     free(s->flows);
@@ -197,8 +287,7 @@ void transport_flow_start(struct sim *s, uint32_t fi)
         f->posted = true;
         f->posted_ps = s->now;
     }
-    uint32_t prev = s->cm.conns[f->conn_index].msg_prev;
-    if (prev != CM_NO_MSG && s->flows[prev].state != FLOW_DONE)
+    if (s->cm.conns[f->conn_index].msg_prev != CM_NO_MSG && !f->prev_done)
         return; /* started by transport_msg_sent(prev) */
     f->tp->flow_start(s, fi);
     invariant(f->state != FLOW_WAITING, "flow %u: its transport did not start it", fi);
@@ -214,10 +303,24 @@ void transport_msg_sent(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     if (s->fstream)
         flowstream_finished(s, fi);
+    struct pool_conn *pc = f->pool_conn ? &s->pools->conns[f->pool_conn - 1] : NULL;
+    if (pc) {
+        invariant(pc->queued_bytes >= f->size_bytes, "flow %u: its pool connection holds fewer bytes than it", fi);
+        pc->queued_bytes -= f->size_bytes;
+    }
     uint32_t next = s->cm.conns[f->conn_index].msg_next;
-    if (next == CM_NO_MSG)
+    if (next == CM_NO_MSG) {
+        if (pc && transport_msg_inherits(s, f)) {
+            /* the connection idles with its state until its next message */
+            invariant(!pc->cc_state && !pc->lb_state, "flow %u: its idle connection already holds a state", fi);
+            pc->cc_state = f->cc_state;
+            pc->lb_state = f->lb_state;
+            f->cc_state = f->lb_state = NULL;
+        }
         return;
+    }
     struct flow *n = &s->flows[next];
+    n->prev_done = true;
     invariant(n->state == FLOW_WAITING && !n->cc_state && !n->lb_state,
               "flow %u: the next message on its connection (%u) already runs", fi, next);
     if (transport_msg_inherits(s, f)) {

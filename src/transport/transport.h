@@ -20,6 +20,18 @@ struct sim;
 struct packet;
 struct flow;
 
+/* What a transport knows of one flow at an instant, for time series
+ * (src/metrics/timeseries.h). A field it does not know keeps its has_ flag
+ * false. Reading it never changes the flow. */
+struct flow_sample {
+    bool has_cwnd, has_rate, has_rtt, has_in_flight;
+    uint64_t cwnd_bytes;      /* the sender's window */
+    double rate_mbps;         /* the sender's pacing rate (rate-based control) */
+    simtime_ps rtt_ps;        /* the latest RTT the sender knows (see each transport's sample()) */
+    uint64_t in_flight_bytes; /* wire bytes sent and not yet acknowledged */
+    uint64_t delivered_bytes; /* payload bytes the receiver holds, duplicates excluded */
+};
+
 struct transport_ops {
     const char *name;
     const char *description;
@@ -87,6 +99,9 @@ struct transport_ops {
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;
+    /* Time series (optional, NULL: the flow's rows have delivered bytes
+     * only, counted as 0): fills *out for flow fi. */
+    void (*sample)(const struct sim *s, uint32_t fi, struct flow_sample *out);
 };
 
 extern const struct transport_ops transport_uet_ops;
@@ -136,6 +151,13 @@ void transport_timer(struct sim *s, uint32_t fi, uint32_t kind);
  * next message, it takes the congestion state over (when it inherits) and
  * starts if it was already posted. */
 void transport_msg_sent(struct sim *s, uint32_t fi);
+/* A new open-loop message on one of pool_k persistent connections from src
+ * to dst (pool_k 0: a connection of its own, as transport_add_flow). The
+ * connection is an idle one if any (the lowest), else the one with the
+ * fewest bytes queued (specs/sird.md Sec. 2.6, our reading of seed 001's
+ * unspecified assignment); the message waits behind that connection's
+ * earlier ones and takes over its congestion state when it inherits. */
+uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k);
 /* Whether this run's messages inherit their connection's state (--msg-cc). */
 bool transport_msg_inherits(const struct sim *s, const struct flow *f);
 

@@ -41,7 +41,7 @@ void uet_check_in_flight(const struct sim *s, uint32_t fi)
         return; /* a finished flow's records are gone */
     uint64_t bytes = 0;
     for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
-        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT)
+        if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT)
             bytes += pkt_wire_bytes(s, f, q);
     invariant(uet_of(f)->in_flight_bytes == bytes, "flow %u in_flight_bytes %llu but its packets in flight hold %llu bytes", fi,
               (unsigned long long)uet_of(f)->in_flight_bytes, (unsigned long long)bytes);
@@ -84,6 +84,78 @@ static void uet_setup(struct sim *s)
 static void uet_flow_add(struct sim *s, uint32_t fi)
 {
     s->flows[fi].tp_state = xcalloc(1, sizeof(struct uet_flow));
+}
+
+const struct tx_rec uet_tx_gone = {.state = TX_ACKED};
+const struct tx_rec uet_tx_unsent = {.state = TX_UNSENT};
+
+static uint32_t pow2_at_least(uint32_t n)
+{
+    uint32_t c = UET_TX_MIN_SLOTS;
+    while (c < n)
+        c *= 2;
+    return c;
+}
+
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts)
+{
+    uint32_t cap = pow2_at_least(n_pkts < UET_TX_INIT_MAX_SLOTS ? n_pkts : UET_TX_INIT_MAX_SLOTS);
+    q->tx = xcalloc(cap, sizeof(struct tx_rec));
+    for (uint32_t i = 0; i < cap; i++)
+        q->tx[i].seq = UET_TX_EMPTY;
+    q->tx_mask = cap - 1;
+    q->rtx_ring = xcalloc(cap, sizeof(uint32_t));
+    q->rtx_mask = cap - 1;
+}
+
+/* Doubles the ring: each record to its slot in the larger one (the newest
+ * record of a slot wins; a record still needed is never lost, since the
+ * span from the oldest unacknowledged packet stays below half the old ring). */
+static void tx_grow(struct uet_flow *q)
+{
+    uint32_t old = q->tx_mask + 1, cap = 2 * old;
+    struct tx_rec *tx = xcalloc(cap, sizeof(struct tx_rec));
+    for (uint32_t i = 0; i < cap; i++)
+        tx[i].seq = UET_TX_EMPTY;
+    for (uint32_t i = 0; i < old; i++) {
+        const struct tx_rec *r = &q->tx[i];
+        if (r->seq == UET_TX_EMPTY)
+            continue;
+        struct tx_rec *d = &tx[r->seq & (cap - 1)];
+        if (d->seq == UET_TX_EMPTY || d->seq < r->seq)
+            *d = *r;
+    }
+    free(q->tx);
+    q->tx = tx;
+    q->tx_mask = cap - 1;
+}
+
+struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
+{
+    invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
+    while (seq - q->cum_acked + 1 > (q->tx_mask + 1) / 2)
+        tx_grow(q);
+    struct tx_rec *r = &q->tx[seq & q->tx_mask];
+    invariant(r->state == TX_UNSENT || r->state == TX_ACKED,
+              "packet %u's slot still holds packet %u, not acknowledged", seq, r->seq);
+    *r = (struct tx_rec){.seq = seq};
+    return r;
+}
+
+void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq)
+{
+    if (q->rtx_len == q->rtx_mask + 1) { /* full: double, unrolled so the head is first */
+        uint32_t old = q->rtx_mask + 1;
+        uint32_t *ring = xmalloc(2 * (size_t)old * sizeof(uint32_t));
+        for (uint32_t i = 0; i < old; i++)
+            ring[i] = q->rtx_ring[(q->rtx_head + i) & q->rtx_mask];
+        free(q->rtx_ring);
+        q->rtx_ring = ring;
+        q->rtx_mask = 2 * old - 1;
+        q->rtx_head = 0;
+    }
+    q->rtx_ring[(q->rtx_head + q->rtx_len) & q->rtx_mask] = seq;
+    q->rtx_len++;
 }
 
 void uet_free_sender_state(struct flow *f, struct uet_flow *q)
@@ -149,8 +221,7 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
         printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
-    uet_of(f)->tx = xcalloc(n, sizeof(struct tx_rec));
-    uet_of(f)->rtx_ring = xcalloc(n, sizeof(uint32_t));
+    uet_tx_alloc(uet_of(f), n);
     uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
     struct cc_params cp;
@@ -298,6 +369,43 @@ static void uet_counters(const struct sim *s, uint32_t fi, uint64_t *out)
     memcpy(out, v, sizeof v);
 }
 
+/* Time series: the window the CC holds (none once the flow has finished and
+ * freed it, or under receiver credit alone), the pacing rate when the CC
+ * paces (Swift below one packet), and RACK's RTT (RFC 8985 Sec. 6.2) from
+ * what the sender already keeps: its latest ACK's arrival minus the latest
+ * send time among the packets acknowledged so far (sent once). For an ACK
+ * of in-order data this is that ACK's own RTT sample; no per-ACK work is
+ * added for it. Delivered: the distinct wire bytes the receiver holds less
+ * their headers. */
+void uet_sample_seq(const struct sim *s, const struct flow *f, const struct uet_flow *q, bool window,
+                    struct flow_sample *out)
+{
+    if (f->cc_state && window) {
+        const struct cc_window *w = f->cc_state;
+        out->has_cwnd = true;
+        out->cwnd_bytes = w->cwnd_bytes;
+        if (w->pacing_gap_ps) {
+            out->has_rate = true;
+            out->rate_mbps = (double)s->cfg.mtu_bytes * 8e6 / (double)w->pacing_gap_ps;
+        }
+    }
+    if (q->last_ack_ps) {
+        out->has_rtt = true;
+        out->rtt_ps = q->last_ack_ps - q->rack_time_ps;
+    }
+    if (f->state != FLOW_WAITING) {
+        out->has_in_flight = true;
+        out->in_flight_bytes = q->in_flight_bytes;
+    }
+    out->delivered_bytes = q->rcv_bytes - (uint64_t)q->rcv_pkts * s->cfg.hdr_bytes;
+}
+
+static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    const struct flow *f = &s->flows[fi];
+    uet_sample_seq(s, f, uet_of(f), uet_window_on(s, f), out);
+}
+
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
@@ -315,4 +423,5 @@ const struct transport_ops transport_uet_ops = {
     .n_counters = sizeof uet_counter_names / sizeof uet_counter_names[0],
     .counter_names = uet_counter_names,
     .counters = uet_counters,
+    .sample = uet_sample,
 };

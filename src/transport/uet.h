@@ -33,6 +33,7 @@ struct tx_rec {
     uint8_t state;           /* enum tx_state */
     uint8_t count;           /* transmissions, saturating at 255 */
     uint16_t entropy;        /* of the latest transmission (blamed on a timeout) */
+    uint32_t seq;            /* the packet this slot holds (the ring below reuses slots) */
 };
 
 /* A UET flow's own state: the sender's sequence space and loss recovery,
@@ -43,8 +44,13 @@ struct uet_flow {
     uint32_t cum_acked;      /* every seq below is acknowledged */
     uint64_t in_flight_bytes;
     uint64_t recvd_bytes_seen;
-    struct tx_rec *tx;       /* per packet: state, transmissions, last send time */
-    uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission */
+    /* per packet sent: state, transmissions, last send time; a ring of
+     * tx_mask + 1 slots sized to the packets in flight, not to the flow
+     * (uet_tx below), so a 1 GB flow costs what a 2 MB one does */
+    struct tx_rec *tx;
+    uint32_t tx_mask;
+    uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission (rtx_mask + 1 slots) */
+    uint32_t rtx_mask;
     uint32_t rtx_head, rtx_len;
     bool rto_event_pending;
     simtime_ps rto_event_ps;
@@ -84,10 +90,56 @@ static inline struct uet_flow *uet_of(const struct flow *f)
     return (struct uet_flow *)f->tp_state;
 }
 
+/* ---- the sender's per-packet records ------------------------------------------------
+ * Packet seq's record is in slot seq & tx_mask, tagged with seq. A slot is
+ * claimed when its packet is first sent (uet_tx_claim) and keeps the
+ * record until the packet tx_mask + 1 later takes it; the ring doubles
+ * whenever the packets from the oldest unacknowledged one to a new one
+ * would fill more than half of it, so every packet in flight has its
+ * record, and an acknowledged one keeps it for at least half a ring of
+ * sends (late ACKs still find their send time). A packet whose slot moved
+ * on reads as acknowledged with no send record; one never sent, as unsent. */
+#define UET_TX_MIN_SLOTS 2u
+#define UET_TX_EMPTY UINT32_MAX /* the tag of a slot no packet has claimed (no flow has 2^32 - 1 packets) */
+#define UET_TX_INIT_MAX_SLOTS 128u /* a flow's first ring: its packets, up to this many (grows as needed) */
+
+extern const struct tx_rec uet_tx_gone, uet_tx_unsent;
+
+/* Packet seq's record, read only. */
+static inline const struct tx_rec *uet_txr(const struct uet_flow *q, uint32_t seq)
+{
+    const struct tx_rec *r = &q->tx[seq & q->tx_mask];
+    if (r->seq == seq) /* an empty slot's tag is UET_TX_EMPTY */
+        return r;
+    return seq < q->next_new_seq ? &uet_tx_gone : &uet_tx_unsent;
+}
+
+/* Packet seq's record, to change: it must hold it (sent, in the ring). */
+static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
+{
+    struct tx_rec *r = &q->tx[seq & q->tx_mask];
+    invariant(r->seq == seq, "packet %u's record is not in its slot (slot holds %u)", seq, r->seq);
+    return r;
+}
+
+/* The record of packet seq, sent for the first time now (seq ==
+ * next_new_seq): its slot, emptied, the ring grown first if needed. */
+struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq);
+/* Appends seq to the retransmission ring (grown when full). */
+void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq);
+/* A new flow's rings, for n_pkts packets. */
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts);
+
 /* Frees a finished sender's per-packet records, CC and balancer state (the
  * receiver's bitmap stays); q is its sequence state (UET's own, or the one
  * EQDS keeps inside its flow state). */
 void uet_free_sender_state(struct flow *f, struct uet_flow *q);
+
+/* A time-series sample of a flow whose sequence state is q (UET's own or
+ * EQDS's); `window`: the CC's window applies to it. */
+struct flow_sample;
+void uet_sample_seq(const struct sim *s, const struct flow *f, const struct uet_flow *q, bool window,
+                    struct flow_sample *out);
 
 /* A UET flow's receiver-side credit state (for tests); receiver credit on. */
 struct pull_client *uet_credit_client(const struct flow *f);

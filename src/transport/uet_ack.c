@@ -11,7 +11,7 @@
 
 static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
 {
-    uint8_t st = uet_of(f)->tx[seq].state;
+    uint8_t st = uet_txr(uet_of(f), seq)->state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return;
     if (st == TX_IN_FLIGHT) {
@@ -20,12 +20,12 @@ static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
                   pkt_wire_bytes(s, f, seq), (unsigned long long)uet_of(f)->in_flight_bytes);
         uet_of(f)->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     }
-    uet_of(f)->tx[seq].state = TX_ACKED;
+    uet_txw(uet_of(f), seq)->state = TX_ACKED;
     /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
      * the original arriving late, so only packets sent once move the
      * "latest delivered send time" that condemns older packets. */
-    if (uet_of(f)->tx[seq].count == 1 && uet_of(f)->tx[seq].time_ps > uet_of(f)->rack_time_ps)
-        uet_of(f)->rack_time_ps = uet_of(f)->tx[seq].time_ps;
+    if (uet_txr(uet_of(f), seq)->count == 1 && uet_txr(uet_of(f), seq)->time_ps > uet_of(f)->rack_time_ps)
+        uet_of(f)->rack_time_ps = uet_txr(uet_of(f), seq)->time_ps;
     if (seq + 1 > uet_of(f)->highest_acked)
         uet_of(f)->highest_acked = seq + 1;
 }
@@ -47,7 +47,7 @@ void uet_declare_lost(struct sim *s, struct flow *f, uint32_t seq, bool tell_cc)
  * a retransmission still on its way (after a NACK, say) is not lost again. */
 static bool lost_by_later_ack(const struct flow *f, uint32_t seq)
 {
-    return uet_of(f)->tx[seq].state == TX_IN_FLIGHT && uet_of(f)->tx[seq].time_ps < uet_of(f)->rack_time_ps;
+    return uet_txr(uet_of(f), seq)->state == TX_IN_FLIGHT && uet_txr(uet_of(f), seq)->time_ps < uet_of(f)->rack_time_ps;
 }
 
 /* NewReno-style: dupack_threshold duplicate cumulative ACKs mark the first
@@ -83,10 +83,10 @@ static void detect_loss_sack(struct sim *s, struct flow *f)
 {
     uint32_t above = 0;
     for (uint32_t q = uet_of(f)->highest_acked; q-- > uet_of(f)->cum_acked;) {
-        uint8_t st = uet_of(f)->tx[q].state;
+        uint8_t st = uet_txr(uet_of(f), q)->state;
         if (st == TX_ACKED)
             above++;
-        else if (st == TX_IN_FLIGHT && above >= s->dupack_threshold && uet_of(f)->tx[q].time_ps < uet_of(f)->rack_time_ps)
+        else if (st == TX_IN_FLIGHT && above >= s->dupack_threshold && uet_txr(uet_of(f), q)->time_ps < uet_of(f)->rack_time_ps)
             uet_declare_lost(s, f, q, true);
     }
 }
@@ -99,9 +99,9 @@ static bool rtt_sample_valid(const struct sim *s, const struct flow *f, uint32_t
      * unacknowledged packets, so a packet already covered by a later
      * cumulative or selective ACK gives no sample. Algorithms that echo
      * timestamps, as TCP does, measure every packet's own ACK. */
-    if (uet_of(f)->tx[seq].state != TX_IN_FLIGHT && !(s->cc->timestamp_echo && uet_of(f)->tx[seq].state == TX_ACKED))
+    if (uet_txr(uet_of(f), seq)->state != TX_IN_FLIGHT && !(s->cc->timestamp_echo && uet_txr(uet_of(f), seq)->state == TX_ACKED))
         return false;
-    uint8_t n = uet_of(f)->tx[seq].count;
+    uint8_t n = uet_txr(uet_of(f), seq)->count;
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
@@ -122,7 +122,7 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
         if (q < f->n_pkts)
             mark_acked(s, f, q);
     }
-    while (uet_of(f)->cum_acked < f->n_pkts && uet_of(f)->tx[uet_of(f)->cum_acked].state == TX_ACKED)
+    while (uet_of(f)->cum_acked < f->n_pkts && uet_txr(uet_of(f), uet_of(f)->cum_acked)->state == TX_ACKED)
         uet_of(f)->cum_acked++;
 }
 
@@ -137,7 +137,7 @@ void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
         uet_of(f)->probe_outstanding = false;
         if (s->now - uet_of(f)->probe_sent_ps <= s->probe_period_ps)
             for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
-                if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < uet_of(f)->probe_sent_ps)
+                if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT && uet_txr(uet_of(f), q)->time_ps < uet_of(f)->probe_sent_ps)
                     uet_declare_lost(s, f, q, true);
     }
     if (uet_of(f)->credit)
@@ -166,7 +166,7 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         f->c.ecn_acks++;
     uint32_t ref = a->ref_seq < f->n_pkts ? a->ref_seq : 0;
     bool valid = rtt_sample_valid(s, f, ref, a->flags & PKTF_RTX_ECHO);
-    simtime_ps raw_rtt = valid ? s->now - uet_of(f)->tx[ref].time_ps : 0;
+    simtime_ps raw_rtt = valid ? s->now - uet_txr(uet_of(f), ref)->time_ps : 0;
 
     apply_ack_state(s, f, a);
     if (s->cfg.sleek)
@@ -207,7 +207,7 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
         return;
     }
     uint32_t seq = n->ref_seq;
-    if (seq >= f->n_pkts || uet_of(f)->tx[seq].state != TX_IN_FLIGHT) {
+    if (seq >= f->n_pkts || uet_txr(uet_of(f), seq)->state != TX_IN_FLIGHT) {
         uet_sender_wake(s, fi);
         return;
     }
@@ -220,7 +220,7 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct cc_nack ev = {
         .now = s->now,
         .pkt_bytes = size,
-        .raw_rtt_ps = s->now - uet_of(f)->tx[seq].time_ps,
+        .raw_rtt_ps = s->now - uet_txr(uet_of(f), seq)->time_ps,
         .last_hop = last_hop,
         .in_flight_bytes = uet_of(f)->in_flight_bytes,
     };

@@ -172,8 +172,8 @@ int64_t uet_credit_rtx_bytes(const struct sim *s, const struct flow *f)
 {
     int64_t bytes = 0;
     for (uint32_t i = 0; i < uet_of(f)->rtx_len; i++) {
-        uint32_t seq = uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + i) % f->n_pkts];
-        if (uet_of(f)->tx[seq].state == TX_RTX_QUEUED)
+        uint32_t seq = uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + i) & uet_of(f)->rtx_mask];
+        if (uet_txr(uet_of(f), seq)->state == TX_RTX_QUEUED)
             bytes += pkt_wire_bytes(s, f, seq);
     }
     return bytes;

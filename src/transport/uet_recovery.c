@@ -38,7 +38,7 @@ void uet_sleek_step(struct sim *s, uint32_t fi, uint64_t ooo_pkts)
     if (end > uet_of(f)->sleek_recovery_seq)
         end = uet_of(f)->sleek_recovery_seq;
     for (uint32_t q = uet_of(f)->cum_acked; q < end; q++)
-        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < uet_of(f)->sleek_start_ps)
+        if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT && uet_txr(uet_of(f), q)->time_ps < uet_of(f)->sleek_start_ps)
             uet_declare_lost(s, f, q, true);
 }
 
@@ -84,8 +84,8 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     uint32_t oldest = UINT32_MAX;
     simtime_ps oldest_t = SIMTIME_NEVER;
     for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++) {
-        if (uet_of(f)->tx[q].state == TX_IN_FLIGHT && uet_of(f)->tx[q].time_ps < oldest_t) {
-            oldest_t = uet_of(f)->tx[q].time_ps;
+        if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT && uet_txr(uet_of(f), q)->time_ps < oldest_t) {
+            oldest_t = uet_txr(uet_of(f), q)->time_ps;
             oldest = q;
         }
     }
@@ -106,7 +106,7 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     /* receiver credit: were retransmissions already waiting? */
     bool had_queue = uet_of(f)->credit && uet_credit_rtx_bytes(s, f) > 0;
     uet_rtx_push(f, oldest);
-    f->lb->feedback(f->lb_state, uet_of(f)->tx[oldest].entropy, LB_TIMEOUT, s->now);
+    f->lb->feedback(f->lb_state, uet_txr(uet_of(f), oldest)->entropy, LB_TIMEOUT, s->now);
     if (uet_window_on(s, f))
         s->cc->on_timeout(f->cc_state, s->now, size);
     if (s->loss_mode == CC_LOSS_DUPACK) {
@@ -115,7 +115,7 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
         uet_of(f)->in_recovery = false;
         uet_of(f)->dupacks = 0;
         for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
-            if (uet_of(f)->tx[q].state == TX_IN_FLIGHT) {
+            if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT) {
                 invariant(uet_of(f)->in_flight_bytes >= pkt_wire_bytes(s, f, q),
                           "flow %u: packet %u (%u bytes) resent after a timeout with %llu in flight", fi, q,
                           pkt_wire_bytes(s, f, q), (unsigned long long)uet_of(f)->in_flight_bytes);

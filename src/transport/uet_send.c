@@ -14,17 +14,16 @@
 /* Drops retransmission-queue entries that were acknowledged meanwhile. */
 static void rtx_skip_stale(struct flow *f)
 {
-    while (uet_of(f)->rtx_len && uet_of(f)->tx[uet_of(f)->rtx_ring[uet_of(f)->rtx_head]].state != TX_RTX_QUEUED) {
-        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) % f->n_pkts;
+    while (uet_of(f)->rtx_len && uet_txr(uet_of(f), uet_of(f)->rtx_ring[uet_of(f)->rtx_head])->state != TX_RTX_QUEUED) {
+        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) & uet_of(f)->rtx_mask;
         uet_of(f)->rtx_len--;
     }
 }
 
 void uet_rtx_push(struct flow *f, uint32_t seq)
 {
-    uet_of(f)->tx[seq].state = TX_RTX_QUEUED;
-    uet_of(f)->rtx_ring[(uet_of(f)->rtx_head + uet_of(f)->rtx_len) % f->n_pkts] = seq;
-    uet_of(f)->rtx_len++;
+    uet_txw(uet_of(f), seq)->state = TX_RTX_QUEUED;
+    uet_rtx_ring_push(uet_of(f), seq);
 }
 
 /* Sequence number the flow would send next, or UINT32_MAX when it has none. */
@@ -110,21 +109,22 @@ void uet_pace_timer(struct sim *s, uint32_t fi)
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
-    bool rtx = uet_of(f)->tx[seq].state == TX_RTX_QUEUED;
+    bool rtx = uet_txr(uet_of(f), seq)->state == TX_RTX_QUEUED;
     if (rtx) {
-        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) % f->n_pkts;
+        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) & uet_of(f)->rtx_mask;
         uet_of(f)->rtx_len--;
     } else {
+        uet_tx_claim(uet_of(f), seq);
         uet_of(f)->next_new_seq++;
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    uet_of(f)->tx[seq].entropy = p->entropy;
-    uet_of(f)->tx[seq].state = TX_IN_FLIGHT;
-    if (uet_of(f)->tx[seq].count < UINT8_MAX)
-        uet_of(f)->tx[seq].count++;
-    uet_of(f)->tx[seq].time_ps = s->now;
+    uet_txw(uet_of(f), seq)->entropy = p->entropy;
+    uet_txw(uet_of(f), seq)->state = TX_IN_FLIGHT;
+    if (uet_txr(uet_of(f), seq)->count < UINT8_MAX)
+        uet_txw(uet_of(f), seq)->count++;
+    uet_txw(uet_of(f), seq)->time_ps = s->now;
     uet_of(f)->in_flight_bytes += size;
     uet_of(f)->last_send_ps = s->now;
     f->c.pkts_sent++;

@@ -224,7 +224,7 @@ static bool spec_fail(char *err, size_t errlen, const char *fmt, ...)
 }
 
 static const char *const spec_params =
-    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes";
+    "cdf, load, n, sampling, warmup_us, stop_us, bdp, seed, incast, incast_senders, incast_bytes, conns";
 
 /* A time in microseconds, as a whole number of picoseconds. */
 static bool get_us(const char *name, const char *v, simtime_ps *out, char *err, size_t errlen)
@@ -293,6 +293,13 @@ static bool set_spec_param(struct poisson_spec *p, const char *name, const char 
             return spec_fail(err, errlen, "incast_bytes '%s' is not a number of bytes from 1 to %llu", shown(v, b),
                              1ull << 40);
         p->incast_bytes = u;
+        return true;
+    }
+    if (!strcmp(name, "conns")) {
+        if (parse_u64(v, &u) != NUM_OK || u > 4096)
+            return spec_fail(err, errlen, "conns '%s' is not a number of connections per host pair from 0 to 4096",
+                             shown(v, b));
+        p->pool_conns = (uint32_t)u;
         return true;
     }
     if (!strcmp(name, "seed")) {
@@ -515,7 +522,8 @@ static void incast_event(struct sim *s)
         pr->incast_pick[j] = t;
     }
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t fi = transport_add_flow(s, pr->incast_pick[i], dst, pr->spec.incast_bytes);
+        uint32_t fi = transport_add_flow_pooled(s, pr->incast_pick[i], dst, pr->spec.incast_bytes,
+                                                pr->spec.pool_conns);
         mark_incast(pr, s->flows[fi].ordinal);
         s->flows[fi].start_scheduled = true;
         transport_flow_start(s, fi);
@@ -565,9 +573,17 @@ static simtime_ps window_end_ps(const struct sim *s)
 void poisson_setup(struct sim *s, const struct poisson_spec *p)
 {
     char err[1024];
+    if (p->pool_conns && s->n_hosts > POISSON_POOL_MAX_HOSTS)
+        die_input("--workload poisson: conns needs a table of every host pair; at most %u hosts (this run has %u)",
+                  POISSON_POOL_MAX_HOSTS, s->n_hosts);
+    if (p->pool_conns && !transport_find(s->cfg.transport_name)->flow_add)
+        die_input("--workload poisson: conns: transport %s cannot set up flows during a run", s->cfg.transport_name);
     struct poisson_run *pr = xcalloc(1, sizeof *pr);
     s->poisson = pr;
     pr->spec = *p;
+    vc_init(&pr->acc.sd_all, s->cfg.quantile_sketch);
+    for (uint32_t k = 0; k < POISSON_GROUPS; k++)
+        vc_init(&pr->acc.sd_group[k], s->cfg.quantile_sketch);
     /* the background carries what the overlay does not */
     struct poisson_spec background = *p;
     background.load = p->load * (1 - p->incast_share);
@@ -630,7 +646,7 @@ void poisson_arrival(struct sim *s, uint32_t host)
     }
     const struct poisson_msg m = pending_of(pr)[host].msg;
     /* the flow table may move here: no struct flow * is held across it */
-    uint32_t fi = transport_add_flow(s, host, m.dst, m.size_bytes);
+    uint32_t fi = transport_add_flow_pooled(s, host, m.dst, m.size_bytes, pr->spec.pool_conns);
     s->flows[fi].start_scheduled = true;
     transport_flow_start(s, fi);
     schedule_next(s, host, s->now);
@@ -650,9 +666,9 @@ void poisson_free(struct sim *s)
     free(pr->sw_peak_win);
     free(pr->incast_pick);
     free(pr->is_incast);
-    free(pr->acc.sd_all);
+    vc_free(&pr->acc.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++)
-        free(pr->acc.sd_group[k]);
+        vc_free(&pr->acc.sd_group[k]);
     free(pr->rcv_retired);
     free(pr);
     s->poisson = NULL;
@@ -669,20 +685,10 @@ uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_
     return size_bytes < 8 * bdp_bytes ? 2 : 3;
 }
 
-static void slowdown_stats(struct poisson_group_stats *g, double *v)
+static void slowdown_stats(struct poisson_group_stats *g, struct vcollect *v)
 {
-    qsort(v, g->delivered, sizeof(double), report_cmp_double);
-    g->slowdown_median = report_percentile(v, g->delivered, 50);
-    g->slowdown_p99 = report_percentile(v, g->delivered, 99);
-}
-
-static void push_value(double **v, uint32_t *n, uint32_t *cap, double x)
-{
-    if (*n == *cap) {
-        *cap = *cap ? 2 * *cap : 1024;
-        *v = xrealloc(*v, *cap * sizeof(double));
-    }
-    (*v)[(*n)++] = x;
+    g->slowdown_median = vc_percentile(v, 50);
+    g->slowdown_p99 = vc_percentile(v, 99);
 }
 
 /* Folds message f into the accumulator: the one place a message counts,
@@ -691,7 +697,7 @@ static void account(const struct sim *s, const struct flow *f, simtime_ps w0, si
                     uint64_t bdp, struct poisson_acc *a)
 {
     const struct poisson_run *pr = s->poisson;
-    if (f->start_ps < w0 || f->start_ps >= w1)
+    if (f->posted_ps < w0 || f->posted_ps >= w1)
         return;
     a->all_bytes += (double)f->size_bytes;
     if (is_incast(pr, f->ordinal)) {
@@ -706,9 +712,12 @@ static void account(const struct sim *s, const struct flow *f, simtime_ps w0, si
     a->group_messages[k]++;
     if (!f->rcv_complete)
         return;
-    double sd = (double)(f->rcv_done_ps - f->start_ps) / (double)ideal_delivery_ps(s, f);
-    push_value(&a->sd_group[k], &a->group_delivered[k], &a->cap_group[k], sd);
-    push_value(&a->sd_all, &a->delivered_all, &a->cap_all, sd);
+    /* from its arrival: waiting behind its pool connection's earlier messages counts */
+    double sd = (double)(f->rcv_done_ps - f->posted_ps) / (double)ideal_delivery_ps(s, f);
+    vc_add(&a->sd_group[k], sd);
+    vc_add(&a->sd_all, sd);
+    a->group_delivered[k]++;
+    a->delivered_all++;
 }
 
 void poisson_account_finished(struct sim *s, uint32_t fi)
@@ -738,17 +747,11 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     /* the retired messages' part (--stream), then the messages still in
      * their slots: the same multiset of values either way */
     struct poisson_acc a = pr->acc;
-    a.sd_all = NULL;
-    a.cap_all = a.delivered_all = 0;
-    push_value(&a.sd_all, &a.delivered_all, &a.cap_all, 0); /* room; reset below */
-    a.delivered_all = 0;
-    for (uint32_t i = 0; i < pr->acc.delivered_all; i++)
-        push_value(&a.sd_all, &a.delivered_all, &a.cap_all, pr->acc.sd_all[i]);
+    vc_init(&a.sd_all, s->cfg.quantile_sketch);
+    vc_merge(&a.sd_all, &pr->acc.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
-        a.sd_group[k] = NULL;
-        a.cap_group[k] = a.group_delivered[k] = 0;
-        for (uint32_t i = 0; i < pr->acc.group_delivered[k]; i++)
-            push_value(&a.sd_group[k], &a.group_delivered[k], &a.cap_group[k], pr->acc.sd_group[k][i]);
+        vc_init(&a.sd_group[k], s->cfg.quantile_sketch);
+        vc_merge(&a.sd_group[k], &pr->acc.sd_group[k]);
     }
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (is_poisson_msg(s, &s->flows[i]))
@@ -759,13 +762,13 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     double bytes = a.bytes, all_bytes = a.all_bytes;
     ps->all.messages = a.measured;
     ps->all.delivered = a.delivered_all;
-    slowdown_stats(&ps->all, a.sd_all);
-    free(a.sd_all);
+    slowdown_stats(&ps->all, &a.sd_all);
+    vc_free(&a.sd_all);
     for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
         ps->group[k].messages = a.group_messages[k];
         ps->group[k].delivered = a.group_delivered[k];
-        slowdown_stats(&ps->group[k], a.sd_group[k] ? a.sd_group[k] : &(double){0});
-        free(a.sd_group[k]);
+        slowdown_stats(&ps->group[k], &a.sd_group[k]);
+        vc_free(&a.sd_group[k]);
     }
     ps->delivered = ps->all.delivered;
     double window_s = (double)(ps->window_end_ps - ps->window_start_ps) / 1e12;

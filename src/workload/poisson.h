@@ -17,6 +17,7 @@
 #define SPRAYSIM_POISSON_H
 
 #include "../core/core.h"
+#include "../metrics/vcollect.h"
 #include "../topo/topo.h"
 
 /* A piecewise-linear CDF: size_bytes[i] has cumulative probability prob[i];
@@ -55,6 +56,10 @@ struct poisson_spec {
     double incast_share;
     uint32_t incast_senders;
     uint64_t incast_bytes;
+    /* conns=K: seed 001's pools of K persistent connections per host pair
+     * for DCTCP and Swift (sird.md Sec. 2.6, A18); 0 = a new connection per
+     * message */
+    uint32_t pool_conns;
 };
 
 /* Seed 001 Sec. 5.1 (specs/sird.md Sec. 2.4): "30 random senders ... send
@@ -62,6 +67,9 @@ struct poisson_spec {
  * load" (the share is not a default: incast=0.07 asks for it). */
 #define POISSON_INCAST_SENDERS 30
 #define POISSON_INCAST_BYTES 500000
+
+/* conns=K keeps a table of hosts^2 entries (4 bytes each). */
+#define POISSON_POOL_MAX_HOSTS 8192
 
 /* Limits: a load above 1 cannot be carried; 1e-6 keeps the mean gap finite
  * and far below 2^63 ps. */
@@ -140,8 +148,7 @@ struct poisson_run {
         uint32_t measured, delivered_all, incast_measured, incast_delivered;
         uint32_t group_messages[POISSON_GROUPS], group_delivered[POISSON_GROUPS];
         double bytes, all_bytes;
-        double *sd_all, *sd_group[POISSON_GROUPS]; /* slowdowns of delivered measured messages */
-        uint32_t cap_all, cap_group[POISSON_GROUPS];
+        struct vcollect sd_all, sd_group[POISSON_GROUPS]; /* slowdowns of delivered measured messages */
     } acc;
     double *rcv_retired;      /* per host: payload received by retired messages */
 };

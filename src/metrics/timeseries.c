@@ -1,0 +1,747 @@
+/* timeseries.c: opt-in, bounded time series (README "Time series").
+ *
+ * What is sampled. Flows (--ts-flows): what the flow's transport knows at
+ * the instant (its ops table's sample(): window or pacing rate, latest RTT,
+ * bytes in flight, payload delivered), read without changing anything, so
+ * the algorithms' numbers are untouched. Ports (--ts-ports): the port's
+ * queued bytes per class and its cumulative counters. Hosts (--ts-hosts):
+ * the payload delivered to the host over every flow it receives, and the
+ * goodput since the host's previous row.
+ *
+ * When. Interval mode: one EV_TS_SAMPLE event per interval inside the
+ * window (first at the window's start), plus one final sample at the run's
+ * end; an active flow gets a row at every sample and a finished one a last
+ * row at the first sample after it finished; every selected port and host
+ * gets a row at every sample. The event reschedules itself only while
+ * other events are pending, so it never keeps a run going. It does not
+ * count in the run's events (summary.json stays as without time series).
+ * Change mode (--ts-interval change): rows for everything at the window's
+ * start, then after every event inside the window a row for each selected
+ * object whose recorded values changed.
+ *
+ * Bounded. Before the run the size is estimated from the selection, the
+ * window and the interval, printed when large, and refused above
+ * --ts-max-mb. Rows are streamed into the output set's staging directory,
+ * so memory stays constant whatever the capture's size.
+ */
+#include "timeseries.h"
+
+#include "../core/parse.h"
+#include "../sim.h"
+#include "flowstream.h"
+#include "../transport/flow.h"
+#include "../transport/transport.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- flags ------------------------------------------------------------------ */
+
+static const char *const ts_flags[] = {"--ts-flows", "--ts-ports", "--ts-hosts", "--ts-interval", "--ts-window",
+                                       "--ts-max-mb", NULL};
+
+bool ts_is_flag(const char *arg)
+{
+    for (const char *const *f = ts_flags; *f; f++)
+        if (!strcmp(arg, *f))
+            return true;
+    return false;
+}
+
+#define TS_MAX_RANGES 4096 /* ours: a command line names at most this many items */
+
+/* "all" or N[,N|A-B]...: numbers as the strict parser reads them. */
+static bool parse_select(struct ts_select *sel, const char *flag, const char *v, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    free(sel->range);
+    memset(sel, 0, sizeof *sel);
+    sel->given = true;
+    if (!strcmp(v, "all")) {
+        sel->all = true;
+        return true;
+    }
+    if (!*v) {
+        snprintf(err, errlen, "%s: empty list (give numbers such as 0,3,8-15, or all)", flag);
+        return false;
+    }
+    size_t cap = 8;
+    sel->range = xmalloc(cap * sizeof *sel->range);
+    const char *p = v;
+    while (1) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        char item[48];
+        if (len == 0 || len >= sizeof item) {
+            snprintf(err, errlen, "%s: '%s' is not a list of numbers and ranges A-B, or all", flag, shown(v, b));
+            return false;
+        }
+        memcpy(item, p, len);
+        item[len] = '\0';
+        char *dash = strchr(item, '-');
+        uint64_t lo = 0, hi = 0;
+        if (dash)
+            *dash = '\0';
+        if (parse_u64(item, &lo) != NUM_OK || (dash && parse_u64(dash + 1, &hi) != NUM_OK)) {
+            snprintf(err, errlen, "%s: '%s' is not a list of numbers and ranges A-B, or all", flag, shown(v, b));
+            return false;
+        }
+        if (!dash)
+            hi = lo;
+        if (lo > UINT32_MAX || hi > UINT32_MAX || lo > hi) {
+            snprintf(err, errlen, "%s: '%s' has a range that is reversed or beyond %u", flag, shown(v, b),
+                     UINT32_MAX);
+            return false;
+        }
+        if (sel->n == TS_MAX_RANGES) {
+            snprintf(err, errlen, "%s: more than %u items (use ranges A-B, or all)", flag, TS_MAX_RANGES);
+            return false;
+        }
+        if (sel->n == cap) {
+            cap *= 2;
+            sel->range = xrealloc(sel->range, cap * sizeof *sel->range);
+        }
+        sel->range[sel->n][0] = (uint32_t)lo;
+        sel->range[sel->n][1] = (uint32_t)hi;
+        sel->n++;
+        if (!comma)
+            return true;
+        p = comma + 1;
+    }
+}
+
+static bool parse_us(const char *flag, const char *what, const char *v, double *us, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    if (parse_real(v, us) != NUM_OK || *us < 0 || *us > 1e9) {
+        snprintf(err, errlen, "%s: %s '%s' is not a time in us from 0 to 1e9", flag, what, shown(v, b));
+        return false;
+    }
+    return true;
+}
+
+bool ts_parse_flag(struct ts_config *c, const char *flag, const char *v, char *err, size_t errlen)
+{
+    char b[SHOWN_BUF];
+    if (!strcmp(flag, "--ts-flows"))
+        return parse_select(&c->flows, flag, v, err, errlen);
+    if (!strcmp(flag, "--ts-ports"))
+        return parse_select(&c->ports, flag, v, err, errlen);
+    if (!strcmp(flag, "--ts-hosts"))
+        return parse_select(&c->hosts, flag, v, err, errlen);
+    if (!strcmp(flag, "--ts-interval")) {
+        c->interval_given = true;
+        c->change = !strcmp(v, "change");
+        if (c->change) {
+            c->interval_ps = 0;
+            return true;
+        }
+        double us;
+        if (parse_real(v, &us) != NUM_OK || us < 1e-3 || us > 1e9) {
+            snprintf(err, errlen, "--ts-interval: '%s' is neither change nor an interval in us from 0.001 to 1e9",
+                     shown(v, b));
+            return false;
+        }
+        c->interval_ps = (simtime_ps)llround(us * (double)PS_PER_US);
+        return true;
+    }
+    if (!strcmp(flag, "--ts-window")) {
+        const char *colon = strchr(v, ':');
+        if (!colon) {
+            snprintf(err, errlen, "--ts-window: '%s' is not START:END (us)", shown(v, b));
+            return false;
+        }
+        char start[64];
+        size_t n = (size_t)(colon - v);
+        if (n >= sizeof start) {
+            snprintf(err, errlen, "--ts-window: '%s' is not START:END (us)", shown(v, b));
+            return false;
+        }
+        memcpy(start, v, n);
+        start[n] = '\0';
+        double a, z;
+        if (!parse_us(flag, "START", start, &a, err, errlen) || !parse_us(flag, "END", colon + 1, &z, err, errlen))
+            return false;
+        if (a >= z) {
+            snprintf(err, errlen, "--ts-window: START %g us is not before END %g us", a, z);
+            return false;
+        }
+        c->window_given = true;
+        c->win_start_ps = (simtime_ps)llround(a * (double)PS_PER_US);
+        c->win_end_ps = (simtime_ps)llround(z * (double)PS_PER_US);
+        return true;
+    }
+    if (!strcmp(flag, "--ts-max-mb")) {
+        double mb;
+        if (parse_real(v, &mb) != NUM_OK || mb <= 0 || mb > 1e9) {
+            snprintf(err, errlen, "--ts-max-mb: '%s' is not a size in MB above 0 (up to 1e9)", shown(v, b));
+            return false;
+        }
+        c->max_mb = mb;
+        c->max_given = true;
+        return true;
+    }
+    snprintf(err, errlen, "unknown flag '%s' (see --help)", shown(flag, b));
+    return false;
+}
+
+bool ts_wanted(const struct ts_config *c)
+{
+    return c->flows.given || c->ports.given || c->hosts.given;
+}
+
+void ts_config_free(struct ts_config *c)
+{
+    free(c->flows.range);
+    free(c->ports.range);
+    free(c->hosts.range);
+    c->flows.range = c->ports.range = c->hosts.range = NULL;
+    c->flows.n = c->ports.n = c->hosts.n = 0;
+}
+
+static bool sel_has(const struct ts_select *sel, uint32_t v)
+{
+    if (sel->all)
+        return true;
+    for (uint32_t i = 0; i < sel->n; i++)
+        if (v >= sel->range[i][0] && v <= sel->range[i][1])
+            return true;
+    return false;
+}
+
+/* ---- the run's state ---------------------------------------------------------- */
+
+/* A flow followed for its own rows (`rows`) or for its receiving host's
+ * goodput (`feeds_host`), with what was last recorded. */
+struct ts_watch {
+    uint32_t fi;
+    uint32_t ordinal;         /* the message in slot fi (--stream may recycle the slot) */
+    uint32_t id;              /* its flows.csv flow_id and msg values */
+    uint32_t msg;
+    uint32_t dst;
+    uint64_t size_bytes;
+    bool rows, feeds_host;
+    bool retired;             /* --stream recycled its slot: `final` holds its state just before */
+    bool written;             /* a row exists (change mode compares with `last`) */
+    bool done_written;        /* the row after it finished is written: no more */
+    struct flow_sample last;
+    struct flow_sample final;
+    uint64_t delivered_seen;  /* delivered bytes already added to its host */
+};
+
+/* What a port row records, to see change. */
+struct ts_port_rec {
+    uint32_t data_bytes, ctl_bytes;
+    uint32_t cls_bytes[PORT_MAX_CLASSES - 2];
+    uint64_t tx_bytes, ecn_marks, trims, drops;
+};
+
+struct ts_host {
+    uint32_t host;
+    uint64_t delivered;           /* payload delivered to it so far */
+    uint64_t written_delivered;   /* at its latest row */
+    simtime_ps written_ps;
+    bool written;
+};
+
+struct ts_run {
+    simtime_ps interval_ps;       /* 0 in change mode */
+    simtime_ps start_ps, end_ps;  /* the window */
+    bool change;
+    bool started;                 /* the window's first sample happened */
+    bool sampled_at_last;
+    simtime_ps last_sample_ps;
+    FILE *out[3];                 /* flows, ports, hosts */
+    bool want[3];
+    struct ts_watch *w;
+    uint32_t n_w, cap_w;
+    uint32_t flows_seen;          /* flows 0 .. flows_seen-1 were considered for watching */
+    uint32_t msgs_seen;           /* messages (ordinals) 0 .. msgs_seen-1 likewise */
+    uint32_t *cand;               /* slots --stream freed since the last look: where new messages may be */
+    uint32_t n_cand, cap_cand;
+    bool msg_col;                 /* ts_flows.csv has flows.csv's msg column */
+    uint32_t *ports;              /* selected port indices, ascending */
+    uint32_t n_ports;
+    struct ts_port_rec *port_last;
+    bool *port_written;
+    struct ts_host *hosts;        /* selected hosts, ascending */
+    uint32_t n_hosts;
+    uint32_t *host_slot;          /* [host] -> index in hosts, UINT32_MAX if not selected */
+    const struct ts_config *cfg;
+    uint32_t n_classes;           /* switch classes per port (--classes) */
+    struct ts_totals tot;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_watch_ordinal(const void *a, const void *b)
+{
+    uint32_t x = ((const struct ts_watch *)a)->ordinal, y = ((const struct ts_watch *)b)->ordinal;
+    return x < y ? -1 : x > y;
+}
+
+/* Slot fi holds a message not seen yet: watch it if selected or feeding a
+ * selected host. */
+static void consider(struct sim *s, struct ts_run *t, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    if (f->state == FLOW_FREE || f->ordinal < t->msgs_seen)
+        return;
+    bool rows = t->want[0] && sel_has(&t->cfg->flows, f->id);
+    bool feeds = t->want[2] && t->host_slot[f->dst] != UINT32_MAX;
+    if (!rows && !feeds)
+        return;
+    if (t->n_w == t->cap_w) {
+        t->cap_w = t->cap_w ? 2 * t->cap_w : 64;
+        t->w = xrealloc(t->w, t->cap_w * sizeof *t->w);
+    }
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    t->w[t->n_w++] = (struct ts_watch){.fi = fi, .ordinal = f->ordinal, .id = f->id, .msg = c->msg ? c->msg : c->msg_index,
+                                       .dst = f->dst, .size_bytes = f->size_bytes, .rows = rows, .feeds_host = feeds};
+}
+
+/* Messages created since the last look (all of them at the first; more
+ * during an open-loop run) join the watch list, in creation order. A new
+ * message is in a slot beyond those seen, or in one --stream freed since
+ * (ts_flow_retire lists them), so the look costs what is new, not the
+ * whole flow table. */
+static void watch_new_flows(struct sim *s, struct ts_run *t)
+{
+    if (s->n_msgs == t->msgs_seen)
+        return;
+    uint32_t first_new = t->n_w;
+    if (t->n_cand) {
+        qsort(t->cand, t->n_cand, sizeof *t->cand, cmp_u32);
+        uint32_t still_free = 0, prev = UINT32_MAX;
+        for (uint32_t k = 0; k < t->n_cand; k++) {
+            uint32_t fi = t->cand[k];
+            if (fi == prev)
+                continue; /* freed twice since the last look */
+            prev = fi;
+            if (s->flows[fi].state == FLOW_FREE)
+                t->cand[still_free++] = fi; /* not reused yet */
+            else
+                consider(s, t, fi);
+        }
+        t->n_cand = still_free;
+    }
+    for (uint32_t fi = t->flows_seen; fi < s->n_flows; fi++)
+        consider(s, t, fi);
+    if (t->n_w > first_new + 1)
+        qsort(t->w + first_new, t->n_w - first_new, sizeof *t->w, cmp_watch_ordinal);
+    t->flows_seen = s->n_flows;
+    t->msgs_seen = s->n_msgs;
+}
+
+static void flow_sample_of(const struct sim *s, uint32_t fi, struct flow_sample *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct flow *f = &s->flows[fi];
+    if (f->tp && f->tp->sample && f->tp_state)
+        f->tp->sample(s, fi, out);
+    else if (f->tp && f->tp->rcv_payload_bytes)
+        out->delivered_bytes = f->tp->rcv_payload_bytes(s, fi); /* Homa, SIRD: delivered bytes only */
+}
+
+static void port_rec_of(const struct sim *s, uint32_t pi, struct ts_port_rec *r)
+{
+    const struct port *p = &s->ports[pi];
+    memset(r, 0, sizeof *r);
+    r->data_bytes = p->data_bytes;
+    r->ctl_bytes = p->ctl_bytes;
+    for (uint32_t k = 2; p->x && k < p->x->n; k++)
+        r->cls_bytes[k - 2] = p->x->c[k - 2].bytes;
+    r->tx_bytes = p->st.tx_bytes;
+    r->ecn_marks = p->st.ecn_marks;
+    r->trims = p->st.trims;
+    r->drops = p->st.drops;
+}
+
+static bool same_sample(const struct flow_sample *a, const struct flow_sample *b)
+{
+    return a->has_cwnd == b->has_cwnd && a->has_rate == b->has_rate && a->has_rtt == b->has_rtt &&
+           a->has_in_flight == b->has_in_flight && (!a->has_cwnd || a->cwnd_bytes == b->cwnd_bytes) &&
+           (!a->has_rate || a->rate_mbps == b->rate_mbps) && (!a->has_rtt || a->rtt_ps == b->rtt_ps) &&
+           (!a->has_in_flight || a->in_flight_bytes == b->in_flight_bytes) && a->delivered_bytes == b->delivered_bytes;
+}
+
+static void put_time(FILE *f, simtime_ps t)
+{
+    /* exact decimal microseconds, as flows.csv writes them */
+    fprintf(f, "%llu.%06llu", (unsigned long long)(t / PS_PER_US), (unsigned long long)(t % PS_PER_US));
+}
+
+static void write_flow_row(const struct sim *s, struct ts_run *t, const struct ts_watch *w, const struct flow_sample *x)
+{
+    FILE *f = t->out[0];
+    t->tot.rows_flows++;
+    if (!f)
+        return;
+    put_time(f, s->now);
+    fprintf(f, ",%u,", w->id);
+    if (t->msg_col)
+        fprintf(f, "%u,", w->msg);
+    if (x->has_cwnd)
+        fprintf(f, "%" PRIu64, x->cwnd_bytes);
+    fputc(',', f);
+    if (x->has_rate)
+        fprintf(f, "%.6f", x->rate_mbps / 1000.0);
+    fputc(',', f);
+    if (x->has_rtt)
+        put_time(f, x->rtt_ps);
+    fprintf(f, ",%" PRIu64 ",", x->delivered_bytes);
+    if (x->has_in_flight)
+        fprintf(f, "%" PRIu64, x->in_flight_bytes);
+    fputc('\n', f);
+}
+
+static void write_port_row(const struct sim *s, struct ts_run *t, uint32_t pi, const struct ts_port_rec *r)
+{
+    FILE *f = t->out[1];
+    t->tot.rows_ports++;
+    if (!f)
+        return;
+    put_time(f, s->now);
+    fprintf(f, ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64, pi, r->data_bytes, r->ctl_bytes, r->tx_bytes,
+            r->ecn_marks, r->trims, r->drops);
+    for (uint32_t k = 2; k < s->cfg.n_classes; k++)
+        fprintf(f, ",%u", r->cls_bytes[k - 2]);
+    fputc('\n', f);
+}
+
+static void write_host_row(const struct sim *s, struct ts_run *t, struct ts_host *h)
+{
+    FILE *f = t->out[2];
+    t->tot.rows_hosts++;
+    if (f) {
+        put_time(f, s->now);
+        fprintf(f, ",%u,%" PRIu64 ",", h->host, h->delivered);
+        /* goodput since the host's previous row: payload bits per ps x 1000 = Gb/s */
+        if (h->written && s->now > h->written_ps)
+            fprintf(f, "%.6f", (double)(h->delivered - h->written_delivered) * 8.0 * 1000.0 /
+                                   (double)(s->now - h->written_ps));
+        fputc('\n', f);
+    }
+    h->written = true;
+    h->written_delivered = h->delivered;
+    h->written_ps = s->now;
+}
+
+/* One look at everything: `every` writes a row for each object (interval
+ * mode), otherwise only for those whose values changed (change mode). */
+static void look(struct sim *s, struct ts_run *t, bool every)
+{
+    watch_new_flows(s, t);
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < t->n_w; i++) {
+        struct ts_watch *w = &t->w[i];
+        const struct flow *f = &s->flows[w->fi];
+        if (w->retired) {
+            /* --stream recycled its slot (ts_flow_retire kept its state):
+             * its last row, as the slot would have given it */
+            if (w->rows && !w->done_written && (every || !w->written || !same_sample(&w->final, &w->last)))
+                write_flow_row(s, t, w, &w->final);
+            continue;
+        }
+        invariant(f->state != FLOW_FREE && f->ordinal == w->ordinal, "slot %u was recycled behind the time series",
+                  w->fi);
+        if (kept != i)
+            t->w[kept] = *w; /* closing the gaps of dropped watches */
+        w = &t->w[kept++];
+        if (f->state == FLOW_WAITING)
+            continue;
+        if (w->done_written || (!w->rows && f->state == FLOW_DONE)) {
+            /* nothing more to record: its last row is written and its
+             * receiver has every byte (the sender holds every ACK) */
+            if (!w->feeds_host || w->delivered_seen == w->size_bytes) {
+                kept--;
+                continue;
+            }
+        }
+        struct flow_sample x;
+        flow_sample_of(s, w->fi, &x);
+        if (w->feeds_host) {
+            invariant(x.delivered_bytes >= w->delivered_seen, "flow %u: delivered bytes went back from %llu to %llu",
+                      w->fi, (unsigned long long)w->delivered_seen, (unsigned long long)x.delivered_bytes);
+            t->hosts[t->host_slot[f->dst]].delivered += x.delivered_bytes - w->delivered_seen;
+            w->delivered_seen = x.delivered_bytes;
+        }
+        if (!w->rows || w->done_written)
+            continue;
+        if (every || !w->written || !same_sample(&x, &w->last)) {
+            write_flow_row(s, t, w, &x);
+            w->written = true;
+            w->last = x;
+            if (f->state == FLOW_DONE)
+                w->done_written = true;
+        }
+    }
+    t->n_w = kept;
+    for (uint32_t i = 0; i < t->n_ports; i++) {
+        struct ts_port_rec r;
+        port_rec_of(s, t->ports[i], &r);
+        if (every || !t->port_written[i] || memcmp(&r, &t->port_last[i], sizeof r)) {
+            write_port_row(s, t, t->ports[i], &r);
+            t->port_written[i] = true;
+            t->port_last[i] = r;
+        }
+    }
+    for (uint32_t i = 0; i < t->n_hosts; i++) {
+        struct ts_host *h = &t->hosts[i];
+        if (every || !h->written || h->delivered != h->written_delivered)
+            write_host_row(s, t, h);
+    }
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+/* Every number of a selection names an object: 0 .. n-1 (ports, hosts). */
+static void check_indices(const struct ts_select *sel, const char *flag, const char *what, uint32_t n)
+{
+    for (uint32_t i = 0; i < sel->n; i++)
+        if (sel->range[i][1] >= n)
+            die_input("%s: %s %u does not exist (this run has %s 0 to %u)", flag, what, sel->range[i][1], what,
+                      n - 1);
+}
+
+/* Flow ids name flows of the matrix (flows.csv flow_id); in an open-loop
+ * run flows appear later, so any id is accepted there. */
+static void check_flow_ids(const struct sim *s, const struct ts_select *sel)
+{
+    if (sel->all || s->arrivals_open || !sel->n)
+        return;
+    uint32_t *ids = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof *ids);
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        ids[i] = s->flows[i].id;
+    qsort(ids, s->n_flows, sizeof *ids, cmp_u32);
+    for (uint32_t r = 0; r < sel->n; r++) {
+        uint64_t lo = sel->range[r][0], hi = sel->range[r][1];
+        if (hi - lo >= s->n_flows) {
+            free(ids);
+            die_input("--ts-flows: the range %llu-%llu is longer than the %u flows of the run", (unsigned long long)lo,
+                      (unsigned long long)hi, s->n_flows);
+        }
+        for (uint64_t id = lo; id <= hi; id++)
+            if (!bsearch(&(uint32_t){(uint32_t)id}, ids, s->n_flows, sizeof *ids, cmp_u32)) {
+                free(ids);
+                die_input("--ts-flows: no flow has id %llu (flows.csv flow_id)", (unsigned long long)id);
+            }
+    }
+    free(ids);
+}
+
+/* Size estimate in bytes. Interval mode: rows = samples x selected objects
+ * (every selected flow taken as active throughout). Change mode: every
+ * selected object taken to change twice per MTU-sized packet time of its
+ * link (flows and hosts: the host link) for the whole window. */
+static uint64_t estimate(const struct sim *s, const struct ts_run *t, uint32_t n_flows_sel)
+{
+    double win = (double)(t->end_ps - t->start_ps);
+    double rows_f, rows_p = 0, rows_h;
+    if (!t->change) {
+        double samples = floor(win / (double)t->interval_ps) + 2; /* the window's samples and the final one */
+        rows_f = samples * n_flows_sel;
+        rows_p = samples * t->n_ports;
+        rows_h = samples * t->n_hosts;
+    } else {
+        double host_changes = 2.0 * win / (double)serialize_ps(s->cfg.mtu_bytes, s->cfg.linkspeed_mbps) + 1;
+        rows_f = host_changes * n_flows_sel;
+        rows_h = host_changes * t->n_hosts;
+        for (uint32_t i = 0; i < t->n_ports; i++)
+            rows_p += 2.0 * win / (double)serialize_ps(s->cfg.mtu_bytes, s->ports[t->ports[i]].rate_mbps) + 1;
+    }
+    double bytes = rows_f * TS_FLOW_ROW_BYTES + rows_p * TS_PORT_ROW_BYTES + rows_h * TS_HOST_ROW_BYTES;
+    return bytes > 1e19 ? UINT64_MAX / 2 : (uint64_t)bytes;
+}
+
+void ts_setup(struct sim *s)
+{
+    const struct ts_config *c = &s->cfg.ts;
+    if (!ts_wanted(c)) {
+        if (c->interval_given || c->window_given || c->max_given)
+            die_input("%s: no time series selected; give --ts-flows, --ts-ports or --ts-hosts",
+                      c->interval_given ? "--ts-interval" : c->window_given ? "--ts-window" : "--ts-max-mb");
+        return;
+    }
+    const char *first = c->flows.given ? "--ts-flows" : c->ports.given ? "--ts-ports" : "--ts-hosts";
+    if (!s->cfg.out_dir)
+        die_input("%s: time series are written into the output directory; give --out DIR", first);
+    check_flow_ids(s, &c->flows);
+    check_indices(&c->ports, "--ts-ports", "port", s->n_ports);
+    check_indices(&c->hosts, "--ts-hosts", "host", s->n_hosts);
+    if (c->window_given && c->win_start_ps >= s->cfg.end_ps)
+        die_input("--ts-window: START %g us is not before -end %g us", (double)c->win_start_ps / PS_PER_US,
+                  (double)s->cfg.end_ps / PS_PER_US);
+
+    struct ts_run *t = xcalloc(1, sizeof *t);
+    t->cfg = c;
+    t->change = c->change;
+    t->msg_col = s->cm_has_msgs;
+    t->n_classes = s->cfg.n_classes;
+    /* default: one sample per base RTT (the network's largest unloaded RTT) */
+    t->interval_ps = c->change ? 0 : c->interval_given ? c->interval_ps : s->base_rtt_ps;
+    t->start_ps = c->window_given ? c->win_start_ps : 0;
+    t->end_ps = c->window_given && c->win_end_ps < s->cfg.end_ps ? c->win_end_ps : s->cfg.end_ps;
+    t->tot.interval_ps = t->interval_ps;
+    t->tot.change = t->change;
+    t->want[0] = c->flows.given;
+    t->want[1] = c->ports.given;
+    t->want[2] = c->hosts.given;
+
+    t->ports = xmalloc((s->n_ports ? s->n_ports : 1) * sizeof *t->ports);
+    for (uint32_t i = 0; i < s->n_ports && c->ports.given; i++)
+        if (sel_has(&c->ports, i))
+            t->ports[t->n_ports++] = i;
+    t->port_last = xcalloc(t->n_ports ? t->n_ports : 1, sizeof *t->port_last);
+    t->port_written = xcalloc(t->n_ports ? t->n_ports : 1, sizeof *t->port_written);
+    t->host_slot = xmalloc((s->n_hosts ? s->n_hosts : 1) * sizeof *t->host_slot);
+    t->hosts = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof *t->hosts);
+    for (uint32_t h = 0; h < s->n_hosts; h++) {
+        t->host_slot[h] = UINT32_MAX;
+        if (c->hosts.given && sel_has(&c->hosts, h)) {
+            t->host_slot[h] = t->n_hosts;
+            t->hosts[t->n_hosts++].host = h;
+        }
+    }
+    s->ts = t;
+    watch_new_flows(s, t);
+    uint32_t n_flows_sel = 0;
+    for (uint32_t i = 0; i < t->n_w; i++)
+        n_flows_sel += t->w[i].rows;
+
+    t->tot.estimate_bytes = estimate(s, t, n_flows_sel);
+    double mb = (double)t->tot.estimate_bytes / 1e6;
+    double max_mb = c->max_given ? c->max_mb : TS_DEFAULT_MAX_MB;
+    if (mb > max_mb)
+        die_input("--ts-max-mb: the time series would write about %.0f MB (estimate), above the limit of %g MB; "
+                  "raise --ts-max-mb, or select fewer flows, ports or hosts, a longer --ts-interval or a shorter "
+                  "--ts-window", mb, max_mb);
+    if (t->tot.estimate_bytes >= TS_ANNOUNCE_BYTES)
+        fprintf(stderr, "spraysim: time series: about %.0f MB (estimate: %u flows, %u ports, %u hosts, %s)\n", mb,
+                n_flows_sel, t->n_ports, t->n_hosts, t->change ? "every change" : "interval sampling");
+    sim_at(s, t->start_ps, EV_TS_SAMPLE, 0);
+}
+
+void ts_attach(struct ts_run *t, FILE *flows, FILE *ports, FILE *hosts)
+{
+    t->out[0] = flows;
+    t->out[1] = ports;
+    t->out[2] = hosts;
+    if (flows)
+        fprintf(flows, "time_us,flow_id,%scwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes\n",
+                t->msg_col ? "msg," : "");
+    if (ports) {
+        fputs("time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops", ports);
+        /* the extra data classes of --classes N, as queues.csv adds them */
+        for (uint32_t k = 2; k < t->n_classes; k++)
+            fprintf(ports, ",data_bytes_c%u", k);
+        fputc('\n', ports);
+    }
+    if (hosts)
+        fputs("time_us,host,delivered_bytes,goodput_gbps\n", hosts);
+}
+
+bool ts_file_selected(const struct ts_run *t, unsigned which)
+{
+    return which < 3 && t->want[which];
+}
+
+/* ---- sampling ----------------------------------------------------------------- */
+
+void ts_sample_event(struct sim *s)
+{
+    struct ts_run *t = s->ts;
+    /* the sampling event is not part of the simulated system: the run's
+     * event count stays what it is without time series */
+    s->events_processed--;
+    t->started = true;
+    t->tot.samples++;
+    look(s, t, !t->change);
+    t->last_sample_ps = s->now;
+    t->sampled_at_last = true;
+    if (t->change)
+        return;
+    /* only while something else is pending: a sample never keeps a run going */
+    simtime_ps next = s->now + t->interval_ps;
+    if (next <= t->end_ps && s->eq.count)
+        sim_at(s, next, EV_TS_SAMPLE, 0);
+}
+
+void ts_flow_retire(struct sim *s, uint32_t fi)
+{
+    struct ts_run *t = s->ts;
+    watch_new_flows(s, t); /* it may be newer than the last look */
+    if (t->n_cand == t->cap_cand) {
+        t->cap_cand = t->cap_cand ? 2 * t->cap_cand : 64;
+        t->cand = xrealloc(t->cand, t->cap_cand * sizeof *t->cand);
+    }
+    t->cand[t->n_cand++] = fi;
+    for (uint32_t i = 0; i < t->n_w; i++) {
+        struct ts_watch *w = &t->w[i];
+        if (w->fi != fi || w->retired || s->flows[fi].ordinal != w->ordinal)
+            continue;
+        flow_sample_of(s, fi, &w->final);
+        if (w->feeds_host) {
+            t->hosts[t->host_slot[w->dst]].delivered += w->final.delivered_bytes - w->delivered_seen;
+            w->delivered_seen = w->final.delivered_bytes;
+        }
+        w->retired = true;
+        return;
+    }
+}
+
+void ts_after_event(struct sim *s)
+{
+    struct ts_run *t = s->ts;
+    if (!t->started || s->now > t->end_ps)
+        return;
+    t->tot.samples++;
+    look(s, t, false);
+}
+
+bool ts_finish(struct sim *s, char *err, size_t errlen)
+{
+    struct ts_run *t = s->ts;
+    if (!t)
+        return true;
+    /* the run's end, when inside the window and not just sampled */
+    if (s->now >= t->start_ps && s->now <= t->end_ps && !(t->sampled_at_last && t->last_sample_ps == s->now)) {
+        t->started = true;
+        t->tot.samples++;
+        look(s, t, !t->change);
+    }
+    static const char *const names[] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
+    for (unsigned i = 0; i < 3; i++)
+        if (t->out[i] && (fflush(t->out[i]) || ferror(t->out[i]))) {
+            snprintf(err, errlen, "%s: could not write", names[i]);
+            return false;
+        }
+    return true;
+}
+
+void ts_free(struct sim *s)
+{
+    struct ts_run *t = s->ts;
+    if (!t)
+        return;
+    free(t->w);
+    free(t->cand);
+    free(t->ports);
+    free(t->port_last);
+    free(t->port_written);
+    free(t->hosts);
+    free(t->host_slot);
+    free(t);
+    s->ts = NULL;
+}
+
+void ts_totals(const struct ts_run *t, struct ts_totals *out)
+{
+    *out = t->tot;
+}

@@ -1,0 +1,424 @@
+/* test_timeseries.c: the time series (src/metrics/timeseries.c) on cases
+ * with known answers: one flow alone delivers at line rate; in a 2-to-1
+ * incast the bottleneck port's recorded occupancy reaches exactly the peak
+ * queues.csv reports (every change) and never more (interval); the window
+ * recorded last is the CC's; host goodput integrates to the delivered
+ * bytes; the same run gives the same bytes; flags are checked; and a run
+ * with time series simulates exactly what a run without them does. */
+#include "testutil.h"
+
+#include "cc/cc.h"
+#include "cli/options.h"
+#include "metrics/report.h"
+#include "metrics/timeseries.h"
+#include "sim.h"
+#include "transport/flow.h"
+#include "transport/uet.h"
+
+#include <math.h>
+
+static const char *one_cm = "Nodes 16\nConnections 1\n0->13 start 0 size 2000000\n";
+static const char *incast_cm = "Nodes 16\nConnections 2\n0->2 start 0 size 2000000\n1->2 start 0 size 2000000\n";
+
+struct captured {
+    char *buf[3];
+    size_t len[3];
+};
+
+/* Parses argv as the command line would (with --out, which ts needs, but
+ * nothing is written there), runs with the three time-series streams in
+ * memory. */
+static void run_ts(struct sim *s, struct config *c, struct captured *cap, int argc, char **argv)
+{
+    char err[512];
+    assert_int_equal(options_parse(c, argc, argv, err, sizeof err), OPTIONS_RUN);
+    c->progress = false;
+    sim_setup(s, c);
+    FILE *f[3];
+    for (int i = 0; i < 3; i++) {
+        cap->buf[i] = NULL;
+        cap->len[i] = 0;
+        f[i] = open_memstream(&cap->buf[i], &cap->len[i]);
+        assert_non_null(f[i]);
+    }
+    if (s->ts)
+        ts_attach(s->ts, f[0], f[1], f[2]);
+    sim_run(s);
+    assert_true(ts_finish(s, err, sizeof err));
+    for (int i = 0; i < 3; i++)
+        fclose(f[i]);
+}
+
+static void free_cap(struct captured *cap)
+{
+    for (int i = 0; i < 3; i++)
+        free(cap->buf[i]);
+}
+
+/* Splits one CSV line into at most 16 fields (empty fields are ""). */
+static int fields(char *line, char **out)
+{
+    int n = 0;
+    out[n++] = line;
+    for (char *p = line; *p && n < 16; p++)
+        if (*p == ',') {
+            *p = '\0';
+            out[n++] = p + 1;
+        }
+    return n;
+}
+
+/* Next line of a buffer (modified in place), NULL at the end. */
+static char *next_line(char **cursor)
+{
+    char *l = *cursor;
+    if (!l || !*l)
+        return NULL;
+    char *nl = strchr(l, '\n');
+    if (nl) {
+        *nl = '\0';
+        *cursor = nl + 1;
+    } else {
+        *cursor = l + strlen(l);
+    }
+    return l;
+}
+
+static void test_flags(void **state)
+{
+    (void)state;
+    struct ts_config c;
+    char err[256];
+    memset(&c, 0, sizeof c);
+    assert_true(ts_parse_flag(&c, "--ts-flows", "all", err, sizeof err));
+    assert_true(c.flows.all);
+    assert_true(ts_parse_flag(&c, "--ts-ports", "0,3,8-15", err, sizeof err));
+    assert_int_equal(c.ports.n, 3);
+    assert_int_equal(c.ports.range[2][0], 8);
+    assert_int_equal(c.ports.range[2][1], 15);
+    static const char *const bad_lists[] = {"", "3-1", "a", "1,,2", "1,", "-3", "1-2-3", "99999999999"};
+    for (size_t i = 0; i < sizeof bad_lists / sizeof bad_lists[0]; i++) {
+        err[0] = '\0';
+        assert_false(ts_parse_flag(&c, "--ts-hosts", bad_lists[i], err, sizeof err));
+        assert_non_null(strstr(err, "--ts-hosts"));
+        assert_null(strchr(err, '\n'));
+    }
+    assert_true(ts_parse_flag(&c, "--ts-interval", "change", err, sizeof err));
+    assert_true(c.change);
+    assert_true(ts_parse_flag(&c, "--ts-interval", "2.5", err, sizeof err));
+    assert_false(c.change);
+    assert_int_equal(c.interval_ps, 2500000);
+    assert_false(ts_parse_flag(&c, "--ts-interval", "0", err, sizeof err));
+    assert_false(ts_parse_flag(&c, "--ts-interval", "often", err, sizeof err));
+    assert_true(ts_parse_flag(&c, "--ts-window", "10:20.5", err, sizeof err));
+    assert_int_equal(c.win_start_ps, 10 * PS_PER_US);
+    assert_int_equal(c.win_end_ps, 20500000);
+    assert_false(ts_parse_flag(&c, "--ts-window", "20:10", err, sizeof err));
+    assert_false(ts_parse_flag(&c, "--ts-window", "10", err, sizeof err));
+    assert_false(ts_parse_flag(&c, "--ts-max-mb", "0", err, sizeof err));
+    assert_true(ts_parse_flag(&c, "--ts-max-mb", "2000", err, sizeof err));
+    ts_config_free(&c);
+}
+
+/* One 2 MB flow alone: between its first and last delivered byte,
+ * delivered bytes grow at the host's line rate times payload/wire
+ * (4086/4150), within one packet at either end of any span; the last row
+ * is at the finish with every byte delivered and nothing in flight. */
+static void test_one_flow_line_rate(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file(one_cm, ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "all",
+                    "--ts-interval", "1"};
+    run_ts(&s, &c, &cap, 9, argv);
+    assert_int_equal(s.flows_finished, 1);
+    double payload_per_ps = 100e9 / 8 / 1e12 * 4086.0 / 4150.0;
+    char *cur = cap.buf[0], *l = next_line(&cur), *f[16];
+    assert_string_equal(l, "time_us,flow_id,cwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes");
+    double t_first = -1, d_first = 0, t_prev = -1, last_t = 0;
+    uint64_t last_d = 0, last_inflight = 1;
+    int rows = 0, spans = 0;
+    while ((l = next_line(&cur))) {
+        assert_int_equal(fields(l, f), 7);
+        double t = atof(f[0]);
+        uint64_t d = strtoull(f[5], NULL, 10);
+        assert_true(t > t_prev);
+        t_prev = t;
+        rows++;
+        if (d > 0 && d < 2000000) {
+            if (t_first < 0) {
+                t_first = t;
+                d_first = (double)d;
+            } else {
+                double want = (t - t_first) * 1e6 * payload_per_ps;
+                if (fabs((double)d - d_first - want) > 4086.0 + 1)
+                    fail_msg("at %.6f us: %.0f bytes since %.6f us, line rate gives %.0f", t, (double)d - d_first,
+                             t_first, want);
+                spans++;
+            }
+        }
+        last_t = t;
+        last_d = d;
+        last_inflight = *f[6] ? strtoull(f[6], NULL, 10) : 1;
+    }
+    assert_true(spans > 100); /* 2 MB at 100 Gb/s is about 163 us of 1 us samples */
+    assert_int_equal(last_d, 2000000);
+    assert_int_equal(last_inflight, 0);
+    assert_true(fabs(last_t - (double)s.flows[0].finish_ps / PS_PER_US) < 1e-6);
+    assert_int_equal(rows, (int)(s.flows[0].finish_ps / PS_PER_US) + 2); /* 0, 1, ..., and the finish */
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
+/* Largest data_bytes recorded for port p. */
+static uint64_t max_port_bytes(const char *buf, uint32_t p, int *rows)
+{
+    char *copy = strdup(buf); /* next_line cuts the lines it reads */
+    char *cur = copy, *l = next_line(&cur), *f[16];
+    uint64_t m = 0;
+    *rows = 0;
+    while ((l = next_line(&cur))) {
+        fields(l, f);
+        if ((uint32_t)atoi(f[1]) != p)
+            continue;
+        (*rows)++;
+        uint64_t b = strtoull(f[2], NULL, 10);
+        m = b > m ? b : m;
+    }
+    free(copy);
+    return m;
+}
+
+/* The ToR port down to host 2 is the incast's bottleneck. */
+static uint32_t bottleneck_port(const struct sim *s)
+{
+    for (uint32_t i = s->n_hosts; i < s->n_ports; i++)
+        if (s->ports[i].peer_node == 2 && !s->ports[i].up)
+            return i;
+    fail_msg("no port faces host 2");
+    return 0;
+}
+
+static void test_incast_peak(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file(incast_cm, ".cm");
+    /* every change: the recorded maximum is the peak queues.csv reports */
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-ports", "all",
+                    "--ts-interval", "change"};
+    run_ts(&s, &c, &cap, 9, argv);
+    uint32_t p = bottleneck_port(&s);
+    int rows;
+    uint64_t peak = s.ports[p].st.peak_bytes;
+    assert_true(peak > 10 * 4150); /* a real queue built up */
+    assert_int_equal(max_port_bytes(cap.buf[1], p, &rows), peak);
+    assert_true(rows > 1000);
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+    /* sampled once per base RTT: never above the peak, rows as promised */
+    char *argv2[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-ports", "10,20"};
+    run_ts(&s, &c, &cap, 7, argv2);
+    assert_int_equal(bottleneck_port(&s), 20); /* the README's example names this port */
+    uint64_t m = max_port_bytes(cap.buf[1], 20, &rows);
+    assert_true(m <= s.ports[20].st.peak_bytes);
+    assert_true(m > 0);
+    uint64_t samples = s.now / s.base_rtt_ps + 1 + (s.now % s.base_rtt_ps != 0);
+    assert_int_equal(rows, (int)samples);
+    /* an idle port (host 10's NIC) has a row at every sample too */
+    assert_int_equal(max_port_bytes(cap.buf[1], 10, &rows), 0);
+    assert_int_equal(rows, (int)samples);
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
+/* A run cut before the flow finishes: the last row's window is the CC's
+ * window at the end, and its RTT is what the sender's state says. */
+static void test_window_is_ccs(void **state)
+{
+    (void)state;
+    static const char *const ccs[] = {"nscc", "swift", "dctcp", "smartt-fixed"};
+    for (size_t k = 0; k < sizeof ccs / sizeof ccs[0]; k++) {
+        static struct sim s;
+        struct config c;
+        struct captured cap;
+        const char *cm = temp_file(incast_cm, ".cm");
+        char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "all", "--cc",
+                        (char *)ccs[k], "-end", "60.5"};
+        run_ts(&s, &c, &cap, 11, argv);
+        assert_int_equal(s.flows_finished, 0);
+        char *cur = cap.buf[0], *l = next_line(&cur), *f[16];
+        char last[3][256] = {"", "", ""}; /* by flow id: the matrix's flows are 1 and 2 */
+        while ((l = next_line(&cur))) {
+            char copy[256];
+            snprintf(copy, sizeof copy, "%s", l);
+            fields(l, f);
+            int id = atoi(f[1]);
+            assert_true(id >= 1 && id <= 2);
+            snprintf(last[id], sizeof last[0], "%s", copy);
+        }
+        for (uint32_t i = 0; i < 2; i++) {
+            const struct flow *fl = &s.flows[i];
+            assert_true(fl->id >= 1 && fl->id <= 2);
+            fields(last[fl->id], f);
+            assert_string_equal(f[0], "60.500000");
+            if (strtoull(f[2], NULL, 10) != cc_cwnd(fl->cc_state))
+                fail_msg("%s flow %u: recorded window %s, the CC holds %llu", ccs[k], i, f[2],
+                         (unsigned long long)cc_cwnd(fl->cc_state));
+            const struct uet_flow *q = uet_of(fl);
+            simtime_ps rtt = q->last_ack_ps - q->rack_time_ps;
+            char want[64];
+            snprintf(want, sizeof want, "%llu.%06llu", (unsigned long long)(rtt / PS_PER_US),
+                     (unsigned long long)(rtt % PS_PER_US));
+            assert_string_equal(f[4], want);
+            assert_true(rtt >= s.base_rtt_ps / 2 && rtt < 10 * s.base_rtt_ps);
+            assert_int_equal(strtoull(f[6], NULL, 10), q->in_flight_bytes);
+        }
+        free_cap(&cap);
+        sim_free(&s);
+        options_free(&c);
+    }
+}
+
+/* Host goodput integrates to the delivered bytes, and the delivered bytes
+ * at the end are what the flows delivered. */
+static void test_host_goodput(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file(incast_cm, ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-hosts", "2,5"};
+    run_ts(&s, &c, &cap, 7, argv);
+    assert_int_equal(s.flows_finished, 2);
+    char *cur = cap.buf[2], *l = next_line(&cur), *f[16];
+    assert_string_equal(l, "time_us,host,delivered_bytes,goodput_gbps");
+    double integral = 0, prev_t = 0, max_gbps = 0;
+    uint64_t last = 0, five = 1;
+    while ((l = next_line(&cur))) {
+        fields(l, f);
+        double t = atof(f[0]);
+        if (atoi(f[1]) == 5) {
+            five = strtoull(f[2], NULL, 10);
+            continue;
+        }
+        if (*f[3]) {
+            double g = atof(f[3]);
+            integral += g * 1e9 / 8 * (t - prev_t) * 1e-6;
+            max_gbps = g > max_gbps ? g : max_gbps;
+        } else {
+            assert_true(t == 0); /* only the first row has no goodput */
+        }
+        prev_t = t;
+        last = strtoull(f[2], NULL, 10);
+    }
+    assert_int_equal(last, 4000000);
+    assert_int_equal(five, 0); /* host 5 receives nothing */
+    assert_true(fabs(integral - 4000000) < 10); /* rounding of six decimals only */
+    assert_true(max_gbps <= 100.0 * 4086 / 4150 * 1.2); /* one sample may catch a packet early */
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
+/* The same run twice: byte-identical series; and the simulation is the
+ * same with and without them (events, flows.csv). */
+static void test_deterministic_and_harmless(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured a, b;
+    char *argv[] = {"spraysim", "--workload", "perm:n=16,size=500000", "--out", "/nonexistent/unused",
+                    "--ts-flows", "all", "--ts-ports", "all", "--ts-hosts", "all", "--ts-interval", "0.7",
+                    "--seed", "5"};
+    run_ts(&s, &c, &a, 15, argv);
+    uint64_t events = s.events_processed;
+    struct strbuf fl1;
+    sb_init(&fl1);
+    report_flows_csv(&s, &fl1);
+    sim_free(&s);
+    options_free(&c);
+    run_ts(&s, &c, &b, 15, argv);
+    for (int i = 0; i < 3; i++) {
+        assert_true(a.len[i] > 1000);
+        assert_int_equal(a.len[i], b.len[i]);
+        assert_memory_equal(a.buf[i], b.buf[i], a.len[i]);
+    }
+    sim_free(&s);
+    options_free(&c);
+    free_cap(&a);
+    free_cap(&b);
+    /* without time series */
+    char *plain[] = {"spraysim", "--workload", "perm:n=16,size=500000", "--seed", "5"};
+    run_ts(&s, &c, &a, 5, plain);
+    assert_null(s.ts);
+    assert_int_equal(s.events_processed, events);
+    struct strbuf fl2;
+    sb_init(&fl2);
+    report_flows_csv(&s, &fl2);
+    assert_int_equal(fl1.len, fl2.len);
+    assert_memory_equal(fl1.data, fl2.data, fl1.len);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(a.len[i], 0);
+    sb_free(&fl1);
+    sb_free(&fl2);
+    free_cap(&a);
+    sim_free(&s);
+    options_free(&c);
+}
+
+/* RoCE is rate-based: its rows carry the pacing rate (the line rate
+ * without rate control) and no window. */
+static void test_roce_rate(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file(one_cm, ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "1",
+                    "--transport", "roce", "--ts-window", "20:40"};
+    run_ts(&s, &c, &cap, 11, argv);
+    char *cur = cap.buf[0], *l = next_line(&cur), *f[16];
+    int rows = 0;
+    uint64_t prev = 0;
+    while ((l = next_line(&cur))) {
+        fields(l, f);
+        double t = atof(f[0]);
+        assert_true(t >= 20 && t <= 40);
+        assert_string_equal(f[2], "");
+        assert_string_equal(f[3], "100.000000");
+        uint64_t d = strtoull(f[5], NULL, 10);
+        assert_true(d > prev);
+        prev = d;
+        rows++;
+    }
+    assert_int_equal(rows, (int)((40 - 20) * PS_PER_US / s.base_rtt_ps) + 1);
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_flags),
+        cmocka_unit_test(test_one_flow_line_rate),
+        cmocka_unit_test(test_incast_peak),
+        cmocka_unit_test(test_window_is_ccs),
+        cmocka_unit_test(test_host_goodput),
+        cmocka_unit_test(test_deterministic_and_harmless),
+        cmocka_unit_test(test_roce_rate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
