@@ -6,7 +6,8 @@
 #   . experiments/seed001/common.sh
 #   args=$(s1_args PROTO SCENARIO WK LOAD)   # the whole command line but the binary and --out
 #
-# PROTO    sird | homa | dctcp | swift | nscc
+# PROTO    sird | homa | dctcp | swift | nscc, or dctcp40 | swift40 (40 persistent
+#          connections per host pair, as seed 001 runs DCTCP and Swift)
 # SCENARIO balanced | core | incast                      (sird.md Sec. 2.4)
 # WK       wka | wkb | wkc                               (sird.md Sec. 2.2)
 # LOAD     applied load as a fraction (0.5): payload rate / host link rate,
@@ -41,8 +42,8 @@ s1_proto() { # PROTO WK
     sird) echo "--transport sird --lb random" ;; # Table 2 defaults; per-packet random spraying
     homa)                                        # HomaSim k: 4 for WKa (W3), 7 for WKb/WKc (sird.md Sec. 4)
         if [ "$2" = wka ]; then echo "--transport homa --lb random --homa-opt k=4"; else echo "--transport homa --lb random"; fi ;;
-    dctcp) echo "--cc dctcp --cc-opt g=0.08 -ecn 84 84 -paths 1" ;; # g 0.08, K = 1.25 BDP (84 x 1500 B), ECMP
-    swift) echo "--cc swift -paths 1" ;;                              # Swift defaults = Table 2; ECMP
+    dctcp | dctcp40) echo "--cc dctcp --cc-opt g=0.08 -ecn 84 84 -paths 1" ;; # g 0.08, K = 1.25 BDP (84 x 1500 B), ECMP
+    swift | swift40) echo "--cc swift -paths 1" ;;                              # Swift defaults = Table 2; ECMP
     nscc) echo "--cc nscc" ;;                                         # spraysim's default (Mixed spraying)
     *) echo "s1_proto: unknown protocol $1" >&2; return 2 ;;
     esac
@@ -62,13 +63,17 @@ s1_args() { # PROTO SCENARIO WK LOAD
     (
         s1_window "$wk"
         topo=$TOPO_BALANCED extra="" gl=$load
+        # dctcp40, swift40: seed 001's 40 persistent connections per host
+        # pair (Table 2; README "Poisson workloads", conns); dctcp and swift:
+        # a new connection per message
+        case $proto in *40) extra=",conns=40" ;; esac
         case $scen in
         balanced) ;;
         core)
             # per-host payload rate = load x 100 G / (2 x 128/144) (sird.md Sec. 2.4, A13)
             topo=$TOPO_CORE
             gl=$(awk -v l="$load" 'BEGIN { printf "%.6f", l * 144 / 256 }') ;;
-        incast) extra=",incast=0.07" ;; # 30 x 500 KB, 7% of the load (P Sec. 5.1; sird.md A14)
+        incast) extra="$extra,incast=0.07" ;; # 30 x 500 KB, 7% of the load (P Sec. 5.1; sird.md A14)
         *) echo "s1_args: unknown scenario $scen" >&2; exit 2 ;;
         esac
         # S1_SAMPLING=step: HomaSim's reading of the CDF files (README "Poisson workloads")

@@ -11,8 +11,9 @@ from parse import GROUPS, parse  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.environ.get("RUNS", os.path.join(HERE, "results", "eval"))
-PROTOS = ["sird", "homa", "dctcp", "swift", "nscc"]
-NAMES = {"sird": "SIRD", "homa": "Homa", "dctcp": "DCTCP", "swift": "Swift", "nscc": "NSCC"}
+PROTOS = ["sird", "homa", "dctcp", "swift", "nscc", "dctcp40", "swift40"]
+NAMES = {"sird": "SIRD", "homa": "Homa", "dctcp": "DCTCP", "swift": "Swift", "nscc": "NSCC", "dctcp40": "DCTCP-40",
+         "swift40": "Swift-40"}
 SCENS = ["balanced", "core", "incast"]
 WKS = ["wka", "wkb", "wkc"]
 
@@ -138,7 +139,7 @@ def figures(rows, loads):
     except ImportError:
         print("eval_report.py: no matplotlib, no figures", file=sys.stderr)
         return
-    colors = {"sird": "C3", "homa": "C0", "dctcp": "C2", "swift": "C1", "nscc": "C4"}
+    colors = {"sird": "C3", "homa": "C0", "dctcp": "C2", "swift": "C1", "nscc": "C4", "dctcp40": "C2", "swift40": "C1"}
     fig, axs = plt.subplots(3, 3, figsize=(10, 8.5))
     for i, sc in enumerate(SCENS):
         for j, wk in enumerate(WKS):
@@ -146,8 +147,8 @@ def figures(rows, loads):
             for pr in PROTOS:
                 pts = [rows[(sc, wk, pr, l)] for l in loads if (sc, wk, pr, l) in rows]
                 if pts:
-                    ax.plot([r["goodput"] for r in pts], [r["tor_max"] / 1e6 for r in pts], "o-", color=colors[pr],
-                            label=NAMES[pr], ms=4)
+                    ax.plot([r["goodput"] for r in pts], [r["tor_max"] / 1e6 for r in pts],
+                            "o--" if pr.endswith("40") else "o-", color=colors[pr], label=NAMES[pr], ms=4)
             ax.set_yscale("log")
             ax.set_title("%s %s" % (sc, wk.upper()), fontsize=9)
             ax.axhline(0.8 if sc != "core" else 2.3, color="grey", ls=":", lw=1)
@@ -172,9 +173,10 @@ def figures(rows, loads):
                 if not r:
                     continue
                 vals = [r["p99_all"]] + [r["p99_" + g] or 0 for g in GROUPS]
-                ax.bar([x + n * 0.16 for x in range(5)], vals, 0.16, color=colors[pr], label=NAMES[pr])
+                ax.bar([x + n * 0.12 for x in range(5)], vals, 0.12, color=colors[pr], label=NAMES[pr],
+                       hatch="//" if pr.endswith("40") else None)
             ax.set_yscale("log")
-            ax.set_xticks([x + 0.32 for x in range(5)])
+            ax.set_xticks([x + 0.36 for x in range(5)])
             ax.set_xticklabels(cats, fontsize=8)
             ax.set_title("%s %s, 50%% load" % (sc, wk.upper()), fontsize=9)
             if j == 0:
