@@ -11,7 +11,7 @@ t0=$(date +%s)
 WKS="wkb wkc" sh experiments/seed001/eval.sh
 STUDIES="fig7 fig3 unsch prio priosat pace bslow step wkbc" sh experiments/seed001/sens.sh
 WKS=wka sh experiments/seed001/eval.sh
-STUDIES="long sat sat50" sh experiments/seed001/sens.sh
+STUDIES="long longrd sat sat50" sh experiments/seed001/sens.sh
 sh experiments/seed001/fig9_fig10.sh >/dev/null
 sh experiments/seed001/idle.sh >/dev/null
 if [ -x build-asan/spraysim ]; then sh experiments/seed001/invariants.sh >/dev/null; fi

@@ -13,6 +13,7 @@
 #   long   WKb balanced, the main comparison with a 10 ms window
 #   sat    fig7/fig3 with an 18 ms window at 85% and 95% (is 6 ms enough?)
 #   sat50  SIRD and Homa at 95% with 48 ms measured
+#   longrd SIRD and Homa, the other five WKb/WKc scenarios with long's window
 # (Fig. 9 pacing and Fig. 10, the congested sender, are fig9_fig10.sh.)
 #
 #   sh experiments/seed001/sens.sh            STUDIES="fig7 fig3" sh experiments/seed001/sens.sh
@@ -21,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RUNS=${RUNS:-experiments/seed001/results/sens}
-STUDIES=${STUDIES:-"fig7 fig3 unsch prio priosat pace bslow step wkbc long sat sat50"}
+STUDIES=${STUDIES:-"fig7 fig3 unsch prio priosat pace bslow step wkbc long longrd sat sat50"}
 JOBS=${JOBS:-2}
 mkdir -p "$RUNS"
 list=$RUNS/.jobs
@@ -68,6 +69,13 @@ for st in $STUDIES; do
         # longer still: 48 ms measured at 95%, SIRD and Homa
         add sat50_sird "S1_WARM_US=2000,S1_STOP_US=50000,S1_END_US=50000" sird balanced wkc 0.95
         add sat50_homa "S1_WARM_US=2000,S1_STOP_US=50000,S1_END_US=50000" homa balanced wkc 0.95 ;;
+    longrd)
+        # SIRD and Homa in the six WKb/WKc scenarios, 10 ms measured: the
+        # Homa/SIRD queuing ratio with longer windows
+        for sc in balanced core incast; do for wk in wkb wkc; do for l in 0.5 0.7 0.9; do for p in sird homa; do
+            [ $sc = balanced ] && [ $wk = wkb ] && continue # = "long"
+            add "longrd_${sc}_${wk}_${p}_$l" "S1_WARM_US=3000,S1_STOP_US=13000,S1_END_US=16000" $p $sc $wk $l
+        done; done; done; done ;;
     long)
         for l in 0.5 0.7 0.9; do for p in sird homa dctcp swift nscc; do
             add "long_${p}_$l" "S1_WARM_US=3000,S1_STOP_US=13000,S1_END_US=16000" $p balanced wkb $l

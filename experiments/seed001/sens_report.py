@@ -136,6 +136,28 @@ def main():
             out.append("| %s | %s | %.1f | %.1f | %.3f | %.3f | %s | %d | %.1f |" % (
                 pr, l, r["load_ach"] * 100, r["goodput"], r["tor_max"] / 1e6, r["tor_mean"] / 1e6, " | ".join(cells),
                 r["unfinished"], r["wall_s"]))
+    out.append("\n## SIRD and Homa with 10 ms windows in the six WKb/WKc scenarios (longrd; balanced WKb from long)\n")
+    out.append("| scenario | load | offered Gb/s | goodput SIRD / Homa | ToR max MB SIRD / Homa (ratio) | ToR mean MB SIRD / Homa (ratio) | p99 all SIRD / Homa | C p99 SIRD / Homa |")
+    out.append("|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for sc in ["balanced", "core", "incast"]:
+        for wk in ["wkb", "wkc"]:
+            for l in ["0.5", "0.7", "0.9"]:
+                if sc == "balanced" and wk == "wkb":
+                    a, b = get("long_sird_%s" % l), get("long_homa_%s" % l)
+                else:
+                    a, b = get("longrd_%s_%s_sird_%s" % (sc, wk, l)), get("longrd_%s_%s_homa_%s" % (sc, wk, l))
+                if not a or not b:
+                    continue
+                ratios.append(b["tor_max"] / a["tor_max"])
+                out.append("| %s %s | %s | %.1f | %.1f / %.1f | %.2f / %.2f (%.1fx) | %.2f / %.2f (%.1fx) | %.2f / %.2f | %s / %s |" % (
+                    sc, wk.upper(), l, a["load_ach"] * 100, a["goodput"], b["goodput"], a["tor_max"] / 1e6,
+                    b["tor_max"] / 1e6, b["tor_max"] / a["tor_max"], a["tor_mean"] / 1e6, b["tor_mean"] / 1e6,
+                    b["tor_mean"] / a["tor_mean"], a["p99_all"], b["p99_all"],
+                    "%.2f" % a["p99_C"] if a["p99_C"] else "n/a", "%.2f" % b["p99_C"] if b["p99_C"] else "n/a"))
+    if ratios:
+        out.append("\nHoma's peak ToR queue over SIRD's: mean %.1f, range %.1f to %.1f over %d points.\n" % (
+            sum(ratios) / len(ratios), min(ratios), max(ratios), len(ratios)))
     with open(os.path.join(HERE, "sens_tables.md"), "w") as fh:
         fh.write("\n".join(out) + "\n")
     if not sird_pts and not homa_pts:
