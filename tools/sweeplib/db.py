@@ -28,7 +28,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS runs (
   point_id TEXT PRIMARY KEY, sweep TEXT NOT NULL, seed INTEGER NOT NULL,
-  rep INTEGER NOT NULL, combo TEXT NOT NULL, command TEXT NOT NULL,
+  rep INTEGER NOT NULL, point_index INTEGER, combo TEXT NOT NULL, command TEXT NOT NULL,
   version TEXT, "commit" TEXT, input_hashes TEXT, wall_s REAL, events INTEGER,
   simulated_us REAL, flows_total INTEGER, flows_finished INTEGER,
   status TEXT NOT NULL, exit_code INTEGER, error TEXT, finished_at TEXT);
@@ -195,6 +195,7 @@ def ingest(conn, sweep_name, point, rundir, meta, ptypes):
                 status = "unfinished"
         row = {
             "point_id": pid, "sweep": sweep_name, "seed": point.seed, "rep": point.rep,
+            "point_index": point.index,
             "combo": combo_key(point.labels), "command": meta["command"],
             "version": meta["version"], "commit": meta.get("commit"),
             "input_hashes": json.dumps(point.input_hashes, sort_keys=True),
@@ -256,6 +257,14 @@ def param_types(points):
     return {k: sql_type(v) for k, v in vals.items()}, {k: 0 for k in bools}
 
 
+def renumber(conn, points):
+    """Keeps runs.point_index (the order of the sweep file's expansion, which
+    tables and plots follow) current after the file gains axes or seeds."""
+    with conn:
+        conn.executemany("UPDATE runs SET point_index = ? WHERE point_id = ?",
+                         [(p.index, p.id) for p in points])
+
+
 def done_ids(conn):
     return {r[0] for r in conn.execute("SELECT point_id FROM runs")}
 
@@ -303,7 +312,7 @@ def per_run(conn, metric, by, where=None):
     g = ",".join(f'r."{b}"' for b in by) or "NULL"
     q = (f"SELECT {g}, r.seed, {m} FROM runs r LEFT JOIN summaries s USING(point_id) "
          f"WHERE r.status IN ('done','unfinished')" + (f" AND ({where})" if where else "") +
-         " ORDER BY r.rowid")
+         " ORDER BY r.point_index, r.rowid")
     return [(tuple(row[:len(by)]) if by else (), row[-2], row[-1]) for row in conn.execute(q)]
 
 

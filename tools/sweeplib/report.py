@@ -423,7 +423,7 @@ def metric_plot(conn, p):
 
 
 def combos(conn, where=None):
-    q = "SELECT DISTINCT combo FROM runs r WHERE status IN ('done','unfinished')" + (f" AND ({where})" if where else "") + " ORDER BY rowid"
+    q = "SELECT combo FROM runs r WHERE status IN ('done','unfinished')" + (f" AND ({where})" if where else "") + " GROUP BY combo ORDER BY min(point_index)"
     return [r[0] for r in conn.execute(q)]
 
 
@@ -507,7 +507,7 @@ def sweep_report(sweep, outdir, out):
     if rep.get("setup"):
         parts += ["<h2>Setup</h2>", text_html(rep["setup"])]
     fixed = [(f, json.dumps(v) if not isinstance(v, str) else v) for f, v in sweep.fixed]
-    axes = [(n, ", ".join(lab for lab, _ in pts)) for n, _, pts in sweep.axes]
+    axes = [(n, ", ".join(str(lab) for lab, _ in pts)) for n, _, pts in sweep.axes]
     parts.append(table_html(["fixed flag", "value"], fixed) + table_html(["axis", "values"], axes))
     claims = rep.get("claim", [])
     if claims:
@@ -520,7 +520,7 @@ def sweep_report(sweep, outdir, out):
     if plots is None:
         plots = [{"kind": "cdf"}, {"kind": "slowdown"}, {"kind": "heatmap"}, {"kind": "timeseries"}]
         for name, kind, pts in sweep.axes:
-            if len(pts) > 1 and kind == "flag":
+            if len(pts) > 1 and kind in ("flag", "var"):
                 plots.append({"kind": "metric", "x": name, "y": "fct_max_us",
                               "group": [a[0] for a in sweep.axes if a[0] != name]})
     figs = []
@@ -549,7 +549,7 @@ def sweep_report(sweep, outdir, out):
         parts += ["<h2>Failed runs</h2>", table_html(["point", "axes", "seed", "error"],
                                                       [(a, combo_label(b), c, d) for a, b, c, d in failed])]
     rows = conn.execute("SELECT r.point_id, r.combo, r.seed, r.status, s.fct_max_us, r.wall_s, r.events, r.command "
-                        "FROM runs r LEFT JOIN summaries s USING(point_id) ORDER BY r.rowid").fetchall()
+                        "FROM runs r LEFT JOIN summaries s USING(point_id) ORDER BY r.point_index").fetchall()
     parts.append("<h2>Runs</h2><details><summary>every run and its command</summary>" +
                  table_html(["point", "axes", "seed", "status", "fct_max_us", "wall s", "events", "command"],
                             [(a, combo_label(b), c, d, e, f, g, h) for a, b, c, d, e, f, g, h in rows]) +

@@ -186,6 +186,7 @@ def run_local(sweep, outdir, binary, jobs, retry_failed=False, limit=None, quiet
                 except FileNotFoundError:
                     pass
     todo = ingest_finished(sweep, outdir, points, conn, ptypes, quiet)
+    db.renumber(conn, points)
     skipped = len(points) - len(todo)
     if limit is not None:
         todo = todo[:limit]
@@ -235,6 +236,7 @@ def ingest_only(sweep, outdir, binary):
     version, points = prepare(sweep, outdir, binary)
     conn = open_db(sweep, outdir, version)
     todo = ingest_finished(sweep, outdir, points, conn, db.param_types(points))
+    db.renumber(conn, points)
     print(f"sweep {sweep.name}: {len(points) - len(todo)} of {len(points)} points in the database, "
           f"{len(todo)} not run yet", file=sys.stderr)
     return 0

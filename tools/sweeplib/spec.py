@@ -28,7 +28,8 @@ SWEEP_KEYS = {"name", "title", "description", "binary", "seeds", "repetitions",
               "seed_base", "jobs"}
 TOP_KEYS = {"sweep", "fixed", "axes", "inputs", "report"}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)(?:\.([A-Za-z0-9_-]+))?\}")
+PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_-]+))?\}")
+BUILTIN_PLACEHOLDERS = {"shared", "root", "sweepdir", "seed", "input"}
 
 
 class SpecError(Exception):
@@ -41,7 +42,9 @@ def root_dir():
 
 
 def shared_dir():
-    return os.environ.get("SHARED") or os.path.join(os.path.dirname(root_dir()), "shared")
+    """$SHARED (relative to the current directory), else ../shared beside the project."""
+    env = os.environ.get("SHARED")
+    return os.path.abspath(env) if env else os.path.join(os.path.dirname(root_dir()), "shared")
 
 
 def column_name(flag):
@@ -123,7 +126,9 @@ class Sweep:
                     raise self.err(f"{where}.{k}", "unknown key")
             self.inputs[name] = cmd
         self.fixed = self._flagset(data.get("fixed", {}), "fixed")
-        self.axes = []  # (name, kind, [(label, flagset)]), kind "flag" or "named"
+        # (name, kind, [(label, flagset)]): kind "flag" (a flag's values),
+        # "named" (labelled flag sets) or "var" (values for {NAME} in flags)
+        self.axes = []
         axes = data.get("axes", {})
         if not isinstance(axes, dict):
             raise self.err("axes", "a table")
@@ -136,9 +141,21 @@ class Sweep:
                 for i, v in enumerate(values):
                     fs = self._flagset({name: v}, f"{where}[{i}]")
                     pts.append((self._label(v), fs))
+            elif isinstance(values, list):
+                # a variable: its values go into flags through {NAME}
+                if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name) or name in BUILTIN_PLACEHOLDERS:
+                    raise self.err(where, "a variable's name: letters, digits and '_', not "
+                                   + ", ".join(sorted(BUILTIN_PLACEHOLDERS)))
+                if not values or not all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in values):
+                    raise self.err(where, "a non-empty list of numbers or strings")
+                self.axes.append((name, "var", [(v, []) for v in values]))
+                if len(set(values)) != len(values):
+                    raise self.err(where, "repeated value")
+                continue
             else:
                 if not NAME_RE.match(name) or not isinstance(values, dict) or not values:
-                    raise self.err(where, "a flag (\"--cc\" = [...]) or a named axis: a table of labelled flag sets")
+                    raise self.err(where, "a flag (\"--cc\" = [...]), a variable (degree = [8, 16]) "
+                                   "or a named axis: a table of labelled flag sets")
                 if column_name(name) in ("seed", "rep", "point_id"):
                     raise self.err(where, "name reserved")
                 pts = []
@@ -196,9 +213,13 @@ class Sweep:
             raise self.err(where, "a string, number, true/false or a list")
 
     # -- expansion --------------------------------------------------------
-    def substitute(self, s, seed, input_paths):
+    def substitute(self, s, seed, input_paths, variables=None):
+        variables = variables or {}
+
         def rep(m):
             key, arg = m.group(1), m.group(2)
+            if key in variables and arg is None:
+                return str(variables[key])
             if key == "shared" and arg is None:
                 return shared_dir()
             if key == "root" and arg is None:
@@ -211,7 +232,7 @@ class Sweep:
                 if arg not in input_paths:
                     raise self.err("placeholder", f"{{input.{arg}}}: no [inputs.{arg}]")
                 return input_paths[arg]
-            raise self.err("placeholder", f"unknown {m.group(0)} (known: {{shared}}, {{root}}, {{sweepdir}}, {{seed}}, {{input.NAME}})")
+            raise self.err("placeholder", f"unknown {m.group(0)} (known: {{shared}}, {{root}}, {{sweepdir}}, {{seed}}, {{input.NAME}}, {{VARIABLE}})")
         return PLACEHOLDER_RE.sub(rep, s)
 
     def combos(self):
@@ -331,11 +352,12 @@ def expand(sweep, version, outdir):
             p = Point()
             p.seed, p.rep, p.labels = seed, rep, labels
             p.flags, argv, ident, ihash = [], [], [], {}
+            variables = {n: labels[n] for n, kind, _ in sweep.axes if kind == "var"}
             for flag, v in flags:
                 if isinstance(v, str):
-                    v = sweep.substitute(v, seed, inputs[seed])
+                    v = sweep.substitute(v, seed, inputs[seed], variables)
                 elif isinstance(v, list):
-                    v = [sweep.substitute(x, seed, inputs[seed]) if isinstance(x, str) else x for x in v]
+                    v = [sweep.substitute(x, seed, inputs[seed], variables) if isinstance(x, str) else x for x in v]
                 if flag in FILE_FLAGS:
                     path = v if os.path.isabs(v) else os.path.join(sweep.dir, v)
                     if not os.path.exists(path) and os.path.exists(os.path.join(root_dir(), v)):
