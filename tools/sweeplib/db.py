@@ -287,6 +287,8 @@ def mean_ci95(values):
     if n < 2:
         return n, m, None
     var = sum((x - m) ** 2 for x in xs) / (n - 1)
+    if var <= (1e-12 * m) ** 2:  # equal values up to rounding: no spread
+        var = 0.0
     t = T95[n - 2] if n - 1 <= len(T95) else 1.96
     return n, m, t * math.sqrt(var / n)
 

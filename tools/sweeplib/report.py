@@ -83,7 +83,7 @@ body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color
 h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:2em}
 table{border-collapse:collapse;margin:0.8em 0;font-size:0.85em}
 td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}
-td:first-child,th:first-child{text-align:left}
+td:first-child,th:first-child{text-align:left}table.claim td{text-align:left}
 figure{display:inline-block;margin:0.5em;vertical-align:top}figure img{max-width:100%}
 figcaption{font-size:0.8em;color:#555}code{background:#f3f3f3;padding:0 2px}
 .agrees{color:#070;font-weight:bold}.disagrees{color:#a00;font-weight:bold}.open{color:#a60;font-weight:bold}
@@ -300,8 +300,15 @@ def selector_where(conn, sel):
     return " AND ".join(parts) or "1", args
 
 
+DEFINES = {}  # [report.define]: metric name -> SQL expression
+
+
+def resolve(metric):
+    return DEFINES.get(metric, metric)
+
+
 def metric_by_seed(conn, metric, sel, where=None):
-    m = db.metric_expr(conn, metric)
+    m = db.metric_expr(conn, resolve(metric))
     w, args = selector_where(conn, sel)
     q = (f"SELECT r.seed, {m} FROM runs r LEFT JOIN summaries s USING(point_id) "
          f"WHERE r.status IN ('done','unfinished') AND {w}" + (f" AND ({where})" if where else ""))
@@ -364,7 +371,7 @@ def claim_html(conn, c, i):
     meas = "no data" if m is None else (f"{fmt(m)}" + (f" (95% CI {fmt(m - h)} .. {fmt(m + h)}, {n} seeds)"
                                                      if h is not None else f" ({n} seed)"))
     out = [f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>",
-           table_html(["", ""], [("paper", c.get("paper", "")), ("measured", f"{what} = {meas}")]),
+           table_html(["", ""], [("paper", c.get("paper", "")), ("measured", f"{what} = {meas}")], "claim"),
            f'<p>Verdict: <span class="{cls}">{esc(verdict)}</span></p>']
     if c.get("note"):
         out.append(text_html(c["note"]))
@@ -379,7 +386,7 @@ def metric_plot(conn, p):
     """Metric against a parameter with 95% confidence bands, one line per group."""
     x, y = db.column_name(p["x"]), p.get("y", "fct_max_us")
     group = [db.column_name(g) for g in ([p["group"]] if isinstance(p.get("group"), str) else p.get("group", []))]
-    rows = db.aggregate(conn, y, [x] + group, p.get("where"))
+    rows = db.aggregate(conn, resolve(y), [x] + group, p.get("where"))
     lines = {}
     for key, n, m, h in rows:
         lines.setdefault(key[1:], []).append((key[0], m, h))
@@ -477,7 +484,7 @@ def metrics_table(conn, metrics, by):
     table = {}
     for m in metrics:
         try:
-            rows = db.aggregate(conn, m, by)
+            rows = db.aggregate(conn, resolve(m), by)
         except (ValueError, sqlite3.Error):
             continue
         for key, n, mean, h in rows:
@@ -493,6 +500,8 @@ def sweep_report(sweep, outdir, out):
         raise SpecError(f"{path}: no results yet (run the sweep first)")
     conn = db.connect(path)
     rep = sweep.report
+    DEFINES.clear()
+    DEFINES.update(rep.get("define", {}))
     by = [db.column_name(a[0]) for a in sweep.axes]
     status = dict(conn.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
     versions = [r[0] for r in conn.execute("SELECT DISTINCT version FROM runs")]

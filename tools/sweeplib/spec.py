@@ -382,7 +382,7 @@ def expand(sweep, version, outdir):
             p.id = hashlib.sha256(canon.encode()).hexdigest()[:16]
             if p.id in seen:
                 raise SpecError(f"{sweep.path}: two points run the same command "
-                                f"({seen[p.id]} and {labels}); remove the duplicate axis value")
+                                f"({seen[p.id]} and {labels}): a repeated axis value, or a variable no flag uses")
             seen[p.id] = labels
             p.argv = argv + ["--seed", str(seed)]
             p.input_hashes = ihash
