@@ -260,6 +260,20 @@ exec {BIN} "$@"
         out = sweep_cmd("query", self.out, "fct_max_us", "--by", "variant").stdout.splitlines()
         self.assertEqual(out[1].split("\t")[1], "2")
 
+    def test_fresh_deletes_only_a_results_directory(self):
+        f = self.write(TINY)
+        os.makedirs(self.out)
+        keep = os.path.join(self.out, "precious.txt")
+        open(keep, "w").close()
+        p = sweep_cmd("run", f, "--out", self.out, "--fresh", check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not deleting", p.stderr)
+        self.assertTrue(os.path.exists(keep))
+        os.unlink(keep)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        sweep_cmd("run", f, "--out", self.out, "--fresh", "--quiet")
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 2)
+
     def test_failed_point_is_recorded(self):
         f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"-paths" = 0'))
         p = sweep_cmd("run", f, "--out", self.out, check=False)

@@ -51,9 +51,9 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
-def save_points(outdir, sweep, version, points):
+def save_points(outdir, sweep, version, points, binary):
     write_atomic(os.path.join(outdir, "points.json"), json.dumps({
-        "sweep": sweep.name, "sweep_file": sweep.path, "version": version,
+        "sweep": sweep.name, "sweep_file": sweep.path, "version": version, "binary": binary,
         "points": [p.to_json() for p in points]}, indent=1))
 
 
@@ -133,7 +133,7 @@ def prepare(sweep, outdir, binary):
     os.makedirs(os.path.join(outdir, "runs"), exist_ok=True)
     os.makedirs(os.path.join(outdir, "logs"), exist_ok=True)
     points = expand(sweep, version, outdir)
-    save_points(outdir, sweep, version, points)
+    save_points(outdir, sweep, version, points, binary)
     return version, points
 
 
@@ -293,7 +293,7 @@ def slurm_script(sweep, outdir, binary, chunk, sbatch_opts):
 
 def run_chunk(outdir, task, chunk, jobs, binary_override=None):
     d, points = load_points(outdir)
-    binary = binary_override or os.environ.get("SPRAYSIM") or os.path.join(root_dir(), "bin", "spraysim")
+    binary = binary_override or os.environ.get("SPRAYSIM") or d.get("binary") or os.path.join(root_dir(), "bin", "spraysim")
     version = binary_version(binary)
     if version != d["version"]:
         raise SpecError(f"{outdir}/points.json was written for '{d['version']}' but {binary} is "
