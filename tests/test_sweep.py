@@ -37,11 +37,11 @@ notrim = { "-disable_trim" = true }
 """
 
 
-def sweep_cmd(*args, env=None, check=True):
+def sweep_cmd(*args, env=None, check=True, cwd=ROOT):
     e = dict(os.environ, SPRAYSIM=BIN)
     if env:
         e.update(env)
-    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), capture_output=True, text=True, env=e, cwd=ROOT)
+    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), capture_output=True, text=True, env=e, cwd=cwd)
     if check and p.returncode != 0:
         raise AssertionError(f"tools/sweep {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
     return p
@@ -197,6 +197,14 @@ size_bytes = [1000, 2000]
         out = sweep_cmd("query", self.out, "fct_max_us").stdout.splitlines()
         self.assertEqual(out[0].split("\t"), ["variant", "n", "mean", "ci95_low", "ci95_high"])
         self.assertEqual(out[1].split("\t")[:3], ["trim", "1", "176.2"])
+
+    def test_run_from_another_directory(self):
+        # default OUT is results/NAME under the current directory
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--quiet", cwd=self.tmp)
+        self.out = os.path.join(self.tmp, "results", "tiny")
+        self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "results", "tiny", "runs")))
 
     def test_crash_before_ingest_is_ingested_not_rerun(self):
         f = self.write(TINY)
