@@ -39,6 +39,8 @@ notrim = { "-disable_trim" = true }
 
 def sweep_cmd(*args, env=None, check=True, cwd=ROOT):
     e = dict(os.environ, SPRAYSIM=BIN)
+    if "SHARED" in e:  # relative to the current directory: pin it before changing it
+        e["SHARED"] = os.path.abspath(e["SHARED"])
     if env:
         e.update(env)
     p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), capture_output=True, text=True, env=e, cwd=cwd)
