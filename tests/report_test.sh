@@ -1,5 +1,6 @@
 #!/bin/sh
-# make test-report: a 2-point sweep, its HTML report and one run's page, each
+# make test-report: a 2-point sweep, its HTML report, one run's page and the
+# same run with time-series files (the plotting hook), each
 # rendered by headless Chromium (Debian's) with the network off; checks that
 # the HTML is self-contained (no external src or href) and that the
 # screenshot is not blank (enough non-white pixels and colours). Prints one
@@ -18,7 +19,17 @@ run=$(ls -d "$tmp"/out/runs/* | head -1)
 $PY tools/sweep report-run "$run" --html "$tmp/run.html" >/dev/null \
     && [ -s "$tmp/run.html" ] && ok run_report_written || fail run_report_written
 
-for page in "$tmp/out/report.html" "$tmp/run.html"; do
+# the time-series hook: a run directory with ts_flows.csv / ts_ports.csv in
+# the capture's format gets one more figure per file
+cp -r "$run" "$tmp/tsrun"
+printf 'time_us,flow_id,cwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes\n0.000000,1,175284,100.000,14.023,0,175284\n14.023000,1,180000,99.000,15.000,175284,180000\n28.046000,1,185000,98.000,16.000,350568,185000\n' >"$tmp/tsrun/ts_flows.csv"
+printf 'time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops\n0.000000,20,0,0,0,0,0,0\n14.023000,20,8300,64,20750,0,0,0\n' >"$tmp/tsrun/ts_ports.csv"
+$PY tools/sweep report-run "$tmp/tsrun" --html "$tmp/tsrun.html" >/dev/null
+n0=$(grep -o '<img' "$tmp/run.html" | wc -l)
+n1=$(grep -o '<img' "$tmp/tsrun.html" | wc -l)
+[ "$n1" -eq $((n0 + 2)) ] && ok timeseries_hook || { fail timeseries_hook; echo "  $n0 figures without, $n1 with two time-series files"; }
+
+for page in "$tmp/out/report.html" "$tmp/run.html" "$tmp/tsrun.html"; do
     name=$(basename "$page" .html)
     # self-contained: every src/href is inline data or a same-page anchor
     if grep -Eio '(src|href)="[^"#d][^"]*"' "$page" | grep -v '^src="data:' | grep -q .; then
