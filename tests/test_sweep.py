@@ -150,6 +150,10 @@ size_bytes = [1000, 2000]
         self.assertEqual(pts[3].labels, {"degree": 4, "size_bytes": 2000})
         self.assertEqual(pts[3].argv[:2], ["--workload", "incast:n=16,degree=4,size=2000"])
         self.assertEqual(db.param_types(pts)[0]["degree"], "INTEGER")
+        with open(f, "a") as fh:
+            fh.write('[[exclude]]\ndegree = 4\nsize_bytes = 2000\n[[exclude]]\nsize_bytes = 1000\n')
+        pts = spec.expand(spec.Sweep(f), "v", self.out)
+        self.assertEqual([p.labels for p in pts], [{"degree": 2, "size_bytes": 2000}])
 
     def test_bad_sweep_files(self):
         cases = [
@@ -164,6 +168,8 @@ size_bytes = [1000, 2000]
             ("[sweep]\nname='a'\n[axes.v]\nx = {}\ny = {}\n", "same command"),
             ("[sweep]\nname='a'\n[axes]\nseed = [1, 2]\n", "axes.seed"),
             ("[sweep]\nname='a'\n[axes]\nx = [1, 2]\n", "same command"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\n'-q' = 3\n", "not one of"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\ncc = 3\n", "not an axis"),
             ("[sweep\n", "s.toml"),
         ]
         for text, want in cases:

@@ -26,7 +26,7 @@ RESERVED_FLAGS = {"-seed", "--seed", "--out", "-out", "--quiet", "--progress",
                   "--no-progress", "--version", "--help", "-h", "-help"}
 SWEEP_KEYS = {"name", "title", "description", "binary", "seeds", "repetitions",
               "seed_base", "jobs"}
-TOP_KEYS = {"sweep", "fixed", "axes", "inputs", "report"}
+TOP_KEYS = {"sweep", "fixed", "axes", "inputs", "report", "exclude"}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_-]+))?\}")
 BUILTIN_PLACEHOLDERS = {"shared", "root", "sweepdir", "seed", "input"}
@@ -167,6 +167,23 @@ class Sweep:
             if len(set(labels)) != len(labels):
                 raise self.err(where, "repeated value")
             self.axes.append((name, "flag" if name.startswith("-") else "named", pts))
+        # [[exclude]]: combinations to skip, each a table {axis: value}; a
+        # combination is skipped when it matches every pair of one table
+        self.excludes = []
+        labels_of = {name: {str(lab) for lab, _ in pts} for name, _, pts in self.axes}
+        excl = data.get("exclude", [])
+        if not isinstance(excl, list):
+            raise self.err("exclude", "an array of tables: [[exclude]]")
+        for i, e in enumerate(excl):
+            where = f"exclude[{i}]"
+            if not isinstance(e, dict) or not e:
+                raise self.err(where, "a non-empty table {axis = value}")
+            for k, v in e.items():
+                if k not in labels_of:
+                    raise self.err(f"{where}.{k}", "not an axis")
+                if self._label(v) not in labels_of[k]:
+                    raise self.err(f"{where}.{k}", f"{v!r} is not one of the axis's values")
+            self.excludes.append({k: self._label(v) for k, v in e.items()})
         self.report = data.get("report", {})
         if not isinstance(self.report, dict):
             raise self.err("report", "a table")
@@ -240,6 +257,8 @@ class Sweep:
         lists = [[(name, label, fs) for label, fs in pts] for name, _, pts in self.axes]
         for prod in itertools.product(*lists):
             labels = {name: label for name, label, _ in prod}
+            if any(all(self._label(labels[k]) == v for k, v in e.items()) for e in self.excludes):
+                continue
             flags = list(self.fixed)
             for _, _, fs in prod:
                 for flag, v in fs:
