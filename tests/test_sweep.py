@@ -290,6 +290,16 @@ exec {BIN} "$@"
         sweep_cmd("run", f, "--out", self.out, "--fresh", "--quiet")
         self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 2)
 
+    def test_points_removed_from_the_file_leave_the_queries(self):
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.write(TINY.replace('notrim = { "-disable_trim" = true }', 'notrim = { "-disable_trim" = true, "-sleek" = true }'))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 3)  # kept
+        self.assertEqual(self.q("SELECT count(*) FROM runs WHERE point_index IS NULL")[0][0], 1)
+        out = sweep_cmd("query", self.out, "fct_max_us", "--by", "variant,sleek").stdout.splitlines()
+        self.assertEqual([ln.split("\t")[:3] for ln in out[1:]], [["trim", "None", "1"], ["notrim", "1", "1"]])
+
     def test_failed_point_is_recorded(self):
         f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"-paths" = 0'))
         p = sweep_cmd("run", f, "--out", self.out, check=False)

@@ -257,10 +257,17 @@ def param_types(points):
     return {k: sql_type(v) for k, v in vals.items()}, {k: 0 for k in bools}
 
 
+# the runs that count: finished, and still points of the sweep file
+LIVE = "r.status IN ('done','unfinished') AND r.point_index IS NOT NULL"
+
+
 def renumber(conn, points):
     """Keeps runs.point_index (the order of the sweep file's expansion, which
-    tables and plots follow) current after the file gains axes or seeds."""
+    tables and plots follow) current after the file gains axes or seeds; a
+    point the file no longer has (an axis value removed or changed) keeps
+    its rows but gets NULL, which leaves it out of queries and reports."""
     with conn:
+        conn.execute("UPDATE runs SET point_index = NULL")
         conn.executemany("UPDATE runs SET point_index = ? WHERE point_id = ?",
                          [(p.index, p.id) for p in points])
 
@@ -313,7 +320,7 @@ def per_run(conn, metric, by, where=None):
             raise ValueError(f"no runs column {b!r} (have: {', '.join(sorted(rc))})")
     g = ",".join(f'r."{b}"' for b in by) or "NULL"
     q = (f"SELECT {g}, r.seed, {m} FROM runs r LEFT JOIN summaries s USING(point_id) "
-         f"WHERE r.status IN ('done','unfinished')" + (f" AND ({where})" if where else "") +
+         f"WHERE {LIVE}" + (f" AND ({where})" if where else "") +
          " ORDER BY r.point_index, r.rowid")
     return [(tuple(row[:len(by)]) if by else (), row[-2], row[-1]) for row in conn.execute(q)]
 

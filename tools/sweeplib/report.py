@@ -313,7 +313,7 @@ def metric_by_seed(conn, metric, sel, where=None):
     m = db.metric_expr(conn, resolve(metric))
     w, args = selector_where(conn, sel)
     q = (f"SELECT r.seed, {m} FROM runs r LEFT JOIN summaries s USING(point_id) "
-         f"WHERE r.status IN ('done','unfinished') AND {w}" + (f" AND ({where})" if where else ""))
+         f"WHERE {db.LIVE} AND {w}" + (f" AND ({where})" if where else ""))
     out = {}
     for seed, v in conn.execute(q, args):
         if v is not None:
@@ -439,13 +439,13 @@ def metric_plot(conn, p):
 
 
 def combos(conn, where=None):
-    q = "SELECT combo FROM runs r WHERE status IN ('done','unfinished')" + (f" AND ({where})" if where else "") + " GROUP BY combo ORDER BY min(point_index)"
+    q = f"SELECT combo FROM runs r WHERE {db.LIVE}" + (f" AND ({where})" if where else "") + " GROUP BY combo ORDER BY min(point_index)"
     return [r[0] for r in conn.execute(q)]
 
 
 def combo_flows(conn, combo, cols, where=None, flow_where=None):
     q = (f"SELECT {cols} FROM flows f JOIN runs r USING(point_id) WHERE r.combo = ? "
-         f"AND r.status IN ('done','unfinished')" + (f" AND ({where})" if where else "")
+         f"AND {db.LIVE}" + (f" AND ({where})" if where else "")
          + (f" AND ({flow_where})" if flow_where else ""))
     return conn.execute(q, (combo,)).fetchall()
 
@@ -468,7 +468,7 @@ def heatmap_plots(conn, p):
     out = []
     where = p.get("where")
     for c in combos(conn, where)[:p.get("max", MAX_HEATMAPS)]:
-        row = conn.execute("SELECT point_id, simulated_us, seed FROM runs r WHERE combo = ? AND status IN ('done','unfinished')"
+        row = conn.execute(f"SELECT point_id, simulated_us, seed FROM runs r WHERE combo = ? AND {db.LIVE}"
                            + (f" AND ({where})" if where else "") + " ORDER BY seed LIMIT 1", (c,)).fetchone()
         if not row:
             continue
@@ -481,7 +481,7 @@ def heatmap_plots(conn, p):
 def timeseries_plots(conn, outdir, p):
     out = []
     for c in combos(conn, p.get("where"))[:p.get("max", MAX_HEATMAPS)]:
-        row = conn.execute("SELECT point_id, seed FROM runs WHERE combo = ? AND status IN ('done','unfinished') ORDER BY seed LIMIT 1", (c,)).fetchone()
+        row = conn.execute(f"SELECT point_id, seed FROM runs r WHERE combo = ? AND {db.LIVE} ORDER BY seed LIMIT 1", (c,)).fetchone()
         if row:
             for ts in find_timeseries(os.path.join(outdir, "runs", row[0])):
                 out.append(plot_timeseries(ts, f"{os.path.basename(ts)}: {combo_label(c)}, seed {row[1]}"))
@@ -512,9 +512,10 @@ def sweep_report(sweep, outdir, out):
     DEFINES.clear()
     DEFINES.update(rep.get("define", {}))
     by = [db.column_name(a[0]) for a in sweep.axes]
-    status = dict(conn.execute("SELECT status, count(*) FROM runs GROUP BY status").fetchall())
-    versions = [r[0] for r in conn.execute("SELECT DISTINCT version FROM runs")]
-    wall = conn.execute("SELECT sum(wall_s), sum(events) FROM runs").fetchone()
+    cur = "point_index IS NOT NULL"
+    status = dict(conn.execute(f"SELECT status, count(*) FROM runs WHERE {cur} GROUP BY status").fetchall())
+    versions = [r[0] for r in conn.execute(f"SELECT DISTINCT version FROM runs WHERE {cur}")]
+    wall = conn.execute(f"SELECT sum(wall_s), sum(events) FROM runs WHERE {cur}").fetchone()
     parts = [f"<h1>{esc(sweep.title)}</h1>",
              f"<p class=meta>sweep <code>{esc(sweep.name)}</code> ({esc(os.path.relpath(sweep.path))}); "
              f"{sum(status.values())} runs ({', '.join(f'{k} {v}' for k, v in sorted(status.items()))}); "
@@ -562,12 +563,12 @@ def sweep_report(sweep, outdir, out):
     parts.append("\n".join(f for f in figs if f))
     if rep.get("reading"):
         parts += ["<h2>Reading</h2>", text_html(rep["reading"])]
-    failed = conn.execute("SELECT point_id, combo, seed, error FROM runs WHERE status = 'failed'").fetchall()
+    failed = conn.execute(f"SELECT point_id, combo, seed, error FROM runs WHERE status = 'failed' AND {cur}").fetchall()
     if failed:
         parts += ["<h2>Failed runs</h2>", table_html(["point", "axes", "seed", "error"],
                                                       [(a, combo_label(b), c, d) for a, b, c, d in failed])]
     rows = conn.execute("SELECT r.point_id, r.combo, r.seed, r.status, s.fct_max_us, r.wall_s, r.events, r.command "
-                        "FROM runs r LEFT JOIN summaries s USING(point_id) ORDER BY r.point_index").fetchall()
+                        "FROM runs r LEFT JOIN summaries s USING(point_id) WHERE r.point_index IS NOT NULL ORDER BY r.point_index").fetchall()
     parts.append("<h2>Runs</h2><details><summary>every run and its command</summary>" +
                  table_html(["point", "axes", "seed", "status", "fct_max_us", "wall s", "events", "command"],
                             [(a, combo_label(b), c, d, e, f, g, h) for a, b, c, d, e, f, g, h in rows]) +
