@@ -827,6 +827,21 @@ bad "-timely without roce" "-timely: a RoCE option" -tm "$M/one.cm" -timely
 bad "-timely_thresholds low > high" "-timely_thresholds" -tm "$M/one.cm" --transport roce -timely -timely_thresholds 50 10
 bad "-timely_thresholds missing its second value" "-timely_thresholds" -tm "$M/one.cm" -timely_thresholds 5
 bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
+bad "--min-rto-us 0" "--min-rto-us" -tm "$M/one.cm" --min-rto-us 0
+# --aggressive-rto: without trimming (a 5-BDP queue) the min RTO of the 1-BDP queue trimming runs use
+run -tm "$M/incast.cm" -disable_trim --aggressive-rto -end 10
+a=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -end 10
+t=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -disable_trim -end 10
+n=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -disable_trim --min-rto-us 50 -end 10
+m=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+if [ -n "$a" ] && [ "$a" = "$t" ] && [ "$n" != "$a" ] && [ "$m" = "50.0" ]; then
+    ok "--aggressive-rto: min RTO $a us without trimming, as with trimming ($t), not $n; --min-rto-us 50 sets it"
+else
+    fail "--aggressive-rto / --min-rto-us: got '$a' (trimming '$t', no trim '$n', --min-rto-us 50 '$m')"
+fi
 bad "--msg-cc sometimes" "--msg-cc: 'sometimes' is neither inherit nor fresh" -tm "$M/one.cm" --msg-cc sometimes
 bad "--msg-cc without a value" "--msg-cc" -tm "$M/one.cm" --msg-cc
 printf 'Nodes 16\nConnections 2\n0->5 id 3 start 0 size 1000\n0->6 id 3 start 0 size 1000\n' >"$T/msgbad.cm"
