@@ -911,10 +911,7 @@ static void rx_complete(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);
-    if (c->send_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
-        s->stop = true;
+    transport_flow_finished(s, fi);
 }
 
 static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
