@@ -622,6 +622,27 @@ static void test_reference_tails_lossless(void **st)
     sim_free(&S);
 }
 
+/* A receive-done trigger starts the next connection: 0->1 of 200 KB, then
+ * (when host 1 holds every byte) 2->3, then (on 2->3's send done) 4->5. */
+static void test_recv_done_trigger_fires(void **st)
+{
+    (void)st;
+    setup(temp_file("Nodes 16\nConnections 3\nTriggers 2\n"
+                    "0->1 id 1 start 0 size 200000 recv_done_trigger 1\n"
+                    "2->3 id 2 trigger 1 size 200000 send_done_trigger 2\n"
+                    "4->5 id 3 trigger 2 size 200000\n"
+                    "trigger id 1 oneshot\ntrigger id 2 oneshot\n",
+                    ".cm"),
+          5000, &DEFAULT);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 3);
+    assert_true(S.flows[0].rcv_complete);
+    /* the second starts when the first's last byte arrived, before its ACK */
+    assert_true(S.flows[1].start_ps == S.flows[0].rcv_done_ps);
+    assert_true(S.flows[2].start_ps > S.flows[1].rcv_done_ps);
+    sim_free(&S);
+}
+
 /* DCQCN on a 2-to-1 of 400 MB each: over 12 .. 20 ms (after convergence:
  * the first few ms keep the start's unequal rates, since every cut and
  * fast recovery is multiplicative and only additive increase equalises)
@@ -781,6 +802,7 @@ int main(void)
         cmocka_unit_test(test_timeout_goes_back_to_first_unacked),
         cmocka_unit_test(test_cnp_halves_the_pacing_rate),
         cmocka_unit_test(test_reference_tails_lossless),
+        cmocka_unit_test(test_recv_done_trigger_fires),
         cmocka_unit_test(test_dcqcn_two_to_one_utilization),
         cmocka_unit_test(test_mixed_fabric_lossless_and_lossy),
     };

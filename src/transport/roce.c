@@ -431,6 +431,11 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
     if (r->rcv_next >= f->n_pkts && !f->rcv_complete) {
         f->rcv_complete = true;
         f->rcv_done_ps = s->now;
+        /* the .cm's recv_done_trigger fires here, as UET's and EQDS's
+         * receivers fire it (a matrix chained on receives never ran on) */
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        if (c->recv_done_trigger != CM_NO_TRIGGER)
+            sim_trigger_activate(s, c->recv_done_trigger);
     }
     send_ctl(s, f, p, PKT_ACK, r->rcv_next);
 }
