@@ -2,7 +2,8 @@
 # make figures: every sweep file experiments/*.toml is run from scratch
 # (its results directory build/sweeps/NAME is deleted first) and its HTML
 # report written to experiments/reports/NAME.html; then
-# experiments/reports/index.html links them all. Prints each sweep's wall
+# experiments/reports/index.html links them all and shows which sweep
+# reproduces each seed figure (experiments/coverage.tsv). Prints each sweep's wall
 # time and the total. SWEEPS="a b" runs only those; JOBS sets the parallel
 # runs (default: the CPU count); REPORT_ONLY=1 rewrites the reports from the
 # existing results in build/sweeps without running anything.
@@ -29,28 +30,9 @@ for f in $files; do
         status=1
     fi
 done
-# the index: one line per report, its title and its verdicts
-$PY - experiments/*.toml <<'PYEOF'
-import html, os, re, sys, tomllib
-rows = []
-for f in sorted(sys.argv[1:]):
-    name = os.path.basename(f)[:-5]
-    rep = f"experiments/reports/{name}.html"
-    if not os.path.exists(rep):
-        continue
-    with open(f, "rb") as fh:
-        title = tomllib.load(fh).get("sweep", {}).get("title", name)
-    text = open(rep).read()
-    ok = len(re.findall(r'Verdict: <span class="agrees"', text))
-    bad = len(re.findall(r'Verdict: <span class="disagrees"', text))
-    noisy = len(re.findall(r'Verdict: <span class="open"', text))
-    rows.append(f'<tr><td><a href="{name}.html">{html.escape(title)}</a></td><td>{ok}</td><td>{bad}</td><td>{noisy}</td></tr>')
-page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>spraysim reports</title>"
-        "<style>body{font-family:sans-serif;max-width:900px;margin:2em auto}td,th{border:1px solid #ccc;padding:3px 8px}"
-        "table{border-collapse:collapse}</style></head><body><h1>spraysim experiment reports</h1>"
-        "<p>Written by <code>make figures</code>; each report is self-contained.</p><table><tr><th>report</th>"
-        "<th>claims agreeing</th><th>disagreeing</th><th>within noise or open</th></tr>" + "".join(rows) + "</table></body></html>\n")
-open("experiments/reports/index.html", "w").write(page)
-PYEOF
+# the index: one line per report (title, verdicts), then the figure
+# coverage table from experiments/coverage.tsv (tools/sweeplib/index.py);
+# a coverage table out of step with the sweep files fails the run
+$PY tools/sweep index experiments >/dev/null || status=1
 echo "figures: all done in $(( $(date +%s) - t0 )) s (JOBS=$JOBS); index: experiments/reports/index.html"
 exit $status

@@ -379,6 +379,53 @@ exec {BIN} "$@"
         r = subprocess.run(["sh", script], env=dict(e, SLURM_ARRAY_TASK_ID="0"), capture_output=True, text=True)
         self.assertIn("1 already run", r.stderr)
 
+    # -- figure coverage (experiments/coverage.tsv) ---------------------------
+    def test_coverage_table_matches_experiments(self):
+        from sweeplib import index
+        self.assertEqual(index.check(os.path.join(ROOT, "experiments")), [])
+        rows = index.read(os.path.join(ROOT, "experiments"))
+        self.assertIn(("003", "4"), [(r["seed"], r["figure"]) for r in rows])
+
+    def test_coverage_table_in_readme(self):
+        from sweeplib import index
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        self.assertTrue(index.markdown(os.path.join(ROOT, "experiments")) in readme,
+                        "README's coverage table differs from `tools/sweep coverage` (paste its output)")
+
+    def test_coverage_catches_missing_and_unreferenced_sweeps(self):
+        from sweeplib import index
+        exp = os.path.join(self.tmp, "exp")
+        os.makedirs(os.path.join(exp, "reports"))
+        for name in ("a", "b"):
+            with open(os.path.join(exp, name + ".toml"), "w") as f:
+                f.write(f'[sweep]\nname = "{name}"\ntitle = "Sweep {name}"\n')
+        with open(os.path.join(exp, "run.sh"), "w") as f:
+            f.write("true\n")
+        head = "# comment\nseed\tfigure\tcontent\tstatus\twhere\treason\n"
+        with open(os.path.join(exp, "coverage.tsv"), "w") as f:
+            f.write(head + "000\t1\tx\treproduced\ta gone\t\n000\t2\ty\tproxy\trun.sh\t\n"
+                    "000\t3\tz\tdiagram\t\t\n000\t4\tw\tpartial\t\t\n")
+        p = index.check(exp)
+        self.assertEqual(len(p), 3, p)
+        self.assertIn(":3: gone: neither", p[0])
+        self.assertIn(":6: status partial needs", p[1])
+        self.assertIn("experiments/b.toml is referenced by no figure", p[2])
+        with open(os.path.join(exp, "reports", "a.html"), "w") as f:
+            f.write('Verdict: <span class="agrees">x</span> Verdict: <span class="open">y</span>')
+        page = open(index.write_index(exp)).read()
+        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>1</td>', page)
+        self.assertIn('<a href="../run.sh">run.sh</a>', page)
+        self.assertIn("gone", page)
+        r = sweep_cmd("coverage", exp, check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("[a](experiments/reports/a.html)", r.stdout)
+        with open(os.path.join(exp, "coverage.tsv"), "w") as f:
+            f.write(head + "000\t1\tx\tdone\ta\t\n")
+        r = sweep_cmd("coverage", exp, check=False)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("coverage.tsv:3: status 'done' is not one of", r.stderr)
+
     # -- statistics --------------------------------------------------------
     def test_mean_ci95(self):
         n, m, h = db.mean_ci95([1, 2, 3])

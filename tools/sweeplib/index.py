@@ -1,0 +1,166 @@
+"""The experiments' index page and the figure coverage table.
+
+experiments/coverage.tsv names every figure of seeds 000, 003 and 004
+(specs/seeds-figures.md Sec. 2.2, 2.3, 2.5) and what reproduces it: sweeps
+(experiments/NAME.toml, whose report is experiments/reports/NAME.html) or
+other files under experiments/ (a shell script and its write-up), or why
+nothing does (a diagram, hardware only, not run yet). check() keeps it
+honest against the directory: every reference exists and every sweep file
+is referenced by some row, so a sweep cannot be added, renamed or dropped
+without the table following. write_index() writes reports/index.html (each
+report with its verdict counts, then the coverage table); markdown() prints
+the same table for the README. Standard library only: make test runs the
+checks without matplotlib.
+"""
+import html
+import os
+import re
+import tomllib
+
+from .spec import SpecError
+
+COLUMNS = ["seed", "figure", "content", "status", "where", "reason"]
+# reproduced: a sweep on the paper's setup (or as close as stated); proxy: a
+# simulation standing in for a hardware figure; partial: some panels or
+# claims; not yet: expressible, not run; diagram: no data to reproduce.
+STATUSES = ["reproduced", "proxy", "partial", "not yet", "diagram", "not expressible"]
+NEEDS_WHERE = {"reproduced", "proxy", "partial"}
+
+
+def read(expdir):
+    """The rows of EXPDIR/coverage.tsv as dicts (with 'line'); a malformed
+    line is a SpecError naming file:line."""
+    path = os.path.join(expdir, "coverage.tsv")
+    rows = []
+    header = None
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cells = line.split("\t")
+            if header is None:
+                if cells != COLUMNS:
+                    raise SpecError(f"{path}:{n}: header must be {' '.join(COLUMNS)} (tab-separated)")
+                header = cells
+                continue
+            if len(cells) != len(COLUMNS):
+                raise SpecError(f"{path}:{n}: {len(cells)} fields, expected {len(COLUMNS)} (tab-separated)")
+            row = dict(zip(COLUMNS, (c.strip() for c in cells)))
+            row["line"] = n
+            if row["status"] not in STATUSES:
+                raise SpecError(f"{path}:{n}: status {row['status']!r} is not one of {', '.join(STATUSES)}")
+            if not row["figure"]:
+                raise SpecError(f"{path}:{n}: empty figure")
+            rows.append(row)
+    if header is None:
+        raise SpecError(f"{path}: no header line")
+    return rows
+
+
+def refs(row):
+    return row["where"].split()
+
+
+def is_sweep(expdir, ref):
+    return "/" not in ref and "." not in ref and os.path.exists(os.path.join(expdir, ref + ".toml"))
+
+
+def check(expdir):
+    """Problems of the coverage table against EXPDIR, one line each (empty:
+    consistent): unknown references, rows that need a reference and have
+    none, duplicate figures, and sweep files no row references."""
+    path = os.path.join(expdir, "coverage.tsv")
+    problems = []
+    rows = read(expdir)
+    seen = {}
+    used = set()
+    for r in rows:
+        key = (r["seed"], r["figure"])
+        if key in seen:
+            problems.append(f"{path}:{r['line']}: seed {r['seed']} figure {r['figure']} already on line {seen[key]}")
+        seen[key] = r["line"]
+        if r["status"] in NEEDS_WHERE and not refs(r):
+            problems.append(f"{path}:{r['line']}: status {r['status']} needs a sweep or file in 'where'")
+        for ref in refs(r):
+            if is_sweep(expdir, ref):
+                used.add(ref)
+            elif not os.path.isfile(os.path.join(expdir, ref)) or ref.startswith("/") or ".." in ref.split("/"):
+                problems.append(f"{path}:{r['line']}: {ref}: neither experiments/{ref}.toml nor a file under experiments/")
+    for f in sorted(os.listdir(expdir)):
+        if f.endswith(".toml") and f[:-5] not in used:
+            problems.append(f"{path}: experiments/{f} is referenced by no figure (add it to a row's 'where')")
+    return problems
+
+
+def markdown(expdir):
+    """The coverage table as the README shows it (links relative to the project root)."""
+    rows = read(expdir)
+    out = ["| seed | figure | content | status | reproduced by | notes |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        links = []
+        for ref in refs(r):
+            if is_sweep(expdir, ref):
+                links.append(f"[{ref}](experiments/reports/{ref}.html)")
+            else:
+                links.append(f"[{ref}](experiments/{ref})")
+        cells = [r["seed"], r["figure"], r["content"], r["status"], ", ".join(links) or "-", r["reason"]]
+        out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def verdicts(report_html):
+    """Counts of agreeing, disagreeing and within-noise/open claims in a report."""
+    text = open(report_html, encoding="utf-8").read()
+    return tuple(len(re.findall(rf'Verdict: <span class="{c}"', text)) for c in ("agrees", "disagrees", "open"))
+
+
+def write_index(expdir, out=None):
+    """EXPDIR/reports/index.html (or OUT): one row per report with its title
+    and verdict counts, then the figure coverage table. Returns the path."""
+    reports = os.path.join(expdir, "reports")
+    out = out or os.path.join(reports, "index.html")
+    esc = html.escape
+    rows = []
+    for f in sorted(os.listdir(expdir)):
+        if not f.endswith(".toml"):
+            continue
+        name = f[:-5]
+        rep = os.path.join(reports, name + ".html")
+        if not os.path.exists(rep):
+            continue
+        with open(os.path.join(expdir, f), "rb") as fh:
+            title = tomllib.load(fh).get("sweep", {}).get("title", name)
+        ok, bad, noisy = verdicts(rep)
+        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{bad}</td><td>{noisy}</td></tr>')
+    cov = []
+    for r in read(expdir):
+        links = []
+        for ref in refs(r):
+            if is_sweep(expdir, ref):
+                if os.path.exists(os.path.join(reports, ref + ".html")):
+                    links.append(f'<a href="{esc(ref)}.html">{esc(ref)}</a>')
+                else:
+                    links.append(f"{esc(ref)} (no report yet)")
+            else:
+                links.append(f'<a href="../{esc(ref)}">{esc(ref)}</a>')
+        cls = r["status"].replace(" ", "_")
+        cov.append(f'<tr><td>{esc(r["seed"])}</td><td>{esc(r["figure"])}</td><td>{esc(r["content"])}</td>'
+                   f'<td class="{cls}">{esc(r["status"])}</td><td>{", ".join(links) or "-"}</td><td>{esc(r["reason"])}</td></tr>')
+    counts = {s: sum(1 for r in read(expdir) if r["status"] == s) for s in STATUSES}
+    summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+    page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>spraysim reports</title>"
+            "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}"
+            "table{border-collapse:collapse}.reproduced{color:#070}.proxy{color:#06a}.partial,.not_yet{color:#a60}"
+            ".diagram,.not_expressible{color:#666}</style></head><body><h1>spraysim experiment reports</h1>"
+            "<p>Written by <code>make figures</code>; each report is self-contained.</p><table><tr><th>report</th>"
+            "<th>claims agreeing</th><th>disagreeing</th><th>within noise or open</th></tr>" + "".join(rows) + "</table>"
+            "<h2 id=\"coverage\">Figure coverage: seeds 000, 003 and 004</h2>"
+            f"<p>Every figure of the three seeds and what reproduces it ({esc(summary)}); from "
+            "<code>experiments/coverage.tsv</code>.</p><table><tr><th>seed</th><th>figure</th><th>content</th>"
+            "<th>status</th><th>reproduced by</th><th>notes</th></tr>" + "".join(cov) + "</table></body></html>\n")
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(page)
+    os.replace(tmp, out)
+    return out
