@@ -5,6 +5,7 @@ end to end, resume after a kill and after a crash before the ingest,
 extending the repetitions, the Slurm script with a hand-set task id, and
 the mean / 95% CI helper. Prints one 'ok NAME' or 'FAIL NAME' line per test.
 Needs bin/spraysim (SPRAYSIM overrides) and ../shared (SHARED overrides)."""
+import csv
 import json
 import os
 import shutil
@@ -425,6 +426,35 @@ exec {BIN} "$@"
         r = sweep_cmd("coverage", exp, check=False)
         self.assertEqual(r.returncode, 2)
         self.assertIn("coverage.tsv:3: status 'done' is not one of", r.stderr)
+
+    def test_ring_alltoall_generator(self):
+        # experiments/inputs/gen_ring_alltoall.sh (seed000_fig16c_ring_a2a):
+        # in the sync reading host h's iteration i+1 starts only when its
+        # iteration-i send is acknowledged and its iteration-i receive is
+        # complete; every message finishes with UET and with RoCE
+        gen = os.path.join(ROOT, "experiments", "inputs", "gen_ring_alltoall.sh")
+        cm = os.path.join(self.tmp, "ring.cm")
+        with open(cm, "w") as f:
+            subprocess.run(["sh", gen, "16", "100000", "sync"], stdout=f, check=True)
+        for extra in ([], ["--transport", "roce"]):
+            out = os.path.join(self.tmp, "o" + "".join(extra))
+            subprocess.run([BIN, "-tm", cm, "-end", "5000", "--out", out] + extra, check=True,
+                           capture_output=True, text=True)
+            with open(os.path.join(out, "flows.csv")) as f:
+                rows = {int(r["flow_id"]): r for r in csv.DictReader(f)}
+            self.assertEqual(len(rows), 240)
+            self.assertTrue(all(r["finish_us"] for r in rows.values()), extra)
+            for i in range(2, 16):    # iteration i, host h: flow (i-1)*16 + h + 1
+                for h in range(16):
+                    prev_send = rows[(i - 2) * 16 + h + 1]
+                    prev_recv = rows[(i - 2) * 16 + (h - (i - 1)) % 16 + 1]
+                    start = float(rows[(i - 1) * 16 + h + 1]["start_us"])
+                    self.assertEqual(int(prev_recv["dst"]), h)
+                    self.assertAlmostEqual(start, max(float(prev_send["finish_us"]),
+                                                      float(prev_recv["rcv_finish_us"])), places=5)
+        p = subprocess.run(["sh", gen, "4", "100", "ring"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("MODE 'ring' is not send or sync", p.stderr)
 
     # -- statistics --------------------------------------------------------
     def test_mean_ci95(self):
