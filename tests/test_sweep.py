@@ -2,8 +2,10 @@
 """Tests of tools/sweep (the fast ones; make test runs them through
 tests/sweep_test.sh): expansion and ids, bad sweep files, a 2-point sweep
 end to end, resume after a kill and after a crash before the ingest,
-extending the repetitions, the Slurm script with a hand-set task id, and
-the mean / 95% CI helper. Prints one 'ok NAME' or 'FAIL NAME' line per test.
+extending the repetitions, the Slurm script with a hand-set task id, the
+mean / 95% CI helper, the figure coverage table (experiments/coverage.tsv
+against the sweep files and the README) and seed 000 Fig. 16c's ring
+all-to-all generator. Prints one 'ok NAME' or 'FAIL NAME' line per test.
 Needs bin/spraysim (SPRAYSIM overrides) and ../shared (SHARED overrides)."""
 import csv
 import json
