@@ -148,6 +148,14 @@ void pdes_attach(struct sim *s)
         P.remote[i] = P.part[i] != (uint32_t)P.rank;
     for (uint32_t i = 0; i < s->n_flows; i++)
         P.n_own_flows += !P.remote[s->flows[i].src];
+    /* the windows are safe only if no link between processes is shorter */
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        if (P.part[p->owner_node] != P.part[p->peer_node] && p->latency_ps < s->lookahead_ps)
+            die_internal("port %u joins processes %u and %u with %llu ps, below the %llu ps windows", i,
+                         P.part[p->owner_node], P.part[p->peer_node], (unsigned long long)p->latency_ps,
+                         (unsigned long long)s->lookahead_ps);
+    }
     P.out = xcalloc((size_t)P.np, sizeof *P.out);
     P.scount = xcalloc((size_t)P.np, sizeof(int));
     P.rcount = xcalloc((size_t)P.np, sizeof(int));
