@@ -62,6 +62,7 @@ struct event_queue {
     uint32_t run_pos;           /* next unconsumed entry of run */
     struct event_vec active;    /* binary heap: events added to the current bucket */
     struct event_vec overflow;  /* 4-ary heap: events beyond one wheel turn */
+    struct event_vec sort_tmp;  /* scratch of the merge sort of a bucket */
     struct bucket *buckets;     /* unsorted events, a chunk list per bucket */
     struct ev_chunk *chunks;    /* shared chunk pool */
     uint32_t nchunks;
