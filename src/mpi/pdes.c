@@ -3,15 +3,17 @@
  * and runs only their events, in conservative windows (README "Parallel
  * runs (MPI)").
  *
- * A window starts at the earliest pending event of any process (one
- * MPI_Allreduce, which also tells whether every process's flows have
- * finished) and lasts sim.c's lookahead_ps, the smallest latency of a link
- * between processes, so nothing another process does in the window can
- * reach this one before it ends. A packet leaving for another process's
+ * A window starts at the earliest pending event of any process (from the
+ * numbers every process sends every other at the previous window's end,
+ * which also tell whether every process's flows have finished) and lasts
+ * sim.c's lookahead_ps, the smallest latency of a link between processes,
+ * so nothing another process does in the window can reach this one before
+ * it ends. A packet leaving for another process's
  * node (net.c calls export_arrival) is copied with its arrival time and
  * ordering key into an outbox and freed here; at the window's end the
- * outboxes are swapped (MPI_Alltoall of counts, MPI_Alltoallv of records)
- * and the packets queued on arrival with the keys they were given, so the
+ * outboxes are swapped (MPI_Alltoall of counts and next event times,
+ * MPI_Alltoallv of records when any process sends any) and the packets
+ * queued on arrival with the keys they were given, so the
  * receiver runs them in the order a single process would. Events every
  * process scheduled at setup (flow starts) run only where their node is.
  *
@@ -166,58 +168,6 @@ void pdes_attach(struct sim *s)
     s->pdes = &P;
 }
 
-/* The outboxes to their processes, and what came in onto the queue. */
-static void exchange(struct sim *s)
-{
-    size_t total = 0;
-    for (int r = 0; r < P.np; r++) {
-        P.scount[r] = (int)(P.out[r].len * sizeof(struct xpkt));
-        P.sdispl[r] = (int)(total * sizeof(struct xpkt));
-        total += P.out[r].len;
-    }
-    MPI_Alltoall(P.scount, 1, MPI_INT, P.rcount, 1, MPI_INT, MPI_COMM_WORLD);
-    size_t rtotal = 0;
-    for (int r = 0; r < P.np; r++) {
-        P.rdispl[r] = (int)rtotal;
-        rtotal += (size_t)P.rcount[r];
-    }
-    rtotal /= sizeof(struct xpkt);
-    if (total > P.sbuf_cap) {
-        P.sbuf_cap = total * 2;
-        P.sbuf = xrealloc(P.sbuf, P.sbuf_cap * sizeof(struct xpkt));
-    }
-    if (rtotal > P.rbuf_cap) {
-        P.rbuf_cap = rtotal * 2;
-        P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
-    }
-    size_t k = 0;
-    for (int r = 0; r < P.np; r++) {
-        if (P.out[r].len)
-            memcpy(P.sbuf + k, P.out[r].v, P.out[r].len * sizeof(struct xpkt));
-        k += P.out[r].len;
-        P.out[r].len = 0;
-    }
-    if (P.sbuf_cap == 0 || P.rbuf_cap == 0) { /* MPI wants buffers even when empty */
-        P.sbuf_cap = P.sbuf_cap ? P.sbuf_cap : 1;
-        P.rbuf_cap = P.rbuf_cap ? P.rbuf_cap : 1;
-        P.sbuf = xrealloc(P.sbuf, P.sbuf_cap * sizeof(struct xpkt));
-        P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
-    }
-    MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
-    /* each arrival keeps the key its sender gave it */
-    uint64_t saved = s->eq.next_seq;
-    for (size_t i = 0; i < rtotal; i++) {
-        const struct xpkt *x = &P.rbuf[i];
-        uint32_t idx = pkt_alloc(&s->pool);
-        *pkt_at(&s->pool, idx) = x->pkt;
-        pkt_at(&s->pool, idx)->next = PKT_NONE;
-        s->eq.next_seq = x->seq;
-        eq_push_aux(&s->eq, x->at_ps, EV_PKT_ARRIVE, idx, x->aux);
-    }
-    s->eq.next_seq = saved;
-    P.recv_pkts += rtotal;
-}
-
 static inline bool event_is_local(const struct sim *s, const struct event *ev)
 {
     uint32_t o = sim_event_origin(s, ev);
@@ -238,22 +188,113 @@ static simtime_ps next_local_time(struct sim *s)
     return SIMTIME_NEVER;
 }
 
+/* What every process tells every other at a window's end, in one
+ * MPI_Alltoall: the bytes of packets it sends that one, and (the same to
+ * all) its earliest event after the exchange, counting the packets it
+ * sends, and whether its own flows have all finished. So every process
+ * learns the next window's start and the stop decision from the same
+ * numbers, without a separate MPI_Allreduce. */
+struct xhdr {
+    uint64_t bytes;
+    uint64_t next_ps;
+    uint64_t done;
+    uint64_t sends;  /* packets it sends anyone: the Alltoallv runs only when some process sends */
+};
+
+static struct xhdr *H_out, *H_in;
+
+/* The outboxes to their processes and what came in onto the queue; returns
+ * the next window's start (SIMTIME_NEVER: nothing anywhere) and sets
+ * *all_done when every process's flows have finished. */
+static simtime_ps exchange(struct sim *s, bool *all_done)
+{
+    simtime_ps next = next_local_time(s);
+    size_t total = 0;
+    for (int r = 0; r < P.np; r++)
+        for (uint32_t i = 0; i < P.out[r].len; i++)
+            if (P.out[r].v[i].at_ps < next)
+                next = P.out[r].v[i].at_ps;
+    uint64_t done = s->flows_finished == P.n_own_flows;
+    for (int r = 0; r < P.np; r++) {
+        P.scount[r] = (int)(P.out[r].len * sizeof(struct xpkt));
+        P.sdispl[r] = (int)(total * sizeof(struct xpkt));
+        total += P.out[r].len;
+    }
+    for (int r = 0; r < P.np; r++)
+        H_out[r] = (struct xhdr){.bytes = (uint64_t)P.scount[r], .next_ps = next, .done = done, .sends = total};
+    double t0 = wall_s();
+    MPI_Alltoall(H_out, (int)sizeof(struct xhdr), MPI_BYTE, H_in, (int)sizeof(struct xhdr), MPI_BYTE, MPI_COMM_WORLD);
+    P.sync_s += wall_s() - t0;
+    simtime_ps t = SIMTIME_NEVER;
+    bool all = true;
+    size_t rtotal = 0, any = 0;
+    for (int r = 0; r < P.np; r++) {
+        if (H_in[r].next_ps < t)
+            t = H_in[r].next_ps;
+        all = all && H_in[r].done;
+        P.rcount[r] = (int)H_in[r].bytes;
+        P.rdispl[r] = (int)rtotal;
+        rtotal += H_in[r].bytes;
+        any |= H_in[r].sends;
+    }
+    *all_done = all;
+    rtotal /= sizeof(struct xpkt);
+    if (!any) /* every process knows that nobody sends anything */
+        return t;
+    if (total > P.sbuf_cap || !P.sbuf) {
+        P.sbuf_cap = total ? total * 2 : 1;
+        P.sbuf = xrealloc(P.sbuf, P.sbuf_cap * sizeof(struct xpkt));
+    }
+    if (rtotal > P.rbuf_cap || !P.rbuf) {
+        P.rbuf_cap = rtotal ? rtotal * 2 : 1;
+        P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
+    }
+    size_t k = 0;
+    for (int r = 0; r < P.np; r++) {
+        if (P.out[r].len)
+            memcpy(P.sbuf + k, P.out[r].v, P.out[r].len * sizeof(struct xpkt));
+        k += P.out[r].len;
+        P.out[r].len = 0;
+    }
+    MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    /* each arrival keeps the key its sender gave it */
+    uint64_t saved = s->eq.next_seq;
+    for (size_t i = 0; i < rtotal; i++) {
+        const struct xpkt *x = &P.rbuf[i];
+        uint32_t idx = pkt_alloc(&s->pool);
+        *pkt_at(&s->pool, idx) = x->pkt;
+        pkt_at(&s->pool, idx)->next = PKT_NONE;
+        s->eq.next_seq = x->seq;
+        eq_push_aux(&s->eq, x->at_ps, EV_PKT_ARRIVE, idx, x->aux);
+    }
+    s->eq.next_seq = saved;
+    P.recv_pkts += rtotal;
+    return t;
+}
+
+/* The latency of one empty window end here (the floor of synchronisation):
+ * the header exchange, n times. */
+static double empty_exchange_us(int n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = wall_s();
+    for (int i = 0; i < n; i++) {
+        MPI_Alltoall(H_out, (int)sizeof(struct xhdr), MPI_BYTE, H_in, (int)sizeof(struct xhdr), MPI_BYTE,
+                     MPI_COMM_WORLD);
+    }
+    return (wall_s() - t0) / n * 1e6;
+}
+
 void pdes_run(struct sim *s)
 {
     double t_start = wall_s();
     simtime_ps last_ps = 0;
     bool all_done = false;
-    for (;;) {
-        double t0 = wall_s();
-        /* [0]: the next event anywhere; [1]: 0 while some process has unfinished flows */
-        uint64_t in[2] = {next_local_time(s), s->flows_finished == P.n_own_flows}, red[2];
-        MPI_Allreduce(in, red, 2, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    H_out = xcalloc((size_t)P.np, sizeof *H_out);
+    H_in = xcalloc((size_t)P.np, sizeof *H_in);
+    simtime_ps t = exchange(s, &all_done);
+    while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s();
-        P.sync_s += t1 - t0;
-        simtime_ps t = red[0];
-        all_done = red[1] != 0;
-        if (t == SIMTIME_NEVER || t > s->cfg.end_ps || all_done)
-            break;
         simtime_ps limit = t + s->lookahead_ps - 1;
         if (limit > s->cfg.end_ps)
             limit = s->cfg.end_ps;
@@ -274,7 +315,7 @@ void pdes_run(struct sim *s)
             P.max_window_events = n;
         double t2 = wall_s();
         P.compute_s += t2 - t1;
-        exchange(s);
+        t = exchange(s, &all_done);
         P.exchange_s += wall_s() - t2;
     }
     /* the clock: the last event run anywhere; the rest as sim_finish decides */
@@ -293,16 +334,20 @@ void pdes_run(struct sim *s)
     net_close_stats(s);
     if (getenv("SPRAYSIM_MPI_STATS")) {
         double total = wall_s() - t_start;
+        double floor_us = empty_exchange_us(200);
         fprintf(stderr,
                 "mpi rank %d/%d: pods %u, lookahead %.3f us, windows %llu (%llu with events here), events %llu (%.1f "
                 "per window, max %llu), packets sent to other processes %llu, received %llu; wall %.3f s: events "
-                "%.3f s, allreduce %.3f s, exchange %.3f s\n",
+                "%.3f s, window ends %.3f s (of which waiting in the header exchange %.3f s); an empty window end "
+                "%.1f us\n",
                 P.rank, P.np, P.pods, (double)s->lookahead_ps / PS_PER_US, (unsigned long long)P.windows,
                 (unsigned long long)P.busy_windows, (unsigned long long)s->events_processed,
                 P.windows ? (double)s->events_processed / (double)P.windows : 0.0,
                 (unsigned long long)P.max_window_events, (unsigned long long)P.sent_pkts,
-                (unsigned long long)P.recv_pkts, total, P.compute_s, P.sync_s, P.exchange_s);
+                (unsigned long long)P.recv_pkts, total, P.compute_s, P.exchange_s, P.sync_s, floor_us);
     }
+    free(H_out);
+    free(H_in);
 }
 
 /* What rank 0 needs of a flow its sender's process ran. */
