@@ -65,7 +65,7 @@ struct pdes {
     uint32_t pods;
     /* statistics (SPRAYSIM_MPI_STATS) */
     uint64_t windows, busy_windows, max_window_events, sent_pkts, recv_pkts;
-    double sync_s, exchange_s, compute_s;
+    double sync_s, exchange_s, compute_s, alltoallv_s;
 };
 
 static struct pdes P;
@@ -256,7 +256,9 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         k += P.out[r].len;
         P.out[r].len = 0;
     }
+    double t1 = wall_s();
     MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    P.alltoallv_s += wall_s() - t1;
     /* each arrival keeps the key its sender gave it */
     uint64_t saved = s->eq.next_seq;
     for (size_t i = 0; i < rtotal; i++) {
@@ -283,6 +285,26 @@ static double empty_exchange_us(int n)
                      MPI_COMM_WORLD);
     }
     return (wall_s() - t0) / n * 1e6;
+}
+
+/* The latency of the packets' exchange alone at this run's mean volume
+ * (each process sends `per_peer` records to every other), n times. */
+static double full_exchange_us(uint64_t per_peer, int n)
+{
+    size_t cnt = (size_t)per_peer * (size_t)P.np;
+    struct xpkt *sb = xcalloc(cnt ? cnt : 1, sizeof *sb), *rb = xcalloc(cnt ? cnt : 1, sizeof *rb);
+    for (int r = 0; r < P.np; r++) {
+        P.scount[r] = P.rcount[r] = r == P.rank ? 0 : (int)(per_peer * sizeof(struct xpkt));
+        P.sdispl[r] = P.rdispl[r] = (int)((size_t)r * per_peer * sizeof(struct xpkt));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = wall_s();
+    for (int i = 0; i < n; i++)
+        MPI_Alltoallv(sb, P.scount, P.sdispl, MPI_BYTE, rb, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    double us = (wall_s() - t0) / n * 1e6;
+    free(sb);
+    free(rb);
+    return us;
 }
 
 void pdes_run(struct sim *s)
@@ -335,16 +357,21 @@ void pdes_run(struct sim *s)
     if (getenv("SPRAYSIM_MPI_STATS")) {
         double total = wall_s() - t_start;
         double floor_us = empty_exchange_us(200);
+        uint64_t mean_sent = 0;
+        MPI_Allreduce(&P.sent_pkts, &mean_sent, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        uint64_t windows = P.windows ? P.windows : 1;
+        uint64_t per_peer = P.np > 1 ? mean_sent / windows / (uint64_t)(P.np - 1) : 0;
+        double full_us = full_exchange_us(per_peer, 100);
         fprintf(stderr,
                 "mpi rank %d/%d: pods %u, lookahead %.3f us, windows %llu (%llu with events here), events %llu (%.1f "
                 "per window, max %llu), packets sent to other processes %llu, received %llu; wall %.3f s: events "
-                "%.3f s, window ends %.3f s (of which waiting in the header exchange %.3f s); an empty window end "
-                "%.1f us\n",
+                "%.3f s, window ends %.3f s (of which the header exchange %.3f s, the packets' %.3f s); an empty window end "
+                "%.1f us, one with %llu packets to each other process %.1f us\n",
                 P.rank, P.np, P.pods, (double)s->lookahead_ps / PS_PER_US, (unsigned long long)P.windows,
                 (unsigned long long)P.busy_windows, (unsigned long long)s->events_processed,
                 P.windows ? (double)s->events_processed / (double)P.windows : 0.0,
                 (unsigned long long)P.max_window_events, (unsigned long long)P.sent_pkts,
-                (unsigned long long)P.recv_pkts, total, P.compute_s, P.exchange_s, P.sync_s, floor_us);
+                (unsigned long long)P.recv_pkts, total, P.compute_s, P.exchange_s, P.sync_s, P.alltoallv_s, floor_us, (unsigned long long)per_peer, full_us);
     }
     free(H_out);
     free(H_in);
