@@ -3,8 +3,9 @@
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
  * 213 days, far beyond any experiment). The event queue is a calendar (a
  * timing wheel of buckets sorted when reached, with heaps for the current
- * bucket and for far timers; events.c says why) ordered by (time, insertion
- * sequence), so simultaneous events run in the order they were scheduled and
+ * bucket and for far timers; events.c says why) ordered by (time, sequence):
+ * the queue numbers events as they are scheduled, from a counter its owner
+ * may set (the simulator keeps one per node, sim.h sim_set_origin), so
  * every run is reproducible. Random numbers
  * come from independent xoshiro256** streams, each derived from the single
  * user seed and a stream identifier, so adding a consumer of randomness in one
@@ -32,7 +33,7 @@ typedef uint64_t simtime_ps;
  * only orders (time, seq) pairs and carries a kind and an object index. */
 struct event {
     simtime_ps time_ps;
-    uint64_t seq : 56;  /* insertion order: breaks ties deterministically */
+    uint64_t seq : 56;  /* from next_seq when scheduled: breaks ties deterministically */
     uint64_t kind : 8;
     uint32_t id;        /* the object the event is about */
     uint32_t aux;       /* a hint the dispatcher may use (e.g. a precomputed port) */
