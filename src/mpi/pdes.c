@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* One packet crossing to another process. */
 struct xpkt {
@@ -323,6 +324,9 @@ void pdes_run(struct sim *s)
     H_out = xcalloc((size_t)P.np, sizeof *H_out);
     H_in = xcalloc((size_t)P.np, sizeof *H_in);
     simtime_ps t = exchange(s, &all_done);
+    /* rank 0's progress line, as sim_run's: its own share of the events */
+    bool progress = P.rank == 0 && s->cfg.progress && isatty(STDERR_FILENO), printed = false;
+    double last_print = t_start;
     while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s(), c1 = cpu_s();
         simtime_ps limit = t + s->lookahead_ps - 1;
@@ -348,7 +352,16 @@ void pdes_run(struct sim *s)
         P.compute_cpu_s += cpu_s() - c1;
         t = exchange(s, &all_done);
         P.exchange_s += wall_s() - t2;
+        if (progress && wall_s() - last_print >= 1.0) {
+            last_print = wall_s();
+            printed = true;
+            fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us on %d processes, %.2fM events/s here   ",
+                    last_print - t_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US, P.np,
+                    s->events_processed / (last_print - t_start) / 1e6);
+        }
     }
+    if (printed)
+        fputc('\n', stderr);
     /* the clock: the last event run anywhere; the rest as sim_finish decides */
     uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
     MPI_Allreduce(in, red, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
