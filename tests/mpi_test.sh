@@ -2,9 +2,9 @@
 # mpi_test.sh: parallel runs (README "Parallel runs (MPI)") give the plain
 # binary's outputs byte for byte. A 128-host fat-tree permutation (8 pods)
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
-# and 3 processes (3 splits the pods unevenly), and a 2-tier leaf-spine with
-# 2; flows.csv and queues.csv must be identical, and summary.json's event
-# count too. Then what parallel runs refuse is refused with exit 2 and one
+# and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
+# leaf-spine and a lossy incast (drops, timeouts); flows.csv and queues.csv
+# must be identical, and summary.json's event count too. Then what parallel runs refuse is refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
 # them); skips everything when mpirun or the MPI binary is missing.
 # Environment: SPRAYSIM (default bin/spraysim), SPRAYSIM_MPI (default
@@ -26,7 +26,6 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-mpi.XXXXXX") || { echo "FAIL mpi: mktemp
 trap 'rm -rf "$T"' EXIT
 trap 'rm -rf "$T"; exit 1' HUP INT TERM
 MPIRUN="mpirun --oversubscribe --allow-run-as-root"
-export OMPI_MCA_btl_vader_single_copy_mechanism=none # containers forbid CMA
 
 events() { sed -n 's/.*"run": {.*"events": \([0-9]*\).*/\1/p' "$1/summary.json"; }
 
@@ -59,6 +58,15 @@ done
 LS="--workload perm:n=32,size=1000000 -topo $SHARED/data/htsim/topologies/leaf_spine_tiny.topo"
 "$SPRAYSIM" $LS --quiet --no-progress --out "$T/ls-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain leaf-spine run failed"
 same ls 2 $LS
+
+# losses: no trimming and small queues, so packets drop and timers retransmit on both processes
+DROP="-tm $M/incast.cm -disable_trim -q 12 -ecn 2 8 -end 3000"
+"$SPRAYSIM" $DROP --quiet --no-progress --out "$T/drop-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain lossy run failed"
+if grep -q '"timeouts": 0' "$T/drop-plain/summary.json"; then
+    echo "FAIL mpi drop: the lossy run had no timeouts (the check needs them)"
+else
+    same drop 2 $DROP
+fi
 
 # refuse NAME PATTERN ARGS...: a 2-process run must exit 2 with one line matching PATTERN
 refuse() {

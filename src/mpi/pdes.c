@@ -34,6 +34,7 @@
 #include "../transport/transport.h"
 
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,20 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
+/* die_input from rank 0 only: every process refuses alike (exit 2), one
+ * prints the line. */
+__attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (P.rank == 0)
+        die_input("%s", msg);
+    exit(2);
+}
+
 /* Refuses what a partitioned run cannot do exactly (README "Parallel runs
  * (MPI)"): one line naming the flag, exit 2, on every process alike. */
 static void check_supported(const struct sim *s)
@@ -129,24 +144,24 @@ static void check_supported(const struct sim *s)
     if (P.np == 1)
         return; /* one process runs anything the plain binary runs */
     if (strcmp(c->transport_name, "uet") != 0)
-        die_input("--transport %s: parallel runs support only uet (the default)", c->transport_name);
+        refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
     for (uint32_t i = 0; i < s->cm.n_conns; i++)
         if (s->cm.conns[i].transport[0] && strcmp(s->cm.conns[i].transport, "uet") != 0)
-            die_input("%s:%u: transport %s: parallel runs support only uet", c->tm_path ? c->tm_path : "--workload",
+            refuse("%s:%u: transport %s: parallel runs support only uet", c->tm_path ? c->tm_path : "--workload",
                       s->cm.conns[i].line, s->cm.conns[i].transport);
     if (s->cm.n_triggers)
-        die_input("%s: triggers start flows at once on other processes; parallel runs refuse them",
+        refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
                   c->tm_path ? c->tm_path : "--workload");
     if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
-        die_input("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
+        refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
     if (s->pfc || c->hpcc)
-        die_input("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
+        refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
     if (s->poisson || c->stream == 1)
-        die_input("--workload poisson/--stream: parallel runs need a closed workload without --stream");
+        refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
     if (c->switch_stats)
-        die_input("--switch-stats: not gathered across processes yet");
+        refuse("--switch-stats: not gathered across processes yet");
     if (c->htsim_output)
-        die_input("-log_flow_events: would print from every process");
+        refuse("--htsim-output: would print from every process");
 }
 
 void pdes_attach(struct sim *s)
