@@ -504,7 +504,7 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-uint32_t sim_event_origin(const struct sim *s, const struct event *ev)
+uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
 {
     switch (ev->kind) {
     case EV_PORT_TX_DONE:
@@ -524,11 +524,13 @@ uint32_t sim_event_origin(const struct sim *s, const struct event *ev)
     }
 }
 
-static inline void dispatch(struct sim *s, const struct event *ev)
+static inline void dispatch(struct sim *s, const struct event *ev, uint32_t origin)
 {
     invariant(ev->time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
               (unsigned)ev->kind, ev->id, (unsigned long long)ev->time_ps, (unsigned long long)s->now);
-    sim_set_origin(s, sim_event_origin(s, ev));
+    invariant(origin == sim_event_origin(s, ev), "event kind %u id %u dispatched at origin %u", (unsigned)ev->kind,
+              ev->id, origin);
+    sim_set_origin(s, origin);
     s->now = ev->time_ps;
     s->events_processed++;
     switch (ev->kind) {
@@ -571,9 +573,9 @@ static inline void dispatch(struct sim *s, const struct event *ev)
 #endif
 }
 
-void sim_dispatch(struct sim *s, const struct event *ev)
+void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin)
 {
-    dispatch(s, ev);
+    dispatch(s, ev, origin);
 }
 
 /* The loop runs in windows of lookahead_ps, as a parallel run must (README
@@ -610,7 +612,7 @@ void sim_run(struct sim *s)
                 __builtin_prefetch(&s->pool.pkts[nx->aux]);
             }
         }
-        dispatch(s, &ev);
+        dispatch(s, &ev, sim_event_origin(s, &ev));
         if (progress && (s->events_processed & 0xfffff) == 0) {
             double w = wall_seconds();
             if (w - last_print >= 1.0) {

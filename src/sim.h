@@ -265,11 +265,21 @@ static inline void sim_set_origin(struct sim *s, uint32_t origin)
     s->eq.next_seq = s->origin_seq[origin];
 }
 
-/* The node (1 + index; 0 = none) whose state an event changes: its origin
- * in every parallel run's partition (README "Parallel runs (MPI)"). */
-uint32_t sim_event_origin(const struct sim *s, const struct event *ev);
-/* Runs one event (the dispatcher): sets its origin, the clock and counts it. */
-void sim_dispatch(struct sim *s, const struct event *ev);
+/* The node (1 + index; 0 = none) whose state an event changes: the origin
+ * of what it schedules, and its owner in a parallel run's partition (README
+ * "Parallel runs (MPI)"). Packets' events inline, the rest in sim.c. */
+uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev);
+static inline uint32_t sim_event_origin(const struct sim *s, const struct event *ev)
+{
+    if (ev->kind == EV_PKT_ARRIVE)
+        return 1 + s->pool.pkts[ev->id].node;
+    if (ev->kind == EV_PORT_TX_DONE)
+        return 1 + s->ports[ev->id].owner_node;
+    return sim_event_origin_other(s, ev);
+}
+/* Runs one event (the dispatcher) whose origin is `origin`
+ * (sim_event_origin): sets it, the clock, and counts the event. */
+void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
 /* After the loop: the clock's final reading and the statistics closed. */
 void sim_finish(struct sim *s);
 

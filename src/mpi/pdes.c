@@ -352,9 +352,10 @@ void pdes_run(struct sim *s)
         const struct event *e;
         while ((e = eq_peek(&s->eq)) != NULL && e->time_ps <= limit) {
             eq_pop(&s->eq, &ev);
-            if (!event_is_local(s, &ev))
-                continue;
-            sim_dispatch(s, &ev);
+            uint32_t o = sim_event_origin(s, &ev);
+            if (o == 0 || P.remote[o - 1])
+                continue; /* another process's (a flow start every process scheduled at setup) */
+            sim_dispatch(s, &ev, o);
             last_ps = ev.time_ps;
             n++;
         }
