@@ -101,6 +101,17 @@ bool pdes_is_root(void)
 
 void pdes_finalize(void)
 {
+    for (int r = 0; P.out && r < P.np; r++)
+        free(P.out[r].v);
+    free(P.out);
+    free(P.part);
+    free(P.remote);
+    free(P.scount);
+    free(P.rcount);
+    free(P.sdispl);
+    free(P.rdispl);
+    free(P.sbuf);
+    free(P.rbuf);
     MPI_Finalize();
 }
 
@@ -244,6 +255,8 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         P.sdispl[r] = (int)(total * sizeof(struct xpkt));
         total += P.out[r].len;
     }
+    if (total * sizeof(struct xpkt) > INT32_MAX)
+        die_internal("%zu packets leave this process in one window: more than MPI's int counts hold", total);
     for (int r = 0; r < P.np; r++)
         H_out[r] = (struct xhdr){.bytes = (uint64_t)P.scount[r], .next_ps = next, .done = done, .sends = total};
     double t0 = wall_s();
