@@ -53,12 +53,23 @@ int main(int argc, char **argv)
 #endif
     switch (options_parse(&cfg, argc, argv, err, sizeof err)) {
     case OPTIONS_HELP:
-        options_usage(stdout);
+        if (root)
+            options_usage(stdout);
+#ifdef SPRAYSIM_MPI
+        pdes_finalize();
+#endif
         return 0;
     case OPTIONS_VERSION:
-        printf("spraysim %s (commit %s)\n", spraysim_version, spraysim_commit);
+        if (root)
+            printf("spraysim %s (commit %s)\n", spraysim_version, spraysim_commit);
+#ifdef SPRAYSIM_MPI
+        pdes_finalize();
+#endif
         return 0;
     case OPTIONS_ERROR:
+#ifdef SPRAYSIM_MPI
+        pdes_refuse(err);
+#endif
         die_input("%s", err);
     case OPTIONS_RUN:
         break;

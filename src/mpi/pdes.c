@@ -133,8 +133,20 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
-/* die_input from rank 0 only: every process refuses alike (exit 2), one
- * prints the line. */
+void pdes_refuse(const char *msg)
+{
+    if (P.rank == 0) {
+        /* as die_input prints it: bytes that could break the line shown as '?' */
+        fputs("spraysim: ", stderr);
+        for (const char *c = msg; *c; c++)
+            fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+        fputc('\n', stderr);
+    }
+    MPI_Finalize();
+    exit(2);
+}
+
+/* pdes_refuse with a format */
 __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *fmt, ...)
 {
     char msg[512];
@@ -142,9 +154,7 @@ __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *f
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (P.rank == 0)
-        die_input("%s", msg);
-    exit(2);
+    pdes_refuse(msg);
 }
 
 /* Refuses what a partitioned run cannot do exactly (README "Parallel runs

@@ -20,5 +20,8 @@ void pdes_run(struct sim *s);
  * whole run's records (flows, ports, counters). Every process calls it. */
 void pdes_collect(struct sim *s, double wall_s, struct run_stats *r);
 void pdes_finalize(void);
+/* Bad input every process found alike: rank 0 prints "spraysim: msg" on one
+ * line, and every process leaves MPI and exits 2. */
+_Noreturn void pdes_refuse(const char *msg);
 
 #endif
