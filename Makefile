@@ -16,6 +16,8 @@
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
 #   make fuzz-merge add what `make fuzz` found that covers new code to the
 #                   committed corpus (tests/fuzz/NAME/corpus)
+#   make mpi        bin/spraysim-mpi: parallel runs over MPI (README "Parallel runs
+#                   (MPI)"), built by Debian's Open MPI (installed when missing)
 #   make clean
 
 CC      ?= gcc
@@ -35,7 +37,7 @@ ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 LTO     ?= $(if $(filter gcc cc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
 LDLIBS  := -lm
 
-SRC_LIB := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c))
+SRC_LIB := $(filter-out src/cli/main.c src/mpi/%,$(wildcard src/*.c src/*/*.c))
 SRC_ALL := $(SRC_LIB) src/cli/main.c
 HDRS    := $(wildcard src/*.h src/*/*.h)
 
@@ -57,6 +59,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
+.PHONY: mpi mpi-deps
 .PHONY: all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
@@ -105,8 +108,12 @@ $(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz/harne
 run: $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
+# tests/mpi_test.sh needs bin/spraysim-mpi: built (optimised, whatever this
+# build's flags) when mpicc is here, else the test prints skip.
 test: deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
-	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) sh tests/run_all.sh $(TESTS)
+	@if command -v mpicc >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1; fi
+	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)
 
 ASAN_DIR ?= build-asan
 asan:
@@ -181,5 +188,20 @@ fuzz: fuzz-build
 fuzz-merge: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/fuzz.sh merge $(FUZZ_NAMES)
 
+# Parallel runs: the same sources built by mpicc with src/mpi/ and
+# -DSPRAYSIM_MPI (main.c's hooks); the plain build never needs MPI.
+MPI_BUILD ?= build-mpi
+mpi-deps:
+	@command -v mpicc >/dev/null 2>&1 || { echo "installing libopenmpi-dev openmpi-bin (MPI)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null) || \
+	  { echo "could not install Open MPI; install libopenmpi-dev and openmpi-bin and re-run"; exit 1; }; }
+
+mpi: mpi-deps
+	@$(MAKE) --no-print-directory bin/spraysim-mpi BUILD=$(MPI_BUILD) CC=mpicc CFLAGS="$(CFLAGS) -DSPRAYSIM_MPI"
+
+bin/spraysim-mpi: $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) -o $@ $^ $(LDLIBS)
+
 clean:
-	rm -rf build build-asan build-asan-clang build-debug build-cov bin
+	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi bin
