@@ -95,9 +95,10 @@ static void setup_order_and_windows(struct sim *s)
     s->origin_seq = xmalloc(((size_t)nodes + 1) * sizeof(uint64_t));
     for (uint32_t o = 0; o <= nodes; o++)
         s->origin_seq[o] = (uint64_t)o << ORIGIN_SHIFT;
+    invariant(s->eq.next_seq == 0 && s->eq.seq_next == &s->eq.next_seq,
+              "%llu events scheduled before the tie order was set up", (unsigned long long)s->eq.next_seq);
     s->cur_origin = 0;
-    invariant(s->eq.next_seq == 0, "%llu events scheduled before the tie order was set up",
-              (unsigned long long)s->eq.next_seq);
+    s->eq.seq_next = &s->origin_seq[0];
     /* the smallest latency of a link to or from the top tier (only those
      * cross processes), else of any link */
     uint32_t top = s->topo.spec.tiers ? s->topo.spec.tiers - 1 : 0;

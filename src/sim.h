@@ -178,7 +178,7 @@ struct sim {
     /* Tie order (README "Parallel runs (MPI)"): an event's sequence is
      * (origin << ORIGIN_SHIFT) | that origin's count of events scheduled,
      * origin 0 for setup and 1 + node for the node whose event runs. */
-    uint64_t *origin_seq;        /* [1 + nodes]: each origin's next sequence, while not current */
+    uint64_t *origin_seq;        /* [1 + nodes]: each origin's next sequence (eq.seq_next points at the current one) */
     uint32_t cur_origin;
     simtime_ps lookahead_ps;     /* window length: smallest latency of a link touching the top tier */
 
@@ -267,16 +267,15 @@ struct sim {
 #define ORIGIN_SHIFT 34
 #define ORIGIN_MAX ((1u << (56 - ORIGIN_SHIFT)) - 1)
 
-/* Makes `origin` (0: setup, 1 + node) the scheduler of what follows. */
+/* Makes `origin` (0: setup, 1 + node) the scheduler of what follows: the
+ * queue numbers pushes from that origin's counter in place (a pointer, not
+ * a save and restore: origins change at almost every event). */
 static inline void sim_set_origin(struct sim *s, uint32_t origin)
 {
-    if (origin == s->cur_origin)
-        return;
-    invariant((s->eq.next_seq >> ORIGIN_SHIFT) == s->cur_origin, "origin %u scheduled 2^%u events", s->cur_origin,
+    invariant((*s->eq.seq_next >> ORIGIN_SHIFT) == s->cur_origin, "origin %u scheduled 2^%u events", s->cur_origin,
               ORIGIN_SHIFT);
-    s->origin_seq[s->cur_origin] = s->eq.next_seq;
     s->cur_origin = origin;
-    s->eq.next_seq = s->origin_seq[origin];
+    s->eq.seq_next = &s->origin_seq[origin];
 }
 
 /* The node (1 + index; 0 = none) whose state an event changes: the origin

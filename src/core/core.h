@@ -78,7 +78,9 @@ struct event_queue {
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
     size_t count;               /* all pending events */
-    uint64_t next_seq;          /* the next push's sequence (the owner may set it) */
+    uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */
+    uint64_t *seq_next;         /* the counter pushes number from: &next_seq after eq_init; the
+                                 * simulator points it at its current node's (sim.h sim_set_origin) */
     uint64_t pushed_total;      /* events ever scheduled, for events/second */
 #ifdef SPRAYSIM_CHECKS
     /* The queue itself accepts any time; an owner whose clock only moves

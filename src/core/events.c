@@ -199,21 +199,32 @@ static void fifo_append(struct ev_fifo *f, const struct event *e)
  * event's key). */
 static bool fifo_insert(struct ev_fifo *f, const struct event *e)
 {
-    uint32_t k = f->len - 1; /* e goes before position k */
-    while (k > 0 && ev_before(e, &f->ev[(f->head + k - 1) & f->mask])) {
-        if (f->len - k >= EQ_INSERT_MAX_MOVES)
-            return false;
+    /* Only events of e's time can follow it (no event of a FIFO is later
+     * than its last, which ties with e), so the scan compares sequences
+     * while the times are equal. */
+    const simtime_ps t = e->time_ps;
+    const uint64_t seq = e->seq;
+    const uint32_t h = f->head, m = f->mask, n = f->len;
+    /* e may not land at `stop`: first place, or one move too many */
+    const uint32_t stop = n > EQ_INSERT_MAX_MOVES + 1 ? n - EQ_INSERT_MAX_MOVES - 1 : 0;
+    uint32_t k = n - 1; /* e goes before position k */
+    for (;;) {
+        if (k == stop)
+            return false; /* it would move more than the bound, or come first */
+        const struct event *prev = &f->ev[(h + k - 1) & m];
+        if (prev->time_ps != t || prev->seq < seq)
+            break;
         k--;
     }
-    if (k == 0)
-        return false;
-    if (f->len == f->cap)
+    if (n == f->cap)
         fifo_grow(f);
-    for (uint32_t j = f->len; j > k; j--)
-        f->ev[(f->head + j) & f->mask] = f->ev[(f->head + j - 1) & f->mask];
-    f->ev[(f->head + k) & f->mask] = *e;
-    f->len++;
-    invariant(!ev_before(e, &f->ev[(f->head + k - 1) & f->mask]) && ev_before(e, &f->ev[(f->head + k + 1) & f->mask]),
+    struct event *ev = f->ev;
+    const uint32_t hh = f->head, mm = f->mask; /* growing moved the ring */
+    for (uint32_t j = n; j > k; j--)
+        ev[(hh + j) & mm] = ev[(hh + j - 1) & mm];
+    ev[(hh + k) & mm] = *e;
+    f->len = n + 1;
+    invariant(!ev_before(e, &ev[(hh + k - 1) & mm]) && ev_before(e, &ev[(hh + k + 1) & mm]),
               "event kind %u id %u at %llu ps inserted out of (time, seq) order", (unsigned)e->kind, e->id,
               (unsigned long long)e->time_ps);
     return true;
@@ -257,6 +268,7 @@ void eq_init(struct event_queue *q, size_t initial_capacity)
 {
     (void)initial_capacity;
     memset(q, 0, sizeof(*q));
+    q->seq_next = &q->next_seq;
     eq_set_fifos(q, EQ_FIFOS);
 }
 
@@ -309,7 +321,7 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
     invariant(!q->monotonic || time_ps >= q->last_pop_ps,
               "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
               (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
-    struct event e = {.time_ps = time_ps, .seq = q->next_seq++, .kind = kind, .id = id, .aux = aux};
+    struct event e = {.time_ps = time_ps, .seq = (*q->seq_next)++, .kind = kind, .id = id, .aux = aux};
     q->pushed_total++;
     q->count++;
     if (time_ps >= q->now_ps) {
@@ -318,11 +330,19 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
             if (q->fifo_delay_ps[i] != delay_ps)
                 continue;
             struct ev_fifo *f = &q->fifo[i];
-            if (f->len == f->cap || (f->len && ev_before(&e, &f->ev[(f->head + f->len - 1) & f->mask]))) {
+            /* the FIFO's last event is never later (pushed at an earlier
+             * or equal clock with this delay): only a tie in time can put
+             * e before it */
+            uint32_t pos = f->head + f->len;
+            if (f->len == f->cap ||
+                (f->len && f->ev[(pos - 1) & f->mask].time_ps == time_ps && f->ev[(pos - 1) & f->mask].seq > e.seq)) {
                 push_slow(q, &e, (int)i);
                 return;
             }
-            f->ev[(f->head + f->len) & f->mask] = e;
+            invariant(f->len == 0 || f->ev[(pos - 1) & f->mask].time_ps <= time_ps,
+                      "event kind %u id %u at %llu ps pushed to a FIFO whose last event is later", kind, id,
+                      (unsigned long long)time_ps);
+            f->ev[pos & f->mask] = e;
             f->pushes++;
             if (f->len++ == 0)
                 heads_push(q, head_of(f, i));

@@ -510,7 +510,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
                          : s->routing_dynamic ? PORT_ROUTE_ON_ARRIVAL
                                               : fabric_route(s, peer - s->n_hosts, pkt);
     if (__builtin_expect(s->node_remote != NULL, 0) && s->node_remote[peer])
-        s->export_arrival(s, s->now + p->latency_ps, s->eq.next_seq++, idx, next_port); /* parallel runs */
+        s->export_arrival(s, s->now + p->latency_ps, (*s->eq.seq_next)++, idx, next_port); /* parallel runs */
     else
         eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
