@@ -330,21 +330,30 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
             if (q->fifo_delay_ps[i] != delay_ps)
                 continue;
             struct ev_fifo *f = &q->fifo[i];
-            /* the FIFO's last event is never later (pushed at an earlier
-             * or equal clock with this delay): only a tie in time can put
-             * e before it */
-            uint32_t pos = f->head + f->len;
-            if (f->len == f->cap ||
-                (f->len && f->ev[(pos - 1) & f->mask].time_ps == time_ps && f->ev[(pos - 1) & f->mask].seq > e.seq)) {
+            uint32_t len = f->len;
+            if (__builtin_expect(len == f->cap, 0)) {
                 push_slow(q, &e, (int)i);
                 return;
             }
-            invariant(f->len == 0 || f->ev[(pos - 1) & f->mask].time_ps <= time_ps,
-                      "event kind %u id %u at %llu ps pushed to a FIFO whose last event is later", kind, id,
-                      (unsigned long long)time_ps);
-            f->ev[pos & f->mask] = e;
+            struct event *ring = f->ev;
+            uint32_t mask = f->mask, pos = f->head + len;
+            if (len) {
+                /* the FIFO's last event is never later (pushed at an
+                 * earlier or equal clock with this delay): only a tie in
+                 * time can put e before it */
+                const struct event *last = &ring[(pos - 1) & mask];
+                invariant(last->time_ps <= time_ps,
+                          "event kind %u id %u at %llu ps pushed to a FIFO whose last event is later", kind, id,
+                          (unsigned long long)time_ps);
+                if (__builtin_expect(last->time_ps == time_ps && last->seq > e.seq, 0)) {
+                    push_slow(q, &e, (int)i);
+                    return;
+                }
+            }
+            ring[pos & mask] = e;
+            f->len = len + 1;
             f->pushes++;
-            if (f->len++ == 0)
+            if (len == 0)
                 heads_push(q, head_of(f, i));
             return;
         }
