@@ -343,7 +343,7 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
                  * time can put e before it */
                 const struct event *last = &ring[(pos - 1) & mask];
                 invariant(last->time_ps <= time_ps,
-                          "event kind %u id %u at %llu ps pushed to a FIFO whose last event is later", kind, id,
+                          "event kind %u id %u at %llu ps appended to a FIFO whose last event is later", kind, id,
                           (unsigned long long)time_ps);
                 if (__builtin_expect(last->time_ps == time_ps && last->seq > e.seq, 0)) {
                     push_slow(q, &e, (int)i);
