@@ -4,7 +4,8 @@
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
 # and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
 # leaf-spine and a lossy incast (drops, timeouts); flows.csv and queues.csv
-# must be identical, and summary.json's event count too. Then what parallel runs refuse is refused with exit 2 and one
+# must be identical, and summary.json's event count too; one process with
+# change-mode time series gives the same ts_ports.csv. Then what parallel runs refuse is refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
 # them); skips everything when mpirun or the MPI binary is missing.
 # Environment: SPRAYSIM (default bin/spraysim), SPRAYSIM_MPI (default
@@ -68,6 +69,17 @@ else
     same drop 2 $DROP
 fi
 
+# one process runs what the plain binary runs, events of no node too:
+# change-mode time-series rows (every event) come out the same
+TS="-tm $M/perm_16n_16c_2MB.cm --ts-ports 1-5 --ts-interval change"
+"$SPRAYSIM" $TS --quiet --no-progress --out "$T/ts-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain time-series run failed"
+same ts 1 $TS
+if cmp -s "$T/ts-plain/ts_ports.csv" "$T/ts-1/ts_ports.csv"; then
+    echo "ok mpi ts -np 1: ts_ports.csv is the plain run's"
+else
+    echo "FAIL mpi ts -np 1: ts_ports.csv differs from the plain run's"
+fi
+
 # refuse NAME PATTERN ARGS...: a 2-process run must exit 2 with one line matching PATTERN
 refuse() {
     name=$1 pat=$2
@@ -85,3 +97,5 @@ refuse failures "failures act on every process" -tm "$M/perm_16n_16c_2MB.cm" --f
 printf '%s\n' "Nodes 16" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
     "2->3 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trig.cm"
 refuse triggers "triggers start flows" -tm "$T/trig.cm"
+refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
+refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200

@@ -162,8 +162,13 @@ __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *f
 static void check_supported(const struct sim *s)
 {
     const struct config *c = &s->cfg;
+    /* open-loop flows are made during the run, after the windows' stop
+     * test and the flows' gathering counted them: refused whatever the
+     * number of processes (one process ran none of them) */
+    if (s->poisson)
+        refuse("--workload poisson: spraysim-mpi needs a closed workload");
     if (P.np == 1)
-        return; /* one process runs anything the plain binary runs */
+        return; /* one process runs anything else the plain binary runs */
     if (strcmp(c->transport_name, "uet") != 0)
         refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
     for (uint32_t i = 0; i < s->cm.n_conns; i++)
@@ -215,10 +220,17 @@ void pdes_attach(struct sim *s)
     s->pdes = &P;
 }
 
+/* Events of no node (origin 0: time-series samples and open-loop
+ * arrivals, which only runs of one process have; check_supported) are
+ * rank 0's. */
+static inline bool origin_is_local(uint32_t o)
+{
+    return o == 0 ? P.rank == 0 : !P.remote[o - 1];
+}
+
 static inline bool event_is_local(const struct sim *s, const struct event *ev)
 {
-    uint32_t o = sim_event_origin(s, ev);
-    return o != 0 && !P.remote[o - 1];
+    return origin_is_local(sim_event_origin(s, ev));
 }
 
 /* The earliest event this process owns (events for other processes' nodes,
@@ -367,6 +379,7 @@ void pdes_run(struct sim *s)
     simtime_ps t = exchange(s, &all_done);
     /* rank 0's progress line, as sim_run's: its own share of the events */
     bool progress = P.rank == 0 && s->cfg.progress && isatty(STDERR_FILENO), printed = false;
+    bool ts_each_event = s->ts && s->cfg.ts.change; /* time series: one process only (check_supported) */
     double last_print = t_start;
     while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s(), c1 = cpu_s();
@@ -379,9 +392,11 @@ void pdes_run(struct sim *s)
         while ((e = eq_peek(&s->eq)) != NULL && e->time_ps <= limit) {
             eq_pop(&s->eq, &ev);
             uint32_t o = sim_event_origin(s, &ev);
-            if (o == 0 || P.remote[o - 1])
+            if (!origin_is_local(o))
                 continue; /* another process's (a flow start every process scheduled at setup) */
             sim_dispatch(s, &ev, o);
+            if (__builtin_expect(ts_each_event, 0))
+                ts_after_event(s);
             last_ps = ev.time_ps;
             n++;
         }
