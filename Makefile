@@ -12,6 +12,10 @@
 #   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC and DCTCP
 #   make bench-stream  memory of ~10 million open-loop messages with --stream (minutes)
 #   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
+#   make figures    rerun every sweep under experiments/ from scratch and write its
+#                   HTML report (experiments/reports/); installs python3-matplotlib
+#   make test-report  render a sweep report in headless Chromium (installed when
+#                   missing) and check the screenshot is not blank
 #   make fuzz       install clang if missing, build the libFuzzer harnesses and run
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
 #   make fuzz-merge add what `make fuzz` found that covers new code to the
@@ -60,7 +64,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 SHARED  ?= ../shared
 
 .PHONY: mpi mpi-deps
-.PHONY: all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -105,12 +109,37 @@ $(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz/harne
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
 
+# tools/sweep runs on Debian's python3 (3.11: tomllib, sqlite3); figures need
+# its matplotlib (the python3 first on PATH may not see Debian's packages).
+py-deps:
+	@if [ ! -x /usr/bin/python3 ]; then \
+	  echo "installing python3 (tools/sweep)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null) || \
+	  { echo "could not install python3; install it and re-run"; exit 1; }; \
+	fi
+
+plot-deps: py-deps
+	@if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then \
+	  echo "installing python3-matplotlib (figures)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-matplotlib >/dev/null) || \
+	  { echo "could not install python3-matplotlib; install it and re-run"; exit 1; }; \
+	fi
+
+figures: plot-deps $(BIN)
+	@SHARED=$(SHARED) SPRAYSIM=$(BIN) sh experiments/figures.sh
+
+test-report: plot-deps $(BIN)
+	@command -v chromium >/dev/null 2>&1 || { echo "installing chromium (headless render)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || \
+	  { echo "could not install chromium; install it and re-run"; exit 1; }; }
+	@SHARED=$(SHARED) SPRAYSIM=$(BIN) sh tests/report_test.sh
+
 run: $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
 # tests/mpi_test.sh needs bin/spraysim-mpi: built (optimised, whatever this
 # build's flags) when mpicc is here, else the test prints skip.
-test: deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
+test: deps py-deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
 	@if command -v mpicc >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1; fi
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)

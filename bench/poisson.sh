@@ -6,11 +6,13 @@
 # 4 spines, 100 G hosts, 400 G uplinks (experiments/sird_balanced_144.topo),
 # MTU 1500, infinite buffers (-q inf); WKb (facebook_hadoop.cdf) at 50%
 # applied load, arrivals for the whole run, 10 ms simulated (-end 10000;
-# messages still running then are counted, not drained). Two transports:
+# messages still running then are counted, not drained). Four transports:
 #   nscc   the default: NSCC over UET, Mixed spraying, 64 paths
 #   dctcp  RFC 8257 DCTCP (not uec-dctcp), one ECMP path per message
 #          (-paths 1), as seed 001's DCTCP baseline (sird.md Sec. 2.6); its
 #          default loss detection (3 duplicate ACKs) then sees no reordering
+#   sird   SIRD (--transport sird), seed 001's defaults, per-packet random spraying
+#   homa   Homa (--transport homa, k = 7), per-packet random spraying
 #
 # Each case runs BENCH_RUNS times (default 3); the table has the medians of
 # wall time and events/s, the largest peak memory, and the run's message
@@ -152,6 +154,8 @@ echo "bench-poisson: $RUNS run(s) per case, binary $SPRAYSIM, logs in $DIR" >&2
 
 poisson_case pn nscc --cc nscc
 poisson_case pd dctcp --cc dctcp -paths 1
+poisson_case ps sird --transport sird --lb random
+poisson_case ph homa --transport homa --lb random
 
 echo
 echo "seed 001 balanced: $TOPO, WKb at 50% load, -mtu 1500 -q inf -end $END"

@@ -254,6 +254,11 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* the RTO below is sized for the finite default queue even with -q inf:
      * an unbounded queue has no drain time to wait for */
     uint32_t rto_queue_bytes = s->queue_bytes;
+    /* seed 003's "aggressive timeouts" without trimming (specs/seeds-figures.md
+     * Sec. 2.4, item 8; Sec. 3 ablations): the RTO of a one-BDP queue even
+     * when the queue is larger */
+    if (c->aggressive_rto)
+        rto_queue_bytes = bdp_pkts * c->mtu_bytes;
     if (c->queue_infinite)
         s->queue_bytes = QUEUE_INFINITE_BYTES;
     uint32_t lo = c->ecn_low_pkts ? c->ecn_low_pkts : (uint32_t)ceil(0.2 * bdp_pkts);
@@ -289,6 +294,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
      * (the run's transport may replace the 15 us: EQDS's is 150 us). */
     s->min_rto_ps = (run_tp && run_tp->min_rto_base_ps ? run_tp->min_rto_base_ps : 15 * PS_PER_US) +
                     (simtime_ps)((double)rto_queue_bytes * 6 * 8e6 / c->linkspeed_mbps);
+    if (c->min_rto_flag_ps)
+        s->min_rto_ps = c->min_rto_flag_ps;
 
     /* seed 002 Sec. 6: probes every base_rtt + target_Qdelay of silence */
     s->probe_period_ps = s->base_rtt_ps + (c->target_qdelay_ps ? c->target_qdelay_ps

@@ -100,6 +100,8 @@ struct config {
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
     simtime_ps detect_ps;        /* failure detection delay before routing reacts */
+    simtime_ps min_rto_flag_ps;  /* --min-rto-us: the minimum RTO (0 = derived from the queue) */
+    bool aggressive_rto;         /* --aggressive-rto: the minimum RTO of a one-BDP queue whatever -q says */
     const char *fail_specs[64];  /* --fail SPEC */
     unsigned n_fail_specs;
     struct cc_option cc_opts[16]; /* --cc-opt name=value */

@@ -303,6 +303,20 @@ if [ -f experiments/sird_balanced_144.topo ] && [ -f "$SHARED/data/workloads/fac
 else
     skip "sird_balanced_144.topo: experiments/ or the workloads are not here"
 fi
+# its core variant (experiments/sird_core_144.topo, sird.md Sec. 2.1): the 36
+# ToR-spine links (each way) at 200 Gb/s, the host links at 100
+if [ -f experiments/sird_core_144.topo ]; then
+    run -topo experiments/sird_core_144.topo -mtu 1500 -q inf -end 50 --workload perm:n=144,size=10000 --out "$T/core"
+    up=$(awk -F, '$3 == "tor" && $5 == "spine" && $7 == 200' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    dn=$(awk -F, '$3 == "spine" && $5 == "tor" && $7 == 200' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    hl=$(awk -F, '$3 == "host" && $7 == 100' "$T/core/queues.csv" 2>/dev/null | wc -l)
+    if [ "$rc" -eq 0 ] && grep -q '^spraysim: 144 hosts, 13 switches, 2-tier tree' "$T/out" && [ "$up" -eq 36 ] &&
+        [ "$dn" -eq 36 ] && [ "$hl" -eq 144 ]; then
+        ok "sird_core_144.topo: 13 switches, 36 + 36 ToR-spine ports at 200 Gb/s, 144 host links at 100"
+    else
+        fail "sird_core_144.topo: rc $rc, up $up, down $dn, host links $hl"
+    fi
+fi
 
 # a huge .topo latency blames the .topo's latencies, not a -q the user never gave
 sed 's/^Downlink_Latency_ns .*/Downlink_Latency_ns 4000000000/' "$TOPOS/leaf_spine_tiny.topo" >"$T/slow.topo"
@@ -708,6 +722,20 @@ if [ "$rc" -eq 0 ] && grep -q '^incast overlay: 0.0700 of the load, 30 senders x
 else
     fail "--workload poisson incast: rc $rc, $(grep incast "$T/out") $(head -n 1 "$T/err")"
 fi
+# --switch-stats in the Poisson window: over [0, -end] it is the run's own
+# peak and mean; a later, shorter window peaks no higher than the run
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32" -tiers 2 -end 300 --switch-stats
+sw_win=$(sed -n 's/^switch buffers in the window (all ports and classes, B): tier 0 peak \([0-9]*\), mean \([0-9]*\);.*/\1 \2/p' "$T/out")
+sw_run=$(sed -n 's/^switch buffers (all ports and classes, B): tier 0 peak \([0-9]*\), mean \([0-9]*\) .*/\1 \2/p' "$T/out")
+run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.5,n=32,warmup_us=100,stop_us=150" -tiers 2 -end 300 --switch-stats --out "$T/pw"
+sw_w2=$(sed -n 's/^switch buffers in the window (all ports and classes, B): tier 0 peak \([0-9]*\), mean.*/\1/p' "$T/out")
+sw_r2=$(sed -n 's/^switch buffers (all ports and classes, B): tier 0 peak \([0-9]*\),.*/\1/p' "$T/out")
+if [ -n "$sw_win" ] && [ "$sw_win" = "$sw_run" ] && [ -n "$sw_w2" ] && [ "$sw_w2" -gt 0 ] && [ "$sw_w2" -le "$sw_r2" ] &&
+    grep -q '"switch_buffers_window": \[{"tier": 0, "max_peak_bytes": ' "$T/pw/summary.json"; then
+    ok "--switch-stats with --workload poisson: the window's peak and mean (whole run: the run's own; 100-150 us: peak $sw_w2 <= $sw_r2)"
+else
+    fail "--switch-stats window: whole '$sw_win' vs run '$sw_run'; window peak '$sw_w2' vs run '$sw_r2'"
+fi
 # --stream: rows written as messages finish and slots recycled give the same
 # files as the whole table written at the end (incast overlay, warm-up,
 # unfinished messages at -end and a matrix-free run included)
@@ -799,6 +827,21 @@ bad "-timely without roce" "-timely: a RoCE option" -tm "$M/one.cm" -timely
 bad "-timely_thresholds low > high" "-timely_thresholds" -tm "$M/one.cm" --transport roce -timely -timely_thresholds 50 10
 bad "-timely_thresholds missing its second value" "-timely_thresholds" -tm "$M/one.cm" -timely_thresholds 5
 bad "--pfc maybe" "--pfc" -tm "$M/one.cm" --pfc maybe
+bad "--min-rto-us 0" "--min-rto-us" -tm "$M/one.cm" --min-rto-us 0
+# --aggressive-rto: without trimming (a 5-BDP queue) the min RTO of the 1-BDP queue trimming runs use
+run -tm "$M/incast.cm" -disable_trim --aggressive-rto -end 10
+a=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -end 10
+t=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -disable_trim -end 10
+n=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+run -tm "$M/incast.cm" -disable_trim --min-rto-us 50 -end 10
+m=$(sed -n 's/.*min RTO \([0-9.]*\) us.*/\1/p' "$T/out")
+if [ -n "$a" ] && [ "$a" = "$t" ] && [ "$n" != "$a" ] && [ "$m" = "50.0" ]; then
+    ok "--aggressive-rto: min RTO $a us without trimming, as with trimming ($t), not $n; --min-rto-us 50 sets it"
+else
+    fail "--aggressive-rto / --min-rto-us: got '$a' (trimming '$t', no trim '$n', --min-rto-us 50 '$m')"
+fi
 bad "--msg-cc sometimes" "--msg-cc: 'sometimes' is neither inherit nor fresh" -tm "$M/one.cm" --msg-cc sometimes
 bad "--msg-cc without a value" "--msg-cc" -tm "$M/one.cm" --msg-cc
 printf 'Nodes 16\nConnections 2\n0->5 id 3 start 0 size 1000\n0->6 id 3 start 0 size 1000\n' >"$T/msgbad.cm"
@@ -906,6 +949,17 @@ else
     ok "RoCE+PFC without a lossless class: no by_class (summary unchanged)"
 fi
 
+# Homa messages are one-way: flows.csv's ideal has no ACK's return, so a
+# message alone on the network has slowdown 1 (it was 0.96 before: the ideal
+# had an ACK that Homa never sends)
+printf 'Nodes 144\nConnections 1\n0->16 start 0 size 1000000\n' >"$T/homa1.cm"
+run -tm "$T/homa1.cm" -topo experiments/sird_balanced_144.topo -mtu 1500 -q inf --transport homa --out "$T/homa1"
+hs=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["slowdown"] }' "$T/homa1/flows.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && awk -v x="$hs" 'BEGIN { exit !(x >= 1 && x < 1.01) }'; then
+    ok "--transport homa: a 1 MB message alone has flows.csv slowdown $hs (one-way: no ACK in the ideal)"
+else
+    fail "--transport homa one-way ideal: rc $rc, slowdown '$hs'"
+fi
 # Homa (--transport homa, README "Transport: Homa"): one switch class per
 # priority level, every --homa-opt checked before the run
 run -tm "$M/one.cm" -mtu 1500 -q inf --transport homa --out "$T/homa"

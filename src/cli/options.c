@@ -107,6 +107,9 @@ void options_usage(FILE *out)
             "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
             "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
             "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
+            "  --min-rto-us US       the minimum RTO (default: 15 us + six drains of the switch queue)\n"
+            "  --aggressive-rto      the minimum RTO of a one-BDP queue whatever -q is (seed 003's aggressive\n"
+            "                        timeouts without trimming)\n"
             "  --reroute MODE        none (default) or bounce: a switch with no up-down route left sends the packet\n"
             "                        down to another switch that still reaches the destination (a valley)\n"
             "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
@@ -263,7 +266,7 @@ static bool is_switch_flag(const char *a)
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
-        "--switch-stats", "-out_of_order", "-timely", "-conn_reuse",
+        "--switch-stats", "-out_of_order", "-timely", "-conn_reuse", "--aggressive-rto",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -601,6 +604,11 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 break;
             }
             cfg->fail_specs[cfg->n_fail_specs++] = v;
+        } else if (!strcmp(arg, "--min-rto-us")) {
+            TAKE();
+            cfg->min_rto_flag_ps = us_to_ps(get_real(&x, arg, v, 0.001, 1e9));
+        } else if (!strcmp(arg, "--aggressive-rto")) {
+            cfg->aggressive_rto = true;
         } else if (!strcmp(arg, "--detect-us")) {
             TAKE();
             cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));

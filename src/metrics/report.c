@@ -214,6 +214,13 @@ static void poisson_stdout(const struct sim *s)
     printf(" [MSS %llu B, BDP %llu B]; goodput per host %.3f Gb/s (min %.3f, max %.3f)\n",
            (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
            ps.goodput_gbps_min, ps.goodput_gbps_max);
+    if (ps.has_switch_window) {
+        printf("switch buffers in the window (all ports and classes, B):");
+        for (uint32_t t = 0; t < s->topo.spec.tiers; t++)
+            printf("%s tier %u peak %llu, mean %.0f", t ? ";" : "", t, (unsigned long long)ps.win_peak_bytes[t],
+                   ps.win_mean_bytes[t]);
+        printf("\n");
+    }
     const struct poisson_run *pr = s->poisson;
     if (pr->spec.incast_share > 0)
         printf("incast overlay: %.4f of the load, %u senders x %llu B every %.3f us; %u messages measured, %u "
@@ -254,7 +261,17 @@ static void poisson_json(const struct sim *s, struct strbuf *b)
         sb_printf(b, ", ");
         json_group(b, group_names[k], &ps.group[k]);
     }
-    sb_printf(b, "}, \"incast\": ");
+    sb_printf(b, "}, \"switch_buffers_window\": ");
+    if (ps.has_switch_window) {
+        sb_printf(b, "[");
+        for (uint32_t t = 0; t < s->topo.spec.tiers; t++)
+            sb_printf(b, "%s{\"tier\": %u, \"max_peak_bytes\": %llu, \"mean_mean_bytes\": %.1f}", t ? ", " : "", t,
+                      (unsigned long long)ps.win_peak_bytes[t], ps.win_mean_bytes[t]);
+        sb_printf(b, "]");
+    } else {
+        sb_printf(b, "null");
+    }
+    sb_printf(b, ", \"incast\": ");
     const struct poisson_run *pr = s->poisson;
     if (sp->incast_share > 0)
         sb_printf(b, "{\"share\": %.6f, \"senders\": %u, \"bytes\": %llu, \"period_us\": %.6f, \"measured\": %u, "

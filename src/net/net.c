@@ -51,6 +51,8 @@ static inline void switch_buffer_change(struct sim *s, const struct port *p, int
     sw->buffered_bytes = (uint64_t)((int64_t)sw->buffered_bytes + delta);
     if (sw->buffered_bytes > sw->peak_buffered_bytes)
         sw->peak_buffered_bytes = sw->buffered_bytes;
+    if (sw->buffered_bytes > sw->win_peak_buffered_bytes)
+        sw->win_peak_buffered_bytes = sw->buffered_bytes;
 }
 
 /* A data packet entered (sign +1) or left (-1) a switch port's data

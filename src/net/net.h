@@ -128,6 +128,7 @@ struct switch_node {
      * included, as the ports count them), seed 001's measure of ToR queuing */
     uint64_t buffered_bytes;
     uint64_t peak_buffered_bytes;
+    uint64_t win_peak_buffered_bytes; /* peak since the Poisson window's start (seed 001's steady state) */
     double buffered_byte_ps;       /* integral over time, for the mean */
     simtime_ps buffered_changed_ps;
     uint32_t first_port;

@@ -1034,4 +1034,5 @@ const struct transport_ops transport_homa_ops = {
     .counters = homa_counters,
     .rcv_payload_bytes = homa_rcv_payload_bytes,
     .ecn_only_when_given = true,
+    .one_way = true, /* done at delivery, no ACK: flows.csv's ideal is the delivery's */
 };

@@ -398,6 +398,10 @@ static void sird_setup(struct sim *s)
     if (p->b_bytes < p->mss_bytes)
         die_input("--sird-opt B: %llu bytes is less than one MSS (%u): no credit could ever be sent",
                   (unsigned long long)p->b_bytes, p->mss_bytes);
+    /* the pacer's timer carries its host in the timer kind, which has 16
+     * bits (transport.c: the slot generation takes the others) */
+    if (s->n_hosts >= (1u << 14))
+        die_input("--transport sird: at most %u hosts (this run has %u)", (1u << 14) - 1, s->n_hosts);
     r->n_hosts = s->n_hosts;
     r->line_mbps = c->linkspeed_mbps;
     r->rx_timeout_ps = (simtime_ps)(p->rx_timeout_rtts * (double)s->base_rtt_ps);

@@ -547,6 +547,23 @@ static void note_received(const struct sim *s, double *per_host)
             per_host[s->flows[i].dst] += received_payload(s, &s->flows[i]);
 }
 
+/* --switch-stats: each switch's buffer integral brought up to now and
+ * noted; at the window's start the window peak restarts from what is
+ * buffered now. */
+static void note_switches(struct sim *s, double *integral, bool start)
+{
+    for (uint32_t i = 0; i < s->n_switches; i++) {
+        struct switch_node *sw = &s->switches[i];
+        sw->buffered_byte_ps += (double)sw->buffered_bytes * (double)(s->now - sw->buffered_changed_ps);
+        sw->buffered_changed_ps = s->now;
+        integral[i] = sw->buffered_byte_ps;
+        if (start)
+            sw->win_peak_buffered_bytes = sw->buffered_bytes;
+        else
+            s->poisson->sw_peak_win[i] = sw->win_peak_buffered_bytes;
+    }
+}
+
 static simtime_ps window_end_ps(const struct sim *s)
 {
     const struct poisson_spec *p = &s->poisson->spec;
@@ -586,6 +603,11 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     s->arrivals_open = true;
     pr->rcv_at_start = xcalloc(s->n_hosts, sizeof(double));
     pr->rcv_at_end = xcalloc(s->n_hosts, sizeof(double));
+    if (s->cfg.switch_stats) {
+        pr->sw_int_start = xcalloc(s->n_switches, sizeof(double));
+        pr->sw_int_end = xcalloc(s->n_switches, sizeof(double));
+        pr->sw_peak_win = xcalloc(s->n_switches, sizeof(uint64_t));
+    }
     /* the window's start (nothing received before a warm-up of 0) and end */
     if (p->warmup_ps)
         sim_at(s, p->warmup_ps, EV_ARRIVAL, s->n_hosts);
@@ -617,6 +639,8 @@ void poisson_arrival(struct sim *s, uint32_t host)
     if (host >= s->n_hosts) {
         bool end = host == s->n_hosts + 1;
         note_received(s, end ? pr->rcv_at_end : pr->rcv_at_start);
+        if (pr->sw_int_start)
+            note_switches(s, end ? pr->sw_int_end : pr->sw_int_start, !end);
         pr->end_taken |= end;
         return;
     }
@@ -637,6 +661,9 @@ void poisson_free(struct sim *s)
     free(pr->next);
     free(pr->rcv_at_start);
     free(pr->rcv_at_end);
+    free(pr->sw_int_start);
+    free(pr->sw_int_end);
+    free(pr->sw_peak_win);
     free(pr->incast_pick);
     free(pr->is_incast);
     vc_free(&pr->acc.sd_all);
@@ -764,6 +791,26 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
             ps->goodput_gbps_max = gbps > ps->goodput_gbps_max ? gbps : ps->goodput_gbps_max;
         }
         free(now);
+        if (pr->sw_int_start) {
+            /* a run that ended before the window did: its final state (the
+             * integrals were closed at the run's end) is the window's end */
+            ps->has_switch_window = true;
+            double dur_ps = (double)((pr->end_taken ? ps->window_end_ps : s->now) - ps->window_start_ps);
+            uint32_t per_tier[TOPO_MAX_TIERS] = {0};
+            for (uint32_t i = 0; i < s->n_switches; i++) {
+                const struct switch_node *sw = &s->switches[i];
+                double end_int = pr->end_taken ? pr->sw_int_end[i] : sw->buffered_byte_ps;
+                uint64_t peak = pr->end_taken ? pr->sw_peak_win[i] : sw->win_peak_buffered_bytes;
+                invariant(sw->tier < TOPO_MAX_TIERS, "switch %u in tier %u", i, sw->tier);
+                per_tier[sw->tier]++;
+                ps->win_mean_bytes[sw->tier] += dur_ps > 0 ? (end_int - pr->sw_int_start[i]) / dur_ps : 0;
+                if (peak > ps->win_peak_bytes[sw->tier])
+                    ps->win_peak_bytes[sw->tier] = peak;
+            }
+            for (uint32_t t = 0; t < TOPO_MAX_TIERS; t++)
+                if (per_tier[t])
+                    ps->win_mean_bytes[t] /= per_tier[t];
+        }
     }
     ps->mean_bytes_generated = ps->measured ? bytes / ps->measured : 0;
 }

@@ -18,6 +18,7 @@
 
 #include "../core/core.h"
 #include "../metrics/vcollect.h"
+#include "../topo/topo.h"
 
 /* A piecewise-linear CDF: size_bytes[i] has cumulative probability prob[i];
  * both non-decreasing, prob[n-1] = 1. */
@@ -131,6 +132,11 @@ struct poisson_run {
      * (snapshot events), for goodput */
     double *rcv_at_start, *rcv_at_end;
     bool end_taken;
+    /* --switch-stats: each switch's buffer integral (byte x ps) at the
+     * window's start and end and its peak within the window, so the ToR
+     * queuing excludes the warm-up and the drain (seed 001 Sec. 5.3) */
+    double *sw_int_start, *sw_int_end;
+    uint64_t *sw_peak_win;
     /* the incast overlay */
     simtime_ps incast_period_ps;
     struct rng incast_rng;
@@ -169,6 +175,12 @@ struct poisson_stats {
     /* payload each host received during the window (any message's, duplicates
      * excluded) / the window: mean, min and max over hosts */
     double goodput_gbps_mean, goodput_gbps_min, goodput_gbps_max;
+    /* --switch-stats only (else has_switch_window false): per tier, over the
+     * window, the largest peak of a switch's total buffer and the mean over
+     * the tier's switches of their time averages, in bytes */
+    bool has_switch_window;
+    uint64_t win_peak_bytes[TOPO_MAX_TIERS];
+    double win_mean_bytes[TOPO_MAX_TIERS];
 };
 
 /* Slowdown: (receiver has every byte - creation) / ideal_delivery_ps. */

@@ -1,0 +1,372 @@
+#!/usr/bin/python3
+"""Tests of tools/sweep (the fast ones; make test runs them through
+tests/sweep_test.sh): expansion and ids, bad sweep files, a 2-point sweep
+end to end, resume after a kill and after a crash before the ingest,
+extending the repetitions, the Slurm script with a hand-set task id, and
+the mean / 95% CI helper. Prints one 'ok NAME' or 'FAIL NAME' line per test.
+Needs bin/spraysim (SPRAYSIM overrides) and ../shared (SHARED overrides)."""
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from sweeplib import db, spec  # noqa: E402
+
+TOOL = os.path.join(ROOT, "tools", "sweep")
+BIN = os.path.abspath(os.environ.get("SPRAYSIM", os.path.join(ROOT, "bin", "spraysim")))
+TINY = """
+[sweep]
+name = "tiny"
+seeds = [1]
+
+[fixed]
+"-tm" = "{shared}/data/htsim/matrices/one.cm"
+"-end" = 2000
+
+[axes.variant]
+trim = {}
+notrim = { "-disable_trim" = true }
+"""
+
+
+def sweep_cmd(*args, env=None, check=True, cwd=ROOT):
+    e = dict(os.environ, SPRAYSIM=BIN)
+    if "SHARED" in e:  # relative to the current directory: pin it before changing it
+        e["SHARED"] = os.path.abspath(e["SHARED"])
+    if env:
+        e.update(env)
+    p = subprocess.run(["/usr/bin/python3", TOOL] + list(args), capture_output=True, text=True, env=e, cwd=cwd)
+    if check and p.returncode != 0:
+        raise AssertionError(f"tools/sweep {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+    return p
+
+
+class SweepTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="sweeptest")
+        self.out = os.path.join(self.tmp, "out")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def write(self, text, name="s.toml"):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def q(self, sql):
+        conn = sqlite3.connect(os.path.join(self.out, "results.db"))
+        try:
+            return conn.execute(sql).fetchall()
+        finally:
+            conn.close()
+
+    # -- expansion and ids -------------------------------------------------
+    def test_expand_product_and_stable_ids(self):
+        cm = self.write("Nodes 16\nConnections 1\n0->5 id 1 start 0 size 100000\n", "a.cm")
+        f = self.write(f"""
+[sweep]
+name = "x"
+repetitions = 3
+seed_base = 5
+[fixed]
+"-tm" = "a.cm"
+"-q" = 10
+"-ecn" = "2 8"
+"--cc-opt" = ["history=2", "percentile=90"]
+[axes]
+"--cc" = ["nscc", "smartt"]
+"-q" = [8, 16]
+""")
+        s = spec.Sweep(f)
+        pts = spec.expand(s, "spraysim 9 (commit abc)", self.out)
+        self.assertEqual(len(pts), 2 * 2 * 3)
+        self.assertEqual([p.seed for p in pts[:3]], [5, 6, 7])
+        ids = [p.id for p in pts]
+        self.assertEqual(len(set(ids)), len(ids))
+        self.assertEqual(ids, [p.id for p in spec.expand(spec.Sweep(f), "spraysim 9 (commit abc)", self.out)])
+        a = pts[0].argv
+        # the axis replaces the fixed -q; two-value and repeated flags
+        self.assertEqual(a.count("-q"), 1)
+        self.assertEqual(a[a.index("-q") + 1], "8")
+        self.assertEqual(a[a.index("-ecn") + 1:a.index("-ecn") + 3], ["2", "8"])
+        self.assertEqual(a.count("--cc-opt"), 2)
+        self.assertEqual(a[-2:], ["--seed", "5"])
+        # another binary version: other ids
+        other = spec.expand(s, "spraysim 9 (commit abd)", self.out)
+        self.assertFalse(set(ids) & {p.id for p in other})
+        # the input's content, not its path, is in the id
+        os.rename(cm, os.path.join(self.tmp, "b.cm"))
+        with open(f) as fh:
+            self.write(fh.read().replace("a.cm", "b.cm"))
+        self.assertEqual(ids, [p.id for p in spec.expand(spec.Sweep(f), "spraysim 9 (commit abc)", self.out)])
+        with open(os.path.join(self.tmp, "b.cm"), "a") as fh:
+            fh.write("\n")
+        changed = spec.expand(spec.Sweep(f), "spraysim 9 (commit abc)", self.out)
+        self.assertFalse(set(ids) & {p.id for p in changed})
+
+    def test_named_axis_and_generated_input(self):
+        f = self.write("""
+[sweep]
+name = "g"
+seeds = [3, 4]
+[inputs.m]
+command = ["sh", "-c", "printf 'Nodes 16\\nConnections 1\\n0->{seed} id 1 start 0 size 1000\\n'"]
+[fixed]
+"-tm" = "{input.m}"
+[axes.variant]
+a = {}
+b = { "-sleek" = true, "-disable_trim" = true }
+""")
+        pts = spec.expand(spec.Sweep(f), "v", self.out)
+        self.assertEqual(len(pts), 4)
+        self.assertEqual(pts[0].labels, {"variant": "a"})
+        self.assertIn("-sleek", pts[2].argv)
+        self.assertNotEqual(pts[0].input_hashes["-tm"], pts[1].input_hashes["-tm"])  # per seed
+        with open(pts[1].argv[pts[1].argv.index("-tm") + 1]) as fh:
+            self.assertIn("0->4 ", fh.read())
+
+    def test_variable_axis(self):
+        f = self.write("""
+[sweep]
+name = "v"
+[fixed]
+"--workload" = "incast:n=16,degree={degree},size={size_bytes}"
+[axes]
+degree = [2, 4]
+size_bytes = [1000, 2000]
+""")
+        pts = spec.expand(spec.Sweep(f), "v", self.out)
+        self.assertEqual(len(pts), 4)
+        self.assertEqual(pts[3].labels, {"degree": 4, "size_bytes": 2000})
+        self.assertEqual(pts[3].argv[:2], ["--workload", "incast:n=16,degree=4,size=2000"])
+        self.assertEqual(db.param_types(pts)[0]["degree"], "INTEGER")
+        with open(f, "a") as fh:
+            fh.write('[[exclude]]\ndegree = 4\nsize_bytes = 2000\n[[exclude]]\nsize_bytes = 1000\n')
+        pts = spec.expand(spec.Sweep(f), "v", self.out)
+        self.assertEqual([p.labels for p in pts], [{"degree": 2, "size_bytes": 2000}])
+
+    def test_bad_sweep_files(self):
+        cases = [
+            ("[sweep]\nname='a'\nbogus=1\n", "sweep.bogus"),
+            ("[sweep]\ntitle='a'\n", "sweep.name"),
+            ("[sweep]\nname='a'\n[axes]\n'--cc' = []\n", "axes.--cc"),
+            ("[sweep]\nname='a'\n[fixed]\n'--seed' = 3\n", "set by the sweep"),
+            ("[sweep]\nname='a'\n[fixed]\n'-ecn' = 3\n", "two values"),
+            ("[sweep]\nname='a'\n[fixed]\n'cc' = 3\n", "not a flag"),
+            ("[sweep]\nname='a'\nseeds=[1]\nrepetitions=2\n", "not both"),
+            ("[sweep]\nname='a'\n[fixed]\n'-tm' = '{nope}'\n", "unknown {nope}"),
+            ("[sweep]\nname='a'\n[axes.v]\nx = {}\ny = {}\n", "same command"),
+            ("[sweep]\nname='a'\n[axes]\nseed = [1, 2]\n", "axes.seed"),
+            ("[sweep]\nname='a'\n[axes]\nx = [1, 2]\n", "same command"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\n'-q' = 3\n", "not one of"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\ncc = 3\n", "not an axis"),
+            ("[sweep\n", "s.toml"),
+        ]
+        for text, want in cases:
+            f = self.write(text)
+            p = sweep_cmd("expand", f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, text)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(want, p.stderr, text)
+            self.assertIn("s.toml", p.stderr)
+
+    # -- running -----------------------------------------------------------
+    def test_tiny_sweep_end_to_end(self):
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--out", self.out, "-j", "2", "--quiet")
+        runs = self.q("SELECT variant, disable_trim, seed, status, events, wall_s, version, command FROM runs ORDER BY variant")
+        self.assertEqual([r[:4] for r in runs], [("notrim", 1, 1, "done"), ("trim", 0, 1, "done")])
+        self.assertTrue(all(r[4] > 0 and r[5] > 0 and r[6].startswith("spraysim") for r in runs))
+        self.assertIn("-disable_trim", runs[0][7])
+        self.assertEqual(self.q("SELECT count(*) FROM flows")[0][0], 2)
+        ports = self.q("SELECT count(*) FROM queues")[0][0]
+        self.assertEqual(ports, 2 * 96)
+        self.assertEqual(self.q("SELECT typeof(fct_us), typeof(size_bytes) FROM flows LIMIT 1")[0], ("real", "integer"))
+        self.assertAlmostEqual(self.q("SELECT fct_max_us FROM summaries LIMIT 1")[0][0], 176.19952)
+        # a second run does nothing
+        logs = sorted(os.listdir(os.path.join(self.out, "logs")))
+        mt = [os.stat(os.path.join(self.out, "logs", x)).st_mtime_ns for x in logs]
+        p = sweep_cmd("run", f, "--out", self.out)
+        self.assertIn("2 done, 0 to run", p.stderr)
+        self.assertEqual(mt, [os.stat(os.path.join(self.out, "logs", x)).st_mtime_ns for x in logs])
+        self.assertEqual(self.q("SELECT count(*) FROM flows")[0][0], 2)
+        self.assertIn("in database: 2 (done 2)", sweep_cmd("status", f, "--out", self.out).stdout)
+        # query: mean and CI per axis value
+        out = sweep_cmd("query", self.out, "fct_max_us").stdout.splitlines()
+        self.assertEqual(out[0].split("\t"), ["variant", "n", "mean", "ci95_low", "ci95_high"])
+        self.assertEqual(out[1].split("\t")[:3], ["trim", "1", "176.2"])
+
+    def test_run_from_another_directory(self):
+        # default OUT is results/NAME under the current directory
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--quiet", cwd=self.tmp)
+        self.out = os.path.join(self.tmp, "results", "tiny")
+        self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
+        self.assertFalse(os.path.exists(os.path.join(ROOT, "results", "tiny", "runs")))
+
+    def test_crash_before_ingest_is_ingested_not_rerun(self):
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        # as if the sweep died after the runs but before their ingest
+        conn = sqlite3.connect(os.path.join(self.out, "results.db"))
+        with conn:
+            for t in ("runs", "flows", "queues", "summaries"):
+                conn.execute(f"DELETE FROM {t}")
+        conn.close()
+        ids = [x[:-5] for x in os.listdir(os.path.join(self.out, "logs")) if x.endswith(".json")]
+        before = {i: os.stat(os.path.join(self.out, "runs", i, "summary.json")).st_mtime_ns for i in ids}
+        p = sweep_cmd("run", f, "--out", self.out)
+        self.assertIn("ingested 2 point(s)", p.stderr)
+        self.assertIn("0 to run", p.stderr)
+        self.assertEqual(before, {i: os.stat(os.path.join(self.out, "runs", i, "summary.json")).st_mtime_ns for i in ids})
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 2)
+        self.assertEqual(self.q("SELECT count(*) FROM flows")[0][0], 2)
+
+    def test_kill_and_resume(self):
+        f = self.write(TINY)
+        # a binary whose no-trim point hangs: the sweep is killed while it runs
+        slow = self.write(f"""#!/bin/sh
+case "$*" in *-disable_trim*) while :; do sleep 0.1; done;; esac
+exec {BIN} "$@"
+""", "slow.sh")
+        os.chmod(slow, 0o755)
+        e = dict(os.environ, SPRAYSIM=slow)
+        proc = subprocess.Popen(["/usr/bin/python3", TOOL, "run", f, "--out", self.out, "-j", "2"],
+                                env=e, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                start_new_session=True)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                if self.q("SELECT count(*) FROM runs")[0][0] == 1:
+                    break
+            except sqlite3.Error:
+                pass
+            time.sleep(0.05)
+        time.sleep(0.2)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        # the hanging child died with the sweep (no orphan)
+        time.sleep(0.3)
+        ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+        self.assertNotIn(slow, ps)
+        self.assertEqual(self.q("SELECT variant FROM runs"), [("trim",)])
+        p = sweep_cmd("run", f, "--out", self.out)
+        self.assertIn("1 done, 1 to run", p.stderr)
+        self.assertEqual(sorted(self.q("SELECT variant, status FROM runs")), [("notrim", "done"), ("trim", "done")])
+        self.assertEqual(self.q("SELECT count(*) FROM flows")[0][0], 2)
+        self.assertEqual(self.q("SELECT count(DISTINCT point_id) FROM queues")[0][0], 2)
+
+    def test_more_repetitions_extend_the_database(self):
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]"))
+        p = sweep_cmd("run", f, "--out", self.out)
+        self.assertIn("4 points, 2 done, 2 to run", p.stderr)
+        self.assertEqual(self.q("SELECT seed, count(*) FROM runs GROUP BY seed"), [(1, 2), (2, 2)])
+        out = sweep_cmd("query", self.out, "fct_max_us", "--by", "variant").stdout.splitlines()
+        self.assertEqual(out[1].split("\t")[1], "2")
+
+    def test_fresh_deletes_only_a_results_directory(self):
+        f = self.write(TINY)
+        os.makedirs(self.out)
+        keep = os.path.join(self.out, "precious.txt")
+        open(keep, "w").close()
+        p = sweep_cmd("run", f, "--out", self.out, "--fresh", check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("not deleting", p.stderr)
+        self.assertTrue(os.path.exists(keep))
+        os.unlink(keep)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        sweep_cmd("run", f, "--out", self.out, "--fresh", "--quiet")
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 2)
+
+    def test_points_removed_from_the_file_leave_the_queries(self):
+        f = self.write(TINY)
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.write(TINY.replace('notrim = { "-disable_trim" = true }', 'notrim = { "-disable_trim" = true, "-sleek" = true }'))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0], 3)  # kept
+        self.assertEqual(self.q("SELECT count(*) FROM runs WHERE point_index IS NULL")[0][0], 1)
+        out = sweep_cmd("query", self.out, "fct_max_us", "--by", "variant,sleek").stdout.splitlines()
+        self.assertEqual([ln.split("\t")[:3] for ln in out[1:]], [["trim", "None", "1"], ["notrim", "1", "1"]])
+
+    def test_failed_point_is_recorded(self):
+        f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"-paths" = 0'))
+        p = sweep_cmd("run", f, "--out", self.out, check=False)
+        self.assertEqual(p.returncode, 1)
+        rows = self.q("SELECT status, exit_code, error FROM runs")
+        self.assertEqual(len(rows), 2)
+        self.assertTrue(all(r[0] == "failed" and r[1] == 2 and "-paths" in r[2] for r in rows), rows)
+
+    # -- Slurm -------------------------------------------------------------
+    def test_slurm_script_with_hand_set_task_id(self):
+        f = self.write(TINY)
+        p = sweep_cmd("slurm", f, "--out", self.out, "--chunk", "1", "--sbatch=--time=00:10:00")
+        script = os.path.join(self.out, "slurm.sh")
+        self.assertIn("2 points in 2 array task(s)", p.stdout)
+        with open(script) as fh:
+            text = fh.read()
+        self.assertIn("#SBATCH --array=0-1\n", text)
+        self.assertIn("#SBATCH --time=00:10:00\n", text)
+        with open(os.path.join(self.out, "points.json")) as fh:
+            pts = json.load(fh)["points"]
+        e = dict(os.environ, SPRAYSIM=BIN)
+        e.pop("SLURM_ARRAY_TASK_ID", None)
+        r = subprocess.run(["sh", script], env=e, capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("SLURM_ARRAY_TASK_ID", r.stderr)
+        r = subprocess.run(["sh", script], env=dict(e, SLURM_ARRAY_TASK_ID="1"), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        done = {x[:-5] for x in os.listdir(os.path.join(self.out, "logs")) if x.endswith(".json")}
+        self.assertEqual(done, {pts[1]["id"]})
+        self.assertEqual(self.q("SELECT count(*) FROM runs")[0][0] if os.path.exists(os.path.join(self.out, "results.db")) else 0, 0)
+        r = subprocess.run(["sh", script], env=dict(e, SLURM_ARRAY_TASK_ID="2"), capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("out of range", r.stderr)
+        subprocess.run(["sh", script], env=dict(e, SLURM_ARRAY_TASK_ID="0"), check=True, capture_output=True)
+        sweep_cmd("ingest", f, "--out", self.out)
+        self.assertEqual(sorted(r[0] for r in self.q("SELECT point_id FROM runs")), sorted(p["id"] for p in pts))
+        # a second pass of a task reruns nothing
+        r = subprocess.run(["sh", script], env=dict(e, SLURM_ARRAY_TASK_ID="0"), capture_output=True, text=True)
+        self.assertIn("1 already run", r.stderr)
+
+    # -- statistics --------------------------------------------------------
+    def test_mean_ci95(self):
+        n, m, h = db.mean_ci95([1, 2, 3])
+        self.assertEqual((n, m), (3, 2.0))
+        self.assertAlmostEqual(h, 4.303 / 3 ** 0.5)
+        self.assertEqual(db.mean_ci95([5]), (1, 5.0, None))
+        self.assertEqual(db.mean_ci95([]), (0, None, None))
+        self.assertAlmostEqual(db.mean_ci95(list(range(40)))[2], 1.96 * (sum((x - 19.5) ** 2 for x in range(40)) / 39 / 40) ** 0.5)
+
+
+class Printer(unittest.TextTestResult):
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        print(f"ok {test._testMethodName}", flush=True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        print(f"FAIL {test._testMethodName}: {self._exc_info_to_string(err, test)}", flush=True)
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        print(f"FAIL {test._testMethodName}: {self._exc_info_to_string(err, test)}", flush=True)
+
+
+if __name__ == "__main__":
+    suite = unittest.defaultTestLoader.loadTestsFromTestCase(SweepTest)
+    if len(sys.argv) > 1:
+        suite = unittest.TestSuite(t for t in suite if t._testMethodName in sys.argv[1:])
+    r = unittest.TextTestRunner(resultclass=Printer, stream=open(os.devnull, "w"), verbosity=0).run(suite)
+    sys.exit(0 if r.wasSuccessful() else 1)

@@ -1,0 +1,576 @@
+"""Figures and self-contained HTML reports of a sweep or of one run.
+
+Figures are drawn by matplotlib (Debian's python3-matplotlib, Agg backend)
+and inlined as base64 PNG, tables as HTML: the report is one file that opens
+offline. What a sweep's report shows comes from its [report] table (README
+"Sweeps and results"); without one it shows FCT CDFs, slowdown against
+size, utilization heatmaps and the summary metrics of every combination.
+
+Time series: spraysim's time-series capture (a separate work item) writes
+CSV files into the run directory; every file matching TIMESERIES_GLOBS is
+plotted by plot_timeseries(): one panel per value column against the time
+column (the first column named time_us / t_us / time, else the first),
+one line per id (flow_id, port, host, node or id, at most MAX_SERIES).
+"""
+import base64
+import glob
+import html
+import io
+import json
+import math
+import os
+import re
+import sqlite3
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from . import db  # noqa: E402
+
+TIMESERIES_GLOBS = ["timeseries*.csv", "ts_*.csv", "*_timeseries.csv", "series_*.csv"]
+MAX_SERIES = 16
+MAX_CDF_LINES = 12
+MAX_HEATMAPS = 4
+plt.rcParams.update({"figure.dpi": 100, "font.size": 9, "axes.grid": True, "grid.alpha": 0.3,
+                     "svg.hashsalt": "spraysim"})
+
+
+def fig_html(fig, alt):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    b = base64.b64encode(buf.getvalue()).decode()
+    return f'<figure><img alt="{html.escape(alt)}" src="data:image/png;base64,{b}"><figcaption>{html.escape(alt)}</figcaption></figure>'
+
+
+def esc(s):
+    return html.escape(str(s))
+
+
+def text_html(s):
+    """Paragraphs from plain text; `code` spans; lines starting '- ' as lists."""
+    out = []
+    for para in re.split(r"\n\s*\n", s.strip()):
+        lines = [ln.strip() for ln in para.splitlines()]
+        conv = [re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(ln)) for ln in lines]
+        if all(ln.startswith("- ") for ln in lines if ln):
+            out.append("<ul>" + "".join(f"<li>{c[2:]}</li>" for c in conv if c) + "</ul>")
+        else:
+            out.append("<p>" + " ".join(conv) + "</p>")
+    return "\n".join(out)
+
+
+def table_html(header, rows, cls=""):
+    h = "".join(f"<th>{esc(x)}</th>" for x in header)
+    body = "".join("<tr>" + "".join(f"<td>{esc(fmt(x))}</td>" for x in r) + "</tr>" for r in rows)
+    return f'<table class="{cls}"><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def fmt(x):
+    if x is None:
+        return ""
+    if isinstance(x, float):
+        if x == 0 or abs(x) < 1e4 and abs(x) >= 1e-3:
+            return f"{x:.4g}"  # 4 significant digits: 1.003, 176.2, 0.9662
+        if abs(x) >= 1e7 or abs(x) < 1e-3:
+            return f"{x:.4g}"
+        return f"{x:,.0f}"
+    return str(x)
+
+
+CSS = """
+body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;background:#fff}
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:2em}
+table{border-collapse:collapse;margin:0.8em 0;font-size:0.85em}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}
+td:first-child,th:first-child{text-align:left}table.claim td{text-align:left}
+figure{display:inline-block;margin:0.5em;vertical-align:top}figure img{max-width:100%}
+figcaption{font-size:0.8em;color:#555}code{background:#f3f3f3;padding:0 2px}
+.agrees{color:#070;font-weight:bold}.disagrees{color:#a00;font-weight:bold}.open{color:#a60;font-weight:bold}
+.meta{color:#555;font-size:0.85em}
+"""
+
+
+def page(title, body):
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def write_atomic(path, text):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+# -- single-run figures (from a run directory or the database) ------------
+def ecdf(values):
+    """Empirical CDF as step points, starting from 0 at the smallest value
+    (so one flow still draws a visible step)."""
+    xs = sorted(values)
+    n = len(xs)
+    return [xs[0]] + xs, [0.0] + [(i + 1) / n for i in range(n)]
+
+
+def plot_cdf(series, title, xlabel="FCT (us)"):
+    """series: [(label, [values])]"""
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for label, vals in series[:MAX_CDF_LINES]:
+        if vals:
+            x, y = ecdf(vals)
+            ax.step(x, y, where="post", label=label, lw=1.2)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("fraction of flows")
+    ax.set_title(title)
+    if len(series) > 1:
+        ax.legend(fontsize=7)
+    return fig_html(fig, title)
+
+
+def plot_slowdown(series, title):
+    """series: [(label, [(size_bytes, slowdown)])]: median and p99 per size bin."""
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    for i, (label, pts) in enumerate(series[:MAX_CDF_LINES]):
+        pts = [(s, d) for s, d in pts if s and d is not None]
+        if not pts:
+            continue
+        bins = {}
+        for s, d in pts:
+            bins.setdefault(int(round(math.log2(s) * 2)), []).append((s, d))
+        xs, med, p99 = [], [], []
+        for k in sorted(bins):
+            b = bins[k]
+            ds = sorted(d for _, d in b)
+            xs.append(sorted(s for s, _ in b)[len(b) // 2])
+            med.append(ds[(len(ds) - 1) // 2])
+            p99.append(ds[max(0, math.ceil(0.99 * len(ds)) - 1)])
+        c = f"C{i % 10}"
+        ax.plot(xs, med, "o-", color=c, label=f"{label} median", ms=3)
+        ax.plot(xs, p99, "x--", color=c, label=f"{label} p99", ms=3, lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("flow size (bytes)")
+    ax.set_ylabel("slowdown (FCT / ideal)")
+    ax.set_title(title)
+    ax.legend(fontsize=6)
+    return fig_html(fig, title)
+
+
+def plot_heatmap(ports, simulated_us, title):
+    """ports: dicts with node, node_kind, peer, direction, rate_gbps, tx_bytes.
+    One row per switch (grouped by kind), one column per port; colour =
+    utilization = bytes sent / (rate x simulated time)."""
+    if not simulated_us:
+        return ""
+    by_node = {}
+    kinds = {}
+    for p in ports:
+        if p["node_kind"] == "host":
+            continue
+        by_node.setdefault(p["node"], []).append(p)
+        kinds[p["node"]] = p["node_kind"]
+    if not by_node:
+        return ""
+    order = {"tor": 0, "leaf": 0, "agg": 1, "spine": 1, "core": 2}
+    nodes = sorted(by_node, key=lambda n: (order.get(kinds[n], 9), kinds[n], n))
+    width = max(len(v) for v in by_node.values())
+    grid = []
+    for n in nodes:
+        ps = sorted(by_node[n], key=lambda p: (p["direction"], p["peer"]))
+        row = [p["tx_bytes"] * 8 / (p["rate_gbps"] * 1e3 * simulated_us) if p["rate_gbps"] else float("nan")
+               for p in ps]
+        grid.append(row + [float("nan")] * (width - len(row)))
+    fig, ax = plt.subplots(figsize=(5.5, min(8, 1.5 + 0.012 * len(nodes) + 2)))
+    im = ax.imshow(grid, aspect="auto", interpolation="nearest", cmap="viridis", vmin=0, vmax=1)
+    fig.colorbar(im, ax=ax, label="utilization")
+    ax.set_xlabel("port (down ports first, then up, by peer)")
+    ax.set_ylabel("switch")
+    ticks, labels, last = [], [], None
+    for i, n in enumerate(nodes):
+        if kinds[n] != last:
+            ticks.append(i)
+            labels.append(kinds[n])
+            last = kinds[n]
+    ax.set_yticks(ticks)
+    ax.set_yticklabels(labels)
+    ax.grid(False)
+    ax.set_title(title)
+    return fig_html(fig, title)
+
+
+def find_timeseries(rundir):
+    files = []
+    for g in TIMESERIES_GLOBS:
+        files += glob.glob(os.path.join(rundir, g))
+    return sorted(set(files))
+
+
+def plot_timeseries(path, title):
+    """Hook for the time-series CSVs (see the module comment)."""
+    import csv
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if len(rows) < 2:
+        return ""
+    header = rows[0]
+    tcol = next((i for i, h in enumerate(header) if h in ("time_us", "t_us", "time")), 0)
+    idcol = next((i for i, h in enumerate(header) if h in ("flow_id", "flow", "port", "host", "node", "id")), None)
+    vcols = [i for i, h in enumerate(header) if i not in (tcol, idcol)]
+
+    def num(s):
+        try:
+            return float(s)
+        except ValueError:
+            return None
+    vcols = [i for i in vcols if num(rows[1][i]) is not None][:6]
+    if not vcols:
+        return ""
+    series = {}
+    for r in rows[1:]:
+        key = r[idcol] if idcol is not None else ""
+        if key not in series and len(series) >= MAX_SERIES:
+            continue
+        series.setdefault(key, []).append(r)
+    fig, axes = plt.subplots(len(vcols), 1, figsize=(6, 1.9 * len(vcols) + 0.6), sharex=True, squeeze=False)
+    for ax, c in zip(axes[:, 0], vcols):
+        for key, rs in series.items():
+            ax.plot([num(r[tcol]) for r in rs], [num(r[c]) for r in rs], lw=0.9,
+                    label=f"{header[idcol]} {key}" if idcol is not None else None)
+        ax.set_ylabel(header[c], fontsize=7)
+    axes[-1, 0].set_xlabel(header[tcol])
+    if idcol is not None and len(series) <= 8:
+        axes[0, 0].legend(fontsize=6)
+    axes[0, 0].set_title(title)
+    return fig_html(fig, title)
+
+
+def read_run(rundir):
+    rows = {}
+    for name in ("flows", "queues"):
+        header, data = db.read_csv(os.path.join(rundir, name + ".csv"))
+        rows[name] = [{h: db.convert(v, "REAL") if h not in ("node_kind", "peer_kind", "direction") else v
+                       for h, v in zip(header, r)} for r in data]
+    with open(os.path.join(rundir, "summary.json")) as f:
+        rows["summary"] = json.load(f)
+    return rows
+
+
+def run_report(rundir, out):
+    """One run's page: summary, FCT CDF, slowdown against size, heatmap, time series."""
+    try:
+        r = read_run(rundir)
+    except (OSError, ValueError, StopIteration) as e:
+        from .spec import SpecError
+        raise SpecError(f"{rundir}: not a complete spraysim output directory ({e})")
+    s = r["summary"]
+    fl = r["flows"]
+    parts = [f"<h1>spraysim run {esc(os.path.basename(rundir.rstrip('/')))}</h1>",
+             f"<p class=meta>{esc(s.get('tool'))} {esc(s.get('version'))} commit {esc(s.get('commit'))}; "
+             f"inputs {esc(json.dumps(s.get('inputs')))}</p>"]
+    parts.append(table_html(["metric", "value"], [
+        ("flows finished", f"{s['flows']['finished']} of {s['flows']['total']}"),
+        ("FCT median / p99 / max (us)", f"{fmt(s['flows']['fct_median_us'])} / {fmt(s['flows']['fct_p99_us'])} / {fmt(s['flows']['fct_max_us'])}"),
+        ("base RTT (us)", s["network"]["base_rtt_us"]),
+        ("simulated (us)", s["run"]["simulated_us"]), ("events", s["run"]["events"])]))
+    parts.append(table_html(["config", "value"], [(k, json.dumps(v)) for k, v in s["config"].items()]))
+    fcts = [f["fct_us"] for f in fl if f["fct_us"] is not None]
+    parts.append(plot_cdf([("flows", fcts)], "FCT CDF"))
+    parts.append(plot_slowdown([("flows", [(f["size_bytes"], f["slowdown"]) for f in fl])], "Slowdown against size"))
+    parts.append(plot_heatmap(r["queues"], s["run"]["simulated_us"], "Per-port utilization"))
+    for ts in find_timeseries(rundir):
+        parts.append(plot_timeseries(ts, os.path.basename(ts)))
+    write_atomic(out, page(f"spraysim run {os.path.basename(rundir)}", "\n".join(parts)))
+
+
+# -- sweep report ---------------------------------------------------------
+def combo_label(combo_json):
+    d = json.loads(combo_json)
+    return ", ".join(f"{k.lstrip('-')}={v}" for k, v in d.items()) or "all"
+
+
+def selector_where(conn, sel):
+    cols = db.columns(conn, "runs")
+    parts, args = [], []
+    for k, v in sel.items():
+        c = db.column_name(k)
+        if c not in cols:
+            raise ValueError(f"selector {k!r}: no runs column {c!r}")
+        parts.append(f'r."{c}" = ?')
+        args.append(v)
+    return " AND ".join(parts) or "1", args
+
+
+DEFINES = {}  # [report.define]: metric name -> SQL expression
+
+
+def resolve(metric):
+    return DEFINES.get(metric, metric)
+
+
+def metric_by_seed(conn, metric, sel, where=None):
+    m = db.metric_expr(conn, resolve(metric))
+    w, args = selector_where(conn, sel)
+    q = (f"SELECT r.seed, {m} FROM runs r LEFT JOIN summaries s USING(point_id) "
+         f"WHERE {db.LIVE} AND {w}" + (f" AND ({where})" if where else ""))
+    out = {}
+    for seed, v in conn.execute(q, args):
+        if v is not None:
+            out.setdefault(seed, []).append(v)
+    return {k: sum(v) / len(v) for k, v in out.items()}
+
+
+def claim_html(conn, c, i):
+    """A paper's statement, what we measured, and the verdict. A claim
+    compares metric over selected runs: `ratio = [A, B]` (A / B per seed),
+    `diff = [A, B]` (A - B per seed, divided by `scale`, a metric of B's
+    runs, when given) or `select = A` (the value itself); then `expect` with
+    `tolerance` (relative), or `at_most` / `at_least`, gives the verdict."""
+    metric = c.get("metric", "fct_max_us")
+    where = c.get("where")
+    try:
+        if "ratio" in c or "diff" in c:
+            a_sel, b_sel = c.get("ratio") or c.get("diff")
+            a = metric_by_seed(conn, metric, a_sel, where)
+            b = metric_by_seed(conn, metric, b_sel, where)
+            sc = metric_by_seed(conn, c["scale"], b_sel, where) if "scale" in c else None
+            vals = []
+            for seed in sorted(set(a) & set(b)):
+                if "ratio" in c:
+                    vals.append(a[seed] / b[seed] if b[seed] else float("nan"))
+                else:
+                    d = a[seed] - b[seed]
+                    vals.append(d / sc[seed] if sc else d)
+            what = (f"{metric}[{fmt_sel(a_sel)}] / {metric}[{fmt_sel(b_sel)}]" if "ratio" in c else
+                    f"({metric}[{fmt_sel(a_sel)}] - {metric}[{fmt_sel(b_sel)}])" +
+                    (f" / {c['scale']}" if "scale" in c else ""))
+        else:
+            a = metric_by_seed(conn, metric, c.get("select", {}), where)
+            vals = list(a.values())
+            what = f"{metric}[{fmt_sel(c.get('select', {}))}]"
+    except (ValueError, sqlite3.Error, KeyError, TypeError) as e:
+        return f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3><p class=disagrees>claim cannot be evaluated: {esc(e)}</p>"
+    n, m, h = db.mean_ci95(vals)
+    verdict, cls = "no verdict (no data or no expectation)", "open"
+    if m is not None:
+        # the verdict follows the mean over seeds; "within noise" when the
+        # 95% CI also reaches the other side of the bound
+        lo, hi = (m - h, m + h) if h is not None else (m, m)
+        ok = noisy = None
+        if "expect" in c:
+            tol = c.get("tolerance", 0.1)
+            e = c["expect"]
+            a, b = sorted((e * (1 - tol), e * (1 + tol)))
+            ok = a <= m <= b
+            noisy = (lo < a or hi > b) if ok else (lo <= b and hi >= a)
+            want = f"expected {fmt(e)} within {tol:.0%}"
+        elif "at_most" in c:
+            ok, noisy = m <= c["at_most"], lo <= c["at_most"] <= hi
+            want = f"expected at most {fmt(c['at_most'])}"
+        elif "at_least" in c:
+            ok, noisy = m >= c["at_least"], lo <= c["at_least"] <= hi
+            want = f"expected at least {fmt(c['at_least'])}"
+        if ok is not None:
+            verdict = ("agrees" if ok else "disagrees") + f": {want}"
+            cls = "agrees" if ok else "disagrees"
+            if noisy:
+                verdict += " (within noise: the 95% CI over seeds reaches the other side)"
+                cls = "open"
+    meas = "no data" if m is None else (f"{fmt(m)}" + (f" (95% CI {fmt(m - h)} .. {fmt(m + h)}, {n} seeds)"
+                                                     if h is not None else f" ({n} seed)"))
+    out = [f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>",
+           table_html(["", ""], [("paper", c.get("paper", "")), ("measured", f"{what} = {meas}")], "claim"),
+           f'<p>Verdict: <span class="{cls}">{esc(verdict)}</span></p>']
+    if c.get("note"):
+        out.append(text_html(c["note"]))
+    return "\n".join(out)
+
+
+def fmt_sel(sel):
+    return ", ".join(f"{k.lstrip('-')}={v}" for k, v in sel.items())
+
+
+def metric_plot(conn, p):
+    """Metric against a parameter with 95% confidence bands, one line per group."""
+    x, y = db.column_name(p["x"]), p.get("y", "fct_max_us")
+    group = [db.column_name(g) for g in ([p["group"]] if isinstance(p.get("group"), str) else p.get("group", []))]
+    rows = db.aggregate(conn, resolve(y), [x] + group, p.get("where"))
+    lines = {}
+    for key, n, m, h in rows:
+        lines.setdefault(key[1:], []).append((key[0], m, h))
+    fig, ax = plt.subplots(figsize=(5.5, 3.6))
+    numeric = all(isinstance(v[0], (int, float)) for pts in lines.values() for v in pts)
+    cats = []
+    if not numeric:
+        for pts in lines.values():
+            for v in pts:
+                if v[0] not in cats:
+                    cats.append(v[0])
+    for i, (g, pts) in enumerate(lines.items()):
+        pts = [v for v in pts if v[1] is not None]
+        if numeric:
+            pts.sort(key=lambda v: v[0])
+        xs = [v[0] if numeric else cats.index(v[0]) + (i - (len(lines) - 1) / 2) * 0.8 / max(1, len(lines)) for v in pts]
+        ms = [v[1] for v in pts]
+        lo = [v[1] - (v[2] or 0) for v in pts]
+        hi = [v[1] + (v[2] or 0) for v in pts]
+        lab = ", ".join(f"{c}={v}" for c, v in zip(group, g)) or y
+        if numeric:
+            ax.plot(xs, ms, "o-", label=lab, ms=3)
+            ax.fill_between(xs, lo, hi, alpha=0.2)
+        else:
+            ax.bar(xs, ms, width=0.8 / max(1, len(lines)), label=lab,
+                   yerr=[[m - l for m, l in zip(ms, lo)], [h - m for m, h in zip(ms, hi)]], capsize=2)
+    if not numeric:
+        ax.set_xticks(range(len(cats)))
+        ax.set_xticklabels([str(c) for c in cats], rotation=20, fontsize=7)
+    if p.get("logx") and numeric:
+        ax.set_xscale("log")
+    if p.get("logy"):
+        ax.set_yscale("log")
+    ax.set_xlabel(p["x"].lstrip("-"))
+    ax.set_ylabel(p.get("ylabel", y))
+    title = p.get("title", f"{y} against {p['x'].lstrip('-')} (mean, 95% CI over seeds)")
+    ax.set_title(title, fontsize=8)
+    if len(lines) > 1 or group:
+        ax.legend(fontsize=6)
+    return fig_html(fig, title)
+
+
+def combos(conn, where=None):
+    q = f"SELECT combo FROM runs r WHERE {db.LIVE}" + (f" AND ({where})" if where else "") + " GROUP BY combo ORDER BY min(point_index)"
+    return [r[0] for r in conn.execute(q)]
+
+
+def combo_flows(conn, combo, cols, where=None, flow_where=None):
+    q = (f"SELECT {cols} FROM flows f JOIN runs r USING(point_id) WHERE r.combo = ? "
+         f"AND {db.LIVE}" + (f" AND ({where})" if where else "")
+         + (f" AND ({flow_where})" if flow_where else ""))
+    return conn.execute(q, (combo,)).fetchall()
+
+
+def cdf_plot(conn, p):
+    where, fw = p.get("where"), p.get("flows_where")
+    series = [(combo_label(c), [r[0] for r in combo_flows(conn, c, "f.fct_us", where, fw) if r[0] is not None])
+              for c in combos(conn, where)]
+    return plot_cdf(series, p.get("title", "FCT CDF (all seeds pooled)"))
+
+
+def slowdown_plot(conn, p):
+    where, fw = p.get("where"), p.get("flows_where")
+    series = [(combo_label(c), combo_flows(conn, c, "f.size_bytes, f.slowdown", where, fw))
+              for c in combos(conn, where)]
+    return plot_slowdown(series, p.get("title", "Slowdown against size (all seeds pooled)"))
+
+
+def heatmap_plots(conn, p):
+    out = []
+    where = p.get("where")
+    for c in combos(conn, where)[:p.get("max", MAX_HEATMAPS)]:
+        row = conn.execute(f"SELECT point_id, simulated_us, seed FROM runs r WHERE combo = ? AND {db.LIVE}"
+                           + (f" AND ({where})" if where else "") + " ORDER BY seed LIMIT 1", (c,)).fetchone()
+        if not row:
+            continue
+        cur = conn.execute("SELECT node, node_kind, peer, direction, rate_gbps, tx_bytes FROM queues WHERE point_id = ?", (row[0],))
+        ports = [dict(zip(("node", "node_kind", "peer", "direction", "rate_gbps", "tx_bytes"), r)) for r in cur]
+        out.append(plot_heatmap(ports, row[1], f"Per-port utilization: {combo_label(c)}, seed {row[2]}"))
+    return "".join(out)
+
+
+def timeseries_plots(conn, outdir, p):
+    out = []
+    for c in combos(conn, p.get("where"))[:p.get("max", MAX_HEATMAPS)]:
+        row = conn.execute(f"SELECT point_id, seed FROM runs r WHERE combo = ? AND {db.LIVE} ORDER BY seed LIMIT 1", (c,)).fetchone()
+        if row:
+            for ts in find_timeseries(os.path.join(outdir, "runs", row[0])):
+                out.append(plot_timeseries(ts, f"{os.path.basename(ts)}: {combo_label(c)}, seed {row[1]}"))
+    return "".join(out)
+
+
+def metrics_table(conn, metrics, by):
+    header = list(by) + ["n"] + [f"{m} (mean ± 95% CI)" for m in metrics]
+    table = {}
+    for m in metrics:
+        try:
+            rows = db.aggregate(conn, resolve(m), by)
+        except (ValueError, sqlite3.Error):
+            continue
+        for key, n, mean, h in rows:
+            t = table.setdefault(key, {"n": n})
+            t[m] = "" if mean is None else fmt(mean) + ("" if h is None else f" ± {fmt(h)}")
+    return table_html(header, [list(k) + [v["n"]] + [v.get(m, "") for m in metrics] for k, v in table.items()])
+
+
+def sweep_report(sweep, outdir, out):
+    path = os.path.join(outdir, "results.db")
+    if not os.path.exists(path):
+        from .spec import SpecError
+        raise SpecError(f"{path}: no results yet (run the sweep first)")
+    conn = db.connect(path)
+    rep = sweep.report
+    DEFINES.clear()
+    DEFINES.update(rep.get("define", {}))
+    by = [db.column_name(a[0]) for a in sweep.axes]
+    cur = "point_index IS NOT NULL"
+    status = dict(conn.execute(f"SELECT status, count(*) FROM runs WHERE {cur} GROUP BY status").fetchall())
+    versions = [r[0] for r in conn.execute(f"SELECT DISTINCT version FROM runs WHERE {cur}")]
+    wall = conn.execute(f"SELECT sum(wall_s), sum(events) FROM runs WHERE {cur}").fetchone()
+    parts = [f"<h1>{esc(sweep.title)}</h1>",
+             f"<p class=meta>sweep <code>{esc(sweep.name)}</code> ({esc(os.path.relpath(sweep.path))}); "
+             f"{sum(status.values())} runs ({', '.join(f'{k} {v}' for k, v in sorted(status.items()))}); "
+             f"seeds {esc(', '.join(map(str, sweep.seeds)))}; {esc('; '.join(versions))}; "
+             f"{fmt(wall[0] or 0)} s of simulation wall time, {wall[1] or 0:,} events</p>"]
+    if sweep.description:
+        parts.append(text_html(sweep.description))
+    if rep.get("setup"):
+        parts += ["<h2>Setup</h2>", text_html(rep["setup"])]
+    fixed = [(f, json.dumps(v) if not isinstance(v, str) else v) for f, v in sweep.fixed]
+    axes = [(n, ", ".join(str(lab) for lab, _ in pts)) for n, _, pts in sweep.axes]
+    parts.append(table_html(["fixed flag", "value"], fixed) + table_html(["axis", "values"], axes))
+    claims = rep.get("claim", [])
+    if claims:
+        parts.append("<h2>The paper's statements and our verdicts</h2>")
+        parts += [claim_html(conn, c, i + 1) for i, c in enumerate(claims)]
+    parts.append("<h2>Results</h2>")
+    metrics = rep.get("metrics", ["fct_median_us", "fct_p99_us", "fct_max_us"])
+    parts.append(metrics_table(conn, metrics, by))
+    plots = rep.get("plot")
+    if plots is None:
+        plots = [{"kind": "cdf"}, {"kind": "slowdown"}, {"kind": "heatmap"}, {"kind": "timeseries"}]
+        for name, kind, pts in sweep.axes:
+            if len(pts) > 1 and kind in ("flag", "var"):
+                plots.append({"kind": "metric", "x": name, "y": "fct_max_us",
+                              "group": [a[0] for a in sweep.axes if a[0] != name]})
+    figs = []
+    for p in plots:
+        k = p.get("kind")
+        try:
+            if k == "cdf":
+                figs.append(cdf_plot(conn, p))
+            elif k == "slowdown":
+                figs.append(slowdown_plot(conn, p))
+            elif k == "heatmap":
+                figs.append(heatmap_plots(conn, p))
+            elif k == "metric":
+                figs.append(metric_plot(conn, p))
+            elif k == "timeseries":
+                figs.append(timeseries_plots(conn, outdir, p))
+            else:
+                figs.append(f"<p class=disagrees>unknown plot kind {esc(k)}</p>")
+        except (ValueError, sqlite3.Error, KeyError) as e:
+            figs.append(f"<p class=disagrees>plot {esc(json.dumps(p))} failed: {esc(e)}</p>")
+    parts.append("\n".join(f for f in figs if f))
+    if rep.get("reading"):
+        parts += ["<h2>Reading</h2>", text_html(rep["reading"])]
+    failed = conn.execute(f"SELECT point_id, combo, seed, error FROM runs WHERE status = 'failed' AND {cur}").fetchall()
+    if failed:
+        parts += ["<h2>Failed runs</h2>", table_html(["point", "axes", "seed", "error"],
+                                                      [(a, combo_label(b), c, d) for a, b, c, d in failed])]
+    rows = conn.execute("SELECT r.point_id, r.combo, r.seed, r.status, s.fct_max_us, r.wall_s, r.events, r.command "
+                        "FROM runs r LEFT JOIN summaries s USING(point_id) WHERE r.point_index IS NOT NULL ORDER BY r.point_index").fetchall()
+    parts.append("<h2>Runs</h2><details><summary>every run and its command</summary>" +
+                 table_html(["point", "axes", "seed", "status", "fct_max_us", "wall s", "events", "command"],
+                            [(a, combo_label(b), c, d, e, f, g, h) for a, b, c, d, e, f, g, h in rows]) +
+                 "</details>")
+    write_atomic(out, page(sweep.title, "\n".join(parts)))
