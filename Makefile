@@ -9,7 +9,7 @@
 #                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
 #   make bench      the benchmark suite (minutes; not part of the tests), then bench-poisson
-#   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC and DCTCP
+#   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC, DCTCP, SIRD, Homa
 #   make bench-stream  memory of ~10 million open-loop messages with --stream (minutes)
 #   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
 #   make figures    rerun every sweep under experiments/ from scratch and write its

@@ -163,7 +163,7 @@ static void test_options_checked(void **state)
 static struct homa_rx_msg msg(uint32_t id, uint32_t sender, uint64_t size, const struct homa_params *p)
 {
     uint32_t n = (uint32_t)(size / MSS + (size % MSS != 0));
-    struct homa_rx_msg m = {.size_bytes = size, .n_pkts = n, .sender = sender, .id = id,
+    struct homa_rx_msg m = {.size_bytes = size, .n_pkts = n, .sender = sender, .id = id, .order = id,
                             .sched_pos = HOMA_NOT_SCHEDULED};
     m.granted_pkts = homa_unsched_pkts(p, size, n);
     m.rcvd_pkts = m.granted_pkts; /* its unscheduled prefix arrived */
@@ -173,6 +173,27 @@ static struct homa_rx_msg msg(uint32_t id, uint32_t sender, uint64_t size, const
 /* SRPT: of six messages (distinct senders) the k = 3 with the fewest bytes
  * left to grant are granted, up to received + RTTbytes, the shortest at the
  * highest scheduled level. */
+/* Equal bytes left: the earlier message (its ordinal, `order`) goes first,
+ * whatever flow slot it sits in (--stream recycles slots). */
+static void test_srpt_ties_follow_message_order_not_slot(void **state)
+{
+    (void)state;
+    struct homa_params p;
+    assert_true(parse(&p, "k=1", NULL));
+    struct homa_rx_msg a = msg(7, 10, 400000, &p), b = msg(2, 11, 400000, &p);
+    a.order = 1; /* created first, in slot 7 */
+    b.order = 9; /* created later, in a recycled lower slot 2 */
+    struct homa_rx_sched r = {0};
+    homa_sched_add(&r, &b, MSS);
+    homa_sched_add(&r, &a, MSS);
+    struct homa_grant g[8];
+    bool again;
+    uint32_t n = homa_sched_decide(&r, &p, g, &again);
+    assert_int_equal(n, 1);
+    assert_int_equal(g[0].m->id, 7);
+    homa_sched_free(&r);
+}
+
 static void test_grants_go_to_the_k_shortest(void **state)
 {
     (void)state;
@@ -442,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_cutoffs_from_sizes_split_unscheduled_bytes),
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_grants_go_to_the_k_shortest),
+        cmocka_unit_test(test_srpt_ties_follow_message_order_not_slot),
         cmocka_unit_test(test_one_granted_message_per_sender),
         cmocka_unit_test(test_fully_granted_message_makes_room),
         cmocka_unit_test(test_unscheduled_message_needs_no_grant),

@@ -206,6 +206,45 @@ size_bytes = [1000, 2000]
         self.assertEqual(out[0].split("\t"), ["variant", "n", "mean", "ci95_low", "ci95_high"])
         self.assertEqual(out[1].split("\t")[:3], ["trim", "1", "176.2"])
 
+    def test_time_series_tables_and_trace_claims(self):
+        # the --ts-* files become ts_flows / ts_ports tables (row for row), a
+        # claim computes a trace property from them in SQL, and a cdf plot
+        # draws a distribution of ts_flows values
+        f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"--ts-flows" = "all"\n"--ts-ports" = "0"\n"--ts-interval" = 5') + """
+[report]
+[report.define]
+peak_cwnd = "(SELECT max(t.cwnd_bytes) FROM ts_flows t WHERE t.point_id = r.point_id)"
+[[report.claim]]
+figure = "trace"
+metric = "peak_cwnd"
+select = { variant = "trim" }
+at_least = 1
+[[report.plot]]
+kind = "cdf"
+values = "t.rtt_us"
+from = "ts_flows t JOIN runs r USING(point_id)"
+title = "rtt samples"
+[[report.plot]]
+kind = "cdf"
+values = "t.no_such_column"
+from = "ts_flows t JOIN runs r USING(point_id)"
+""")
+        sweep_cmd("run", f, "--out", self.out, "-j", "2", "--quiet")
+        for table in ("ts_flows", "ts_ports"):
+            n = 0
+            for pid, in self.q("SELECT point_id FROM runs"):
+                with open(os.path.join(self.out, "runs", pid, table + ".csv")) as fh:
+                    n += sum(1 for _ in fh) - 1
+            self.assertGreater(n, 10)
+            self.assertEqual(self.q(f"SELECT count(*) FROM {table}")[0][0], n)
+        self.assertEqual(self.q("SELECT typeof(time_us), typeof(cwnd_bytes) FROM ts_flows LIMIT 1")[0], ("real", "integer"))
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", f, "--out", self.out, "--html", html)
+        text = open(html).read()
+        self.assertIn('Verdict: <span class="agrees"', text)
+        self.assertIn('alt="rtt samples"', text)
+        self.assertIn("no such column: t.no_such_column", text)  # values is what is drawn
+
     def test_run_from_another_directory(self):
         # default OUT is results/NAME under the current directory
         f = self.write(TINY)

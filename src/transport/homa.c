@@ -383,7 +383,7 @@ static inline uint64_t left_to_grant(const struct homa_rx_msg *m, uint32_t mss)
 static inline bool sched_before(const struct homa_rx_msg *a, const struct homa_rx_msg *b, uint32_t mss)
 {
     uint64_t ka = left_to_grant(a, mss), kb = left_to_grant(b, mss);
-    return ka < kb || (ka == kb && a->id < b->id);
+    return ka < kb || (ka == kb && a->order < b->order);
 }
 
 static void sched_place(struct homa_rx_sched *r, uint32_t pos, struct homa_rx_msg *m)
@@ -497,7 +497,8 @@ static inline bool tx_sendable(const struct sim *s, uint32_t fi)
 static inline bool tx_before(const struct sim *s, uint32_t a, uint32_t b)
 {
     uint64_t ka = left_to_send(s, a), kb = left_to_send(s, b);
-    return ka < kb || (ka == kb && a < b);
+    /* ties by the message's ordinal, not its slot (--stream recycles slots) */
+    return ka < kb || (ka == kb && s->flows[a].ordinal < s->flows[b].ordinal);
 }
 
 static void heap_set(struct sim *s, struct homa_tx_heap *h, uint32_t pos, uint32_t fi)
@@ -637,6 +638,27 @@ static void homa_flow_add(struct sim *s, uint32_t fi)
 {
     (void)s;
     (void)fi; /* state comes at the start, as for the matrix's flows */
+}
+
+/* --stream: message fi (made during the run) finished and its last packet
+ * left the network; it is out of its receiver's scheduler and its sender's
+ * heap since it completed, and its timers do nothing for a finished one. */
+static void homa_flow_release(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    invariant(f->rcv_complete && hf(s, fi)->heap_pos == HOMA_NOT_SCHEDULED &&
+                  hf(s, fi)->rx.sched_pos == HOMA_NOT_SCHEDULED,
+              "Homa flow %u released while scheduled", fi);
+    free(hf(s, fi)->rcv_bits);
+    free(f->lb_state);
+    free(f->tp_state);
+    f->lb_state = f->tp_state = NULL;
+}
+
+static bool homa_can_release(const struct sim *s)
+{
+    (void)s;
+    return true;
 }
 
 static void homa_free(struct sim *s)
@@ -889,10 +911,7 @@ static void rx_complete(struct sim *s, uint32_t fi)
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);
-    if (c->send_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
-        s->stop = true;
+    transport_flow_finished(s, fi);
 }
 
 static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
@@ -911,7 +930,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
          * the flow's size as that field) */
         h->rx_known = true;
         h->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
-        h->rx = (struct homa_rx_msg){.size_bytes = f->size_bytes, .n_pkts = f->n_pkts, .sender = f->src, .id = fi,
+        h->rx = (struct homa_rx_msg){.size_bytes = f->size_bytes, .n_pkts = f->n_pkts, .sender = f->src, .id = fi, .order = f->ordinal,
                                      .granted_pkts = homa_unsched_pkts(&s->homa->p, f->size_bytes, f->n_pkts),
                                      .sched_pos = HOMA_NOT_SCHEDULED};
         homa_sched_add(&s->homa->rx[f->dst], &h->rx, s->homa->p.mss_bytes);
@@ -1029,6 +1048,8 @@ const struct transport_ops transport_homa_ops = {
     .receive = homa_receive,
     .timer = homa_timer,
     .free = homa_free,
+    .flow_release = homa_flow_release,
+    .can_release = homa_can_release,
     .n_counters = 2,
     .counter_names = homa_counter_names,
     .counters = homa_counters,

@@ -70,7 +70,8 @@ struct homa_rx_msg {
     uint64_t size_bytes;
     uint32_t n_pkts;
     uint32_t sender;          /* host */
-    uint32_t id;              /* flow index: ties and back-reference */
+    uint32_t id;              /* flow index: back-reference */
+    uint32_t order;           /* the message's ordinal (flow.ordinal): SRPT ties, the same with --stream's recycled slots */
     uint32_t rcvd_pkts;       /* distinct packets received */
     uint32_t granted_pkts;    /* packets [0, granted) the sender may send */
     uint32_t sched_pos;       /* index in the scheduler's array, or HOMA_NOT_SCHEDULED */

@@ -291,11 +291,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
                (double)s->now / PS_PER_US, f->n_pkts);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
-    const struct cm_conn *c = &s->cm.conns[f->conn_index];
-    if (c->send_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_msgs)
-        s->stop = true;
+    transport_flow_finished(s, fi);
 }
 
 /* Go back N: send everything again from the first packet not acknowledged. */

@@ -293,6 +293,15 @@ void transport_flow_start(struct sim *s, uint32_t fi)
     invariant(f->state != FLOW_WAITING, "flow %u: its transport did not start it", fi);
 }
 
+void transport_flow_finished(struct sim *s, uint32_t fi)
+{
+    const struct cm_conn *c = &s->cm.conns[s->flows[fi].conn_index];
+    if (c->send_done_trigger != CM_NO_TRIGGER)
+        sim_trigger_activate(s, c->send_done_trigger);
+    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
+        s->stop = true;
+}
+
 bool transport_msg_inherits(const struct sim *s, const struct flow *f)
 {
     return s->cfg.msg_cc < 0 ? f->tp->msg_inherit_default : s->cfg.msg_cc == 1;

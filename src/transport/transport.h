@@ -158,6 +158,10 @@ void transport_msg_sent(struct sim *s, uint32_t fi);
  * unspecified assignment); the message waits behind that connection's
  * earlier ones and takes over its congestion state when it inherits. */
 uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k);
+/* The end of every transport's finish path: fires the flow's send-done
+ * trigger and stops the run when every message is done and no more will
+ * arrive. */
+void transport_flow_finished(struct sim *s, uint32_t fi);
 /* Whether this run's messages inherit their connection's state (--msg-cc). */
 bool transport_msg_inherits(const struct sim *s, const struct flow *f);
 

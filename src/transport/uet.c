@@ -257,11 +257,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
     }
     transport_msg_sent(s, fi);
     uet_free_sender_state(f, uet_of(f));
-    const struct cm_conn *c = &s->cm.conns[f->conn_index];
-    if (c->send_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->send_done_trigger);
-    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
-        s->stop = true;
+    transport_flow_finished(s, fi);
 }
 
 static void uet_receive(struct sim *s, uint32_t pkt_idx)

@@ -9,6 +9,9 @@ Tables (README "Sweeps and results" lists every column):
   queues(point_id, ...)    queues.csv rows
   summaries(point_id, ...) summary.json flattened ('flows.fct_max_us' ->
                            fct_max_us; lists as JSON text)
+  ts_flows, ts_ports, ts_hosts (point_id, ...)  the time-series capture's
+                           ts_*.csv rows, when a run wrote them, so report
+                           claims can compute properties of a trace in SQL
 CSV columns vary with the transport and congestion control, so a column seen
 for the first time is added (ALTER TABLE) with the type its values have.
 A point is ingested in one transaction whose last statement writes its runs
@@ -35,6 +38,12 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS flows (point_id TEXT NOT NULL, flow_id INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS queues (point_id TEXT NOT NULL, port INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS summaries (point_id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS ts_flows (point_id TEXT NOT NULL, time_us REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS ts_ports (point_id TEXT NOT NULL, time_us REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS ts_hosts (point_id TEXT NOT NULL, time_us REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS ts_flows_pt ON ts_flows(point_id, time_us);
+CREATE INDEX IF NOT EXISTS ts_ports_pt ON ts_ports(point_id, time_us);
+CREATE INDEX IF NOT EXISTS ts_hosts_pt ON ts_hosts(point_id, time_us);
 CREATE INDEX IF NOT EXISTS runs_seed ON runs(seed);
 CREATE INDEX IF NOT EXISTS runs_combo ON runs(combo);
 CREATE UNIQUE INDEX IF NOT EXISTS flows_pk ON flows(point_id, flow_id);
@@ -46,6 +55,9 @@ LATE_INDEXES = {
     "flows": [("flows_size", "point_id, size_bytes")],
     "queues": [("queues_kind", "point_id, node_kind, direction")],
 }
+
+
+TS_TABLES = ("ts_flows", "ts_ports", "ts_hosts")
 
 
 def connect(path):
@@ -181,13 +193,19 @@ def ingest(conn, sweep_name, point, rundir, meta, ptypes):
         except (OSError, ValueError) as e:
             status, err = "failed", f"summary.json: {e}"
     with conn:
-        for t in ("flows", "queues", "summaries"):
+        for t in ("flows", "queues", "summaries") + TS_TABLES:
             conn.execute(f'DELETE FROM "{t}" WHERE point_id = ?', (pid,))
         conn.execute("DELETE FROM runs WHERE point_id = ?", (pid,))
         if summ is not None:
             for table, fname in (("flows", "flows.csv"), ("queues", "queues.csv")):
                 header, rows = read_csv(os.path.join(rundir, fname))
                 insert_rows(conn, table, header, rows, pid)
+            for table in TS_TABLES:  # the time-series capture's files, if any
+                f = os.path.join(rundir, table + ".csv")
+                if os.path.exists(f):
+                    header, rows = read_csv(f)
+                    if rows:
+                        insert_rows(conn, table, header, rows, pid)
             flat = summary_columns(summ)
             names = list(flat)
             insert_rows(conn, "summaries", names, [[flat[n] for n in names]], pid)

@@ -115,7 +115,7 @@ def ecdf(values):
     return [xs[0]] + xs, [0.0] + [(i + 1) / n for i in range(n)]
 
 
-def plot_cdf(series, title, xlabel="FCT (us)"):
+def plot_cdf(series, title, xlabel="FCT (us)", ylabel="fraction of flows"):
     """series: [(label, [values])]"""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for label, vals in series[:MAX_CDF_LINES]:
@@ -123,7 +123,7 @@ def plot_cdf(series, title, xlabel="FCT (us)"):
             x, y = ecdf(vals)
             ax.step(x, y, where="post", label=label, lw=1.2)
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("fraction of flows")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     if len(series) > 1:
         ax.legend(fontsize=7)
@@ -452,6 +452,15 @@ def combo_flows(conn, combo, cols, where=None, flow_where=None):
 
 def cdf_plot(conn, p):
     where, fw = p.get("where"), p.get("flows_where")
+    if "values" in p:
+        # any distribution: `values` (an SQL expression) over `from` (a FROM
+        # clause that joins runs r), e.g. RTT samples from ts_flows
+        q = (f"SELECT {p['values']} FROM {p['from']} WHERE r.combo = ? AND {db.LIVE}"
+             + (f" AND ({where})" if where else "") + (f" AND ({p['rows_where']})" if p.get("rows_where") else ""))
+        series = [(combo_label(c), [r[0] for r in conn.execute(q, (c,)) if r[0] is not None])
+                  for c in combos(conn, where)]
+        return plot_cdf(series, p.get("title", "CDF (all seeds pooled)"), p.get("xlabel", p["values"]),
+                        p.get("ylabel", "fraction of samples"))
     series = [(combo_label(c), [r[0] for r in combo_flows(conn, c, "f.fct_us", where, fw) if r[0] is not None])
               for c in combos(conn, where)]
     return plot_cdf(series, p.get("title", "FCT CDF (all seeds pooled)"))
