@@ -64,7 +64,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 SHARED  ?= ../shared
 
 .PHONY: mpi mpi-deps
-.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -184,6 +184,12 @@ bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 	@SHARED=$(SHARED) sh bench/poisson.sh
 	@SHARED=$(SHARED) sh bench/stream.sh
+	@$(MAKE) --no-print-directory bench-speed
+
+# Issue 14's targets side by side with the reference (HTSIM=path/htsim_uec;
+# README "Performance"): plain and 2-process runs, memory per host.
+bench-speed: $(BIN) mpi
+	@SHARED=$(SHARED) sh bench/speed.sh
 
 bench-poisson: $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh
