@@ -38,7 +38,7 @@ ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 # them saves instructions (README "Performance"). Objects are fat, so the
 # tests link the same objects without it; asan, debug, coverage and fuzz
 # builds turn it off (LTO=).
-LTO     ?= $(if $(filter gcc cc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
+LTO     ?= $(if $(filter gcc cc mpicc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
 LDLIBS  := -lm
 
 SRC_LIB := $(filter-out src/cli/main.c src/mpi/%,$(wildcard src/*.c src/*/*.c))
@@ -237,7 +237,7 @@ mpi: mpi-deps
 
 bin/spraysim-mpi: $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(LTO) -o $@ $^ $(LDLIBS)
 
 clean:
 	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi bin

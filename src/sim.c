@@ -630,6 +630,22 @@ static inline __attribute__((always_inline)) void prefetch_indirect(const struct
     }
 }
 
+/* The plain loop's prefetches for spraysim-mpi's window loop (src/mpi/pdes.c),
+ * which runs the same events a window at a time. */
+bool sim_wants_prefetch(const struct sim *s)
+{
+    return (uint64_t)s->n_ports * sizeof(struct port) > PREFETCH_MIN_PORT_BYTES;
+}
+
+void sim_prefetch_ahead(const struct sim *s)
+{
+    const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
+    if (nx)
+        prefetch_indirect(s, nx);
+    if (ahead)
+        prefetch_direct(s, ahead);
+}
+
 /* The event loop, in windows of lookahead_ps as a parallel run must
  * (README "Parallel runs (MPI)"): a window starts at the earliest pending
  * event, and a run whose flows have all finished (s->stop) ends where its

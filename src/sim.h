@@ -295,6 +295,10 @@ static inline uint32_t sim_event_origin(const struct sim *s, const struct event 
 /* Runs one event (the dispatcher) whose origin is `origin`
  * (sim_event_origin): sets it, the clock, and counts the event. */
 void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
+/* Whether the fabric is large enough for the loop's prefetches (sim.c), and
+ * the prefetch of the next events' lines: for spraysim-mpi's window loop. */
+bool sim_wants_prefetch(const struct sim *s);
+void sim_prefetch_ahead(const struct sim *s);
 /* After the loop: the clock's final reading and the statistics closed. */
 void sim_finish(struct sim *s);
 

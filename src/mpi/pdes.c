@@ -377,9 +377,15 @@ void pdes_run(struct sim *s)
     H_out = xcalloc((size_t)P.np, sizeof *H_out);
     H_in = xcalloc((size_t)P.np, sizeof *H_in);
     simtime_ps t = exchange(s, &all_done);
-    /* rank 0's progress line, as sim_run's: its own share of the events */
-    bool progress = P.rank == 0 && s->cfg.progress && isatty(STDERR_FILENO), printed = false;
+    /* rank 0's progress line, as sim_run's (its own share of the events):
+     * refreshed in place once a second on a terminal; under mpirun, which
+     * forwards stderr line by line through a pipe, as a full line every 5 s,
+     * so a long parallel run shows it too and a short one prints nothing */
+    bool tty = isatty(STDERR_FILENO);
+    bool progress = P.rank == 0 && s->cfg.progress, printed = false;
+    double every_s = tty ? 1.0 : 5.0;
     bool ts_each_event = s->ts && s->cfg.ts.change; /* time series: one process only (check_supported) */
+    bool prefetch = sim_wants_prefetch(s);
     double last_print = t_start;
     while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s(), c1 = cpu_s();
@@ -388,9 +394,9 @@ void pdes_run(struct sim *s)
             limit = s->cfg.end_ps;
         uint64_t n = 0;
         struct event ev;
-        const struct event *e;
-        while ((e = eq_peek(&s->eq)) != NULL && e->time_ps <= limit) {
-            eq_pop(&s->eq, &ev);
+        while (eq_pop_until(&s->eq, limit, &ev)) {
+            if (prefetch)
+                sim_prefetch_ahead(s);
             uint32_t o = sim_event_origin(s, &ev);
             if (!origin_is_local(o))
                 continue; /* another process's (a flow start every process scheduled at setup) */
@@ -409,12 +415,17 @@ void pdes_run(struct sim *s)
         P.compute_cpu_s += cpu_s() - c1;
         t = exchange(s, &all_done);
         P.exchange_s += wall_s() - t2;
-        if (progress && wall_s() - last_print >= 1.0) {
+        if (progress && wall_s() - last_print >= every_s) {
             last_print = wall_s();
-            printed = true;
-            fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us on %d processes, %.2fM events/s here   ",
-                    last_print - t_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US, P.np,
-                    s->events_processed / (last_print - t_start) / 1e6);
+            printed = tty;
+            /* the time left at this pace of simulated time: an upper bound,
+             * as the run also ends when every flow is done (sim.c's line) */
+            double eta = s->now ? (last_print - t_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+            fprintf(stderr, "%s[%.0f s] simulated %.1f of %.1f us on %d processes, %u/%u flows finished here, "
+                    "%.2fM events/s here, ETA <= %.0f s%s",
+                    tty ? "\r" : "", last_print - t_start, (double)s->now / PS_PER_US,
+                    (double)s->cfg.end_ps / PS_PER_US, P.np, s->flows_finished, s->n_msgs,
+                    s->events_processed / (last_print - t_start) / 1e6, eta, tty ? "   " : "\n");
         }
     }
     if (printed)
