@@ -20,6 +20,8 @@
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
 #   make fuzz-merge add what `make fuzz` found that covers new code to the
 #                   committed corpus (tests/fuzz/NAME/corpus)
+#   make mpi        bin/spraysim-mpi: parallel runs over MPI (README "Parallel runs
+#                   (MPI)"), built by Debian's Open MPI (installed when missing)
 #   make clean
 
 CC      ?= gcc
@@ -36,10 +38,10 @@ ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 # them saves instructions (README "Performance"). Objects are fat, so the
 # tests link the same objects without it; asan, debug, coverage and fuzz
 # builds turn it off (LTO=).
-LTO     ?= $(if $(filter gcc cc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
+LTO     ?= $(if $(filter gcc cc mpicc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
 LDLIBS  := -lm
 
-SRC_LIB := $(filter-out src/cli/main.c,$(wildcard src/*.c src/*/*.c))
+SRC_LIB := $(filter-out src/cli/main.c src/mpi/%,$(wildcard src/*.c src/*/*.c))
 SRC_ALL := $(SRC_LIB) src/cli/main.c
 HDRS    := $(wildcard src/*.h src/*/*.h)
 
@@ -61,7 +63,8 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: mpi mpi-deps
+.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -134,8 +137,13 @@ test-report: plot-deps $(BIN)
 run: $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
-test: deps py-deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
-	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) sh tests/run_all.sh $(TESTS)
+# tests/mpi_test.sh compares 1-, 2- and 3-process runs with the plain
+# binary: mpi-deps installs Open MPI where it is missing, so the test runs
+# (not skips) on a fresh machine; bin/spraysim-mpi is built optimised,
+# whatever this build's flags.
+test: deps py-deps mpi-deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
+	@$(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1
+	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)
 
 ASAN_DIR ?= build-asan
 asan:
@@ -176,6 +184,12 @@ bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 	@SHARED=$(SHARED) sh bench/poisson.sh
 	@SHARED=$(SHARED) sh bench/stream.sh
+	@$(MAKE) --no-print-directory bench-speed
+
+# Issue 14's targets side by side with the reference (HTSIM=path/htsim_uec;
+# README "Performance"): plain and 2-process runs, memory per host.
+bench-speed: $(BIN) mpi
+	@SHARED=$(SHARED) sh bench/speed.sh
 
 bench-poisson: $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh
@@ -210,5 +224,20 @@ fuzz: fuzz-build
 fuzz-merge: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) sh tests/fuzz/fuzz.sh merge $(FUZZ_NAMES)
 
+# Parallel runs: the same sources built by mpicc with src/mpi/ and
+# -DSPRAYSIM_MPI (main.c's hooks); the plain build never needs MPI.
+MPI_BUILD ?= build-mpi
+mpi-deps:
+	@command -v mpicc >/dev/null 2>&1 || { echo "installing libopenmpi-dev openmpi-bin (MPI)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null) || \
+	  { echo "could not install Open MPI; install libopenmpi-dev and openmpi-bin and re-run"; exit 1; }; }
+
+mpi: mpi-deps
+	@$(MAKE) --no-print-directory bin/spraysim-mpi BUILD=$(MPI_BUILD) CC=mpicc CFLAGS="$(CFLAGS) -DSPRAYSIM_MPI"
+
+bin/spraysim-mpi: $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
+	@mkdir -p $(dir $@)
+	$(CC) $(ALLFLAGS) $(LTO) -o $@ $^ $(LDLIBS)
+
 clean:
-	rm -rf build build-asan build-asan-clang build-debug build-cov bin
+	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi bin

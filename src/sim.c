@@ -85,6 +85,38 @@ static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
 
 static void index_triggers(struct sim *s);
 
+/* The tie order's per-origin counters and the window length (README
+ * "Parallel runs (MPI)"). Nothing is scheduled before this but at origin 0. */
+static void setup_order_and_windows(struct sim *s)
+{
+    uint32_t nodes = s->n_hosts + s->n_switches;
+    if (nodes >= ORIGIN_MAX)
+        die_input("the fabric has %u nodes; the event order supports at most %u", nodes, ORIGIN_MAX - 1);
+    s->origin_seq = xmalloc(((size_t)nodes + 1) * sizeof(uint64_t));
+    for (uint32_t o = 0; o <= nodes; o++)
+        s->origin_seq[o] = (uint64_t)o << ORIGIN_SHIFT;
+    invariant(s->eq.next_seq == 0 && s->eq.seq_next == &s->eq.next_seq,
+              "%llu events scheduled before the tie order was set up", (unsigned long long)s->eq.next_seq);
+    s->cur_origin = 0;
+    s->eq.seq_next = &s->origin_seq[0];
+    /* the smallest latency of a link to or from the top tier (only those
+     * cross processes), else of any link */
+    uint32_t top = s->topo.spec.tiers ? s->topo.spec.tiers - 1 : 0;
+    simtime_ps l_top = SIMTIME_NEVER, l_any = SIMTIME_NEVER;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        bool touches = (p->owner_node >= s->n_hosts && s->switches[p->owner_node - s->n_hosts].tier == top) ||
+                       (p->peer_node >= s->n_hosts && s->switches[p->peer_node - s->n_hosts].tier == top);
+        if (touches && p->latency_ps < l_top)
+            l_top = p->latency_ps;
+        if (p->latency_ps < l_any)
+            l_any = p->latency_ps;
+    }
+    s->lookahead_ps = l_top != SIMTIME_NEVER ? l_top : l_any;
+    if (s->lookahead_ps == 0 || s->lookahead_ps == SIMTIME_NEVER)
+        s->lookahead_ps = 1; /* zero-latency links: windows of one picosecond */
+}
+
 void sim_setup(struct sim *s, const struct config *cfg)
 {
     char err[1024];
@@ -268,7 +300,11 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* seed 002 Sec. 6: probes every base_rtt + target_Qdelay of silence */
     s->probe_period_ps = s->base_rtt_ps + (c->target_qdelay_ps ? c->target_qdelay_ps
                                                                 : (simtime_ps)((double)s->base_rtt_ps * (c->trimming ? 0.75 : 1.0)));
-    rng_seed(&s->ecn_rng, c->seed, RNG_STREAM_ECN, 0);
+    {
+        struct rng salt;
+        rng_seed(&salt, c->seed, RNG_STREAM_ECN, 0);
+        s->ecn_salt = rng_next(&salt);
+    }
     eq_init(&s->eq, 1 << 16);
 #ifdef SPRAYSIM_CHECKS
     s->eq.monotonic = true; /* the clock only moves forward: the queue checks it */
@@ -276,7 +312,10 @@ void sim_setup(struct sim *s, const struct config *cfg)
     pool_init(&s->pool, 1 << 14);
     fabric_build(s);
     pfc_setup(s);
-    rng_seed(&s->ar_rng, c->seed, RNG_STREAM_ROUTING, 0);
+    s->ar_rng = xmalloc((s->n_switches ? s->n_switches : 1) * sizeof *s->ar_rng);
+    for (uint32_t i = 0; i < s->n_switches; i++)
+        rng_seed(&s->ar_rng[i], c->seed, RNG_STREAM_ROUTING, i);
+    setup_order_and_windows(s);
     failures_setup(s);
     if (c->hpcc)
         hpcc_int_setup(s);
@@ -454,6 +493,83 @@ static double wall_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
+{
+    switch (ev->kind) {
+    case EV_PORT_TX_DONE:
+        return 1 + s->ports[ev->id].owner_node;
+    case EV_PKT_ARRIVE:
+        return 1 + s->pool.pkts[ev->id].node;
+    case EV_FLOW_START:
+        return 1 + s->flows[ev->id].src;
+    default: {
+        /* timers and the rest run where they were scheduled; a timer set at
+         * setup belongs to its flow's sender */
+        uint32_t o = (uint32_t)(ev->seq >> ORIGIN_SHIFT);
+        if (o == 0 && ev->kind == EV_TRANSPORT_TIMER)
+            return 1 + s->flows[ev->id].src;
+        return o;
+    }
+    }
+}
+
+static inline void dispatch(struct sim *s, const struct event *ev, uint32_t origin)
+{
+    invariant(ev->time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
+              (unsigned)ev->kind, ev->id, (unsigned long long)ev->time_ps, (unsigned long long)s->now);
+    invariant(origin == sim_event_origin(s, ev), "event kind %u id %u dispatched at origin %u", (unsigned)ev->kind,
+              ev->id, origin);
+    sim_set_origin(s, origin);
+    s->now = ev->time_ps;
+    s->events_processed++;
+    switch (ev->kind) {
+    case EV_PORT_TX_DONE:
+        port_tx_done(s, ev->id);
+        break;
+    case EV_PKT_ARRIVE:
+        node_receive(s, ev->id, ev->aux);
+        break;
+    case EV_FLOW_START:
+        transport_flow_start(s, ev->id);
+        break;
+    case EV_FLOW_RETIRE:
+        /* bookkeeping, not simulation: not counted, so the summary's
+         * event count is the same with and without --stream */
+        flowstream_retire(s, ev->id, ev->aux);
+        s->events_processed--;
+        break;
+    case EV_TRANSPORT_TIMER:
+        transport_timer(s, ev->id, ev->aux);
+        break;
+    case EV_LINK_CHANGE:
+        failures_apply(s, ev->id);
+        break;
+    case EV_ROUTE_LEARN:
+        failures_learn(s, ev->id);
+        break;
+    case EV_ARRIVAL:
+        poisson_arrival(s, ev->id);
+        break;
+    case EV_PFC:
+        pfc_event(s, ev->id, ev->aux);
+        break;
+    case EV_TS_SAMPLE:
+        ts_sample_event(s);
+        break;
+    default:
+        die_internal("unknown event kind %u", ev->kind);
+    }
+#ifdef SPRAYSIM_CHECKS
+    if (s->events_processed % CENSUS_EVENTS == 0 && !s->node_remote)
+        check_packet_conservation(s);
+#endif
+}
+
+void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin)
+{
+    dispatch(s, ev, origin);
+}
+
 /* Prefetching: at scale the loop waits on memory, not on arithmetic (an
  * 8192-node run's packets and ports do not fit the last-level cache), so
  * loads start early, in two stages, each with time to arrive (the outside
@@ -514,7 +630,27 @@ static inline __attribute__((always_inline)) void prefetch_indirect(const struct
     }
 }
 
-/* The event loop. `ts_each_event` (time series in change mode) is tested
+/* The plain loop's prefetches for spraysim-mpi's window loop (src/mpi/pdes.c),
+ * which runs the same events a window at a time. */
+bool sim_wants_prefetch(const struct sim *s)
+{
+    return (uint64_t)s->n_ports * sizeof(struct port) > PREFETCH_MIN_PORT_BYTES;
+}
+
+void sim_prefetch_ahead(const struct sim *s)
+{
+    const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
+    if (nx)
+        prefetch_indirect(s, nx);
+    if (ahead)
+        prefetch_direct(s, ahead);
+}
+
+/* The event loop, in windows of lookahead_ps as a parallel run must
+ * (README "Parallel runs (MPI)"): a window starts at the earliest pending
+ * event, and a run whose flows have all finished (s->stop) ends where its
+ * window ends, so every process of a parallel run stops after the same
+ * events. `ts_each_event` (time series in change mode) is tested
  * once per event, a branch that is always predicted: one copy of the loop
  * lets gcc inline the event queue's pop into it (two copies, one per
  * value, cost 7.5% more instructions on perm_128: 377.0 M against 350.7 M,
@@ -525,73 +661,39 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
     bool prefetch = (uint64_t)s->n_ports * sizeof(struct port) > PREFETCH_MIN_PORT_BYTES;
     double wall_start = wall_seconds(), last_print = wall_start;
     bool printed = false;
-    while (!s->stop && eq_pop_until(&s->eq, s->cfg.end_ps, &ev)) {
-        invariant(ev.time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
-                  (unsigned)ev.kind, ev.id, (unsigned long long)ev.time_ps, (unsigned long long)s->now);
-        s->now = ev.time_ps;
-        s->events_processed++;
-        if (prefetch) {
-            const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
-            if (nx)
-                prefetch_indirect(s, nx);
-            if (ahead)
-                prefetch_direct(s, ahead);
-        }
-        switch (ev.kind) {
-        case EV_PORT_TX_DONE:
-            port_tx_done(s, ev.id);
+    for (;;) {
+        if (s->stop)
             break;
-        case EV_PKT_ARRIVE:
-            node_receive(s, ev.id, ev.aux);
-            break;
-        case EV_FLOW_START:
-            transport_flow_start(s, ev.id);
-            break;
-        case EV_FLOW_RETIRE:
-            /* bookkeeping, not simulation: not counted, so the summary's
-             * event count is the same with and without --stream */
-            flowstream_retire(s, ev.id, ev.aux);
-            s->events_processed--;
-            break;
-        case EV_TRANSPORT_TIMER:
-            transport_timer(s, ev.id, ev.aux);
-            break;
-        case EV_LINK_CHANGE:
-            failures_apply(s, ev.id);
-            break;
-        case EV_ROUTE_LEARN:
-            failures_learn(s, ev.id);
-            break;
-        case EV_ARRIVAL:
-            poisson_arrival(s, ev.id);
-            break;
-        case EV_PFC:
-            pfc_event(s, ev.id, ev.aux);
-            break;
-        case EV_TS_SAMPLE:
-            ts_sample_event(s);
-            break;
-        default:
-            die_internal("unknown event kind %u", ev.kind);
-        }
-        if (__builtin_expect(ts_each_event, 0))
-            ts_after_event(s);
-#ifdef SPRAYSIM_CHECKS
-        if (s->events_processed % CENSUS_EVENTS == 0)
-            check_packet_conservation(s);
-#endif
-        if (progress && (s->events_processed & 0xfffff) == 0) {
-            double w = wall_seconds();
-            if (w - last_print >= 1.0) {
-                last_print = w;
-                printed = true;
-                /* the time left at this run's pace of simulated time: an
-                 * upper bound, as the run also ends when every flow is done */
-                double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
-                fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
-                        "ETA <= %.0f s   ",
-                        w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
-                        s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6, eta);
+        simtime_ps t = eq_peek_time(&s->eq);
+        if (t > s->cfg.end_ps)
+            break; /* also when nothing is pending (SIMTIME_NEVER) */
+        simtime_ps last_ps = t + (s->lookahead_ps - 1);
+        if (last_ps > s->cfg.end_ps)
+            last_ps = s->cfg.end_ps;
+        while (eq_pop_until(&s->eq, last_ps, &ev)) {
+            if (prefetch) {
+                const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
+                if (nx)
+                    prefetch_indirect(s, nx);
+                if (ahead)
+                    prefetch_direct(s, ahead);
+            }
+            dispatch(s, &ev, sim_event_origin(s, &ev));
+            if (__builtin_expect(ts_each_event, 0))
+                ts_after_event(s);
+            if (progress && (s->events_processed & 0xfffff) == 0) {
+                double w = wall_seconds();
+                if (w - last_print >= 1.0) {
+                    last_print = w;
+                    printed = true;
+                    /* the time left at this run's pace of simulated time: an
+                     * upper bound, as the run also ends when every flow is done */
+                    double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+                    fprintf(stderr, "\r[%.0f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
+                            "ETA <= %.0f s   ",
+                            w - wall_start, (double)s->now / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US,
+                            s->flows_finished, s->n_msgs, s->events_processed / (w - wall_start) / 1e6, eta);
+                }
             }
         }
     }
@@ -602,16 +704,22 @@ void sim_run(struct sim *s)
 {
     bool progress = s->cfg.progress && isatty(STDERR_FILENO);
     bool printed = run_events(s, progress, s->ts && s->cfg.ts.change);
+    if (printed)
+        fputc('\n', stderr);
+    sim_finish(s);
+}
+
+void sim_finish(struct sim *s)
+{
     if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
         s->now = s->cfg.end_ps;
     }
-    if (printed)
-        fputc('\n', stderr);
     net_close_stats(s);
 #ifdef SPRAYSIM_CHECKS
-    check_packet_conservation(s);
+    if (!s->node_remote)
+        check_packet_conservation(s);
 #endif
 }
 
@@ -634,6 +742,8 @@ void sim_free(struct sim *s)
     free(s->trigger_first);
     free(s->trigger_waiters);
     free(s->trigger_next);
+    free(s->origin_seq);
+    free(s->ar_rng);
     cm_free(&s->cm);
     eq_free(&s->eq);
     pool_free(&s->pool);

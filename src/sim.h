@@ -176,7 +176,13 @@ struct sim {
     simtime_ps now;
     struct event_queue eq;
     struct packet_pool pool;
-    struct rng ecn_rng;
+    uint64_t ecn_salt;           /* RED's draws: a hash of (this, port, packets sent), sim_red_mark */
+    /* Tie order (README "Parallel runs (MPI)"): an event's sequence is
+     * (origin << ORIGIN_SHIFT) | that origin's count of events scheduled,
+     * origin 0 for setup and 1 + node for the node whose event runs. */
+    uint64_t *origin_seq;        /* [1 + nodes]: each origin's next sequence (eq.seq_next points at the current one) */
+    uint32_t cur_origin;
+    simtime_ps lookahead_ps;     /* window length: smallest latency of a link touching the top tier */
 
     /* fabric */
     struct topo topo;
@@ -184,7 +190,7 @@ struct sim {
     bool routing_dynamic;        /* route on arrival: adaptive routing or known failures */
     bool failures_known;         /* some link is known down: filter routes */
     uint64_t *route_cache;       /* [switch * n_tor + dst_tor]: usable output ports, bit 63 = valid */
-    struct rng ar_rng;
+    struct rng *ar_rng;          /* [switch]: adaptive routing's tie breaks, a stream per switch */
     struct link_event *link_events;
     uint32_t n_link_events, cap_link_events;
     uint32_t inter_switch_links;  /* links between two switches (bundle members each count) */
@@ -250,7 +256,51 @@ struct sim {
     struct sim_totals tot;
     uint64_t events_processed;
     bool stop;
+
+    /* parallel runs (src/mpi/pdes.c): NULL in plain runs. node_remote[n] is
+     * 1 when node n belongs to another process; a packet leaving for such a
+     * node goes to export_arrival instead of the local queue. */
+    const uint8_t *node_remote;
+    void (*export_arrival)(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux);
+    void *pdes;
 };
+
+/* Bits of an event's sequence below its origin (core.h's seq has 56). */
+#define ORIGIN_SHIFT 34
+#define ORIGIN_MAX ((1u << (56 - ORIGIN_SHIFT)) - 1)
+
+/* Makes `origin` (0: setup, 1 + node) the scheduler of what follows: the
+ * queue numbers pushes from that origin's counter in place (a pointer, not
+ * a save and restore: origins change at almost every event). */
+static inline void sim_set_origin(struct sim *s, uint32_t origin)
+{
+    invariant((*s->eq.seq_next >> ORIGIN_SHIFT) == s->cur_origin, "origin %u scheduled 2^%u events", s->cur_origin,
+              ORIGIN_SHIFT);
+    s->cur_origin = origin;
+    s->eq.seq_next = &s->origin_seq[origin];
+}
+
+/* The node (1 + index; 0 = none) whose state an event changes: the origin
+ * of what it schedules, and its owner in a parallel run's partition (README
+ * "Parallel runs (MPI)"). Packets' events inline, the rest in sim.c. */
+uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev);
+static inline uint32_t sim_event_origin(const struct sim *s, const struct event *ev)
+{
+    if (ev->kind == EV_PKT_ARRIVE)
+        return 1 + s->pool.pkts[ev->id].node;
+    if (ev->kind == EV_PORT_TX_DONE)
+        return 1 + s->ports[ev->id].owner_node;
+    return sim_event_origin_other(s, ev);
+}
+/* Runs one event (the dispatcher) whose origin is `origin`
+ * (sim_event_origin): sets it, the clock, and counts the event. */
+void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
+/* Whether the fabric is large enough for the loop's prefetches (sim.c), and
+ * the prefetch of the next events' lines: for spraysim-mpi's window loop. */
+bool sim_wants_prefetch(const struct sim *s);
+void sim_prefetch_ahead(const struct sim *s);
+/* After the loop: the clock's final reading and the statistics closed. */
+void sim_finish(struct sim *s);
 
 /* Builds everything from the configuration (exits 2 on bad input). */
 void sim_setup(struct sim *s, const struct config *cfg);

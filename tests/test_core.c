@@ -3,7 +3,9 @@
  * rest) pops in (time, insertion) order whatever number of FIFOs it may
  * use, including under long random interleavings of pushes and pops checked
  * against independent references, with FIFOs growing, delays taking over
- * emptied FIFOs, every FIFO busy, and events in the past; the random streams are reproducible, independent
+ * emptied FIFOs, every FIFO busy, and events in the past, and with
+ * sequences numbered per origin (out of order at one instant: inserted in
+ * a FIFO or sent to the other heap); the random streams are reproducible, independent
  * per (seed, stream, substream), match the published xoshiro256** output and
  * draw uniformly; atomic file writes leave exactly the content and no
  * temporary file; text buffers grow correctly.
@@ -374,6 +376,126 @@ static void test_eq_set_fifos_keeps_order(void **state)
     }
     free(first);
     free(other);
+}
+
+/* Sequences numbered per origin, as the simulator numbers them (sim.h
+ * sim_set_origin): before each push the owner sets next_seq from the
+ * counter of the node whose event runs, so at one instant pushes of one
+ * delay arrive with sequences out of order. */
+#define TEST_ORIGIN_SHIFT 34
+static void test_eq_per_origin_sequences_match_sorted_reference(void **state)
+{
+    (void)state;
+    /* 400 events at time 0, then each pop pushes 0-3 events with delays of
+     * a few fixed values (bursts at one instant in a FIFO, many of them
+     * longer than the insertion's bound) from a random origin's counter;
+     * the pops must be every pushed event sorted by (time, seq), whatever
+     * the number of FIFOs. (Delays are at least 1 ps: an event pushed for
+     * the current instant may sort before one already popped.) */
+    enum { N = 60000, ORIGINS = 64 };
+    static const simtime_ps fixed[] = { 1000000, 80000, 5120 };
+    struct ref_ev *pushed = calloc(N, sizeof *pushed), *popped = calloc(N, sizeof *popped);
+    assert_non_null(pushed);
+    assert_non_null(popped);
+    for (size_t r = 0; r < N_RES; r++) {
+        struct event_queue q;
+        eq_init(&q, 16);
+        eq_set_fifos(&q, fifo_counts[r]);
+        uint64_t cnt[ORIGINS], s = 11 + r;
+        for (uint32_t o = 0; o < ORIGINS; o++)
+            cnt[o] = (uint64_t)o << TEST_ORIGIN_SHIFT;
+        uint32_t np = 0, no = 0;
+        simtime_ps now = 0;
+        while (np < 400) {
+            uint32_t o = (uint32_t)(lcg(&s) % ORIGINS);
+            q.next_seq = cnt[o];
+            pushed[np] = (struct ref_ev){ 0, q.next_seq, np };
+            eq_push(&q, 0, 1, np);
+            np++;
+            cnt[o] = q.next_seq;
+        }
+        while (no < np) {
+            struct event e;
+            assert_true(eq_pop(&q, &e));
+            assert_true(e.time_ps >= now);
+            now = e.time_ps;
+            popped[no++] = (struct ref_ev){ e.time_ps, e.seq, e.id };
+            uint32_t o = (uint32_t)(lcg(&s) % ORIGINS), k = (uint32_t)(lcg(&s) % 4);
+            q.next_seq = cnt[o];
+            for (uint32_t j = 0; j < k && np < N; j++) {
+                simtime_ps t = now + (lcg(&s) % 8 ? fixed[lcg(&s) % 3] : 1 + lcg(&s) % 4096);
+                pushed[np] = (struct ref_ev){ t, q.next_seq, np };
+                eq_push(&q, t, 1, np);
+                np++;
+            }
+            cnt[o] = q.next_seq;
+        }
+        assert_int_equal(q.count, 0);
+        qsort(pushed, np, sizeof *pushed, cmp_ref);
+        for (uint32_t i = 0; i < np; i++)
+            if (pushed[i].t != popped[i].t || pushed[i].seq != popped[i].seq || pushed[i].id != popped[i].id)
+                fail_msg("%u FIFOs, pop %u: got (t=%llu seq=%llx id=%u), want (t=%llu seq=%llx id=%u)",
+                         fifo_counts[r], i, (unsigned long long)popped[i].t, (unsigned long long)popped[i].seq,
+                         popped[i].id, (unsigned long long)pushed[i].t, (unsigned long long)pushed[i].seq,
+                         pushed[i].id);
+        eq_free(&q);
+    }
+    free(pushed);
+    free(popped);
+}
+
+/* Pushes one event with sequence seq at time t. */
+static void push_seq(struct event_queue *q, simtime_ps t, uint64_t seq)
+{
+    q->next_seq = seq;
+    eq_push(q, t, 0, (uint32_t)seq);
+}
+
+static void test_eq_fifo_insertion_and_its_limits(void **state)
+{
+    (void)state;
+    /* One delay, one instant, sequences against push order: an event that
+     * sorts before the FIFO's first goes to the other heap (the head heap
+     * holds the first's key), one that would move more than 32 events too,
+     * one a few places back is inserted in the FIFO; all pop by sequence. */
+    const simtime_ps d = 1000;
+    struct event_queue q;
+    eq_init(&q, 16);
+    push_seq(&q, d, 10);   /* first of its delay: the other heap */
+    push_seq(&q, d, 1000); /* the delay repeats: a FIFO, its first event */
+    assert_int_equal(q.nfifos, 1);
+    push_seq(&q, d, 500);  /* before the FIFO's first: the other heap */
+    for (uint64_t k = 0; k < 40; k++)
+        push_seq(&q, d, 2000 + 2 * k); /* appended */
+    push_seq(&q, d, 1500); /* 40 moves back: the other heap */
+    push_seq(&q, d, 2071); /* 4 moves back: inserted */
+    push_seq(&q, d, 2001); /* 40 moves back: the other heap */
+    push_seq(&q, d, 2017); /* 32 moves back, the most allowed: inserted */
+    assert_int_equal(q.other.len, 4);
+    assert_int_equal(q.fifo[0].len, 43);
+    uint64_t want[48], n = 0;
+    want[n++] = 10;
+    want[n++] = 500;
+    want[n++] = 1000;
+    want[n++] = 1500;
+    for (uint64_t k = 0; k < 40; k++) {
+        want[n++] = 2000 + 2 * k;
+        if (2000 + 2 * k == 2000)
+            want[n++] = 2001;
+        if (2000 + 2 * k == 2016)
+            want[n++] = 2017;
+        if (2000 + 2 * k == 2070)
+            want[n++] = 2071;
+    }
+    assert_int_equal(n, 47);
+    struct event e;
+    for (uint64_t i = 0; i < n; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.time_ps, d);
+        assert_int_equal(e.seq, want[i]);
+    }
+    assert_false(eq_pop(&q, &e));
+    eq_free(&q);
 }
 
 static void test_eq_extreme_times(void **state)
@@ -814,6 +936,8 @@ int main(void)
         cmocka_unit_test(test_eq_stress_arbitrary_times_against_linear_scan),
         cmocka_unit_test(test_eq_visit_sees_every_pending_event_once),
         cmocka_unit_test(test_eq_set_fifos_keeps_order),
+        cmocka_unit_test(test_eq_per_origin_sequences_match_sorted_reference),
+        cmocka_unit_test(test_eq_fifo_insertion_and_its_limits),
         cmocka_unit_test(test_eq_extreme_times),
         cmocka_unit_test(test_eq_last_bucket_of_time_range),
         cmocka_unit_test(test_rng_xoshiro_reference_output),

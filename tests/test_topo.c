@@ -10,6 +10,7 @@
 #include "testutil.h"
 
 #include "sim.h"
+#include "net/partition.h"
 #include "topo/fabric.h"
 #include "topo/topo.h"
 
@@ -1024,10 +1025,63 @@ static void test_downward_route_ignores_entropy(void **state)
     free_sim(s);
 }
 
+/* ---- parallel runs: partition by pods (net/partition.c) ------------------------------- */
+
+/* Checks a partition into nparts: every host with its ToR, only links that
+ * touch the top tier join two parts, parts get equal host counts when the
+ * pods divide evenly, and the window length is the smallest latency of the
+ * links between parts. */
+static void check_partition(struct sim *s, uint32_t nparts, uint32_t want_pods)
+{
+    uint32_t pods;
+    uint32_t *part = partition_by_pods(s, nparts, &pods);
+    assert_int_equal(pods, want_pods);
+    uint32_t top = s->topo.spec.tiers - 1, hosts[8] = {0};
+    simtime_ps min_cross = SIMTIME_NEVER;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        if (part[p->owner_node] == part[p->peer_node])
+            continue;
+        bool touches = (p->owner_node >= s->n_hosts && s->switches[p->owner_node - s->n_hosts].tier == top) ||
+                       (p->peer_node >= s->n_hosts && s->switches[p->peer_node - s->n_hosts].tier == top);
+        if (!touches)
+            fail_msg("port %u joins parts %u and %u below the top tier", i, part[p->owner_node], part[p->peer_node]);
+        if (p->latency_ps < min_cross)
+            min_cross = p->latency_ps;
+    }
+    for (uint32_t h = 0; h < s->n_hosts; h++) {
+        assert_true(part[h] < nparts);
+        hosts[part[h]]++;
+    }
+    if (want_pods % nparts == 0)
+        for (uint32_t k = 0; k < nparts; k++)
+            assert_int_equal(hosts[k], s->n_hosts / nparts);
+    if (nparts > 1)
+        assert_true(s->lookahead_ps <= min_cross);
+    free(part);
+}
+
+static void test_partition_by_pods(void **state)
+{
+    (void)state;
+    struct sim *s = build_sim(128, NULL, 1); /* k = 8 fat tree: 8 pods */
+    check_partition(s, 1, 8);
+    check_partition(s, 2, 8);
+    check_partition(s, 3, 8);
+    check_partition(s, 4, 8);
+    assert_int_equal(s->lookahead_ps, PS_PER_US);
+    free_sim(s);
+    s = build_sim(32, shared_path(TOPOS "leaf_spine_tiny.topo"), 1); /* 4 ToRs, 2 spines */
+    check_partition(s, 2, 4);
+    check_partition(s, 4, 4);
+    free_sim(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_fat_trees),
+        cmocka_unit_test(test_partition_by_pods),
         cmocka_unit_test(test_default_leaf_spine),
         cmocka_unit_test(test_default_switch_latency_in_diameter),
         cmocka_unit_test(test_default_rejects_nodes_that_fit_no_tree),

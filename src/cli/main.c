@@ -7,6 +7,9 @@
 #include "../metrics/flowstream.h"
 #include "../sim.h"
 #include "options.h"
+#ifdef SPRAYSIM_MPI
+#include "../mpi/pdes.h"
+#endif
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,44 +44,74 @@ int main(int argc, char **argv)
 {
     struct config cfg;
     char err[1024];
+#ifdef SPRAYSIM_MPI
+    /* bin/spraysim-mpi (README "Parallel runs (MPI)"): rank 0 prints and writes */
+    pdes_init(&argc, &argv);
+    bool root = pdes_is_root();
+#else
+    bool root = true;
+#endif
     switch (options_parse(&cfg, argc, argv, err, sizeof err)) {
     case OPTIONS_HELP:
-        options_usage(stdout);
+        if (root)
+            options_usage(stdout);
+#ifdef SPRAYSIM_MPI
+        pdes_finalize();
+#endif
         return 0;
     case OPTIONS_VERSION:
-        printf("spraysim %s (commit %s)\n", spraysim_version, spraysim_commit);
+        if (root)
+            printf("spraysim %s (commit %s)\n", spraysim_version, spraysim_commit);
+#ifdef SPRAYSIM_MPI
+        pdes_finalize();
+#endif
         return 0;
     case OPTIONS_ERROR:
+#ifdef SPRAYSIM_MPI
+        pdes_refuse(err);
+#endif
         die_input("%s", err);
     case OPTIONS_RUN:
         break;
     }
     /* An unusable --out is found now, not after the run it would lose. */
-    struct report_out *out = cfg.out_dir ? report_out_prepare(cfg.out_dir) : NULL;
+    struct report_out *out = cfg.out_dir && root ? report_out_prepare(cfg.out_dir) : NULL;
 
     static struct sim s;
     double t0 = now_seconds();
     sim_setup(&s, &cfg);
-    if (cfg.write_cm_path)
+    if (cfg.write_cm_path && root)
         write_workload(&s, &cfg);
     /* --stream (default: for open-loop workloads) */
     if (cfg.stream == 1 || (cfg.stream < 0 && s.poisson))
         flowstream_setup(&s, out ? report_out_path(out, "flows.csv") : NULL);
     if (out)
         report_out_attach_ts(out, &s); /* time series stream into the output set during the run */
+#ifdef SPRAYSIM_MPI
+    pdes_attach(&s);
+    pdes_run(&s);
+#else
     sim_run(&s);
+#endif
     if (s.fstream && !flowstream_close(&s))
         die_internal("cannot write %s: %s", s.fstream->path, strerror(errno));
     if (!ts_finish(&s, err, sizeof err))
         die_internal("%s", err);
     double wall = now_seconds() - t0;
     struct run_stats r;
+#ifdef SPRAYSIM_MPI
+    pdes_collect(&s, wall, &r);
+#else
     report_collect(&s, wall, &r);
-    if (!cfg.quiet)
+#endif
+    if (!cfg.quiet && root)
         report_stdout(&s, &r);
     if (out)
         report_out_commit(out, &s, &r);
     sim_free(&s);
     options_free(&cfg);
+#ifdef SPRAYSIM_MPI
+    pdes_finalize();
+#endif
     return 0;
 }

@@ -3,9 +3,9 @@
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
  * 213 days, far beyond any experiment). The event queue (a FIFO per
  * frequent delay merged by a small heap, with a heap for the rest; events.c
- * says why) is ordered by (time, insertion
- * sequence), so simultaneous events run in the order they were scheduled and
- * every run is reproducible. Random numbers
+ * says why) is ordered by (time, sequence): the queue numbers events as
+ * they are scheduled, from a counter its owner may set (the simulator keeps
+ * one per node, sim.h sim_set_origin), so every run is reproducible. Random numbers
  * come from independent xoshiro256** streams, each derived from the single
  * user seed and a stream identifier, so adding a consumer of randomness in one
  * module never perturbs another module's stream. Errors in user input are
@@ -32,7 +32,7 @@ typedef uint64_t simtime_ps;
  * only orders (time, seq) pairs and carries a kind and an object index. */
 struct event {
     simtime_ps time_ps;
-    uint64_t seq : 56;  /* insertion order: breaks ties deterministically */
+    uint64_t seq : 56;  /* from next_seq when scheduled: breaks ties deterministically */
     uint64_t kind : 8;
     uint32_t id;        /* the object the event is about */
     uint32_t aux;       /* a hint the dispatcher may use (e.g. a precomputed port) */
@@ -78,7 +78,9 @@ struct event_queue {
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
     size_t count;               /* all pending events */
-    uint64_t next_seq;
+    uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */
+    uint64_t *seq_next;         /* the counter pushes number from: &next_seq after eq_init; the
+                                 * simulator points it at its current node's (sim.h sim_set_origin) */
     uint64_t pushed_total;      /* events ever scheduled, for events/second */
 #ifdef SPRAYSIM_CHECKS
     /* The queue itself accepts any time; an owner whose clock only moves

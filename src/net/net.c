@@ -472,7 +472,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
             q = p->drr->bytes[c];
         }
         if (p->flags & PORTF_ECN) {
-            if (red_mark(&s->ecn_rng, q, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
+            if (red_mark_u64(red_port_draw(s->ecn_salt, port_idx, p->st.tx_packets), q, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
                 pkt->flags |= PKTF_ECN_CE;
                 p->st.ecn_marks++;
             }
@@ -485,7 +485,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         c->bytes -= pkt->size_bytes;
         data_buffer_change(s, p, pkt, -1);
         /* each class is marked on its own queue, with its own thresholds */
-        if (c->ecn && red_mark(&s->ecn_rng, c->bytes, c->ecn_kmin_bytes, c->ecn_kmax_bytes)) {
+        if (c->ecn && red_mark_u64(red_port_draw(s->ecn_salt, port_idx, p->st.tx_packets), c->bytes, c->ecn_kmin_bytes, c->ecn_kmax_bytes)) {
             pkt->flags |= PKTF_ECN_CE;
             p->st.ecn_marks++;
         }
@@ -511,7 +511,10 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
     uint32_t next_port = peer < s->n_hosts ? PORT_NONE
                          : s->routing_dynamic ? PORT_ROUTE_ON_ARRIVAL
                                               : fabric_route(s, peer - s->n_hosts, pkt);
-    eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
+    if (__builtin_expect(s->node_remote != NULL, 0) && s->node_remote[peer])
+        s->export_arrival(s, s->now + p->latency_ps, (*s->eq.seq_next)++, idx, next_port); /* parallel runs */
+    else
+        eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
     start_next(s, port_idx);
     check_port_counters(s, port_idx);
 }

@@ -187,14 +187,32 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port);
 void net_close_stats(struct sim *s);
 
 /* RED at dequeue on the data bytes left behind: never at or below kmin,
- * always above kmax, in between with probability (q - kmin)/(kmax - kmin). */
-static inline bool red_mark(struct rng *r, uint32_t q_bytes, uint32_t kmin_bytes, uint32_t kmax_bytes)
+ * always above kmax, in between with probability (q - kmin)/(kmax - kmin),
+ * decided by the uniform 64-bit draw u (Lemire's multiply: a bias below
+ * 2^-32 for bands under 4 GB). */
+static inline bool red_mark_u64(uint64_t u, uint32_t q_bytes, uint32_t kmin_bytes, uint32_t kmax_bytes)
 {
     if (q_bytes > kmax_bytes)
         return true;
     if (q_bytes <= kmin_bytes)
         return false;
-    return rng_below(r, kmax_bytes - kmin_bytes) < q_bytes - kmin_bytes;
+    return (uint64_t)(((unsigned __int128)u * (kmax_bytes - kmin_bytes)) >> 64) < q_bytes - kmin_bytes;
+}
+
+/* The same with a draw from stream r, taken only inside the band. */
+static inline bool red_mark(struct rng *r, uint32_t q_bytes, uint32_t kmin_bytes, uint32_t kmax_bytes)
+{
+    if (q_bytes > kmax_bytes || q_bytes <= kmin_bytes)
+        return q_bytes > kmax_bytes;
+    return red_mark_u64(rng_next(r), q_bytes, kmin_bytes, kmax_bytes);
+}
+
+/* A switch port's RED draw: SplitMix64 at (port, packets it has sent), so a
+ * port's decisions depend on nothing another port did (README "Parallel
+ * runs (MPI)"); salt comes from --seed. */
+static inline uint64_t red_port_draw(uint64_t salt, uint32_t port_idx, uint64_t tx_packets)
+{
+    return mix64(salt + (((uint64_t)port_idx << 40) | tx_packets) * 0x9e3779b97f4a7c15ULL);
 }
 
 /* Serialisation time of `bytes` on a link of `rate_mbps`. */

@@ -465,7 +465,7 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, struct packet *p)
                 best_q = q;
                 ties = 1;
                 choice = u.first + i;
-            } else if (q == best_q && rng_below(&s->ar_rng, ++ties) == 0) {
+            } else if (q == best_q && rng_below(&s->ar_rng[sw_idx], ++ties) == 0) {
                 choice = u.first + i;
             }
         }

@@ -268,6 +268,11 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
     struct packet *p = &copy;
     uint32_t fi = p->flow;
     struct flow *f = &s->flows[fi];
+    /* The sender's start makes the receiver's bitmap too; in a parallel run
+     * the receiver's process never runs that start (README "Parallel runs
+     * (MPI)"), so it makes the bitmap when the first packet reaches it. */
+    if (__builtin_expect(!uet_of(f)->rcv_bits, 0) && p->dst_host == f->dst)
+        uet_of(f)->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
     switch (p->type) {
     case PKT_DATA:
         uet_receiver_on_data(s, f, p);

@@ -1,0 +1,617 @@
+/* pdes.c: parallel runs over MPI (bin/spraysim-mpi, `make mpi`): every
+ * process builds the whole simulation, owns the nodes partition.c gives it
+ * and runs only their events, in conservative windows (README "Parallel
+ * runs (MPI)").
+ *
+ * A window starts at the earliest pending event of any process (from the
+ * numbers every process sends every other at the previous window's end,
+ * which also tell whether every process's flows have finished) and lasts
+ * sim.c's lookahead_ps, the smallest latency of a link between processes,
+ * so nothing another process does in the window can reach this one before
+ * it ends. A packet leaving for another process's
+ * node (net.c calls export_arrival) is copied with its arrival time and
+ * ordering key into an outbox and freed here; at the window's end the
+ * outboxes are swapped (MPI_Alltoall of counts and next event times,
+ * MPI_Alltoallv of records when any process sends any) and the packets
+ * queued on arrival with the keys they were given, so the
+ * receiver runs them in the order a single process would. Events every
+ * process scheduled at setup (flow starts) run only where their node is.
+ *
+ * At the end the clock, counters, flow records (sender side from the
+ * sender's process, the receiver's completion time from the receiver's) and
+ * port statistics come together in rank 0, whose ordinary report code then
+ * writes the outputs. SPRAYSIM_MPI_STATS=1 prints each process's window
+ * statistics on stderr (the measurements in the README).
+ *
+ * Built with mpicc only; nothing else in the project needs MPI.
+ */
+#include "pdes.h"
+
+#include "../metrics/report.h"
+#include "../net/partition.h"
+#include "../sim.h"
+#include "../transport/flow.h"
+#include "../transport/transport.h"
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One packet crossing to another process. */
+struct xpkt {
+    simtime_ps at_ps;
+    uint64_t seq;
+    uint32_t aux;
+    uint32_t pad;
+    struct packet pkt;
+};
+
+struct outbox {
+    struct xpkt *v;
+    uint32_t len, cap;
+};
+
+struct pdes {
+    int rank, np;
+    uint32_t *part;          /* [node]: its process */
+    uint8_t *remote;         /* [node]: 1 when another process owns it */
+    struct outbox *out;      /* [np] */
+    int *scount, *rcount, *sdispl, *rdispl;
+    struct xpkt *sbuf, *rbuf;
+    size_t sbuf_cap, rbuf_cap;
+    uint32_t n_own_flows;
+    uint32_t pods;
+    /* statistics (SPRAYSIM_MPI_STATS) */
+    uint64_t windows, busy_windows, max_window_events, sent_pkts, recv_pkts;
+    double sync_s, exchange_s, compute_s, alltoallv_s, compute_cpu_s;
+};
+
+static struct pdes P;
+
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of this process: what the events cost on a machine others load */
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void pdes_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &P.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P.np);
+}
+
+bool pdes_is_root(void)
+{
+    return P.rank == 0;
+}
+
+void pdes_finalize(void)
+{
+    for (int r = 0; P.out && r < P.np; r++)
+        free(P.out[r].v);
+    free(P.out);
+    free(P.part);
+    free(P.remote);
+    free(P.scount);
+    free(P.rcount);
+    free(P.sdispl);
+    free(P.rdispl);
+    free(P.sbuf);
+    free(P.rbuf);
+    MPI_Finalize();
+}
+
+static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux)
+{
+    const struct packet *pkt = pkt_at(&s->pool, pkt_idx);
+    struct outbox *o = &P.out[P.part[pkt->node]];
+    if (o->len == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 256;
+        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    }
+    struct xpkt *x = &o->v[o->len++];
+    memset(x, 0, sizeof *x);
+    x->at_ps = at_ps;
+    x->seq = seq;
+    x->aux = aux;
+    x->pkt = *pkt;
+    pkt_release(&s->pool, pkt_idx);
+    P.sent_pkts++;
+}
+
+void pdes_refuse(const char *msg)
+{
+    if (P.rank == 0) {
+        /* as die_input prints it: bytes that could break the line shown as '?' */
+        fputs("spraysim: ", stderr);
+        for (const char *c = msg; *c; c++)
+            fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, stderr);
+        fputc('\n', stderr);
+    }
+    MPI_Finalize();
+    exit(2);
+}
+
+/* pdes_refuse with a format */
+__attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    pdes_refuse(msg);
+}
+
+/* Refuses what a partitioned run cannot do exactly (README "Parallel runs
+ * (MPI)"): one line naming the flag, exit 2, on every process alike. */
+static void check_supported(const struct sim *s)
+{
+    const struct config *c = &s->cfg;
+    /* open-loop flows are made during the run, after the windows' stop
+     * test and the flows' gathering counted them: refused whatever the
+     * number of processes (one process ran none of them) */
+    if (s->poisson)
+        refuse("--workload poisson: spraysim-mpi needs a closed workload");
+    if (P.np == 1)
+        return; /* one process runs anything else the plain binary runs */
+    if (strcmp(c->transport_name, "uet") != 0)
+        refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
+    for (uint32_t i = 0; i < s->cm.n_conns; i++)
+        if (s->cm.conns[i].transport[0] && strcmp(s->cm.conns[i].transport, "uet") != 0)
+            refuse("%s:%u: transport %s: parallel runs support only uet", c->tm_path ? c->tm_path : "--workload",
+                      s->cm.conns[i].line, s->cm.conns[i].transport);
+    if (s->cm.n_triggers)
+        refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
+                  c->tm_path ? c->tm_path : "--workload");
+    if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
+        refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
+    if (s->pfc || c->hpcc)
+        refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
+    if (s->poisson || c->stream == 1)
+        refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
+    if (c->switch_stats)
+        refuse("--switch-stats: not gathered across processes yet");
+    if (c->htsim_output)
+        refuse("--htsim-output: would print from every process");
+    if (s->ts)
+        refuse("--ts-*: time series are not gathered across processes yet");
+}
+
+void pdes_attach(struct sim *s)
+{
+    check_supported(s);
+    P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
+    uint32_t nodes = s->n_hosts + s->n_switches;
+    P.remote = xcalloc(nodes ? nodes : 1, 1);
+    for (uint32_t i = 0; i < nodes; i++)
+        P.remote[i] = P.part[i] != (uint32_t)P.rank;
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        P.n_own_flows += !P.remote[s->flows[i].src];
+    /* the windows are safe only if no link between processes is shorter */
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        if (P.part[p->owner_node] != P.part[p->peer_node] && p->latency_ps < s->lookahead_ps)
+            die_internal("port %u joins processes %u and %u with %llu ps, below the %llu ps windows", i,
+                         P.part[p->owner_node], P.part[p->peer_node], (unsigned long long)p->latency_ps,
+                         (unsigned long long)s->lookahead_ps);
+    }
+    P.out = xcalloc((size_t)P.np, sizeof *P.out);
+    P.scount = xcalloc((size_t)P.np, sizeof(int));
+    P.rcount = xcalloc((size_t)P.np, sizeof(int));
+    P.sdispl = xcalloc((size_t)P.np, sizeof(int));
+    P.rdispl = xcalloc((size_t)P.np, sizeof(int));
+    s->node_remote = P.remote;
+    s->export_arrival = export_arrival;
+    s->pdes = &P;
+}
+
+/* Events of no node (origin 0: time-series samples and open-loop
+ * arrivals, which only runs of one process have; check_supported) are
+ * rank 0's. */
+static inline bool origin_is_local(uint32_t o)
+{
+    return o == 0 ? P.rank == 0 : !P.remote[o - 1];
+}
+
+static inline bool event_is_local(const struct sim *s, const struct event *ev)
+{
+    return origin_is_local(sim_event_origin(s, ev));
+}
+
+/* The earliest event this process owns (events for other processes' nodes,
+ * scheduled at setup by every process, are dropped on the way). */
+static simtime_ps next_local_time(struct sim *s)
+{
+    const struct event *e;
+    while ((e = eq_peek(&s->eq)) != NULL) {
+        if (event_is_local(s, e))
+            return e->time_ps;
+        struct event dummy;
+        eq_pop(&s->eq, &dummy);
+    }
+    return SIMTIME_NEVER;
+}
+
+/* What every process tells every other at a window's end, in one
+ * MPI_Alltoall: the bytes of packets it sends that one, and (the same to
+ * all) its earliest event after the exchange, counting the packets it
+ * sends, and whether its own flows have all finished. So every process
+ * learns the next window's start and the stop decision from the same
+ * numbers, without a separate MPI_Allreduce. */
+struct xhdr {
+    uint64_t bytes;
+    uint64_t next_ps;
+    uint64_t done;
+    uint64_t sends;  /* packets it sends anyone: the Alltoallv runs only when some process sends */
+};
+
+static struct xhdr *H_out, *H_in;
+
+/* The outboxes to their processes and what came in onto the queue; returns
+ * the next window's start (SIMTIME_NEVER: nothing anywhere) and sets
+ * *all_done when every process's flows have finished. */
+static simtime_ps exchange(struct sim *s, bool *all_done)
+{
+    simtime_ps next = next_local_time(s);
+    size_t total = 0;
+    for (int r = 0; r < P.np; r++)
+        for (uint32_t i = 0; i < P.out[r].len; i++)
+            if (P.out[r].v[i].at_ps < next)
+                next = P.out[r].v[i].at_ps;
+    uint64_t done = s->flows_finished == P.n_own_flows;
+    for (int r = 0; r < P.np; r++) {
+        P.scount[r] = (int)(P.out[r].len * sizeof(struct xpkt));
+        P.sdispl[r] = (int)(total * sizeof(struct xpkt));
+        total += P.out[r].len;
+    }
+    if (total * sizeof(struct xpkt) > INT32_MAX)
+        die_internal("%zu packets leave this process in one window: more than MPI's int counts hold", total);
+    for (int r = 0; r < P.np; r++)
+        H_out[r] = (struct xhdr){.bytes = (uint64_t)P.scount[r], .next_ps = next, .done = done, .sends = total};
+    double t0 = wall_s();
+    MPI_Alltoall(H_out, (int)sizeof(struct xhdr), MPI_BYTE, H_in, (int)sizeof(struct xhdr), MPI_BYTE, MPI_COMM_WORLD);
+    P.sync_s += wall_s() - t0;
+    simtime_ps t = SIMTIME_NEVER;
+    bool all = true;
+    size_t rtotal = 0, any = 0;
+    for (int r = 0; r < P.np; r++) {
+        if (H_in[r].next_ps < t)
+            t = H_in[r].next_ps;
+        all = all && H_in[r].done;
+        P.rcount[r] = (int)H_in[r].bytes;
+        P.rdispl[r] = (int)rtotal;
+        rtotal += H_in[r].bytes;
+        any |= H_in[r].sends;
+    }
+    *all_done = all;
+    rtotal /= sizeof(struct xpkt);
+    if (!any) /* every process knows that nobody sends anything */
+        return t;
+    if (total > P.sbuf_cap || !P.sbuf) {
+        P.sbuf_cap = total ? total * 2 : 1;
+        P.sbuf = xrealloc(P.sbuf, P.sbuf_cap * sizeof(struct xpkt));
+    }
+    if (rtotal > P.rbuf_cap || !P.rbuf) {
+        P.rbuf_cap = rtotal ? rtotal * 2 : 1;
+        P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
+    }
+    size_t k = 0;
+    for (int r = 0; r < P.np; r++) {
+        if (P.out[r].len)
+            memcpy(P.sbuf + k, P.out[r].v, P.out[r].len * sizeof(struct xpkt));
+        k += P.out[r].len;
+        P.out[r].len = 0;
+    }
+    double t1 = wall_s();
+    MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    P.alltoallv_s += wall_s() - t1;
+    /* each arrival keeps the key its sender gave it */
+    uint64_t *saved = s->eq.seq_next, seq;
+    s->eq.seq_next = &seq;
+    for (size_t i = 0; i < rtotal; i++) {
+        const struct xpkt *x = &P.rbuf[i];
+        uint32_t idx = pkt_alloc(&s->pool);
+        *pkt_at(&s->pool, idx) = x->pkt;
+        pkt_at(&s->pool, idx)->next = PKT_NONE;
+        seq = x->seq;
+        eq_push_aux(&s->eq, x->at_ps, EV_PKT_ARRIVE, idx, x->aux);
+    }
+    s->eq.seq_next = saved;
+    P.recv_pkts += rtotal;
+    return t;
+}
+
+/* The latency of one empty window end here (the floor of synchronisation):
+ * the header exchange, n times. */
+static double empty_exchange_us(int n)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = wall_s();
+    for (int i = 0; i < n; i++) {
+        MPI_Alltoall(H_out, (int)sizeof(struct xhdr), MPI_BYTE, H_in, (int)sizeof(struct xhdr), MPI_BYTE,
+                     MPI_COMM_WORLD);
+    }
+    return (wall_s() - t0) / n * 1e6;
+}
+
+/* The latency of the packets' exchange alone at this run's mean volume
+ * (each process sends `per_peer` records to every other), n times. */
+static double full_exchange_us(uint64_t per_peer, int n)
+{
+    size_t cnt = (size_t)per_peer * (size_t)P.np;
+    struct xpkt *sb = xcalloc(cnt ? cnt : 1, sizeof *sb), *rb = xcalloc(cnt ? cnt : 1, sizeof *rb);
+    for (int r = 0; r < P.np; r++) {
+        P.scount[r] = P.rcount[r] = r == P.rank ? 0 : (int)(per_peer * sizeof(struct xpkt));
+        P.sdispl[r] = P.rdispl[r] = (int)((size_t)r * per_peer * sizeof(struct xpkt));
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = wall_s();
+    for (int i = 0; i < n; i++)
+        MPI_Alltoallv(sb, P.scount, P.sdispl, MPI_BYTE, rb, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    double us = (wall_s() - t0) / n * 1e6;
+    free(sb);
+    free(rb);
+    return us;
+}
+
+void pdes_run(struct sim *s)
+{
+    double t_start = wall_s();
+    simtime_ps last_ps = 0;
+    bool all_done = false;
+    H_out = xcalloc((size_t)P.np, sizeof *H_out);
+    H_in = xcalloc((size_t)P.np, sizeof *H_in);
+    simtime_ps t = exchange(s, &all_done);
+    /* rank 0's progress line, as sim_run's (its own share of the events):
+     * refreshed in place once a second on a terminal; under mpirun, which
+     * forwards stderr line by line through a pipe, as a full line every 5 s,
+     * so a long parallel run shows it too and a short one prints nothing */
+    bool tty = isatty(STDERR_FILENO);
+    bool progress = P.rank == 0 && s->cfg.progress, printed = false;
+    double every_s = tty ? 1.0 : 5.0;
+    bool ts_each_event = s->ts && s->cfg.ts.change; /* time series: one process only (check_supported) */
+    bool prefetch = sim_wants_prefetch(s);
+    double last_print = t_start;
+    while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
+        double t1 = wall_s(), c1 = cpu_s();
+        simtime_ps limit = t + s->lookahead_ps - 1;
+        if (limit > s->cfg.end_ps)
+            limit = s->cfg.end_ps;
+        uint64_t n = 0;
+        struct event ev;
+        while (eq_pop_until(&s->eq, limit, &ev)) {
+            if (prefetch)
+                sim_prefetch_ahead(s);
+            uint32_t o = sim_event_origin(s, &ev);
+            if (!origin_is_local(o))
+                continue; /* another process's (a flow start every process scheduled at setup) */
+            sim_dispatch(s, &ev, o);
+            if (__builtin_expect(ts_each_event, 0))
+                ts_after_event(s);
+            last_ps = ev.time_ps;
+            n++;
+        }
+        P.windows++;
+        P.busy_windows += n > 0;
+        if (n > P.max_window_events)
+            P.max_window_events = n;
+        double t2 = wall_s();
+        P.compute_s += t2 - t1;
+        P.compute_cpu_s += cpu_s() - c1;
+        t = exchange(s, &all_done);
+        P.exchange_s += wall_s() - t2;
+        if (progress && wall_s() - last_print >= every_s) {
+            last_print = wall_s();
+            printed = tty;
+            /* the time left at this pace of simulated time: an upper bound,
+             * as the run also ends when every flow is done (sim.c's line) */
+            double eta = s->now ? (last_print - t_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+            fprintf(stderr, "%s[%.0f s] simulated %.1f of %.1f us on %d processes, %u/%u flows finished here, "
+                    "%.2fM events/s here, ETA <= %.0f s%s",
+                    tty ? "\r" : "", last_print - t_start, (double)s->now / PS_PER_US,
+                    (double)s->cfg.end_ps / PS_PER_US, P.np, s->flows_finished, s->n_msgs,
+                    s->events_processed / (last_print - t_start) / 1e6, eta, tty ? "   " : "\n");
+        }
+    }
+    if (printed)
+        fputc('\n', stderr);
+    /* the clock: the last event run anywhere; the rest as sim_finish decides */
+    uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
+    MPI_Allreduce(in, red, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(in + 1, red + 1, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    s->now = red[0];
+    uint64_t finished = red[1];
+    bool pending = red[2] != 0;
+    if (!all_done && s->now < s->cfg.end_ps && finished < s->n_msgs && !pending) {
+        /* nothing left to happen: time stands where the last event was */
+    } else if (!all_done) {
+        s->now = s->cfg.end_ps;
+    }
+    s->stop = all_done;
+    net_close_stats(s);
+    if (getenv("SPRAYSIM_MPI_STATS")) {
+        double total = wall_s() - t_start;
+        double floor_us = empty_exchange_us(200);
+        uint64_t mean_sent = 0;
+        MPI_Allreduce(&P.sent_pkts, &mean_sent, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+        uint64_t windows = P.windows ? P.windows : 1;
+        uint64_t per_peer = P.np > 1 ? mean_sent / windows / (uint64_t)(P.np - 1) : 0;
+        double full_us = full_exchange_us(per_peer, 100);
+        fprintf(stderr,
+                "mpi rank %d/%d: pods %u, lookahead %.3f us, windows %llu (%llu with events here), events %llu (%.1f "
+                "per window, max %llu), packets sent to other processes %llu, received %llu; wall %.3f s: events "
+                "%.3f s (CPU %.3f s), window ends %.3f s (of which the header exchange %.3f s, the packets' %.3f s); an empty window end "
+                "%.1f us, one with %llu packets to each other process %.1f us\n",
+                P.rank, P.np, P.pods, (double)s->lookahead_ps / PS_PER_US, (unsigned long long)P.windows,
+                (unsigned long long)P.busy_windows, (unsigned long long)s->events_processed,
+                P.windows ? (double)s->events_processed / (double)P.windows : 0.0,
+                (unsigned long long)P.max_window_events, (unsigned long long)P.sent_pkts,
+                (unsigned long long)P.recv_pkts, total, P.compute_s, P.compute_cpu_s, P.exchange_s, P.sync_s, P.alltoallv_s, floor_us, (unsigned long long)per_peer, full_us);
+    }
+    free(H_out);
+    free(H_in);
+}
+
+/* What rank 0 needs of a flow its sender's process ran. */
+struct flow_rec {
+    uint32_t index;
+    uint8_t state, posted, has_cc;
+    uint8_t pad;
+    simtime_ps posted_ps, start_ps, finish_ps;
+    struct flow_counters c;
+    double cc[16];
+};
+
+/* What rank 0 needs of a port another process ran. */
+struct port_rec {
+    uint32_t index;
+    uint32_t pad;
+    struct port_stats st;
+    double class_occ[PORT_MAX_CLASSES - 2];
+    uint32_t class_peak[PORT_MAX_CLASSES - 2];
+};
+
+/* Gathers n_mine records of `size` bytes from every process into rank 0;
+ * returns them there (count in *n_all), NULL elsewhere. */
+static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all)
+{
+    int *counts = xcalloc((size_t)P.np, sizeof(int)), *displ = xcalloc((size_t)P.np, sizeof(int));
+    int bytes = n_mine * (int)size;
+    MPI_Gather(&bytes, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int r = 0; r < P.np; r++) {
+        displ[r] = total;
+        total += counts[r];
+    }
+    char *all = P.rank == 0 ? xmalloc(total ? (size_t)total : 1) : NULL;
+    MPI_Gatherv(mine, bytes, MPI_BYTE, all, counts, displ, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(displ);
+    *n_all = P.rank == 0 ? total / (int)size : 0;
+    return all;
+}
+
+void pdes_collect(struct sim *s, double wall, struct run_stats *r)
+{
+    /* packets still in the network: counted where they are */
+    report_collect(s, wall, r);
+    uint64_t inet[2] = {r->pkts_in_network, r->data_in_network}, inet_sum[2];
+    MPI_Reduce(inet, inet_sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (P.np == 1)
+        return;
+    /* counters: sums (sim_totals is all uint64_t) */
+    _Static_assert(sizeof(struct sim_totals) % sizeof(uint64_t) == 0, "sim_totals holds only uint64_t");
+    struct sim_totals tot;
+    MPI_Reduce(&s->tot, &tot, (int)(sizeof tot / sizeof(uint64_t)), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    uint64_t cnt[3] = {s->events_processed, s->flows_finished, s->flows_started}, cnt_sum[3];
+    MPI_Reduce(cnt, cnt_sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* receivers' completion times */
+    simtime_ps *rcv = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(simtime_ps));
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        rcv[i] = !P.remote[s->flows[i].dst] && s->flows[i].rcv_complete ? s->flows[i].rcv_done_ps : SIMTIME_NEVER;
+    MPI_Allreduce(MPI_IN_PLACE, rcv, (int)s->n_flows, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
+    /* senders' records */
+    unsigned ncc = s->cc->n_counters < 16 ? s->cc->n_counters : 16;
+    struct flow_rec *fr = xcalloc(P.n_own_flows ? P.n_own_flows : 1, sizeof *fr);
+    int nf = 0;
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        if (P.remote[f->src])
+            continue;
+        struct flow_rec *x = &fr[nf++];
+        x->index = i;
+        x->state = f->state;
+        x->posted = f->posted;
+        x->posted_ps = f->posted_ps;
+        x->start_ps = f->start_ps;
+        x->finish_ps = f->finish_ps;
+        x->c = f->c;
+        if (ncc && f->cc_counters) {
+            memcpy(x->cc, f->cc_counters, ncc * sizeof(double));
+            x->has_cc = 1;
+        } else if (ncc && f->cc_state && s->cc->counters) {
+            double tmp[32] = {0};
+            s->cc->counters(f->cc_state, tmp);
+            memcpy(x->cc, tmp, ncc * sizeof(double));
+            x->has_cc = 1;
+        }
+    }
+    int nf_all;
+    struct flow_rec *fall = gather_recs(fr, nf, sizeof *fr, &nf_all);
+    free(fr);
+    /* ports, with the process of their node */
+    uint32_t n_own_ports = 0;
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        n_own_ports += !P.remote[s->ports[i].owner_node];
+    struct port_rec *pr = xcalloc(n_own_ports ? n_own_ports : 1, sizeof *pr);
+    int np_ = 0;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        const struct port *p = &s->ports[i];
+        if (P.remote[p->owner_node])
+            continue;
+        struct port_rec *x = &pr[np_++];
+        x->index = i;
+        x->st = p->st;
+        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++) {
+            x->class_occ[k] = p->x->c[k].occupancy_byte_ps;
+            x->class_peak[k] = p->x->c[k].peak_bytes;
+        }
+    }
+    int np_all;
+    struct port_rec *pall = gather_recs(pr, np_, sizeof *pr, &np_all);
+    free(pr);
+    if (P.rank == 0) {
+        s->tot = tot;
+        s->events_processed = cnt_sum[0];
+        s->flows_finished = (uint32_t)cnt_sum[1];
+        s->flows_started = (uint32_t)cnt_sum[2];
+        for (uint32_t i = 0; i < s->n_flows; i++) {
+            s->flows[i].rcv_complete = rcv[i] != SIMTIME_NEVER;
+            s->flows[i].rcv_done_ps = rcv[i];
+        }
+        for (int k = 0; k < nf_all; k++) {
+            const struct flow_rec *x = &fall[k];
+            struct flow *f = &s->flows[x->index];
+            f->state = x->state;
+            f->posted = x->posted;
+            f->posted_ps = x->posted_ps;
+            f->start_ps = x->start_ps;
+            f->finish_ps = x->finish_ps;
+            f->c = x->c;
+            if (x->has_cc) {
+                if (!f->cc_counters)
+                    f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
+                memcpy(f->cc_counters, x->cc, ncc * sizeof(double));
+            }
+        }
+        for (int k = 0; k < np_all; k++) {
+            struct port *p = &s->ports[pall[k].index];
+            p->st = pall[k].st;
+            for (uint32_t c = 0; p->x && c + 2 < p->x->n; c++) {
+                p->x->c[c].occupancy_byte_ps = pall[k].class_occ[c];
+                p->x->c[c].peak_bytes = pall[k].class_peak[c];
+            }
+        }
+        report_collect(s, wall, r);
+        r->pkts_in_network = inet_sum[0];
+        r->data_in_network = inet_sum[1];
+    }
+    free(fall);
+    free(pall);
+    free(rcv);
+}
