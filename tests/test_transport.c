@@ -738,7 +738,7 @@ static void test_send_records_sized_to_the_window(void **st)
     /* 300 packets sent and none acknowledged: the ring doubles as it fills
      * past half, and keeps every record */
     struct uet_flow q = {0};
-    uet_tx_alloc(&q, 1000);
+    uet_tx_alloc(&q, 1000, true);
     assert_int_equal(q.tx_mask + 1, 128);
     for (uint32_t seq = 0; seq < 300; seq++) {
         struct tx_rec *r = uet_tx_claim(&q, seq);

@@ -497,7 +497,7 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     e->srtt_ps = r->rto_ps; /* htsim: the RTT estimate starts at the min RTO */
     f->tp_state = e;
     uint32_t n = f->n_pkts;
-    uet_tx_alloc(sq(f), n);
+    uet_tx_alloc(sq(f), n, false); /* EQDS samples RTTs of packets in flight only */
     sq(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
     if (r->window) {
         struct cc_params cp;

@@ -97,20 +97,21 @@ static uint32_t pow2_at_least(uint32_t n)
     return c;
 }
 
-void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts)
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts, bool keep_acked)
 {
+    q->tx_keep_acked = keep_acked;
     uint32_t cap = pow2_at_least(n_pkts < UET_TX_INIT_MAX_SLOTS ? n_pkts : UET_TX_INIT_MAX_SLOTS);
     q->tx = xcalloc(cap, sizeof(struct tx_rec));
     for (uint32_t i = 0; i < cap; i++)
         q->tx[i].seq = UET_TX_EMPTY;
     q->tx_mask = cap - 1;
-    q->rtx_ring = xcalloc(cap, sizeof(uint32_t));
-    q->rtx_mask = cap - 1;
+    q->rtx_ring = xcalloc(UET_RTX_INIT_SLOTS, sizeof(uint32_t));
+    q->rtx_mask = UET_RTX_INIT_SLOTS - 1;
 }
 
 /* Doubles the ring: each record to its slot in the larger one (the newest
  * record of a slot wins; a record still needed is never lost, since the
- * span from the oldest unacknowledged packet stays below half the old ring). */
+ * span from the oldest unacknowledged packet fits in the old ring). */
 static void tx_grow(struct uet_flow *q)
 {
     uint32_t old = q->tx_mask + 1, cap = 2 * old;
@@ -133,8 +134,11 @@ static void tx_grow(struct uet_flow *q)
 struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
 {
     invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
-    while (seq - q->cum_acked + 1 > (q->tx_mask + 1) / 2)
+    uint32_t room = q->tx_keep_acked ? (q->tx_mask + 1) / 2 : q->tx_mask + 1;
+    while (seq - q->cum_acked + 1 > room) {
         tx_grow(q);
+        room *= 2;
+    }
     struct tx_rec *r = &q->tx[seq & q->tx_mask];
     invariant(r->state == TX_UNSENT || r->state == TX_ACKED,
               "packet %u's slot still holds packet %u, not acknowledged", seq, r->seq);
@@ -221,7 +225,7 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
         printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
-    uet_tx_alloc(uet_of(f), n);
+    uet_tx_alloc(uet_of(f), n, s->cc->timestamp_echo);
     uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
 
     struct cc_params cp;

@@ -49,6 +49,7 @@ struct uet_flow {
      * (uet_tx below), so a 1 GB flow costs what a 2 MB one does */
     struct tx_rec *tx;
     uint32_t tx_mask;
+    bool tx_keep_acked;      /* acknowledged packets' records are read (timestamp echo): keep half a ring of them */
     uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission (rtx_mask + 1 slots) */
     uint32_t rtx_mask;
     uint32_t rtx_head, rtx_len;
@@ -95,13 +96,20 @@ static inline struct uet_flow *uet_of(const struct flow *f)
  * claimed when its packet is first sent (uet_tx_claim) and keeps the
  * record until the packet tx_mask + 1 later takes it; the ring doubles
  * whenever the packets from the oldest unacknowledged one to a new one
- * would fill more than half of it, so every packet in flight has its
- * record, and an acknowledged one keeps it for at least half a ring of
- * sends (late ACKs still find their send time). A packet whose slot moved
- * on reads as acknowledged with no send record; one never sent, as unsent. */
+ * would not fit in it, so every packet not yet acknowledged has its
+ * record. A packet whose slot moved on reads as acknowledged with no send
+ * record; one never sent, as unsent. Only algorithms that echo timestamps
+ * (cc_ops.timestamp_echo: an RTT sample from any packet's own ACK, even one
+ * already covered by another ACK) read an acknowledged packet's send time
+ * and count; for them (tx_keep_acked) the ring doubles already when the
+ * span would fill more than half of it, so an acknowledged packet keeps its
+ * record for at least half a ring of sends and a late ACK still finds it.
+ * Every other reader asks an acknowledged packet's state only, which the
+ * moved-on slot answers alike, so the smaller ring changes no output. */
 #define UET_TX_MIN_SLOTS 2u
 #define UET_TX_EMPTY UINT32_MAX /* the tag of a slot no packet has claimed (no flow has 2^32 - 1 packets) */
 #define UET_TX_INIT_MAX_SLOTS 128u /* a flow's first ring: its packets, up to this many (grows as needed) */
+#define UET_RTX_INIT_SLOTS 4u /* the retransmission ring's first size: losses are rare, it doubles when full */
 
 extern const struct tx_rec uet_tx_gone, uet_tx_unsent;
 
@@ -127,8 +135,8 @@ static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
 struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq);
 /* Appends seq to the retransmission ring (grown when full). */
 void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq);
-/* A new flow's rings, for n_pkts packets. */
-void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts);
+/* A new flow's rings, for n_pkts packets; keep_acked: see tx_keep_acked. */
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts, bool keep_acked);
 
 /* Frees a finished sender's per-packet records, CC and balancer state (the
  * receiver's bitmap stays); q is its sequence state (UET's own, or the one
