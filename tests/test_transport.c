@@ -43,11 +43,11 @@ static struct tx_rec *sent_by_hand(struct flow *f, uint32_t q)
 {
     struct uet_flow *u = uet_of(f);
     struct tx_rec *t = &u->tx[q & u->tx_mask];
-    if (t->seq != q) { /* (the flow's start may have sent the first packets for real) */
+    if (!uet_tx_holds(u, q)) { /* (the flow's start may have sent the first packets for real) */
         u->next_new_seq = q;
         t = uet_tx_claim(u, q);
+        u->next_new_seq = q + 1;
     }
-    u->next_new_seq = q + 1;
     return t;
 }
 

@@ -103,28 +103,31 @@ void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts, bool keep_acked)
     uint32_t cap = pow2_at_least(n_pkts < UET_TX_INIT_MAX_SLOTS ? n_pkts : UET_TX_INIT_MAX_SLOTS);
     q->tx = xcalloc(cap, sizeof(struct tx_rec));
     for (uint32_t i = 0; i < cap; i++)
-        q->tx[i].seq = UET_TX_EMPTY;
+        q->tx[i].state = TX_EMPTY;
     q->tx_mask = cap - 1;
     q->rtx_ring = xcalloc(UET_RTX_INIT_SLOTS, sizeof(uint32_t));
     q->rtx_mask = UET_RTX_INIT_SLOTS - 1;
 }
 
-/* Doubles the ring: each record to its slot in the larger one (the newest
- * record of a slot wins; a record still needed is never lost, since the
- * span from the oldest unacknowledged packet fits in the old ring). */
+/* Doubles the ring: each record to its packet's slot in the larger one;
+ * the other slot of each pair is left empty (the packet that maps to it is
+ * older than the ring reached, so acknowledged: a record still needed is
+ * never lost, since the span from the oldest unacknowledged packet fits in
+ * the old ring). */
 static void tx_grow(struct uet_flow *q)
 {
     uint32_t old = q->tx_mask + 1, cap = 2 * old;
     struct tx_rec *tx = xcalloc(cap, sizeof(struct tx_rec));
     for (uint32_t i = 0; i < cap; i++)
-        tx[i].seq = UET_TX_EMPTY;
+        tx[i].state = TX_EMPTY;
     for (uint32_t i = 0; i < old; i++) {
         const struct tx_rec *r = &q->tx[i];
-        if (r->seq == UET_TX_EMPTY)
+        if (r->state == TX_EMPTY)
             continue;
-        struct tx_rec *d = &tx[r->seq & (cap - 1)];
-        if (d->seq == UET_TX_EMPTY || d->seq < r->seq)
-            *d = *r;
+        /* slot i holds the newest packet below next_new_seq that maps to it */
+        invariant(q->next_new_seq > i, "slot %u holds a record with %u packets sent", i, q->next_new_seq);
+        uint32_t seq = q->next_new_seq - 1 - ((q->next_new_seq - 1 - i) & (old - 1));
+        tx[seq & (cap - 1)] = *r;
     }
     free(q->tx);
     q->tx = tx;
@@ -140,9 +143,9 @@ struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
         room *= 2;
     }
     struct tx_rec *r = &q->tx[seq & q->tx_mask];
-    invariant(r->state == TX_UNSENT || r->state == TX_ACKED,
-              "packet %u's slot still holds packet %u, not acknowledged", seq, r->seq);
-    *r = (struct tx_rec){.seq = seq};
+    invariant(r->state == TX_UNSENT || r->state == TX_ACKED || r->state == TX_EMPTY,
+              "packet %u's slot still holds packet %u, not acknowledged", seq, seq - (q->tx_mask + 1));
+    *r = (struct tx_rec){.state = TX_UNSENT};
     return r;
 }
 
