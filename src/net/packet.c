@@ -3,9 +3,9 @@
  *
  * Memory: the pool reserves address space for POOL_RESERVE_PKTS packets up
  * front (an anonymous mapping with no swap reserved: pages cost memory only
- * once touched) and grows in place, linking a step of 1/16 of what it holds
+ * once touched) and grows in place, linking a step of 1/64 of what it holds
  * (at least 64 packets) whenever the free list runs dry. So its resident
- * memory is the run's peak of packets in use plus at most 6%, never a copy:
+ * memory is the run's peak of packets in use plus at most 1.6%, never a copy:
  * before, it was an array that doubled by copying, which held up to twice
  * the peak and, while growing, the old array as well (48 MB for 24 MB of
  * packets at 8192 hosts). The packets handed out are the same, in the same
@@ -110,7 +110,7 @@ uint32_t pool_grow_and_alloc(struct packet_pool *p)
     uint32_t old = p->capacity;
     if (old >= UINT32_MAX / 2)
         die_internal("packet pool exhausted (%u packets)", old);
-    uint32_t step = old / 16 > 64 ? old / 16 : 64;
+    uint32_t step = old / 64 > 64 ? old / 64 : 64;
     if (p->reserved && p->reserved - old >= step) {
         p->capacity = old + step; /* in place: the reserved pages are touched as they are linked */
     } else {
