@@ -182,7 +182,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     invariant(fi >= s->n_flows_matrix && !f->in_ready_ring, "flow %u released while it may still send", fi);
     uet_free_sender_state(f, uet_of(f));
-    free(uet_of(f)->rcv_bits);
+    rcv_window_free(&uet_of(f)->rcv_win);
     free(uet_of(f)->credit);
     free(f->cc_counters);
     free(f->tp_state);
@@ -205,7 +205,7 @@ static void uet_free(struct sim *s)
         if (!all && i < s->n_flows_matrix)
             all = uet_of(&s->flows[i]);
         uet_free_sender_state(&s->flows[i], uet_of(&s->flows[i]));
-        free(uet_of(&s->flows[i])->rcv_bits);
+        rcv_window_free(&uet_of(&s->flows[i])->rcv_win);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
         if (i >= s->n_flows_matrix)
@@ -229,7 +229,7 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
                (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
     uet_tx_alloc(uet_of(f), n, s->cc->timestamp_echo);
-    uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
+    rcv_window_init(&uet_of(f)->rcv_win, n);
 
     struct cc_params cp;
     transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
@@ -278,8 +278,8 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
     /* The sender's start makes the receiver's bitmap too; in a parallel run
      * the receiver's process never runs that start (README "Parallel runs
      * (MPI)"), so it makes the bitmap when the first packet reaches it. */
-    if (__builtin_expect(!uet_of(f)->rcv_bits, 0) && p->dst_host == f->dst)
-        uet_of(f)->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
+    if (__builtin_expect(!uet_of(f)->rcv_win.words, 0) && p->dst_host == f->dst)
+        rcv_window_init(&uet_of(f)->rcv_win, f->n_pkts);
     switch (p->type) {
     case PKT_DATA:
         uet_receiver_on_data(s, f, p);

@@ -6,6 +6,7 @@
 
 #include "../core/core.h"
 #include "flow.h"
+#include "rcv_window.h"
 
 struct sim;
 struct uet_credit;
@@ -79,7 +80,7 @@ struct uet_flow {
     simtime_ps last_rts_ps;
 
     /* receiver */
-    uint64_t *rcv_bits;
+    struct rcv_window rcv_win; /* reassembly bitmap from rcv_cum on (rcv_window.h) */
     uint32_t rcv_cum;        /* next expected sequence number */
     uint64_t rcv_bytes;      /* data bytes (wire size) received, duplicates excluded */
     uint32_t rcv_unacked_bytes;
