@@ -728,13 +728,9 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *from, u
         a->ref_seq = UINT32_MAX; /* no data packet to take an RTT sample from */
     if (base < sq(f)->rcv_cum + 1)
         base = sq(f)->rcv_cum + 1;
-    uint64_t bits = 0;
-    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
-        if (rcv_has(f, base + i))
-            bits |= 1ULL << i;
     a->seq = sq(f)->rcv_cum;
     a->sack_base = base;
-    a->sack_bits = bits;
+    a->sack_bits = base < f->n_pkts ? rcv_window_bits64(&sq(f)->rcv_win, sq(f)->rcv_cum, base) : 0;
     a->recvd_bytes = sq(f)->rcv_bytes;
     ef(s, from->flow)->unacked_bytes = 0;
     s->tot.acks_sent++;

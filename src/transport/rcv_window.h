@@ -40,6 +40,29 @@ static inline bool rcv_window_has(const struct rcv_window *w, uint32_t cum, uint
     return (w->words[word & w->mask] >> (seq & 63)) & 1;
 }
 
+/* Word `word` of the bitmap (packets 64 word .. 64 word + 63) as a
+ * whole-flow bitmap would hold it, for a word at or above cum's: 0 beyond
+ * the ring. */
+static inline uint64_t rcv_window_word(const struct rcv_window *w, uint32_t cum, uint32_t word)
+{
+    if (word - (cum >> 6) > w->mask)
+        return 0;
+    return w->words[word & w->mask];
+}
+
+/* The arrival bits of packets base .. base + 63 (bit i: packet base + i),
+ * base above cum: a selective ACK's bitmap in two word reads, not 64 bit
+ * tests. Bits of packets past the flow's end are 0 (never set). */
+static inline uint64_t rcv_window_bits64(const struct rcv_window *w, uint32_t cum, uint32_t base)
+{
+    invariant(base >= cum, "receive window: bitmap from %u below the cumulative point %u", base, cum);
+    uint32_t word = base >> 6, shift = base & 63;
+    uint64_t bits = rcv_window_word(w, cum, word) >> shift;
+    if (shift)
+        bits |= rcv_window_word(w, cum, word + 1) << (64 - shift);
+    return bits;
+}
+
 /* Marks packet seq (at or above cum) as arrived. */
 static inline void rcv_window_set(struct rcv_window *w, uint32_t cum, uint32_t seq)
 {
