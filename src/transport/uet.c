@@ -170,7 +170,7 @@ void uet_free_sender_state(struct flow *f, struct uet_flow *q)
     free(q->tx);
     free(q->rtx_ring);
     free(f->cc_state);
-    free(f->lb_state);
+    lb_state_free(f->lb, f->lb_state);
     q->tx = NULL;
     q->rtx_ring = NULL;
     f->cc_state = f->lb_state = NULL;
