@@ -632,7 +632,7 @@ static void test_mixed_without_recycling_is_bitmap(void **state)
             assert_int_equal(lb_mixed_penalty(m, q), lb_bitmap_penalty(b, q));
     }
     assert_true(total_penalty(b, paths) > 0);
-    free(m);
+    lb_state_free(&lb_mixed_ops, m);
     free(b);
 }
 
@@ -663,7 +663,7 @@ static void test_mixed_prefers_recycled_entropies(void **state)
     fb(&lb_mixed_ops, m, 30, LB_NACK, 0);
     assert_int_equal(lb_mixed_penalty(m, 30), 4);
     assert_int_equal(nxt(&lb_mixed_ops, m, 0), 30);
-    free(m);
+    lb_state_free(&lb_mixed_ops, m);
     free(b);
 }
 
@@ -677,7 +677,28 @@ static void test_mixed_fifo_keeps_newest_256(void **state)
     for (uint16_t i = 0; i < 256; i++)
         assert_int_equal(nxt(&lb_mixed_ops, m, 0), 44 + i);
     assert_int_equal(nxt(&lb_mixed_ops, m, 0), nxt(&lb_bitmap_ops, b, 0));
-    free(m);
+    lb_state_free(&lb_mixed_ops, m);
+    free(b);
+}
+
+/* The same with byte entries (at most 256 paths), the storage growing from
+ * its first 8 entries to 256 on the way. */
+static void test_mixed_narrow_fifo_keeps_newest_256(void **state)
+{
+    (void)state;
+    const uint32_t paths = 256;
+    void *m = mixed_new(paths, 13, 0), *b = bitmap_new(paths, 13, 0);
+    for (uint32_t e = 0; e < 300; e++)
+        fb(&lb_mixed_ops, m, (uint16_t)(e % paths), LB_GOOD, 0);
+    for (uint32_t i = 0; i < 256; i++)
+        assert_int_equal(nxt(&lb_mixed_ops, m, 0), (44 + i) % paths);
+    assert_int_equal(nxt(&lb_mixed_ops, m, 0), nxt(&lb_bitmap_ops, b, 0));
+    /* refilled after draining: the grown storage wraps */
+    for (uint32_t e = 0; e < 40; e++)
+        fb(&lb_mixed_ops, m, (uint16_t)(255 - e), LB_GOOD, 0);
+    for (uint32_t i = 0; i < 40; i++)
+        assert_int_equal(nxt(&lb_mixed_ops, m, 0), 255 - i);
+    lb_state_free(&lb_mixed_ops, m);
     free(b);
 }
 
@@ -718,7 +739,7 @@ static void test_mixed_matches_model(void **state)
             }
         }
     }
-    free(m);
+    lb_state_free(&lb_mixed_ops, m);
     free(b);
 }
 
@@ -737,9 +758,9 @@ static void test_mixed_deterministic(void **state)
         fb(&lb_mixed_ops, c, ec, sig, US(k));
     }
     assert_true(differ > 0);
-    free(a);
-    free(b);
-    free(c);
+    lb_state_free(&lb_mixed_ops, a);
+    lb_state_free(&lb_mixed_ops, b);
+    lb_state_free(&lb_mixed_ops, c);
 }
 
 /* ---- registry ------------------------------------------------------------------------- */
@@ -819,6 +840,7 @@ int main(void)
         cmocka_unit_test(test_mixed_without_recycling_is_bitmap),
         cmocka_unit_test(test_mixed_prefers_recycled_entropies),
         cmocka_unit_test(test_mixed_fifo_keeps_newest_256),
+        cmocka_unit_test(test_mixed_narrow_fifo_keeps_newest_256),
         cmocka_unit_test(test_mixed_matches_model),
         cmocka_unit_test(test_mixed_deterministic),
         cmocka_unit_test(test_registry_has_adaptive_balancers),

@@ -509,10 +509,10 @@ static double received_by(uint32_t h)
     double sum = 0;
     for (uint32_t i = 0; i < S.n_flows; i++) {
         const struct flow *f = &S.flows[i];
-        if (f->dst != h || !uet_of(f)->rcv_bits)
+        if (f->dst != h || !uet_of(f)->rcv_win.words)
             continue;
         for (uint32_t q = 0; q < f->n_pkts; q++)
-            if ((uet_of(f)->rcv_bits[q / 64] >> (q % 64)) & 1)
+            if (rcv_window_has(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, q))
                 sum += flow_pkt_payload(f, q, mss);
     }
     return sum;

@@ -43,11 +43,11 @@ static struct tx_rec *sent_by_hand(struct flow *f, uint32_t q)
 {
     struct uet_flow *u = uet_of(f);
     struct tx_rec *t = &u->tx[q & u->tx_mask];
-    if (t->seq != q) { /* (the flow's start may have sent the first packets for real) */
+    if (!uet_tx_holds(u, q)) { /* (the flow's start may have sent the first packets for real) */
         u->next_new_seq = q;
         t = uet_tx_claim(u, q);
+        u->next_new_seq = q + 1;
     }
-    u->next_new_seq = q + 1;
     return t;
 }
 
@@ -707,10 +707,11 @@ static void test_window_below_one_packet_sends_one_at_a_time(void **st)
  * a 100 MB flow ends with the same ring as a 2 MB one under the same
  * window, a window of 300 packets grows the ring past it, and every packet
  * in flight keeps its record (the checks build asserts it on each access). */
-static uint32_t ring_after(const char *cm, uint64_t cwnd_bytes, double end_us, uint32_t *sent)
+static uint32_t ring_after(const char *cm, uint64_t cwnd_bytes, double end_us, uint32_t *sent, uint32_t *rcv_words)
 {
     setup_rec(cm, cwnd_bytes, 0, end_us);
     uint32_t peak = 0;
+    *rcv_words = 0;
     /* run in slices, noting the ring while the flow lives (it is freed at the end) */
     for (double t = 20; t <= end_us && S.flows[0].state != FLOW_DONE; t += 20) {
         S.cfg.end_ps = (simtime_ps)(t * PS_PER_US);
@@ -718,6 +719,8 @@ static uint32_t ring_after(const char *cm, uint64_t cwnd_bytes, double end_us, u
         sim_run(&S);
         if (S.flows[0].tp_state && uet_of(&S.flows[0])->tx && uet_of(&S.flows[0])->tx_mask + 1 > peak)
             peak = uet_of(&S.flows[0])->tx_mask + 1;
+        if (S.flows[0].tp_state && uet_of(&S.flows[0])->rcv_win.mask + 1 > *rcv_words)
+            *rcv_words = uet_of(&S.flows[0])->rcv_win.mask + 1;
     }
     assert_int_equal(S.flows[0].state, FLOW_DONE);
     *sent = (uint32_t)S.flows[0].c.pkts_sent;
@@ -728,17 +731,22 @@ static uint32_t ring_after(const char *cm, uint64_t cwnd_bytes, double end_us, u
 static void test_send_records_sized_to_the_window(void **st)
 {
     (void)st;
-    uint32_t sent_small, sent_big, sent_wide;
-    uint32_t small = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 2000000\n", 40 * 4150, 2000, &sent_small);
-    uint32_t big = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 100000000\n", 40 * 4150, 20000, &sent_big);
+    uint32_t sent_small, sent_big, sent_wide, rcv_small, rcv_big;
+    uint32_t small = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 2000000\n", 40 * 4150, 2000, &sent_small,
+                                &rcv_small);
+    uint32_t big = ring_after("Nodes 16\nConnections 1\n0->13 start 0 size 100000000\n", 40 * 4150, 20000, &sent_big,
+                              &rcv_big);
     assert_true(sent_big > 24000 && sent_small < 500);
     assert_int_equal(big, small);      /* 50 times the packets, the same records */
     assert_true(big <= 128);           /* a 40-packet window: at most 128 slots */
+    /* and the receiver's bitmap: the same 2 words (128 packets), not 385 */
+    assert_int_equal(rcv_big, rcv_small);
+    assert_int_equal(rcv_big, RCV_WINDOW_INIT_WORDS);
     (void)sent_wide;
     /* 300 packets sent and none acknowledged: the ring doubles as it fills
      * past half, and keeps every record */
     struct uet_flow q = {0};
-    uet_tx_alloc(&q, 1000);
+    uet_tx_alloc(&q, 1000, true);
     assert_int_equal(q.tx_mask + 1, 128);
     for (uint32_t seq = 0; seq < 300; seq++) {
         struct tx_rec *r = uet_tx_claim(&q, seq);
@@ -767,6 +775,61 @@ static void test_send_records_sized_to_the_window(void **st)
     free(q.rtx_ring);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The receive window (rcv_window.h) answers as a whole-flow bitmap does,
+ * for arrivals reordered by up to 1000 packets, and its ring holds
+ * only the reordering span (a few words for 20,000 packets). */
+static void test_receive_window_matches_a_whole_flow_bitmap(void **st)
+{
+    (void)st;
+    const uint32_t n = 20000;
+    for (uint32_t spread = 1; spread <= 1000; spread *= 10) {
+        uint8_t *ref = calloc(n, 1);
+        uint32_t *order = malloc(n * sizeof(uint32_t));
+        for (uint32_t i = 0; i < n; i++)
+            order[i] = i;
+        struct rng r;
+        rng_seed(&r, 42, RNG_STREAM_HASH, spread);
+        /* packet q arrives at q plus a delay below the spread (ties in packet order) */
+        uint64_t *key = malloc(n * sizeof(uint64_t));
+        for (uint32_t i = 0; i < n; i++)
+            key[i] = ((uint64_t)(i + rng_below(&r, spread)) << 32) | i;
+        qsort(key, n, sizeof(uint64_t), cmp_u64);
+        for (uint32_t i = 0; i < n; i++)
+            order[i] = (uint32_t)key[i];
+        free(key);
+        struct rcv_window w;
+        rcv_window_init(&w, n);
+        assert_int_equal(w.mask + 1, RCV_WINDOW_INIT_WORDS);
+        uint32_t cum = 0, max_words = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t q = order[i];
+            if (q + 1 == n || i % 97 == 0) /* now and then, every answer */
+                for (uint32_t k = 0; k < n; k++)
+                    assert_int_equal(rcv_window_has(&w, cum, k), ref[k]);
+            assert_false(rcv_window_has(&w, cum, q));
+            rcv_window_set(&w, cum, q);
+            ref[q] = 1;
+            uint32_t old = cum;
+            while (cum < n && rcv_window_has(&w, cum, cum))
+                cum++;
+            rcv_window_advance(&w, old, cum);
+            if (w.mask + 1 > max_words)
+                max_words = w.mask + 1;
+        }
+        assert_int_equal(cum, n);
+        assert_true(max_words * 64 <= 2 * (spread + 128)); /* the reordering span, not the flow's 313 words */
+        rcv_window_free(&w);
+        free(order);
+        free(ref);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -785,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_paced_packets_leave_one_gap_apart),
         cmocka_unit_test(test_window_below_one_packet_sends_one_at_a_time),
         cmocka_unit_test(test_send_records_sized_to_the_window),
+        cmocka_unit_test(test_receive_window_matches_a_whole_flow_bitmap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

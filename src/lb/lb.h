@@ -11,6 +11,8 @@
 
 #include "../core/core.h"
 
+#include <stdlib.h>
+
 enum lb_signal {
     LB_GOOD = 0,    /* ACK without ECN */
     LB_ECN = 1,     /* ACK with ECN echo */
@@ -56,6 +58,9 @@ struct lb_ops {
     /* seq: the packet's sequence number (REPS explores during the first BDP). */
     uint16_t (*next_entropy)(void *state, uint32_t seq, simtime_ps now);
     void (*feedback)(void *state, uint16_t entropy, enum lb_signal sig, simtime_ps now);
+    /* Optional: frees what the state holds beyond its own bytes (Mixed's
+     * FIFO); lb_state_free calls it. */
+    void (*release)(void *state);
 };
 
 /* htsim's oblivious order (uec_mp): entropies (index XOR mask) over the next
@@ -107,6 +112,14 @@ uint32_t lb_plb_repaths(const void *plb_state);
 extern const struct lb_ops lb_reps_ops;
 extern const struct lb_ops lb_bitmap_ops;
 extern const struct lb_ops lb_mixed_ops;
+
+/* Frees a flow's balancer state made for `ops` (NULL: nothing). */
+static inline void lb_state_free(const struct lb_ops *ops, void *state)
+{
+    if (state && ops->release)
+        ops->release(state);
+    free(state);
+}
 
 /* Bytes of state a flow needs with `ops` and `p` (state_bytes, else state_size). */
 static inline size_t lb_state_bytes(const struct lb_ops *ops, const struct lb_params *p)

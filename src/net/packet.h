@@ -3,9 +3,10 @@
  *
  * Packets are referred to by 32-bit indices into one pool array, never by
  * pointers held across events, so queues are intrusive singly linked lists
- * through `next` and the pool can grow (realloc) without invalidating them.
- * The pool keeps a free list; once a run reaches steady state no packet is
- * allocated with malloc. Fields are integers sized as a NIC would hold them.
+ * through `next` and the pool can grow without invalidating them. The
+ * pool keeps a free list; once a run reaches steady state no packet is
+ * allocated (packet.c: it grows in place, in small steps, inside reserved
+ * address space, so its memory is what the run's peak of packets needs). Fields are integers sized as a NIC would hold them.
  */
 #ifndef SPRAYSIM_PACKET_H
 #define SPRAYSIM_PACKET_H
@@ -96,12 +97,14 @@ _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
 
 struct packet_pool {
     struct packet *pkts;
-    uint32_t capacity;
+    uint32_t capacity;    /* packets linked so far: on the free list or in use */
     uint32_t free_head;
     uint32_t in_use;
     uint32_t peak_in_use;
+    uint32_t reserved;    /* packets of address space reserved at pkts (0: a heap array that doubles) */
 #ifdef SPRAYSIM_CHECKS
     uint8_t *live; /* per packet: 1 from alloc to release (double releases, use after release) */
+    uint32_t live_cap;
 #endif
 };
 

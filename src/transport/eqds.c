@@ -146,7 +146,7 @@ static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uin
 
 static inline bool rcv_has(const struct flow *f, uint32_t seq)
 {
-    return (sq(f)->rcv_bits[seq >> 6] >> (seq & 63)) & 1;
+    return rcv_window_has(&sq(f)->rcv_win, sq(f)->rcv_cum, seq);
 }
 
 static struct pull_pacer *pacer_of(struct sim *s, uint32_t fi)
@@ -255,7 +255,7 @@ static void eqds_free(struct sim *s)
         if (!f->tp_state)
             continue; /* never started: nothing else was allocated */
         uet_free_sender_state(f, sq(f));
-        free(sq(f)->rcv_bits);
+        rcv_window_free(&sq(f)->rcv_win);
         free(f->tp_state);
         f->tp_state = NULL;
     }
@@ -497,8 +497,8 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     e->srtt_ps = r->rto_ps; /* htsim: the RTT estimate starts at the min RTO */
     f->tp_state = e;
     uint32_t n = f->n_pkts;
-    uet_tx_alloc(sq(f), n);
-    sq(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
+    uet_tx_alloc(sq(f), n, false); /* EQDS samples RTTs of packets in flight only */
+    rcv_window_init(&sq(f)->rcv_win, n);
     if (r->window) {
         struct cc_params cp;
         transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
@@ -728,13 +728,9 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *from, u
         a->ref_seq = UINT32_MAX; /* no data packet to take an RTT sample from */
     if (base < sq(f)->rcv_cum + 1)
         base = sq(f)->rcv_cum + 1;
-    uint64_t bits = 0;
-    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
-        if (rcv_has(f, base + i))
-            bits |= 1ULL << i;
     a->seq = sq(f)->rcv_cum;
     a->sack_base = base;
-    a->sack_bits = bits;
+    a->sack_bits = base < f->n_pkts ? rcv_window_bits64(&sq(f)->rcv_win, sq(f)->rcv_cum, base) : 0;
     a->recvd_bytes = sq(f)->rcv_bytes;
     ef(s, from->flow)->unacked_bytes = 0;
     s->tot.acks_sent++;
@@ -764,7 +760,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
         return;
     }
     bool force = sq(f)->rcv_bytes == 0; /* the first packet */
-    sq(f)->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
+    rcv_window_set(&sq(f)->rcv_win, sq(f)->rcv_cum, p->seq);
     sq(f)->rcv_pkts++;
     sq(f)->rcv_bytes += p->size_bytes;
     if (p->flags & PKTF_AR) {
@@ -772,8 +768,10 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
         e->ack_request = true;
     }
     bool in_order = p->seq == sq(f)->rcv_cum;
+    uint32_t old_cum = sq(f)->rcv_cum;
     while (sq(f)->rcv_cum < f->n_pkts && rcv_has(f, sq(f)->rcv_cum))
         sq(f)->rcv_cum++;
+    rcv_window_advance(&sq(f)->rcv_win, old_cum, sq(f)->rcv_cum);
     /* an AR that arrived while holes remained is answered when they fill */
     if (in_order && sq(f)->rcv_pkts == sq(f)->rcv_cum && e->ack_request) {
         force = true;

@@ -650,7 +650,7 @@ static void homa_flow_release(struct sim *s, uint32_t fi)
                   hf(s, fi)->rx.sched_pos == HOMA_NOT_SCHEDULED,
               "Homa flow %u released while scheduled", fi);
     free(hf(s, fi)->rcv_bits);
-    free(f->lb_state);
+    lb_state_free(f->lb, f->lb_state);
     free(f->tp_state);
     f->lb_state = f->tp_state = NULL;
 }
@@ -668,7 +668,7 @@ static void homa_free(struct sim *s)
         if (f->tp != &transport_homa_ops || !f->tp_state)
             continue;
         free(hf(s, i)->rcv_bits);
-        free(f->lb_state);
+        lb_state_free(f->lb, f->lb_state);
         f->lb_state = NULL;
         free(f->tp_state);
         f->tp_state = NULL;
@@ -906,7 +906,7 @@ static void rx_complete(struct sim *s, uint32_t fi)
     heap_remove(s, &s->homa->tx[f->src], fi);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
-    free(f->lb_state); /* the sender sends no more */
+    lb_state_free(f->lb, f->lb_state); /* the sender sends no more */
     f->lb_state = NULL;
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)

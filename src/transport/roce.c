@@ -131,7 +131,7 @@ static void roce_free(struct sim *s)
             continue;
         free(rf(s, i)->rcv_bits);
         free(rf(s, i)->rc_state);
-        free(f->lb_state);
+        lb_state_free(f->lb, f->lb_state);
         f->lb_state = NULL;
         free(f->tp_state);
         f->tp_state = NULL;

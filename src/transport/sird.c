@@ -460,7 +460,7 @@ static void sird_free(struct sim *s)
         free_msg_arrays(f->tp_state);
         free(f->tp_state);
         f->tp_state = NULL;
-        free(f->lb_state);
+        lb_state_free(f->lb, f->lb_state);
         f->lb_state = NULL;
     }
     struct sird_run *r = s->sird;
@@ -1093,7 +1093,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
     }
     free_msg_arrays(m);
     transport_msg_sent(s, fi);
-    free(f->lb_state);
+    lb_state_free(f->lb, f->lb_state);
     f->lb_state = NULL;
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)

@@ -185,6 +185,7 @@ struct pool_conn {
     uint64_t queued_bytes;   /* of its messages not finished (running or waiting) */
     uint32_t last_slot;      /* the flow slot of its newest message (valid while queued_bytes > 0) */
     void *cc_state, *lb_state; /* kept while it idles (messages inherit) */
+    const struct lb_ops *lb;   /* lb_state's balancer */
 };
 
 struct conn_pools {
@@ -255,7 +256,8 @@ static void pools_free(struct sim *s)
         return;
     for (uint32_t i = 0; i < cp->n; i++) {
         free(cp->conns[i].cc_state);
-        free(cp->conns[i].lb_state);
+        if (cp->conns[i].lb_state)
+            lb_state_free(cp->conns[i].lb, cp->conns[i].lb_state);
     }
     free(cp->conns);
     free(cp->first);
@@ -324,6 +326,7 @@ void transport_msg_sent(struct sim *s, uint32_t fi)
             invariant(!pc->cc_state && !pc->lb_state, "flow %u: its idle connection already holds a state", fi);
             pc->cc_state = f->cc_state;
             pc->lb_state = f->lb_state;
+            pc->lb = f->lb;
             f->cc_state = f->lb_state = NULL;
         }
         return;

@@ -97,33 +97,37 @@ static uint32_t pow2_at_least(uint32_t n)
     return c;
 }
 
-void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts)
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts, bool keep_acked)
 {
+    q->tx_keep_acked = keep_acked;
     uint32_t cap = pow2_at_least(n_pkts < UET_TX_INIT_MAX_SLOTS ? n_pkts : UET_TX_INIT_MAX_SLOTS);
     q->tx = xcalloc(cap, sizeof(struct tx_rec));
     for (uint32_t i = 0; i < cap; i++)
-        q->tx[i].seq = UET_TX_EMPTY;
+        q->tx[i].state = TX_EMPTY;
     q->tx_mask = cap - 1;
-    q->rtx_ring = xcalloc(cap, sizeof(uint32_t));
-    q->rtx_mask = cap - 1;
+    q->rtx_ring = xcalloc(UET_RTX_INIT_SLOTS, sizeof(uint32_t));
+    q->rtx_mask = UET_RTX_INIT_SLOTS - 1;
 }
 
-/* Doubles the ring: each record to its slot in the larger one (the newest
- * record of a slot wins; a record still needed is never lost, since the
- * span from the oldest unacknowledged packet stays below half the old ring). */
+/* Doubles the ring: each record to its packet's slot in the larger one;
+ * the other slot of each pair is left empty (the packet that maps to it is
+ * older than the ring reached, so acknowledged: a record still needed is
+ * never lost, since the span from the oldest unacknowledged packet fits in
+ * the old ring). */
 static void tx_grow(struct uet_flow *q)
 {
     uint32_t old = q->tx_mask + 1, cap = 2 * old;
     struct tx_rec *tx = xcalloc(cap, sizeof(struct tx_rec));
     for (uint32_t i = 0; i < cap; i++)
-        tx[i].seq = UET_TX_EMPTY;
+        tx[i].state = TX_EMPTY;
     for (uint32_t i = 0; i < old; i++) {
         const struct tx_rec *r = &q->tx[i];
-        if (r->seq == UET_TX_EMPTY)
+        if (r->state == TX_EMPTY)
             continue;
-        struct tx_rec *d = &tx[r->seq & (cap - 1)];
-        if (d->seq == UET_TX_EMPTY || d->seq < r->seq)
-            *d = *r;
+        /* slot i holds the newest packet below next_new_seq that maps to it */
+        invariant(q->next_new_seq > i, "slot %u holds a record with %u packets sent", i, q->next_new_seq);
+        uint32_t seq = q->next_new_seq - 1 - ((q->next_new_seq - 1 - i) & (old - 1));
+        tx[seq & (cap - 1)] = *r;
     }
     free(q->tx);
     q->tx = tx;
@@ -133,12 +137,15 @@ static void tx_grow(struct uet_flow *q)
 struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
 {
     invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
-    while (seq - q->cum_acked + 1 > (q->tx_mask + 1) / 2)
+    uint32_t room = q->tx_keep_acked ? (q->tx_mask + 1) / 2 : q->tx_mask + 1;
+    while (seq - q->cum_acked + 1 > room) {
         tx_grow(q);
+        room *= 2;
+    }
     struct tx_rec *r = &q->tx[seq & q->tx_mask];
-    invariant(r->state == TX_UNSENT || r->state == TX_ACKED,
-              "packet %u's slot still holds packet %u, not acknowledged", seq, r->seq);
-    *r = (struct tx_rec){.seq = seq};
+    invariant(r->state == TX_UNSENT || r->state == TX_ACKED || r->state == TX_EMPTY,
+              "packet %u's slot still holds packet %u, not acknowledged", seq, seq - (q->tx_mask + 1));
+    *r = (struct tx_rec){.state = TX_UNSENT};
     return r;
 }
 
@@ -163,7 +170,7 @@ void uet_free_sender_state(struct flow *f, struct uet_flow *q)
     free(q->tx);
     free(q->rtx_ring);
     free(f->cc_state);
-    free(f->lb_state);
+    lb_state_free(f->lb, f->lb_state);
     q->tx = NULL;
     q->rtx_ring = NULL;
     f->cc_state = f->lb_state = NULL;
@@ -175,7 +182,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     invariant(fi >= s->n_flows_matrix && !f->in_ready_ring, "flow %u released while it may still send", fi);
     uet_free_sender_state(f, uet_of(f));
-    free(uet_of(f)->rcv_bits);
+    rcv_window_free(&uet_of(f)->rcv_win);
     free(uet_of(f)->credit);
     free(f->cc_counters);
     free(f->tp_state);
@@ -198,7 +205,7 @@ static void uet_free(struct sim *s)
         if (!all && i < s->n_flows_matrix)
             all = uet_of(&s->flows[i]);
         uet_free_sender_state(&s->flows[i], uet_of(&s->flows[i]));
-        free(uet_of(&s->flows[i])->rcv_bits);
+        rcv_window_free(&uet_of(&s->flows[i])->rcv_win);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
         if (i >= s->n_flows_matrix)
@@ -221,8 +228,8 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
         printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     uint32_t n = f->n_pkts;
-    uet_tx_alloc(uet_of(f), n);
-    uet_of(f)->rcv_bits = xcalloc((n + 63) / 64, sizeof(uint64_t));
+    uet_tx_alloc(uet_of(f), n, s->cc->timestamp_echo);
+    rcv_window_init(&uet_of(f)->rcv_win, n);
 
     struct cc_params cp;
     transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
@@ -271,8 +278,8 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
     /* The sender's start makes the receiver's bitmap too; in a parallel run
      * the receiver's process never runs that start (README "Parallel runs
      * (MPI)"), so it makes the bitmap when the first packet reaches it. */
-    if (__builtin_expect(!uet_of(f)->rcv_bits, 0) && p->dst_host == f->dst)
-        uet_of(f)->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
+    if (__builtin_expect(!uet_of(f)->rcv_win.words, 0) && p->dst_host == f->dst)
+        rcv_window_init(&uet_of(f)->rcv_win, f->n_pkts);
     switch (p->type) {
     case PKT_DATA:
         uet_receiver_on_data(s, f, p);

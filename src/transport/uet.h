@@ -6,6 +6,7 @@
 
 #include "../core/core.h"
 #include "flow.h"
+#include "rcv_window.h"
 
 struct sim;
 struct uet_credit;
@@ -24,17 +25,20 @@ enum tx_state {
     TX_IN_FLIGHT = 1,
     TX_ACKED = 2,
     TX_RTX_QUEUED = 3, /* known lost (NACK or timeout), waiting to be resent */
+    TX_EMPTY = 4,      /* a ring slot that holds no record (uet_txr below) */
 };
 
 /* What the sender remembers of each packet, in one record so a send or an
- * ACK touches one cache line per packet rather than three arrays. */
+ * ACK touches one cache line per packet rather than three arrays. 12 bytes
+ * (packed: the time is 4-aligned): which packet a ring slot holds follows
+ * from the slot and next_new_seq (uet_txr), so the record carries no tag. */
 struct tx_rec {
     simtime_ps time_ps;      /* latest transmission */
     uint8_t state;           /* enum tx_state */
     uint8_t count;           /* transmissions, saturating at 255 */
     uint16_t entropy;        /* of the latest transmission (blamed on a timeout) */
-    uint32_t seq;            /* the packet this slot holds (the ring below reuses slots) */
-};
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct tx_rec) == 12, "a send record is 12 bytes");
 
 /* A UET flow's own state: the sender's sequence space and loss recovery,
  * and the receiver's reassembly and delayed-ACK accounting. */
@@ -49,6 +53,7 @@ struct uet_flow {
      * (uet_tx below), so a 1 GB flow costs what a 2 MB one does */
     struct tx_rec *tx;
     uint32_t tx_mask;
+    bool tx_keep_acked;      /* acknowledged packets' records are read (timestamp echo): keep half a ring of them */
     uint32_t *rtx_ring;      /* sequence numbers waiting for retransmission (rtx_mask + 1 slots) */
     uint32_t rtx_mask;
     uint32_t rtx_head, rtx_len;
@@ -75,7 +80,7 @@ struct uet_flow {
     simtime_ps last_rts_ps;
 
     /* receiver */
-    uint64_t *rcv_bits;
+    struct rcv_window rcv_win; /* reassembly bitmap from rcv_cum on (rcv_window.h) */
     uint32_t rcv_cum;        /* next expected sequence number */
     uint64_t rcv_bytes;      /* data bytes (wire size) received, duplicates excluded */
     uint32_t rcv_unacked_bytes;
@@ -91,35 +96,51 @@ static inline struct uet_flow *uet_of(const struct flow *f)
 }
 
 /* ---- the sender's per-packet records ------------------------------------------------
- * Packet seq's record is in slot seq & tx_mask, tagged with seq. A slot is
- * claimed when its packet is first sent (uet_tx_claim) and keeps the
- * record until the packet tx_mask + 1 later takes it; the ring doubles
+ * Packet seq's record is in slot seq & tx_mask. A slot is claimed when its
+ * packet is first sent (uet_tx_claim, in sequence order: next_new_seq only
+ * grows) and keeps the record until the packet tx_mask + 1 later takes it,
+ * so a slot holds the newest packet below next_new_seq that maps to it,
+ * if any (TX_EMPTY: none, after the ring grew); the ring doubles
  * whenever the packets from the oldest unacknowledged one to a new one
- * would fill more than half of it, so every packet in flight has its
- * record, and an acknowledged one keeps it for at least half a ring of
- * sends (late ACKs still find their send time). A packet whose slot moved
- * on reads as acknowledged with no send record; one never sent, as unsent. */
+ * would not fit in it, so every packet not yet acknowledged has its
+ * record. A packet whose slot moved on reads as acknowledged with no send
+ * record; one never sent, as unsent. Only algorithms that echo timestamps
+ * (cc_ops.timestamp_echo: an RTT sample from any packet's own ACK, even one
+ * already covered by another ACK) read an acknowledged packet's send time
+ * and count; for them (tx_keep_acked) the ring doubles already when the
+ * span would fill more than half of it, so an acknowledged packet keeps its
+ * record for at least half a ring of sends and a late ACK still finds it.
+ * Every other reader asks an acknowledged packet's state only, which the
+ * moved-on slot answers alike, so the smaller ring changes no output. */
 #define UET_TX_MIN_SLOTS 2u
-#define UET_TX_EMPTY UINT32_MAX /* the tag of a slot no packet has claimed (no flow has 2^32 - 1 packets) */
 #define UET_TX_INIT_MAX_SLOTS 128u /* a flow's first ring: its packets, up to this many (grows as needed) */
+#define UET_RTX_INIT_SLOTS 4u /* the retransmission ring's first size: losses are rare, it doubles when full */
 
 extern const struct tx_rec uet_tx_gone, uet_tx_unsent;
+
+/* Whether packet seq's slot holds its record: claimed (below
+ * next_new_seq), not yet taken by a later packet (within one ring of
+ * next_new_seq) and not emptied by a growth. */
+static inline bool uet_tx_holds(const struct uet_flow *q, uint32_t seq)
+{
+    return seq < q->next_new_seq && q->next_new_seq - seq <= q->tx_mask + 1 &&
+           q->tx[seq & q->tx_mask].state != TX_EMPTY;
+}
 
 /* Packet seq's record, read only. */
 static inline const struct tx_rec *uet_txr(const struct uet_flow *q, uint32_t seq)
 {
-    const struct tx_rec *r = &q->tx[seq & q->tx_mask];
-    if (r->seq == seq) /* an empty slot's tag is UET_TX_EMPTY */
-        return r;
+    if (uet_tx_holds(q, seq))
+        return &q->tx[seq & q->tx_mask];
     return seq < q->next_new_seq ? &uet_tx_gone : &uet_tx_unsent;
 }
 
 /* Packet seq's record, to change: it must hold it (sent, in the ring). */
 static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
 {
-    struct tx_rec *r = &q->tx[seq & q->tx_mask];
-    invariant(r->seq == seq, "packet %u's record is not in its slot (slot holds %u)", seq, r->seq);
-    return r;
+    invariant(uet_tx_holds(q, seq), "packet %u's record is not in its slot (next new packet %u, %u slots)", seq,
+              q->next_new_seq, q->tx_mask + 1);
+    return &q->tx[seq & q->tx_mask];
 }
 
 /* The record of packet seq, sent for the first time now (seq ==
@@ -127,8 +148,8 @@ static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
 struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq);
 /* Appends seq to the retransmission ring (grown when full). */
 void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq);
-/* A new flow's rings, for n_pkts packets. */
-void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts);
+/* A new flow's rings, for n_pkts packets; keep_acked: see tx_keep_acked. */
+void uet_tx_alloc(struct uet_flow *q, uint32_t n_pkts, bool keep_acked);
 
 /* Frees a finished sender's per-packet records, CC and balancer state (the
  * receiver's bitmap stays); q is its sequence state (UET's own, or the one

@@ -26,7 +26,7 @@ static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f,
 
 static inline bool rcv_has(const struct flow *f, uint32_t seq)
 {
-    return (uet_of(f)->rcv_bits[seq >> 6] >> (seq & 63)) & 1;
+    return rcv_window_has(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, seq);
 }
 
 /* Flags every packet of the flow carries: a flow pinned to one path (an

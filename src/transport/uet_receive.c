@@ -28,11 +28,7 @@ static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
     if (base < uet_of(f)->rcv_cum + 1)
         base = uet_of(f)->rcv_cum + 1;
     a->sack_base = base;
-    uint64_t bits = 0;
-    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
-        if (rcv_has(f, base + i))
-            bits |= 1ULL << i;
-    a->sack_bits = bits;
+    a->sack_bits = base < f->n_pkts ? rcv_window_bits64(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, base) : 0;
     a->seq = uet_of(f)->rcv_cum;
     a->recvd_bytes = (uint32_t)uet_of(f)->rcv_bytes; /* modulo 2^32: the sender takes differences */
     a->ooo_pkts = uet_of(f)->rcv_pkts - uet_of(f)->rcv_cum;
@@ -100,12 +96,14 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
      * arrives out of order, as a TCP receiver sends one. */
     bool tcp_like = s->loss_mode != CC_LOSS_NACK_RTO;
     bool out_of_order = tcp_like && (p->seq != uet_of(f)->rcv_cum || uet_of(f)->rcv_pkts > uet_of(f)->rcv_cum);
-    uet_of(f)->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
+    rcv_window_set(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, p->seq);
     uet_of(f)->rcv_pkts++;
     uet_of(f)->rcv_bytes += p->size_bytes;
     uet_of(f)->rcv_unacked_bytes += p->size_bytes;
+    uint32_t old_cum = uet_of(f)->rcv_cum;
     while (uet_of(f)->rcv_cum < f->n_pkts && rcv_has(f, uet_of(f)->rcv_cum))
         uet_of(f)->rcv_cum++;
+    rcv_window_advance(&uet_of(f)->rcv_win, old_cum, uet_of(f)->rcv_cum);
     if (uet_of(f)->rcv_cum == f->n_pkts && !f->rcv_complete) {
         f->rcv_complete = true;
         f->rcv_done_ps = s->now;

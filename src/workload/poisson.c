@@ -462,11 +462,9 @@ static double received_payload(const struct sim *s, const struct flow *f)
     if (f->tp->rcv_payload_bytes)
         return (double)f->tp->rcv_payload_bytes(s, (uint32_t)(f - s->flows));
     const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
-    if (!u->rcv_bits)
+    if (!u->rcv_win.words)
         return 0;
-    uint64_t pkts = 0;
-    for (uint32_t w = 0; w < (f->n_pkts + 63) / 64; w++)
-        pkts += (uint64_t)__builtin_popcountll(u->rcv_bits[w]);
+    uint64_t pkts = u->rcv_pkts; /* distinct packets received: the bits a whole-flow bitmap would hold */
     return (double)(u->rcv_bytes - pkts * s->cfg.hdr_bytes);
 }
 
