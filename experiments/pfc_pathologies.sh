@@ -16,7 +16,11 @@
 #      permutation under random link failures); the detector on a slow
 #      fabric.
 # Writes experiments/pfc_pathologies.md; every number in it comes from
-# this run. Takes a few seconds.
+# this run. Takes a few seconds. The same runs are the sweep
+# experiments/pfc_pathologies.toml (make figures), whose report gives the
+# numbers the conclusions rest on with a verdict each; this script stays
+# for the per-port reconstructions (the victim's path hop by hop, per-tier
+# and per-pod pause tables, the deadlock ring and the flows behind it).
 #   sh experiments/pfc_pathologies.sh   (from the project root, after make)
 set -u
 SPRAYSIM=${SPRAYSIM:-bin/spraysim}
@@ -224,7 +228,9 @@ w = L.append
 w("# PFC pathologies: head-of-line blocking, pause storms, deadlock")
 w("")
 w("Written by `sh experiments/pfc_pathologies.sh` (%s, spraysim %s); every number below comes from" % (day, version))
-w("that run. RoCEv2 (`--transport roce -paths 1`: one ECMP path per connection, no congestion control")
+w("that run. The same runs are the sweep `experiments/pfc_pathologies.toml` (`SWEEPS=pfc_pathologies make figures`),")
+w("whose report, `experiments/reports/pfc_pathologies.html`, gives the numbers below that the conclusions rest on, with a verdict each.")
+w("RoCEv2 (`--transport roce -paths 1`: one ECMP path per connection, no congestion control")
 w("unless stated), PFC at LOW/HIGH = 12/15 packets, default 3-tier k-ary fat trees, 100 Gb/s, 1 us links.")
 w("Port names are `node -> peer` (`tor0 -> agg1` is ToR 0's port up to aggregation switch 1); in `queues.csv`")
 w("`pfc_pauses_sent` counts PAUSEs a switch sent out of that port (pausing the peer), `pfc_pauses_received`")

@@ -10,6 +10,10 @@
 # fills the reference columns with the numbers that README recorded.
 # htsim writes logout.dat and idmap.txt into its working directory: it runs
 # in a scratch directory that is removed afterwards.
+# The spraysim side, with htsim's tails as recorded values and a verdict per
+# case, is the sweep experiments/receiver_credit.toml (make figures); this
+# script stays as the separate step that runs the reference binaries side by
+# side (their tails, medians, retransmissions and wall times, the speedup).
 set -u
 SPRAYSIM=${SPRAYSIM:-bin/spraysim}
 SHARED=${SHARED:-../shared}

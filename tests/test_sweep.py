@@ -209,6 +209,22 @@ size_bytes = [1000, 2000]
         self.assertEqual(out[0].split("\t"), ["variant", "n", "mean", "ci95_low", "ci95_high"])
         self.assertEqual(out[1].split("\t")[:3], ["trim", "1", "176.2"])
 
+    def test_flows_off(self):
+        # flows = false: no flows rows, flows.csv deleted, the rest loaded
+        f = self.write(TINY.replace('seeds = [1]', 'seeds = [1]\nflows = false'))
+        sweep_cmd("run", f, "--out", self.out, "-j", "2", "--quiet")
+        self.assertEqual(self.q("SELECT count(*) FROM runs WHERE status = 'done'")[0][0], 2)
+        self.assertEqual(self.q("SELECT count(*) FROM flows")[0][0], 0)
+        self.assertEqual(self.q("SELECT count(*) FROM queues")[0][0], 2 * 96)
+        self.assertAlmostEqual(self.q("SELECT max(fct_max_us) FROM summaries")[0][0], 176.19952)
+        for pid in os.listdir(os.path.join(self.out, "runs")):
+            self.assertFalse(os.path.exists(os.path.join(self.out, "runs", pid, "flows.csv")))
+            self.assertTrue(os.path.exists(os.path.join(self.out, "runs", pid, "queues.csv")))
+        bad = self.write(TINY.replace('seeds = [1]', 'seeds = [1]\nflows = "no"'), "bad.toml")
+        p = sweep_cmd("expand", bad, "--out", self.out, check=False)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("sweep.flows", p.stderr)
+
     def test_time_series_tables_and_trace_claims(self):
         # the --ts-* files become ts_flows / ts_ports tables (row for row), a
         # claim computes a trace property from them in SQL, and a cdf plot

@@ -10,6 +10,10 @@
 # experiments/seed001/results/eval); a run whose stdout exists is not run
 # again. Two at a time (xargs -P 2: the machine has 2 cores). Then
 # experiments/seed001/eval_report.py writes eval.md's tables and figures.
+# The same runs as a sweep, with the paper's statements as verdicts:
+# experiments/seed001/seed001_eval.toml (and its 30-run reduced form,
+# experiments/seed001_eval50.toml, in make figures); this script stays
+# because eval_report.py reads its results/eval/*/stdout.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 RUNS=${RUNS:-experiments/seed001/results/eval}

@@ -14,7 +14,10 @@
 #   sat    fig7/fig3 with an 18 ms window at 85% and 95% (is 6 ms enough?)
 #   sat50  SIRD and Homa at 95% with 48 ms measured
 #   longrd SIRD and Homa, the other five WKb/WKc scenarios with long's window
-# (Fig. 9 pacing and Fig. 10, the congested sender, are fig9_fig10.sh.)
+# (Fig. 9 pacing and Fig. 10, the congested sender, are the sweep
+# experiments/seed001_fig9_fig10.toml.) The same 84 runs as a sweep, with the
+# paper's statements as verdicts: experiments/seed001/seed001_sens.toml; this
+# script stays because sens_report.py reads its results/sens/*/stdout.
 #
 #   sh experiments/seed001/sens.sh            STUDIES="fig7 fig3" sh experiments/seed001/sens.sh
 # Runs go to $RUNS/<study>_<variant>/stdout (default

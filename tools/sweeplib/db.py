@@ -179,8 +179,10 @@ def summary_columns(summary):
     return {ren.get(k, k): v for k, v in flat.items()}
 
 
-def ingest(conn, sweep_name, point, rundir, meta, ptypes):
-    """Ingests one finished point in one transaction; the runs row goes last."""
+def ingest(conn, sweep_name, point, rundir, meta, ptypes, keep_flows=True):
+    """Ingests one finished point in one transaction; the runs row goes last.
+    keep_flows=False (the sweep file's `flows = false`): flows.csv is not
+    loaded, and is deleted once the point is in the database."""
     pid = point.id
     summ = None
     status, err = "done", None
@@ -198,6 +200,8 @@ def ingest(conn, sweep_name, point, rundir, meta, ptypes):
         conn.execute("DELETE FROM runs WHERE point_id = ?", (pid,))
         if summ is not None:
             for table, fname in (("flows", "flows.csv"), ("queues", "queues.csv")):
+                if table == "flows" and not keep_flows:
+                    continue
                 header, rows = read_csv(os.path.join(rundir, fname))
                 insert_rows(conn, table, header, rows, pid)
             for table in TS_TABLES:  # the time-series capture's files, if any
@@ -236,6 +240,11 @@ def ingest(conn, sweep_name, point, rundir, meta, ptypes):
         cols = list(row)
         conn.execute(f'INSERT INTO runs ({",".join(chr(34) + c + chr(34) for c in cols)}) '
                      f'VALUES ({",".join("?" * len(cols))})', [row[c] for c in cols])
+    if not keep_flows:
+        try:
+            os.unlink(os.path.join(rundir, "flows.csv"))
+        except FileNotFoundError:
+            pass
     return status
 
 

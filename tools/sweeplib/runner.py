@@ -160,7 +160,7 @@ def ingest_finished(sweep, outdir, points, conn, ptypes, quiet=False):
                             not os.path.exists(os.path.join(outdir, "runs", p.id, "summary.json"))):
             todo.append(p)
             continue
-        db.ingest(conn, sweep.name, p, os.path.join(outdir, "runs", p.id), meta, ptypes)
+        db.ingest(conn, sweep.name, p, os.path.join(outdir, "runs", p.id), meta, ptypes, sweep.keep_flows)
         n += 1
     if n and not quiet:
         print(f"sweep: ingested {n} point(s) finished earlier", file=sys.stderr)
@@ -208,7 +208,7 @@ def run_local(sweep, outdir, binary, jobs, retry_failed=False, limit=None, quiet
             meta = fut.result()
             if meta is None:
                 raise KeyboardInterrupt
-            st = db.ingest(conn, sweep.name, p, os.path.join(outdir, "runs", p.id), meta, ptypes)
+            st = db.ingest(conn, sweep.name, p, os.path.join(outdir, "runs", p.id), meta, ptypes, sweep.keep_flows)
             counts[st] += 1
             if not quiet:
                 extra = f": {meta['error']}" if meta.get("error") else ""

@@ -25,7 +25,7 @@ FILE_FLAGS = {"-tm", "-topo"}
 RESERVED_FLAGS = {"-seed", "--seed", "--out", "-out", "--quiet", "--progress",
                   "--no-progress", "--version", "--help", "-h", "-help"}
 SWEEP_KEYS = {"name", "title", "description", "binary", "seeds", "repetitions",
-              "seed_base", "jobs"}
+              "seed_base", "jobs", "flows"}
 TOP_KEYS = {"sweep", "fixed", "axes", "inputs", "report", "exclude"}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_-]+))?\}")
@@ -96,6 +96,12 @@ class Sweep:
         self.description = str(sw.get("description", ""))
         self.binary = sw.get("binary", "bin/spraysim")
         self.jobs = sw.get("jobs")
+        # flows = false: flows.csv is neither loaded into the database nor
+        # kept (open-loop runs of millions of messages; the summary has
+        # their statistics)
+        self.keep_flows = sw.get("flows", True)
+        if not isinstance(self.keep_flows, bool):
+            raise self.err("sweep.flows", "true or false")
         if "seeds" in sw and "repetitions" in sw:
             raise self.err("sweep.seeds", "give seeds or repetitions, not both")
         if "seeds" in sw:
