@@ -455,7 +455,7 @@ static void test_eq_fifo_insertion_and_its_limits(void **state)
 {
     (void)state;
     /* One delay, one instant, sequences against push order: an event that
-     * sorts before the FIFO's first goes to the other heap (the head heap
+     * sorts before the FIFO's first goes to the other heap (the heads array
      * holds the first's key), one that would move more than 32 events too,
      * one a few places back is inserted in the FIFO; all pop by sequence. */
     const simtime_ps d = 1000;
@@ -495,6 +495,54 @@ static void test_eq_fifo_insertion_and_its_limits(void **state)
         assert_int_equal(e.seq, want[i]);
     }
     assert_false(eq_pop(&q, &e));
+    eq_free(&q);
+}
+
+static void test_eq_event_key_layout(void **state)
+{
+    (void)state;
+    /* ev_key compares (time, seq) in one 128-bit number: that needs the
+     * kind in the order word's low 8 bits and the sequence above it (the
+     * bit-field layout gcc gives on x86-64). */
+    struct event a = {.time_ps = 5, .seq = 0x123456789abcULL, .kind = 0xfe, .id = 1, .aux = 2};
+    assert_true(a.order == (0x123456789abcULL << 8 | 0xfe));
+    struct event b = {.time_ps = 5, .seq = 0x123456789abdULL, .kind = 0, .id = 1, .aux = 2};
+    assert_true(ev_key(&a) < ev_key(&b));
+    struct event c = {.time_ps = 4, .seq = (1ULL << 56) - 1, .kind = 0xff};
+    assert_true(ev_key(&c) < ev_key(&a));
+    assert_true(ev_key(&c) >> 64 == 4);
+}
+
+static void test_eq_one_fifo_per_delay_when_slots_collide(void **state)
+{
+    (void)state;
+    /* Two delays whose hashes share an entry of the delay table: each push
+     * of one finds the entry pointing at the other's FIFO, and must still
+     * find its own delay's FIFO (a scan) rather than take a second one for
+     * the same delay; pops stay in (time, seq) order. */
+    simtime_ps d1 = 1000, d2 = d1 + 1;
+    while (eq_delay_slot(d2) != eq_delay_slot(d1))
+        d2++;
+    struct event_queue q;
+    eq_init(&q, 16);
+    uint64_t s = 5;
+    for (uint32_t i = 0; i < 16; i++)
+        eq_push(&q, 0, 0, i);
+    simtime_ps last_t = 0;
+    uint64_t last_seq = 0;
+    for (uint32_t n = 0; n < 20000; n++) {
+        struct event e;
+        assert_true(eq_pop(&q, &e));
+        assert_true(n == 0 || e.time_ps > last_t || (e.time_ps == last_t && e.seq > last_seq));
+        last_t = e.time_ps;
+        last_seq = e.seq;
+        eq_push(&q, e.time_ps + (lcg(&s) % 2 ? d1 : d2), 0, e.id);
+    }
+    /* FIFOs for delay 0 (the first pushes), d1 and d2, once each */
+    assert_int_equal(q.nfifos, 3);
+    for (uint32_t i = 0; i < q.nfifos; i++)
+        for (uint32_t j = i + 1; j < q.nfifos; j++)
+            assert_true(q.fifo_delay_ps[i] != q.fifo_delay_ps[j]);
     eq_free(&q);
 }
 
@@ -938,6 +986,8 @@ int main(void)
         cmocka_unit_test(test_eq_set_fifos_keeps_order),
         cmocka_unit_test(test_eq_per_origin_sequences_match_sorted_reference),
         cmocka_unit_test(test_eq_fifo_insertion_and_its_limits),
+        cmocka_unit_test(test_eq_event_key_layout),
+        cmocka_unit_test(test_eq_one_fifo_per_delay_when_slots_collide),
         cmocka_unit_test(test_eq_extreme_times),
         cmocka_unit_test(test_eq_last_bucket_of_time_range),
         cmocka_unit_test(test_rng_xoshiro_reference_output),

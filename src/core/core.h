@@ -2,7 +2,7 @@
  *
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
  * 213 days, far beyond any experiment). The event queue (a FIFO per
- * frequent delay merged by a small heap, with a heap for the rest; events.c
+ * frequent delay merged by a small sorted array, with a heap for the rest; events.c
  * says why) is ordered by (time, sequence): the queue numbers events as
  * they are scheduled, from a counter its owner may set (the simulator keeps
  * one per node, sim.h sim_set_origin), so every run is reproducible. Random numbers
@@ -32,11 +32,28 @@ typedef uint64_t simtime_ps;
  * only orders (time, seq) pairs and carries a kind and an object index. */
 struct event {
     simtime_ps time_ps;
-    uint64_t seq : 56;  /* from next_seq when scheduled: breaks ties deterministically */
-    uint64_t kind : 8;
+    union {
+        /* seq << 8 | kind (kind in the low bits: x86-64 and every ABI gcc
+         * targets here lay out bit-fields from the least significant bit;
+         * tests/test_core.c checks it): sequences are unique, so (time,
+         * order) orders events as (time, seq) does, in one 128-bit compare */
+        uint64_t order;
+        struct {
+            uint64_t kind : 8;
+            uint64_t seq : 56; /* from next_seq when scheduled: breaks ties deterministically */
+        };
+    };
     uint32_t id;        /* the object the event is about */
     uint32_t aux;       /* a hint the dispatcher may use (e.g. a precomputed port) */
 };
+
+/* (time << 64 | order): an event's place in the queue's order, compared
+ * in one go (gcc: cmp and sbb, no branch per field). */
+__extension__ typedef unsigned __int128 eq_key;
+static inline eq_key ev_key(const struct event *e)
+{
+    return (eq_key)e->time_ps << 64 | e->order;
+}
 
 struct event_vec {
     struct event *ev;
@@ -49,6 +66,7 @@ struct event_vec {
  * moves forward. */
 #define EQ_FIFOS 16
 #define EQ_RECENT_MISSES 4
+#define EQ_SLOT_BITS 6
 struct ev_fifo {
     struct event *ev;   /* ring buffer, mask + 1 entries (a power of two) */
     uint32_t head;      /* index of the oldest event */
@@ -58,19 +76,26 @@ struct ev_fifo {
     uint32_t pushes;    /* recent use (decays on every miss): which FIFO a new delay may take */
 };
 
-/* The (time, seq) of a non-empty FIFO's oldest event; `key` is seq << 8 |
- * the FIFO's index, so comparing keys compares sequence numbers. */
+/* The (time, seq) of a non-empty FIFO's oldest event: its ev_key with
+ * the kind's 8 bits replaced by the FIFO's index, so comparing keys
+ * compares (time, seq). */
 struct eq_head {
-    simtime_ps time_ps;
-    uint64_t key;
+    eq_key key;
 };
+
+/* The entry of fifo_slot a delay looks in first (Fibonacci hashing). */
+static inline uint32_t eq_delay_slot(simtime_ps delay_ps)
+{
+    return (uint32_t)((delay_ps * 0x9e3779b97f4a7c15ULL) >> (64 - EQ_SLOT_BITS));
+}
 
 /* The event queue: see events.c for why and how. */
 struct event_queue {
-    simtime_ps fifo_delay_ps[EQ_FIFOS]; /* the delay each FIFO holds (scanned on every push) */
+    simtime_ps fifo_delay_ps[EQ_FIFOS]; /* the delay each FIFO holds; SIMTIME_NEVER: none */
+    uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by delay hash: the FIFO a push tries first */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
-    uint32_t nheads;            /* binary heap size: the non-empty FIFOs */
+    uint32_t nheads;            /* the non-empty FIFOs: heads[0 .. nheads), latest first */
     uint32_t miss_slot;         /* next entry of recent_miss_ps to overwrite */
     simtime_ps recent_miss_ps[EQ_RECENT_MISSES]; /* delays that found no FIFO lately */
     struct eq_head heads[EQ_FIFOS];
