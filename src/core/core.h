@@ -83,21 +83,34 @@ struct eq_head {
     eq_key key;
 };
 
-/* The entry of fifo_slot a delay looks in first (Fibonacci hashing). */
-static inline uint32_t eq_delay_slot(simtime_ps delay_ps)
+/* What a FIFO holds: the events pushed with one delay while events of one
+ * class were handled (eq_set_kind_class), as delay_ps << 8 | class; only
+ * delays below EQ_FIFO_DELAY_LIMIT_PS (10 hours) get FIFOs, so no key is
+ * EQ_NO_KEY, the mark of a FIFO that holds none. */
+#define EQ_FIFO_DELAY_LIMIT_PS (1ULL << 55)
+#define EQ_NO_KEY UINT64_MAX
+static inline uint64_t eq_fifo_key(simtime_ps delay_ps, uint32_t cls)
 {
-    return (uint32_t)((delay_ps * 0x9e3779b97f4a7c15ULL) >> (64 - EQ_SLOT_BITS));
+    return delay_ps << 8 | cls;
+}
+
+/* The entry of fifo_slot a FIFO key looks in first (Fibonacci hashing). */
+static inline uint32_t eq_fifo_slot(uint64_t fkey)
+{
+    return (uint32_t)((fkey * 0x9e3779b97f4a7c15ULL) >> (64 - EQ_SLOT_BITS));
 }
 
 /* The event queue: see events.c for why and how. */
 struct event_queue {
-    simtime_ps fifo_delay_ps[EQ_FIFOS]; /* the delay each FIFO holds; SIMTIME_NEVER: none */
-    uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by delay hash: the FIFO a push tries first */
+    uint64_t fifo_key[EQ_FIFOS]; /* what each FIFO holds (eq_fifo_key), EQ_NO_KEY: nothing yet */
+    uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by key hash: the FIFO a push tries first */
+    uint64_t class1_kinds;      /* bit k: pushes made while an event of kind k is handled are class 1 */
+    uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
     uint32_t nheads;            /* the non-empty FIFOs: heads[0 .. nheads), latest first */
-    uint32_t miss_slot;         /* next entry of recent_miss_ps to overwrite */
-    simtime_ps recent_miss_ps[EQ_RECENT_MISSES]; /* delays that found no FIFO lately */
+    uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
+    uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
     struct eq_head heads[EQ_FIFOS];
     struct ev_fifo fifo[EQ_FIFOS];
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
@@ -121,6 +134,12 @@ void eq_init(struct event_queue *q, size_t initial_capacity);
  * Performance only: the order of events never depends on it (tests run
  * the queue with 0, 1, 2 ... FIFOs to show it). */
 void eq_set_fifos(struct event_queue *q, uint32_t n);
+/* Pushes made while an event of `kind` (at most 63) is handled go to
+ * FIFOs of class `cls` (0, the default, or 1), apart from the other
+ * class's pushes of the same delay: for an owner whose pushes at one instant come in sequence order
+ * for some kinds and not for others (events.c, "Classes"). Performance
+ * only, like eq_set_fifos. */
+void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls);
 void eq_free(struct event_queue *q);
 void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
 static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)

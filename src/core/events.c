@@ -44,6 +44,20 @@
  * FIFO's oldest (the key the heads array holds), goes to the other heap. So
  * every FIFO stays sorted by (time, seq) whatever the sequences pushed.
 
+ * Classes: the owner may give the pushes made while events of some kinds
+ * are handled FIFOs of their own (eq_set_kind_class), apart from other
+ * pushes of the same delay. The simulator does so for packet arrivals: the
+ * arrivals of one instant run in the order of their senders' keys but
+ * number what they schedule (a departure, when the port was idle) from the
+ * receiving node's counter, so their pushes come out of sequence order,
+ * while the departures of one instant run at their own node in key order
+ * and schedule in order. Kept apart, the departures' FIFOs need no
+ * insertions, and the arrivals' need fewer: on the 1024-node permutation
+ * 943,415 of 7.86 M pushes took the slow path before, 116,000 after (5.3%
+ * fewer instructions; 1.3% more on the 1023-to-1 incast, whose arrivals'
+ * FIFOs take more insertions than the mixed ones did). The order of pops
+ * never depends on the classes, only where events wait.
+
  * Invariants (checked with SPRAYSIM_CHECKS): each FIFO is in (time, seq)
  * order where an event is inserted; when the owner declares its clock monotonic, as the simulator
  * does, nothing is scheduled before the latest event popped, and events
@@ -242,15 +256,13 @@ static bool fifo_insert(struct ev_fifo *f, const struct event *e)
  * repeat, would otherwise hold FIFOs for a long time and lengthen the
  * heads array for nothing. The FIFO is one never used, else the empty one with the
  * least recent use; -1 keeps the event in the other heap. */
-static int fifo_take(struct event_queue *q, simtime_ps delay_ps)
+static int fifo_take(struct event_queue *q, uint64_t fkey)
 {
-    if (delay_ps == SIMTIME_NEVER)
-        return -1; /* the mark of a FIFO without a delay */
     bool repeat = false;
     for (uint32_t k = 0; k < EQ_RECENT_MISSES; k++)
-        repeat |= q->recent_miss_ps[k] == delay_ps;
+        repeat |= q->recent_miss[k] == fkey;
     if (!repeat) {
-        q->recent_miss_ps[q->miss_slot++ % EQ_RECENT_MISSES] = delay_ps;
+        q->recent_miss[q->miss_slot++ % EQ_RECENT_MISSES] = fkey;
         return -1;
     }
     int best = -1;
@@ -266,7 +278,7 @@ static int fifo_take(struct event_queue *q, simtime_ps delay_ps)
         if (best < 0)
             return -1;
     }
-    q->fifo_delay_ps[best] = delay_ps;
+    q->fifo_key[best] = fkey;
     q->fifo[best].pushes = 0;
     return best;
 }
@@ -287,11 +299,18 @@ void eq_set_fifos(struct event_queue *q, uint32_t n)
         die_internal("event queue FIFOs changed while events are pending");
     q->max_fifos = n < EQ_FIFOS ? n : EQ_FIFOS;
     for (uint32_t k = 0; k < EQ_RECENT_MISSES; k++)
-        q->recent_miss_ps[k] = SIMTIME_NEVER;
+        q->recent_miss[k] = EQ_NO_KEY;
     q->nfifos = 0; /* the rings stay allocated for reuse; eq_free frees them */
     for (uint32_t i = 0; i < EQ_FIFOS; i++)
-        q->fifo_delay_ps[i] = SIMTIME_NEVER;
+        q->fifo_key[i] = EQ_NO_KEY;
     memset(q->fifo_slot, 0, sizeof q->fifo_slot);
+}
+
+void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls)
+{
+    if (kind > 63 || cls > 1)
+        die_internal("event queue: kind %u (at most 63) or class %u (0 or 1) out of range", kind, cls);
+    q->class1_kinds = (q->class1_kinds & ~(1ULL << kind)) | (uint64_t)cls << kind;
 }
 
 void eq_free(struct event_queue *q)
@@ -308,24 +327,31 @@ void eq_free(struct event_queue *q)
  * other heap. i is the FIFO of the event's delay, or -1. */
 static __attribute__((noinline)) void push_slow(struct event_queue *q, const struct event *e, int i)
 {
-    if (i < 0 && e->time_ps >= q->now_ps) {
-        /* the slot may point elsewhere (two delays share it): look for
-         * the delay's FIFO, and point the slot at it */
-        simtime_ps delay_ps = e->time_ps - q->now_ps;
+    if (i < 0 && e->time_ps >= q->now_ps && e->time_ps - q->now_ps < EQ_FIFO_DELAY_LIMIT_PS) {
+        /* the slot may point elsewhere (two keys share it): look for the
+         * key's FIFO, and point the slot at it */
+        uint64_t fkey = eq_fifo_key(e->time_ps - q->now_ps, q->pop_class);
         for (uint32_t k = 0; k < q->nfifos && i < 0; k++)
-            if (q->fifo_delay_ps[k] == delay_ps)
+            if (q->fifo_key[k] == fkey)
                 i = (int)k;
         if (i < 0)
-            i = fifo_take(q, delay_ps);
+            i = fifo_take(q, fkey);
         if (i >= 0)
-            q->fifo_slot[eq_delay_slot(delay_ps)] = (uint8_t)i;
+            q->fifo_slot[eq_fifo_slot(fkey)] = (uint8_t)i;
     }
     if (i < 0) {
         qheap_push(&q->other, e);
         return;
     }
     struct ev_fifo *f = &q->fifo[i];
-    if (f->len && ev_before(e, &f->ev[(f->head + f->len - 1) & f->mask])) {
+    const struct event *last = f->len ? &f->ev[(f->head + f->len - 1) & f->mask] : NULL;
+    if (last && e->time_ps < last->time_ps) {
+        /* a push before now_ps whose delay wrapped around to a small one,
+         * possible only when now_ps is within 2^55 ps of 2^64 */
+        qheap_push(&q->other, e);
+        return;
+    }
+    if (last && ev_before(e, last)) {
         if (fifo_insert(f, e))
             f->pushes++;
         else
@@ -346,9 +372,13 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
     struct event e = {.time_ps = time_ps, .seq = (*q->seq_next)++, .kind = kind, .id = id, .aux = aux};
     q->pushed_total++;
     q->count++;
-    simtime_ps delay_ps = time_ps - q->now_ps; /* wraps when time_ps is earlier: no FIFO matches then */
-    uint32_t i = q->fifo_slot[eq_delay_slot(delay_ps)];
-    if (__builtin_expect(time_ps >= q->now_ps && q->fifo_delay_ps[i] == delay_ps, 1)) {
+    /* wraps around when time_ps is before now_ps, to a delay too large for
+     * a FIFO unless now_ps is near 2^64 (then the check against the
+     * FIFO's last event below catches it) */
+    simtime_ps delay_ps = time_ps - q->now_ps;
+    uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
+    uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
+    if (__builtin_expect(delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey, 1)) {
         struct ev_fifo *f = &q->fifo[i];
         uint32_t len = f->len;
         if (__builtin_expect(len == f->cap, 0)) {
@@ -362,10 +392,7 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
              * earlier or equal clock with this delay): only a tie in
              * time can put e before it */
             const struct event *last = &ring[(pos - 1) & mask];
-            invariant(last->time_ps <= time_ps,
-                      "event kind %u id %u at %llu ps appended to a FIFO whose last event is later", kind, id,
-                      (unsigned long long)time_ps);
-            if (__builtin_expect(last->time_ps == time_ps && last->seq > e.seq, 0)) {
+            if (__builtin_expect(ev_before(&e, last), 0)) {
                 push_slow(q, &e, (int)i);
                 return;
             }
@@ -433,6 +460,7 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
         return false;
     }
     q->count--;
+    q->pop_class = (uint32_t)(q->class1_kinds >> (out->kind & 63)) & 1;
     if (out->time_ps > q->now_ps)
         q->now_ps = out->time_ps;
 #ifdef SPRAYSIM_CHECKS
