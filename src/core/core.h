@@ -54,6 +54,8 @@ static inline eq_key ev_key(const struct event *e)
 {
     return (eq_key)e->time_ps << 64 | e->order;
 }
+/* Later than any event's key (a sequence of 2^56 - 1 with kind 255 aside). */
+#define EQ_KEY_NONE (~(eq_key)0)
 
 struct event_vec {
     struct event *ev;
@@ -108,12 +110,13 @@ struct event_queue {
     uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
-    uint32_t nheads;            /* the non-empty FIFOs: heads[0 .. nheads), latest first */
+    uint32_t nheads;            /* the non-empty FIFOs: heads[1 .. nheads], latest first */
     uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
     uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
-    struct eq_head heads[EQ_FIFOS];
+    struct eq_head heads[EQ_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */
     struct ev_fifo fifo[EQ_FIFOS];
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
+    eq_key other_top;           /* ev_key of other's top, EQ_KEY_NONE when empty */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
     size_t count;               /* all pending events */
     uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */

@@ -151,7 +151,8 @@ static inline struct eq_head head_of(const struct ev_fifo *f, uint32_t idx)
  * 1024-node permutation (callgrind). */
 static inline __attribute__((always_inline)) void heads_place(struct event_queue *q, uint32_t j, struct eq_head h)
 {
-    while (j > 0 && head_before(&q->heads[j - 1], &h)) {
+    /* heads[0], later than any event, ends the walk */
+    while (head_before(&q->heads[j - 1], &h)) {
         q->heads[j] = q->heads[j - 1];
         j--;
     }
@@ -160,12 +161,13 @@ static inline __attribute__((always_inline)) void heads_place(struct event_queue
 
 static void heads_push(struct event_queue *q, struct eq_head h)
 {
-    heads_place(q, q->nheads++, h);
+    heads_place(q, ++q->nheads, h);
 }
 
+/* The earliest head; heads[0], the sentinel, when every FIFO is empty. */
 static inline const struct eq_head *heads_top(const struct event_queue *q)
 {
-    return &q->heads[q->nheads - 1];
+    return &q->heads[q->nheads];
 }
 
 /* Puts h in place of the earliest head (a FIFO's next event after its
@@ -173,12 +175,26 @@ static inline const struct eq_head *heads_top(const struct event_queue *q)
  * the instructions (callgrind). */
 static inline __attribute__((always_inline)) void heads_replace_top(struct event_queue *q, struct eq_head h)
 {
-    heads_place(q, q->nheads - 1, h);
+    heads_place(q, q->nheads, h);
 }
 
 static void heads_pop_top(struct event_queue *q)
 {
     q->nheads--;
+}
+
+/* The other heap, with its top's key kept beside it (EQ_KEY_NONE when
+ * empty) so a pop compares two keys without testing for emptiness. */
+static void other_push(struct event_queue *q, const struct event *e)
+{
+    qheap_push(&q->other, e);
+    q->other_top = ev_key(q->other.ev);
+}
+
+static void other_pop(struct event_queue *q, struct event *out)
+{
+    qheap_pop(&q->other, out);
+    q->other_top = q->other.len ? ev_key(q->other.ev) : EQ_KEY_NONE;
 }
 
 /* ---- the FIFOs ------------------------------------------------------------------------ */
@@ -289,6 +305,8 @@ void eq_init(struct event_queue *q, size_t initial_capacity)
 {
     (void)initial_capacity;
     memset(q, 0, sizeof(*q));
+    q->heads[0].key = EQ_KEY_NONE;
+    q->other_top = EQ_KEY_NONE;
     q->seq_next = &q->next_seq;
     eq_set_fifos(q, EQ_FIFOS);
 }
@@ -340,7 +358,7 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
             q->fifo_slot[eq_fifo_slot(fkey)] = (uint8_t)i;
     }
     if (i < 0) {
-        qheap_push(&q->other, e);
+        other_push(q, e);
         return;
     }
     struct ev_fifo *f = &q->fifo[i];
@@ -348,14 +366,14 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
     if (last && e->time_ps < last->time_ps) {
         /* a push before now_ps whose delay wrapped around to a small one,
          * possible only when now_ps is within 2^55 ps of 2^64 */
-        qheap_push(&q->other, e);
+        other_push(q, e);
         return;
     }
     if (last && ev_before(e, last)) {
         if (fifo_insert(f, e))
             f->pushes++;
         else
-            qheap_push(&q->other, e);
+            other_push(q, e);
         return; /* the FIFO's first event is unchanged */
     }
     f->pushes++;
@@ -409,15 +427,14 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
 
 /* The heap's top is q->other.ev itself, never &q->other.ev[0]: the array
  * may not be allocated yet, and an offset from NULL is undefined behaviour
- * (clang's UBSan reports it) even when the result is only compared. */
+ * (clang's UBSan reports it) even when the result is only compared. A
+ * FIFO's head is earliest when its key is below the other heap's top key
+ * (both are EQ_KEY_NONE, no key is below, when empty). */
 const struct event *eq_peek(const struct event_queue *q)
 {
-    if (q->nheads) {
-        if (q->other.len == 0 || head_before_event(heads_top(q), q->other.ev)) {
-            const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
-            return &f->ev[f->head];
-        }
-        return q->other.ev;
+    if (heads_top(q)->key < q->other_top) {
+        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+        return &f->ev[f->head];
     }
     return q->other.len ? q->other.ev : NULL;
 }
@@ -425,7 +442,7 @@ const struct event *eq_peek(const struct event_queue *q)
 const struct event *eq_peek_ahead(const struct event_queue *q, const struct event **ahead)
 {
     *ahead = NULL;
-    if (q->nheads && (q->other.len == 0 || head_before_event(heads_top(q), q->other.ev))) {
+    if (heads_top(q)->key < q->other_top) {
         const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
         if (f->len > 1)
             *ahead = &f->ev[(f->head + 1) & f->mask];
@@ -436,17 +453,18 @@ const struct event *eq_peek_ahead(const struct event_queue *q, const struct even
 
 simtime_ps eq_peek_time(const struct event_queue *q)
 {
-    if (q->nheads && (q->other.len == 0 || head_before_event(heads_top(q), q->other.ev)))
+    if (heads_top(q)->key < q->other_top)
         return (simtime_ps)(heads_top(q)->key >> 64);
     return q->other.len ? q->other.ev->time_ps : SIMTIME_NEVER;
 }
 
 bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
 {
-    if (q->nheads && (q->other.len == 0 || head_before_event(heads_top(q), q->other.ev))) {
-        if ((simtime_ps)(heads_top(q)->key >> 64) > until_ps)
+    eq_key top = heads_top(q)->key;
+    if (top < q->other_top) {
+        if ((simtime_ps)(top >> 64) > until_ps)
             return false;
-        uint32_t i = (uint32_t)(heads_top(q)->key & 0xff);
+        uint32_t i = (uint32_t)top & 0xff;
         struct ev_fifo *f = &q->fifo[i];
         *out = f->ev[f->head];
         f->head = (f->head + 1) & f->mask;
@@ -455,7 +473,7 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
         else
             heads_pop_top(q);
     } else if (q->other.len && q->other.ev->time_ps <= until_ps) {
-        qheap_pop(&q->other, out);
+        other_pop(q, out);
     } else {
         return false;
     }
