@@ -105,6 +105,24 @@ static inline struct uet_flow *uet_of(const struct flow *f)
 
 extern const struct tx_rec uet_tx_gone, uet_tx_unsent;
 
+/* The receiver's SACK bitmap for an ACK: bit i set when packet base + i
+ * of a flow of n_pkts packets is set in rcv_bits (ceil(n_pkts / 64)
+ * words), for i < 64 and base + i < n_pkts. Two words shifted together
+ * rather than 64 bit tests (those were 4.6% of the 1024-node
+ * permutation's instructions, callgrind). */
+static inline uint64_t uet_sack_bits(const uint64_t *rcv_bits, uint32_t n_pkts, uint32_t base)
+{
+    if (base >= n_pkts)
+        return 0;
+    const uint32_t k = base >> 6, sh = base & 63;
+    uint64_t bits = rcv_bits[k] >> sh;
+    if (sh && (uint64_t)(k + 1) * 64 < n_pkts) /* the next word exists */
+        bits |= rcv_bits[k + 1] << (64 - sh);
+    if (n_pkts - base < 64)
+        bits &= (1ULL << (n_pkts - base)) - 1;
+    return bits;
+}
+
 /* Packet seq's record, read only. */
 static inline const struct tx_rec *uet_txr(const struct uet_flow *q, uint32_t seq)
 {

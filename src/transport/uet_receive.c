@@ -28,11 +28,7 @@ static void fill_sack(const struct flow *f, struct packet *a, uint32_t base)
     if (base < uet_of(f)->rcv_cum + 1)
         base = uet_of(f)->rcv_cum + 1;
     a->sack_base = base;
-    uint64_t bits = 0;
-    for (uint32_t i = 0; i < 64 && base + i < f->n_pkts; i++)
-        if (rcv_has(f, base + i))
-            bits |= 1ULL << i;
-    a->sack_bits = bits;
+    a->sack_bits = uet_sack_bits(uet_of(f)->rcv_bits, f->n_pkts, base);
     a->seq = uet_of(f)->rcv_cum;
     a->recvd_bytes = (uint32_t)uet_of(f)->rcv_bytes; /* modulo 2^32: the sender takes differences */
     a->ooo_pkts = uet_of(f)->rcv_pkts - uet_of(f)->rcv_cum;
