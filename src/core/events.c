@@ -365,7 +365,10 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
     const struct event *last = f->len ? &f->ev[(f->head + f->len - 1) & f->mask] : NULL;
     if (last && e->time_ps < last->time_ps) {
         /* a push before now_ps whose delay wrapped around to a small one,
-         * possible only when now_ps is within 2^55 ps of 2^64 */
+         * possible only when now_ps is within 2^55 ps of 2^64; any other
+         * push before a FIFO's last event means a clock that went back */
+        invariant(e->time_ps < q->now_ps, "event kind %u id %u at %llu ps appended to a FIFO whose last event is later",
+                  (unsigned)e->kind, e->id, (unsigned long long)e->time_ps);
         other_push(q, e);
         return;
     }
