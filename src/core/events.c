@@ -393,7 +393,14 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
     invariant(!q->monotonic || time_ps >= q->last_pop_ps,
               "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
               (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
-    struct event e = {.time_ps = time_ps, .seq = (*q->seq_next)++, .kind = kind, .id = id, .aux = aux};
+    /* The event is written straight into its FIFO's ring on the common
+     * path. Built on the stack and copied (its 1-, 4- and 8-byte stores
+     * read back by a 16-byte load, which store forwarding cannot serve),
+     * perf put 92% of this function's cycles at 8192 nodes on that read;
+     * written in place: 4.6% fewer cycles on the 8192-node permutation
+     * (perf stat, 3 interleaved pairs), none at 128 and 1024 nodes, 0.5%
+     * more instructions. */
+    const uint64_t order = ((*q->seq_next)++ & ((1ULL << 56) - 1)) << 8 | (kind & 0xff);
     q->pushed_total++;
     q->count++;
     /* wraps around when time_ps is before now_ps, to a delay too large for
@@ -405,29 +412,29 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
     if (__builtin_expect(delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey, 1)) {
         struct ev_fifo *f = &q->fifo[i];
         uint32_t len = f->len;
-        if (__builtin_expect(len == f->cap, 0)) {
-            push_slow(q, &e, (int)i);
-            return;
-        }
         struct event *ring = f->ev;
         uint32_t mask = f->mask, pos = f->head + len;
-        if (len) {
-            /* the FIFO's last event is never later (pushed at an
-             * earlier or equal clock with this delay): only a tie in
-             * time can put e before it */
-            const struct event *last = &ring[(pos - 1) & mask];
-            if (__builtin_expect(ev_before(&e, last), 0)) {
-                push_slow(q, &e, (int)i);
-                return;
-            }
+        /* the FIFO's last event is never later (pushed at an earlier or
+         * equal clock with this delay): only a tie in time can put the
+         * new one before it */
+        if (__builtin_expect(len != f->cap && (len == 0 || ev_key(&ring[(pos - 1) & mask]) <
+                                                                 ((eq_key)time_ps << 64 | order)), 1)) {
+            struct event *slot = &ring[pos & mask];
+            slot->time_ps = time_ps;
+            slot->order = order;
+            slot->id = id;
+            slot->aux = aux;
+            f->len = len + 1;
+            f->pushes++;
+            if (len == 0)
+                heads_push(q, head_of(f, i));
+            return;
         }
-        ring[pos & mask] = e;
-        f->len = len + 1;
-        f->pushes++;
-        if (len == 0)
-            heads_push(q, head_of(f, i));
+        struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
+        push_slow(q, &e, (int)i);
         return;
     }
+    struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
     push_slow(q, &e, -1);
 }
 
