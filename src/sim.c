@@ -99,6 +99,9 @@ static void setup_order_and_windows(struct sim *s)
               "%llu events scheduled before the tie order was set up", (unsigned long long)s->eq.next_seq);
     s->cur_origin = 0;
     s->eq.seq_next = &s->origin_seq[0];
+    /* arrivals push out of sequence order, departures in order: apart
+     * (src/core/events.c, "Classes") */
+    eq_set_kind_class(&s->eq, EV_PKT_ARRIVE, 1);
     /* the smallest latency of a link to or from the top tier (only those
      * cross processes), else of any link */
     uint32_t top = s->topo.spec.tiers ? s->topo.spec.tiers - 1 : 0;

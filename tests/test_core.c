@@ -397,10 +397,13 @@ static void test_eq_per_origin_sequences_match_sorted_reference(void **state)
     struct ref_ev *pushed = calloc(N, sizeof *pushed), *popped = calloc(N, sizeof *popped);
     assert_non_null(pushed);
     assert_non_null(popped);
-    for (size_t r = 0; r < N_RES; r++) {
+    for (size_t r = 0; r < 2 * N_RES; r++) {
+        /* the second round gives kind 2's pushes FIFOs of their own */
         struct event_queue q;
         eq_init(&q, 16);
-        eq_set_fifos(&q, fifo_counts[r]);
+        eq_set_fifos(&q, fifo_counts[r % N_RES]);
+        if (r >= N_RES)
+            eq_set_kind_class(&q, 2, 1);
         uint64_t cnt[ORIGINS], s = 11 + r;
         for (uint32_t o = 0; o < ORIGINS; o++)
             cnt[o] = (uint64_t)o << TEST_ORIGIN_SHIFT;
@@ -425,17 +428,26 @@ static void test_eq_per_origin_sequences_match_sorted_reference(void **state)
             for (uint32_t j = 0; j < k && np < N; j++) {
                 simtime_ps t = now + (lcg(&s) % 8 ? fixed[lcg(&s) % 3] : 1 + lcg(&s) % 4096);
                 pushed[np] = (struct ref_ev){ t, q.next_seq, np };
-                eq_push(&q, t, 1, np);
+                eq_push(&q, t, 1 + (uint32_t)(lcg(&s) % 2), np);
                 np++;
             }
             cnt[o] = q.next_seq;
         }
         assert_int_equal(q.count, 0);
+        if (r >= N_RES && fifo_counts[r % N_RES] == EQ_FIFOS) {
+            /* some delay has a FIFO in each class */
+            bool both = false;
+            for (uint32_t i = 0; i < q.nfifos; i++)
+                for (uint32_t j = 0; j < q.nfifos; j++)
+                    both |= q.fifo_key[i] >> 8 == q.fifo_key[j] >> 8 && (q.fifo_key[i] & 0xff) == 0 &&
+                            (q.fifo_key[j] & 0xff) == 1;
+            assert_true(both);
+        }
         qsort(pushed, np, sizeof *pushed, cmp_ref);
         for (uint32_t i = 0; i < np; i++)
             if (pushed[i].t != popped[i].t || pushed[i].seq != popped[i].seq || pushed[i].id != popped[i].id)
                 fail_msg("%u FIFOs, pop %u: got (t=%llu seq=%llx id=%u), want (t=%llu seq=%llx id=%u)",
-                         fifo_counts[r], i, (unsigned long long)popped[i].t, (unsigned long long)popped[i].seq,
+                         fifo_counts[r % N_RES], i, (unsigned long long)popped[i].t, (unsigned long long)popped[i].seq,
                          popped[i].id, (unsigned long long)pushed[i].t, (unsigned long long)pushed[i].seq,
                          pushed[i].id);
         eq_free(&q);
@@ -455,7 +467,7 @@ static void test_eq_fifo_insertion_and_its_limits(void **state)
 {
     (void)state;
     /* One delay, one instant, sequences against push order: an event that
-     * sorts before the FIFO's first goes to the other heap (the head heap
+     * sorts before the FIFO's first goes to the other heap (the heads array
      * holds the first's key), one that would move more than 32 events too,
      * one a few places back is inserted in the FIFO; all pop by sequence. */
     const simtime_ps d = 1000;
@@ -493,6 +505,86 @@ static void test_eq_fifo_insertion_and_its_limits(void **state)
         assert_true(eq_pop(&q, &e));
         assert_int_equal(e.time_ps, d);
         assert_int_equal(e.seq, want[i]);
+    }
+    assert_false(eq_pop(&q, &e));
+    eq_free(&q);
+}
+
+static void test_eq_event_key_layout(void **state)
+{
+    (void)state;
+    /* ev_key compares (time, seq) in one 128-bit number: that needs the
+     * kind in the order word's low 8 bits and the sequence above it (the
+     * bit-field layout gcc gives on x86-64). */
+    struct event a = {.time_ps = 5, .seq = 0x123456789abcULL, .kind = 0xfe, .id = 1, .aux = 2};
+    assert_true(a.order == (0x123456789abcULL << 8 | 0xfe));
+    struct event b = {.time_ps = 5, .seq = 0x123456789abdULL, .kind = 0, .id = 1, .aux = 2};
+    assert_true(ev_key(&a) < ev_key(&b));
+    struct event c = {.time_ps = 4, .seq = (1ULL << 56) - 1, .kind = 0xff};
+    assert_true(ev_key(&c) < ev_key(&a));
+    assert_true(ev_key(&c) >> 64 == 4);
+}
+
+static void test_eq_one_fifo_per_delay_when_slots_collide(void **state)
+{
+    (void)state;
+    /* Two delays whose hashes share an entry of the delay table: each push
+     * of one finds the entry pointing at the other's FIFO, and must still
+     * find its own delay's FIFO (a scan) rather than take a second one for
+     * the same delay; pops stay in (time, seq) order. */
+    simtime_ps d1 = 1000, d2 = d1 + 1;
+    while (eq_fifo_slot(eq_fifo_key(d2, 0)) != eq_fifo_slot(eq_fifo_key(d1, 0)))
+        d2++;
+    struct event_queue q;
+    eq_init(&q, 16);
+    uint64_t s = 5;
+    for (uint32_t i = 0; i < 16; i++)
+        eq_push(&q, 0, 0, i);
+    simtime_ps last_t = 0;
+    uint64_t last_seq = 0;
+    for (uint32_t n = 0; n < 20000; n++) {
+        struct event e;
+        assert_true(eq_pop(&q, &e));
+        assert_true(n == 0 || e.time_ps > last_t || (e.time_ps == last_t && e.seq > last_seq));
+        last_t = e.time_ps;
+        last_seq = e.seq;
+        eq_push(&q, e.time_ps + (lcg(&s) % 2 ? d1 : d2), 0, e.id);
+    }
+    /* FIFOs for delay 0 (the first pushes), d1 and d2, once each */
+    assert_int_equal(q.nfifos, 3);
+    for (uint32_t i = 0; i < q.nfifos; i++)
+        for (uint32_t j = i + 1; j < q.nfifos; j++)
+            assert_true(q.fifo_key[i] != q.fifo_key[j]);
+    eq_free(&q);
+}
+
+static void test_eq_push_before_now_near_the_end_of_time(void **state)
+{
+    (void)state;
+    /* A push before the clock has a delay that wraps around 2^64; with the
+     * clock within a FIFO's delay of 2^64, the wrapped delay is that
+     * FIFO's, whose last event is later: the event must not be appended
+     * behind it. */
+    const simtime_ps d = 1ULL << 21, x = UINT64_MAX - 100, y = UINT64_MAX - 1000;
+    struct event_queue q;
+    eq_init(&q, 16);
+    struct event e;
+    eq_push(&q, x - d, 0, 0);
+    assert_true(eq_pop(&q, &e));   /* the clock: x - d */
+    eq_push(&q, x, 0, 1);          /* delay d: a miss */
+    eq_push(&q, x, 0, 2);          /* delay d again: a FIFO */
+    eq_push(&q, x, 0, 5);
+    assert_int_equal(q.fifo[0].len, 2);
+    eq_push(&q, y, 0, 3);
+    assert_true(eq_pop(&q, &e));   /* the clock: y */
+    assert_int_equal(e.id, 3);
+    const simtime_ps z = y + d;    /* wraps: 2^21 - 1001, long before y */
+    assert_true(z < y && z - y == d);
+    eq_push(&q, z, 0, 4);
+    const uint32_t want[] = { 4, 1, 2, 5 };
+    for (int i = 0; i < 4; i++) {
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.id, want[i]);
     }
     assert_false(eq_pop(&q, &e));
     eq_free(&q);
@@ -938,6 +1030,9 @@ int main(void)
         cmocka_unit_test(test_eq_set_fifos_keeps_order),
         cmocka_unit_test(test_eq_per_origin_sequences_match_sorted_reference),
         cmocka_unit_test(test_eq_fifo_insertion_and_its_limits),
+        cmocka_unit_test(test_eq_event_key_layout),
+        cmocka_unit_test(test_eq_one_fifo_per_delay_when_slots_collide),
+        cmocka_unit_test(test_eq_push_before_now_near_the_end_of_time),
         cmocka_unit_test(test_eq_extreme_times),
         cmocka_unit_test(test_eq_last_bucket_of_time_range),
         cmocka_unit_test(test_rng_xoshiro_reference_output),

@@ -561,6 +561,51 @@ static void test_ops_tables_complete(void **state)
     }
 }
 
+static void test_bitmap_time_decay_matches_per_entropy_rule(void **state)
+{
+    (void)state;
+    /* Bitmap's time decay (every 100 us each nonzero penalty loses one
+     * unit per elapsed period, at least to zero), done eight entropies at
+     * a time, against a per-entropy model: 133 paths (a tail of 5 past the
+     * last eight), random ECN (+1), NACK (+4) and timeout (15) feedback,
+     * gaps of 0-5 periods. Feedback LB_GOOD adds nothing and only decays. */
+    const uint32_t paths = 133;
+    const simtime_ps period = 100 * PS_PER_US;
+    void *st = lb_new(&lb_bitmap_ops, paths, 16, 8, 3, 0);
+    uint8_t want[133] = {0};
+    uint64_t x = 99;
+    simtime_ps now = 0, clock = 0;
+    for (int round = 0; round < 3000; round++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        uint32_t r = (uint32_t)(x >> 33);
+        now += (simtime_ps)(r % 6) * period + (r >> 8) % period;
+        /* the model: decay first, as the balancer does on every call */
+        uint32_t nonzero = 0;
+        for (uint32_t i = 0; i < paths; i++)
+            nonzero += want[i] != 0;
+        if (nonzero == 0) {
+            clock = now;
+        } else if (now > clock && (now - clock) / period) {
+            simtime_ps ticks = (now - clock) / period;
+            clock += ticks * period;
+            for (uint32_t i = 0; i < paths; i++)
+                want[i] = want[i] > ticks ? (uint8_t)(want[i] - ticks) : 0;
+        }
+        uint16_t ev = (uint16_t)((r >> 4) % paths);
+        enum lb_signal sig = (r >> 12) % 4 == 0 ? LB_ECN : (r >> 12) % 4 == 1 ? LB_NACK
+                           : (r >> 12) % 4 == 2 ? LB_TIMEOUT : LB_GOOD;
+        uint32_t add = sig == LB_ECN ? 1 : sig == LB_NACK ? 4 : sig == LB_TIMEOUT ? 15 : 0;
+        lb_bitmap_ops.feedback(st, ev, sig, now);
+        if (add)
+            want[ev] = (uint8_t)(want[ev] + add > 15 ? 15 : want[ev] + add);
+        for (uint32_t i = 0; i < paths; i++)
+            if (lb_bitmap_penalty(st, (uint16_t)i) != want[i])
+                fail_msg("round %d entropy %u: penalty %u, want %u", round, i, lb_bitmap_penalty(st, (uint16_t)i),
+                         want[i]);
+    }
+    free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_oblivious_ignores_feedback_seq_and_time),
         cmocka_unit_test(test_oblivious_same_seed_reproduces),
         cmocka_unit_test(test_single_always_zero),
+        cmocka_unit_test(test_bitmap_time_decay_matches_per_entropy_rule),
         cmocka_unit_test(test_lb_find),
         cmocka_unit_test(test_ops_tables_complete),
     };

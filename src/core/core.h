@@ -2,7 +2,7 @@
  *
  * Simulated time is an unsigned 64-bit count of picoseconds (2^64 ps is about
  * 213 days, far beyond any experiment). The event queue (a FIFO per
- * frequent delay merged by a small heap, with a heap for the rest; events.c
+ * frequent delay merged by a small sorted array, with a heap for the rest; events.c
  * says why) is ordered by (time, sequence): the queue numbers events as
  * they are scheduled, from a counter its owner may set (the simulator keeps
  * one per node, sim.h sim_set_origin), so every run is reproducible. Random numbers
@@ -32,11 +32,30 @@ typedef uint64_t simtime_ps;
  * only orders (time, seq) pairs and carries a kind and an object index. */
 struct event {
     simtime_ps time_ps;
-    uint64_t seq : 56;  /* from next_seq when scheduled: breaks ties deterministically */
-    uint64_t kind : 8;
+    union {
+        /* seq << 8 | kind (kind in the low bits: x86-64 and every ABI gcc
+         * targets here lay out bit-fields from the least significant bit;
+         * tests/test_core.c checks it): sequences are unique, so (time,
+         * order) orders events as (time, seq) does, in one 128-bit compare */
+        uint64_t order;
+        struct {
+            uint64_t kind : 8;
+            uint64_t seq : 56; /* from next_seq when scheduled: breaks ties deterministically */
+        };
+    };
     uint32_t id;        /* the object the event is about */
     uint32_t aux;       /* a hint the dispatcher may use (e.g. a precomputed port) */
 };
+
+/* (time << 64 | order): an event's place in the queue's order, compared
+ * in one go (gcc: cmp and sbb, no branch per field). */
+__extension__ typedef unsigned __int128 eq_key;
+static inline eq_key ev_key(const struct event *e)
+{
+    return (eq_key)e->time_ps << 64 | e->order;
+}
+/* Later than any event's key (a sequence of 2^56 - 1 with kind 255 aside). */
+#define EQ_KEY_NONE (~(eq_key)0)
 
 struct event_vec {
     struct event *ev;
@@ -49,6 +68,7 @@ struct event_vec {
  * moves forward. */
 #define EQ_FIFOS 16
 #define EQ_RECENT_MISSES 4
+#define EQ_SLOT_BITS 6
 struct ev_fifo {
     struct event *ev;   /* ring buffer, mask + 1 entries (a power of two) */
     uint32_t head;      /* index of the oldest event */
@@ -58,24 +78,45 @@ struct ev_fifo {
     uint32_t pushes;    /* recent use (decays on every miss): which FIFO a new delay may take */
 };
 
-/* The (time, seq) of a non-empty FIFO's oldest event; `key` is seq << 8 |
- * the FIFO's index, so comparing keys compares sequence numbers. */
+/* The (time, seq) of a non-empty FIFO's oldest event: its ev_key with
+ * the kind's 8 bits replaced by the FIFO's index, so comparing keys
+ * compares (time, seq). */
 struct eq_head {
-    simtime_ps time_ps;
-    uint64_t key;
+    eq_key key;
 };
+
+/* What a FIFO holds: the events pushed with one delay while events of one
+ * class were handled (eq_set_kind_class), as delay_ps << 8 | class; only
+ * delays below EQ_FIFO_DELAY_LIMIT_PS (10 hours) get FIFOs, so no key is
+ * EQ_NO_KEY, the mark of a FIFO that holds none. */
+#define EQ_FIFO_DELAY_LIMIT_PS (1ULL << 55)
+#define EQ_NO_KEY UINT64_MAX
+static inline uint64_t eq_fifo_key(simtime_ps delay_ps, uint32_t cls)
+{
+    return delay_ps << 8 | cls;
+}
+
+/* The entry of fifo_slot a FIFO key looks in first (Fibonacci hashing). */
+static inline uint32_t eq_fifo_slot(uint64_t fkey)
+{
+    return (uint32_t)((fkey * 0x9e3779b97f4a7c15ULL) >> (64 - EQ_SLOT_BITS));
+}
 
 /* The event queue: see events.c for why and how. */
 struct event_queue {
-    simtime_ps fifo_delay_ps[EQ_FIFOS]; /* the delay each FIFO holds (scanned on every push) */
+    uint64_t fifo_key[EQ_FIFOS]; /* what each FIFO holds (eq_fifo_key), EQ_NO_KEY: nothing yet */
+    uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by key hash: the FIFO a push tries first */
+    uint64_t class1_kinds;      /* bit k: pushes made while an event of kind k is handled are class 1 */
+    uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
-    uint32_t nheads;            /* binary heap size: the non-empty FIFOs */
-    uint32_t miss_slot;         /* next entry of recent_miss_ps to overwrite */
-    simtime_ps recent_miss_ps[EQ_RECENT_MISSES]; /* delays that found no FIFO lately */
-    struct eq_head heads[EQ_FIFOS];
+    uint32_t nheads;            /* the non-empty FIFOs: heads[1 .. nheads], latest first */
+    uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
+    uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
+    struct eq_head heads[EQ_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */
     struct ev_fifo fifo[EQ_FIFOS];
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
+    eq_key other_top;           /* ev_key of other's top, EQ_KEY_NONE when empty */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
     size_t count;               /* all pending events */
     uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */
@@ -96,6 +137,12 @@ void eq_init(struct event_queue *q, size_t initial_capacity);
  * Performance only: the order of events never depends on it (tests run
  * the queue with 0, 1, 2 ... FIFOs to show it). */
 void eq_set_fifos(struct event_queue *q, uint32_t n);
+/* Pushes made while an event of `kind` (at most 63) is handled go to
+ * FIFOs of class `cls` (0, the default, or 1), apart from the other
+ * class's pushes of the same delay: for an owner whose pushes at one instant come in sequence order
+ * for some kinds and not for others (events.c, "Classes"). Performance
+ * only, like eq_set_fifos. */
+void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls);
 void eq_free(struct event_queue *q);
 void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
 static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)

@@ -41,7 +41,10 @@
  */
 #include "lb.h"
 
+#include <string.h>
+
 #define BITMAP_MAX_PENALTY 15
+_Static_assert(BITMAP_MAX_PENALTY < 128, "time_decay works on bytes of at most 0x7f");
 #define BITMAP_PENALTY_ECN 1
 #define BITMAP_PENALTY_NACK 4
 #define BITMAP_PENALTY_TIMEOUT BITMAP_MAX_PENALTY
@@ -101,7 +104,28 @@ static void time_decay(struct bitmap_state *b, simtime_ps now)
         return;
     b->decay_clock += ticks * BITMAP_DECAY_PS;
     uint8_t dec = ticks >= BITMAP_MAX_PENALTY ? BITMAP_MAX_PENALTY : (uint8_t)ticks;
-    for (uint32_t i = 0; i < b->paths && b->penalized; i++) {
+    /* eight penalties at a time (each at most BITMAP_MAX_PENALTY < 128, so
+     * no byte borrows from the next): (pen | 0x80) - dec keeps its top bit
+     * when pen >= dec, and then its low 7 bits are pen - dec; otherwise the
+     * penalty becomes 0. The scalar loop took 2.8% of the 1023-to-1
+     * incast's instructions (callgrind). */
+    const uint64_t ones = 0x0101010101010101ULL, top = 0x80 * ones, low = 0x7f * ones;
+    uint32_t i = 0;
+    for (; i + 8 <= b->paths && b->penalized; i += 8) {
+        uint64_t v;
+        memcpy(&v, &b->penalty[i], 8);
+        if (!v)
+            continue;
+        uint64_t y = (v | top) - dec * ones;
+        uint64_t keep = ((y & top) >> 7) * 0xff; /* 0xff where pen >= dec */
+        uint64_t r = y & low & keep;
+        /* a byte b <= 0x7f is nonzero when b + 0x7f reaches the top bit */
+        uint32_t were = (uint32_t)__builtin_popcountll(((v + low) | v) & top);
+        uint32_t are = (uint32_t)__builtin_popcountll(((r + low) | r) & top);
+        b->penalized -= were - are;
+        memcpy(&b->penalty[i], &r, 8);
+    }
+    for (; i < b->paths && b->penalized; i++) {
         uint8_t pen = b->penalty[i];
         if (!pen)
             continue;
