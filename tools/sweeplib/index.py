@@ -63,7 +63,25 @@ def refs(row):
 
 
 def is_sweep(expdir, ref):
-    return "/" not in ref and "." not in ref and os.path.exists(os.path.join(expdir, ref + ".toml"))
+    """A sweep: experiments/NAME.toml, or DIR/NAME.toml one level down (the
+    separate steps, e.g. large/, seed001/), whose report is reports/NAME.html."""
+    parts = ref.split("/")
+    return (len(parts) <= 2 and "." not in ref and ".." not in parts and not ref.startswith("/")
+            and os.path.exists(os.path.join(expdir, ref + ".toml")))
+
+
+def report_name(ref):
+    """A sweep reference's report name: the sweep file's base name."""
+    return ref.rsplit("/", 1)[-1]
+
+
+def sweep_files(expdir):
+    """Every sweep file: experiments/*.toml (make figures), then those one
+    directory down (separate steps), as paths relative to EXPDIR."""
+    top = sorted(f for f in os.listdir(expdir) if f.endswith(".toml"))
+    sub = sorted(os.path.join(d, f) for d in os.listdir(expdir) if os.path.isdir(os.path.join(expdir, d)) and d != "reports"
+                 for f in os.listdir(os.path.join(expdir, d)) if f.endswith(".toml"))
+    return top + sub
 
 
 def check(expdir):
@@ -101,7 +119,7 @@ def markdown(expdir):
         links = []
         for ref in refs(r):
             if is_sweep(expdir, ref):
-                links.append(f"[{ref}](experiments/reports/{ref}.html)")
+                links.append(f"[{ref}](experiments/reports/{report_name(ref)}.html)")
             else:
                 links.append(f"[{ref}](experiments/{ref})")
         cells = [r["seed"], r["figure"], r["content"], r["status"], ", ".join(links) or "-", r["reason"]]
@@ -122,10 +140,8 @@ def write_index(expdir, out=None):
     out = out or os.path.join(reports, "index.html")
     esc = html.escape
     rows = []
-    for f in sorted(os.listdir(expdir)):
-        if not f.endswith(".toml"):
-            continue
-        name = f[:-5]
+    for f in sweep_files(expdir):
+        name = report_name(f[:-5])
         rep = os.path.join(reports, name + ".html")
         if not os.path.exists(rep):
             continue
@@ -138,8 +154,8 @@ def write_index(expdir, out=None):
         links = []
         for ref in refs(r):
             if is_sweep(expdir, ref):
-                if os.path.exists(os.path.join(reports, ref + ".html")):
-                    links.append(f'<a href="{esc(ref)}.html">{esc(ref)}</a>')
+                if os.path.exists(os.path.join(reports, report_name(ref) + ".html")):
+                    links.append(f'<a href="{esc(report_name(ref))}.html">{esc(ref)}</a>')
                 else:
                     links.append(f"{esc(ref)} (no report yet)")
             else:
