@@ -445,6 +445,26 @@ exec {BIN} "$@"
         self.assertEqual(r.returncode, 2)
         self.assertIn("coverage.tsv:3: status 'done' is not one of", r.stderr)
 
+    def test_coverage_nested_sweeps(self):
+        # a sweep one directory down (experiments/large/NAME.toml, a separate
+        # step) is a sweep: its report is reports/NAME.html, the index lists it
+        from sweeplib import index
+        exp = os.path.join(self.tmp, "expn")
+        os.makedirs(os.path.join(exp, "reports"))
+        os.makedirs(os.path.join(exp, "large"))
+        with open(os.path.join(exp, "large", "big.toml"), "w") as f:
+            f.write('[sweep]\nname = "big"\ntitle = "Big sweep"\n')
+        with open(os.path.join(exp, "coverage.tsv"), "w") as f:
+            f.write("seed\tfigure\tcontent\tstatus\twhere\treason\n000\t1\tx\treproduced\tlarge/big\t\n")
+        self.assertEqual(index.check(exp), [])
+        self.assertIn("[large/big](experiments/reports/big.html)", index.markdown(exp))
+        with open(os.path.join(exp, "reports", "big.html"), "w") as f:
+            f.write('Verdict: <span class="disagrees">x</span>')
+        page = open(index.write_index(exp)).read()
+        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>1</td><td>0</td>', page)
+        self.assertIn('<a href="big.html">large/big</a>', page)
+        self.assertFalse(index.is_sweep(exp, "../large/big"))
+
     def test_ring_alltoall_generator(self):
         # experiments/inputs/gen_ring_alltoall.sh (seed000_fig16c_ring_a2a):
         # in the sync reading host h's iteration i+1 starts only when its
