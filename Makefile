@@ -11,6 +11,7 @@
 #   make bench      the benchmark suite (minutes; not part of the tests), then bench-poisson
 #   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC, DCTCP, SIRD, Homa
 #   make bench-stream  memory of ~10 million open-loop messages with --stream (minutes)
+#   make bench-speed   issue 14's targets, side by side with the reference (HTSIM=...), MPI, 65,536 hosts
 #   make bench-cc   instructions per ACK and state bytes of every CC module (valgrind)
 #   make figures    rerun every sweep under experiments/ from scratch and write its
 #                   HTML report (experiments/reports/); installs python3-matplotlib
