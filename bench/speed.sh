@@ -136,7 +136,7 @@ ref_case() {
     done
     cpu=$(median $cpus)
     hosts=$(hosts_of "$cm")
-    MEM_ROWS="$MEM_ROWS| $label | $hosts | $(echo "$kb" | awk '{ printf "%.1f", $1 / 1024 }') | $(echo "$kb $hosts" | awk '{ printf "%.1f", $1 * 1024 / $2 / 1000 }') |
+    MEM_ROWS="$MEM_ROWS| $label | $hosts | $(echo "$kb" | awk '{ printf "%.1f", $1 / 1024 }') | $(echo "$kb $hosts" | awk '{ printf "%.1f", $1 / $2 }') |
 "
     if [ -n "$ratios" ]; then
         rcpu=$(median $rcpus)
@@ -186,7 +186,7 @@ if [ -n "$RATIO_PERM_MIN" ] && [ -n "$RATIO_OTHER_MIN" ]; then
     echo "incast and leaf-spine no slower relative to the reference than the permutations: lowest ratio $RATIO_OTHER_MIN against the permutations' lowest $RATIO_PERM_MIN: $(echo "$RATIO_OTHER_MIN $RATIO_PERM_MIN" | awk '{ print ($1 >= $2) ? "met" : "NOT met" }')"
 fi
 echo
-echo "Memory per host (plain runs' peak resident set / hosts; target <= 10 KB on the 2 MB permutations):"
+echo "Memory per host (plain runs' peak resident set / hosts, KB = 1024 bytes; target <= 10 KB on the 2 MB permutations):"
 echo
 echo "| case | hosts | peak MB | KB per host |"
 echo "|---|---|---|---|"
@@ -257,7 +257,7 @@ if [ "$LARGE_RUNS" -gt 0 ]; then
         echo
         echo "| wall s | largest process MB | KB per host (largest process) | flows finished | target |"
         echo "|---|---|---|---|---|"
-        echo "$lmed $lkb" | awk -v fin="$fin" '{ printf "| %.1f | %.0f | %.1f | %s | <= 60 s: %s |\n", $1, $2 / 1024, $2 * 1024 / 65536 / 1000, fin, ($1 <= 60) ? "met" : "NOT met" }'
+        echo "$lmed $lkb" | awk -v fin="$fin" '{ printf "| %.1f | %.0f | %.1f | %s | <= 60 s: %s |\n", $1, $2 / 1024, $2 / 65536, fin, ($1 <= 60) ? "met" : "NOT met" }'
         echo "rank 0's summary: $line"
     fi
 fi
