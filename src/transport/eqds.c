@@ -482,12 +482,9 @@ static void request_if_stalled(struct sim *s, uint32_t fi)
 static void eqds_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_WAITING)
+    if (!transport_flow_activate(s, f))
         return;
     struct eqds_run *r = s->eqds;
-    f->state = FLOW_ACTIVE;
-    f->start_ps = s->now;
-    s->flows_started++;
     if (s->cfg.htsim_output)
         printf("Flow Eqds_%u_%u flowId %u eqdsSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);

@@ -711,12 +711,9 @@ static void tx_wake(struct sim *s, uint32_t fi)
 static void homa_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_WAITING)
+    if (!transport_flow_activate(s, f))
         return;
     struct homa_run *r = s->homa;
-    f->state = FLOW_ACTIVE;
-    f->start_ps = s->now;
-    s->flows_started++;
     struct homa_flow *h = xcalloc(1, sizeof *h);
     f->tp_state = h;
     h->unsched_pkts = homa_unsched_pkts(&r->p, f->size_bytes, f->n_pkts);

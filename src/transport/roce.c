@@ -197,11 +197,8 @@ static void inherit_rate(struct sim *s, uint32_t fi, struct roce_flow *r)
 static void roce_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_WAITING)
+    if (!transport_flow_activate(s, f))
         return;
-    f->state = FLOW_ACTIVE;
-    f->start_ps = s->now;
-    s->flows_started++;
     if (s->cfg.htsim_output)
         printf("Flow Roce_%u_%u flowId %u roceSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);

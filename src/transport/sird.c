@@ -655,12 +655,9 @@ static void tx_track(struct sim *s, uint32_t fi)
 static void sird_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_WAITING)
+    if (!transport_flow_activate(s, f))
         return;
     struct sird_run *r = s->sird;
-    f->state = FLOW_ACTIVE;
-    f->start_ps = s->now;
-    s->flows_started++;
     struct sird_msg *m = xcalloc(1, sizeof *m);
     f->tp_state = m;
     m->tx_pos = m->rx_pos = NO_POS;

@@ -295,6 +295,16 @@ void transport_flow_start(struct sim *s, uint32_t fi)
     invariant(f->state != FLOW_WAITING, "flow %u: its transport did not start it", fi);
 }
 
+bool transport_flow_activate(struct sim *s, struct flow *f)
+{
+    if (f->state != FLOW_WAITING)
+        return false;
+    f->state = FLOW_ACTIVE;
+    f->start_ps = s->now;
+    s->flows_started++;
+    return true;
+}
+
 void transport_flow_finished(struct sim *s, uint32_t fi)
 {
     const struct cm_conn *c = &s->cm.conns[s->flows[fi].conn_index];

@@ -158,6 +158,10 @@ void transport_msg_sent(struct sim *s, uint32_t fi);
  * unspecified assignment); the message waits behind that connection's
  * earlier ones and takes over its congestion state when it inherits. */
 uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k);
+/* The start of every transport's flow_start: a waiting flow becomes
+ * active now and the run counts it; false (and nothing changes) when it is
+ * not waiting, e.g. a second start of a flow already started. */
+bool transport_flow_activate(struct sim *s, struct flow *f);
 /* The end of every transport's finish path: fires the flow's send-done
  * trigger and stops the run when every message is done and no more will
  * arrive. */

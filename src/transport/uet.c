@@ -219,11 +219,8 @@ static void uet_free(struct sim *s)
 static void uet_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_WAITING)
+    if (!transport_flow_activate(s, f))
         return;
-    f->state = FLOW_ACTIVE;
-    f->start_ps = s->now;
-    s->flows_started++;
     if (s->cfg.htsim_output)
         printf("Flow Uec_%u_%u flowId %u uecSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
