@@ -155,7 +155,12 @@ ref_case() {
     target=30
     [ "$kind" = perm128 ] && target=15
     verdict="-"
-    if [ "$ratio" != "-" ]; then
+    if [ -z "$ratios" ] && [ "$ratio" != "-" ]; then
+        # against reference-simulator.md's record (taken under load: 148 s
+        # side by side on an idle machine, README "Performance"): indicative
+        # only, and left out of the comparison between cases
+        verdict="$(echo "$r $target" | awk '{ print ($1 >= $2) ? "met" : "NOT met" }') against the record only"
+    elif [ "$ratio" != "-" ]; then
         verdict=$(echo "$r $target" | awk '{ print ($1 >= $2) ? "met" : "NOT met" }')
         case $kind in
         perm) RATIO_PERM_MIN=$(echo "$r ${RATIO_PERM_MIN:-1e9}" | awk '{ print ($1 < $2) ? $1 : $2 }') ;;
