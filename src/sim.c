@@ -576,25 +576,38 @@ void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin)
 /* Prefetching: at scale the loop waits on memory, not on arithmetic (an
  * 8192-node run's packets and ports do not fit the last-level cache), so
  * loads start early, in two stages, each with time to arrive (the outside
- * profile's "two-stage prefetch", issue 14). An event due soon after the
- * next one (the next one's successor in its delay's FIFO, known at no
- * cost) gets the lines its event names directly: its packet, its port's
- * three lines. The next event, whose direct lines were asked for in that
- * way when its own predecessor was next, gets the lines found through
- * them: the packet at the head of the port's queue, whose `next`
- * start_next reads when it unlinks it, the tail packet an arrival is
- * linked behind, and the flow of a packet reaching its host. Fetching
- * direct and indirect lines of the next event alone stalls on the direct
- * ones and gained nothing; the exact second-earliest event cost more to
- * find than it saved. Hints only: nothing depends on them. always_inline:
- * gcc 12 otherwise judges these helpers free of side effects and deletes
- * the calls (no prefetch was left in the binary).
+ * profile's "two-stage prefetch", issue 14). Events a few places behind
+ * the next one in its delay's FIFO (known at no cost; not the exact k-th
+ * earliest events, which cost more to find than they saved) are due soon.
+ * The farther one (PREFETCH_DIRECT_AHEAD) gets the lines its event names
+ * directly: its packet, its port's three lines. The nearer one
+ * (PREFETCH_INDIRECT_AHEAD), whose direct lines were asked for when it
+ * was the farther one, gets the lines found through them: the packet at
+ * the head of the port's queue, whose `next` start_next reads when it
+ * unlinks it, the tail packet an arrival is linked behind, and the flow of
+ * a packet reaching its host. Hints only: nothing depends on them.
+ * always_inline: gcc 12 otherwise judges these helpers free of side
+ * effects and deletes the calls (no prefetch was left in the binary).
  *
  * Only for fabrics whose ports alone outgrow a core's L2 cache (4 MB of
  * ports, about 3,500 hosts): measured with perf (cycles, medians of 3-5
- * runs), the prefetches cost 16% on the 128-node permutation, whose data
- * stays in cache, 2.5% (noise) at 1024 nodes, and save 22% at 8192. */
+ * runs), the first version's prefetches cost 16% on the 128-node
+ * permutation, whose data stays in cache, 2.5% (noise) at 1024 nodes, and
+ * saved 22% at 8192; with the distances below they cost 28% at 128 nodes
+ * and 8-16% on the 1024-node cases (3 interleaved runs each). */
 #define PREFETCH_MIN_PORT_BYTES (4u << 20)
+/* How far ahead each stage reaches, in places behind the next event in its
+ * delay's FIFO (the FIFOs interleave, so a place there is one event of the
+ * loop or more): the direct lines 8 places ahead, the lines found
+ * through them 3 places ahead, when the direct ones have had about 5
+ * places to arrive. Against the first version's 1 and 0 (the successor's
+ * direct lines, the next event's indirect ones), 27.2 -> 21.0 G cycles on
+ * the 8192-node permutation (perf stat -e cycles:u, medians of 5
+ * interleaved runs, another job on the machine; README "Performance"):
+ * one event of the loop, about 400 cycles there, was too little time for
+ * a line to come from memory. */
+#define PREFETCH_DIRECT_AHEAD 8u
+#define PREFETCH_INDIRECT_AHEAD 3u
 static inline __attribute__((always_inline)) void prefetch_port(const struct sim *s, uint32_t port_idx)
 {
     const char *p = (const char *)&s->ports[port_idx];
@@ -640,13 +653,19 @@ bool sim_wants_prefetch(const struct sim *s)
     return (uint64_t)s->n_ports * sizeof(struct port) > PREFETCH_MIN_PORT_BYTES;
 }
 
+static inline __attribute__((always_inline)) void prefetch_ahead(const struct sim *s)
+{
+    const struct event *indirect, *direct;
+    eq_peek_fifo_ahead(&s->eq, PREFETCH_INDIRECT_AHEAD, PREFETCH_DIRECT_AHEAD, &indirect, &direct);
+    if (indirect)
+        prefetch_indirect(s, indirect);
+    if (direct)
+        prefetch_direct(s, direct);
+}
+
 void sim_prefetch_ahead(const struct sim *s)
 {
-    const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
-    if (nx)
-        prefetch_indirect(s, nx);
-    if (ahead)
-        prefetch_direct(s, ahead);
+    prefetch_ahead(s);
 }
 
 /* The event loop, in windows of lookahead_ps as a parallel run must
@@ -674,13 +693,8 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
         if (last_ps > s->cfg.end_ps)
             last_ps = s->cfg.end_ps;
         while (eq_pop_until(&s->eq, last_ps, &ev)) {
-            if (prefetch) {
-                const struct event *ahead, *nx = eq_peek_ahead(&s->eq, &ahead);
-                if (nx)
-                    prefetch_indirect(s, nx);
-                if (ahead)
-                    prefetch_direct(s, ahead);
-            }
+            if (prefetch)
+                prefetch_ahead(s);
             dispatch(s, &ev, sim_event_origin(s, &ev));
             if (__builtin_expect(ts_each_event, 0))
                 ts_after_event(s);

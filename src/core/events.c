@@ -454,16 +454,17 @@ const struct event *eq_peek(const struct event_queue *q)
     return q->other.len ? q->other.ev : NULL;
 }
 
-const struct event *eq_peek_ahead(const struct event_queue *q, const struct event **ahead)
+void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t k1, uint32_t k2, const struct event **e1,
+                        const struct event **e2)
 {
-    *ahead = NULL;
+    *e1 = *e2 = NULL;
     if (heads_top(q)->key < q->other_top) {
         const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
-        if (f->len > 1)
-            *ahead = &f->ev[(f->head + 1) & f->mask];
-        return &f->ev[f->head];
+        if (f->len > k1)
+            *e1 = &f->ev[(f->head + k1) & f->mask];
+        if (f->len > k2)
+            *e2 = &f->ev[(f->head + k2) & f->mask];
     }
-    return q->other.len ? q->other.ev : NULL;
 }
 
 simtime_ps eq_peek_time(const struct event_queue *q)
