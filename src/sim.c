@@ -585,7 +585,9 @@ void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin)
  * was the farther one, gets the lines found through them: the packet at
  * the head of the port's queue, whose `next` start_next reads when it
  * unlinks it, the tail packet an arrival is linked behind, and the flow of
- * a packet reaching its host. Hints only: nothing depends on them.
+ * a packet reaching its host (or, for a NIC's departure, the flow it will
+ * pull from). A third stage, nearer still, fetches what those flows
+ * point to (prefetch_state). Hints only: nothing depends on them.
  * always_inline: gcc 12 otherwise judges these helpers free of side
  * effects and deletes the calls (no prefetch was left in the binary).
  *
@@ -600,14 +602,18 @@ void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin)
  * delay's FIFO (the FIFOs interleave, so a place there is one event of the
  * loop or more): the direct lines 8 places ahead, the lines found
  * through them 3 places ahead, when the direct ones have had about 5
- * places to arrive. Against the first version's 1 and 0 (the successor's
- * direct lines, the next event's indirect ones), 27.2 -> 21.0 G cycles on
- * the 8192-node permutation (perf stat -e cycles:u, medians of 5
- * interleaved runs, another job on the machine; README "Performance"):
- * one event of the loop, about 400 cycles there, was too little time for
- * a line to come from memory. */
+ * places to arrive, and the flow's transport, CC and balancer state 1
+ * place ahead. Against the first version's 1 and 0 (the successor's
+ * direct lines, the next event's indirect ones, no flow state), on the
+ * 8192-node permutation (perf stat -e cycles:u, another job on the
+ * machine; README "Performance"): 8 and 3, 27.2 -> 21.0 G cycles
+ * (medians of 5 interleaved runs); the flow state 1 place ahead, 0.885x
+ * cycles (median ratio of 6 pairs; 2 places, or 4 and 10 or 3 and 6 for
+ * the first stages, within 1.5% of it). One event of the loop, about 400
+ * cycles there, was too little time for a line to come from memory. */
 #define PREFETCH_DIRECT_AHEAD 8u
 #define PREFETCH_INDIRECT_AHEAD 3u
+#define PREFETCH_STATE_AHEAD 1u
 static inline __attribute__((always_inline)) void prefetch_port(const struct sim *s, uint32_t port_idx)
 {
     const char *p = (const char *)&s->ports[port_idx];
@@ -628,13 +634,51 @@ static inline __attribute__((always_inline)) void prefetch_direct(const struct s
     }
 }
 
+/* The flow's state that receiving a packet or sending the next one reads
+ * (uet_receive, can_send): the transport's first two lines, the CC's and
+ * the balancer's first. A null pointer is a harmless hint. */
+static inline __attribute__((always_inline)) void prefetch_flow_state(const struct flow *f)
+{
+    const char *t = f->tp_state;
+    if (t) {
+        __builtin_prefetch(t);
+        __builtin_prefetch(t + 64);
+    }
+    __builtin_prefetch(f->cc_state);
+    __builtin_prefetch(f->lb_state);
+}
+
+/* The next host's NIC to finish a packet pulls the next one from the flow
+ * at the head of its host's ready ring (transport_nic_pull). */
+static inline __attribute__((always_inline)) uint32_t nic_next_flow(const struct sim *s, const struct port *p)
+{
+    return (p->flags & PORTF_HOST_NIC) ? s->hosts[p->owner_node].ready_head : UINT32_MAX;
+}
+
+/* The third stage: the flow state behind lines the second fetched (a
+ * packet reaching its host: its flow; a NIC's departure: the flow it
+ * will pull from). */
+static inline __attribute__((always_inline)) void prefetch_state(const struct sim *s, const struct event *e)
+{
+    uint32_t fi = UINT32_MAX;
+    if (e->kind == EV_PKT_ARRIVE && e->aux == PORT_NONE)
+        fi = s->pool.pkts[e->id].flow;
+    else if (e->kind == EV_PORT_TX_DONE)
+        fi = nic_next_flow(s, &s->ports[e->id]);
+    if (fi < s->n_flows)
+        prefetch_flow_state(&s->flows[fi]);
+}
+
 static inline __attribute__((always_inline)) void prefetch_indirect(const struct sim *s, const struct event *e)
 {
     if (e->kind == EV_PORT_TX_DONE) {
         const struct port *p = &s->ports[e->id];
         uint32_t head = p->ctl_head != PKT_NONE ? p->ctl_head : p->data_head;
+        uint32_t fi;
         if (head != PKT_NONE)
             __builtin_prefetch(&s->pool.pkts[head]);
+        else if ((fi = nic_next_flow(s, p)) < s->n_flows)
+            __builtin_prefetch(&s->flows[fi]);
     } else if (e->kind == EV_PKT_ARRIVE) {
         if (e->aux < PORT_ROUTE_ON_ARRIVAL) {
             uint32_t tail = s->ports[e->aux].data_tail;
@@ -655,12 +699,15 @@ bool sim_wants_prefetch(const struct sim *s)
 
 static inline __attribute__((always_inline)) void prefetch_ahead(const struct sim *s)
 {
-    const struct event *indirect, *direct;
-    eq_peek_fifo_ahead(&s->eq, PREFETCH_INDIRECT_AHEAD, PREFETCH_DIRECT_AHEAD, &indirect, &direct);
-    if (indirect)
-        prefetch_indirect(s, indirect);
-    if (direct)
-        prefetch_direct(s, direct);
+    static const uint32_t places[3] = {PREFETCH_STATE_AHEAD, PREFETCH_INDIRECT_AHEAD, PREFETCH_DIRECT_AHEAD};
+    const struct event *e[3];
+    eq_peek_fifo_ahead(&s->eq, 3, places, e);
+    if (e[0])
+        prefetch_state(s, e[0]);
+    if (e[1])
+        prefetch_indirect(s, e[1]);
+    if (e[2])
+        prefetch_direct(s, e[2]);
 }
 
 void sim_prefetch_ahead(const struct sim *s)

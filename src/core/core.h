@@ -158,12 +158,11 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
 simtime_ps eq_peek_time(const struct event_queue *q);
 /* The earliest pending event (not removed), or NULL when empty. */
 const struct event *eq_peek(const struct event_queue *q);
-/* Events due soon (for prefetching): in *e1 and *e2 the events k1 and k2
+/* Events due soon (for prefetching): out[i] is the event places[i]
  * places behind the earliest in its delay's FIFO (not the k-th earliest
- * events overall; 0 is the earliest itself), each NULL when that FIFO is
+ * event overall; 0 is the earliest itself), NULL when that FIFO is
  * shorter or the earliest event is not in a FIFO. */
-void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t k1, uint32_t k2, const struct event **e1,
-                        const struct event **e2);
+void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t n, const uint32_t *places, const struct event **out);
 /* Calls fn for every pending event, in no particular order. */
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx);
 

@@ -454,17 +454,13 @@ const struct event *eq_peek(const struct event_queue *q)
     return q->other.len ? q->other.ev : NULL;
 }
 
-void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t k1, uint32_t k2, const struct event **e1,
-                        const struct event **e2)
+void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t n, const uint32_t *places, const struct event **out)
 {
-    *e1 = *e2 = NULL;
-    if (heads_top(q)->key < q->other_top) {
-        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
-        if (f->len > k1)
-            *e1 = &f->ev[(f->head + k1) & f->mask];
-        if (f->len > k2)
-            *e2 = &f->ev[(f->head + k2) & f->mask];
-    }
+    const struct ev_fifo *f = NULL;
+    if (heads_top(q)->key < q->other_top)
+        f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+    for (uint32_t i = 0; i < n; i++)
+        out[i] = f && f->len > places[i] ? &f->ev[(f->head + places[i]) & f->mask] : NULL;
 }
 
 simtime_ps eq_peek_time(const struct event_queue *q)
