@@ -154,12 +154,15 @@ static inline struct eq_head head_of(const struct ev_fifo *f, uint32_t idx)
  * 1024-node permutation (callgrind). */
 static inline __attribute__((always_inline)) void heads_place(struct event_queue *q, uint32_t j, struct eq_head h)
 {
-    /* heads[0], later than any event, ends the walk */
-    while (head_before(&q->heads[j - 1], &h)) {
-        q->heads[j] = q->heads[j - 1];
-        j--;
+    /* heads[0], later than any event, ends the walk. A pointer, not an
+     * index: gcc recomputed the index's address twice per step (15
+     * instructions a step against 7). */
+    struct eq_head *p = &q->heads[j];
+    while (head_before(p - 1, &h)) {
+        *p = p[-1];
+        p--;
     }
-    q->heads[j] = h;
+    *p = h;
 }
 
 static void heads_push(struct event_queue *q, struct eq_head h)
