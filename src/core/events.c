@@ -393,37 +393,26 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
         heads_push(q, head_of(f, (uint32_t)i));
 }
 
-void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
+/* Everything core.h's inline eq_push_aux leaves: an empty FIFO (its
+ * event becomes a head), a full ring, an event that sorts before its
+ * FIFO's last, a delay whose slot names another FIFO or none. */
+void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id, uint32_t aux)
 {
-    invariant(!q->monotonic || time_ps >= q->last_pop_ps,
-              "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
-              (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
-    /* The event is written straight into its FIFO's ring on the common
-     * path. Built on the stack and copied (its 1-, 4- and 8-byte stores
-     * read back by a 16-byte load, which store forwarding cannot serve),
-     * perf put 92% of this function's cycles at 8192 nodes on that read;
-     * written in place: 4.6% fewer cycles on the 8192-node permutation
-     * (perf stat, 3 interleaved pairs), none at 128 and 1024 nodes, 0.5%
-     * more instructions. */
-    const uint64_t order = ((*q->seq_next)++ & ((1ULL << 56) - 1)) << 8 | (kind & 0xff);
-    q->pushed_total++;
-    q->count++;
-    /* wraps around when time_ps is before now_ps, to a delay too large for
-     * a FIFO unless now_ps is near 2^64 (then the check against the
-     * FIFO's last event below catches it) */
-    simtime_ps delay_ps = time_ps - q->now_ps;
+    /* Written straight into the FIFO's ring where it can be. Built on the
+     * stack and copied (its 1-, 4- and 8-byte stores read back by a
+     * 16-byte load, which store forwarding cannot serve), perf put 92% of
+     * the push's cycles at 8192 nodes on that read; written in place: 4.6%
+     * fewer cycles on the 8192-node permutation (perf stat, 3 interleaved
+     * pairs), none at 128 and 1024 nodes, 0.5% more instructions. */
+    simtime_ps delay_ps = time_ps - q->now_ps; /* wraps: see eq_push_aux */
     uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
     uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
-    if (__builtin_expect(delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey, 1)) {
+    if (delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey) {
         struct ev_fifo *f = &q->fifo[i];
         uint32_t len = f->len;
         struct event *ring = f->ev;
         uint32_t mask = f->mask, pos = f->head + len;
-        /* the FIFO's last event is never later (pushed at an earlier or
-         * equal clock with this delay): only a tie in time can put the
-         * new one before it */
-        if (__builtin_expect(len != f->cap && (len == 0 || ev_key(&ring[(pos - 1) & mask]) <
-                                                                 ((eq_key)time_ps << 64 | order)), 1)) {
+        if (len != f->cap && (len == 0 || ev_key(&ring[(pos - 1) & mask]) < ((eq_key)time_ps << 64 | order))) {
             struct event *slot = &ring[pos & mask];
             slot->time_ps = time_ps;
             slot->order = order;
