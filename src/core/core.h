@@ -118,7 +118,6 @@ struct event_queue {
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
     eq_key other_top;           /* ev_key of other's top, EQ_KEY_NONE when empty */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
-    size_t count;               /* all pending events */
     uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */
     uint64_t *seq_next;         /* the counter pushes number from: &next_seq after eq_init; the
                                  * simulator points it at its current node's (sim.h sim_set_origin) */
@@ -151,6 +150,9 @@ static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t k
 {
     eq_push_aux(q, time_ps, kind, id, 0);
 }
+/* All pending events: the FIFOs' lengths and the other heap's, summed
+ * when asked (rarely) rather than counted on every push and pop. */
+size_t eq_count(const struct event_queue *q);
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
 /* The same if the earliest event's time is at most until_ps; false (and
@@ -260,7 +262,6 @@ static inline void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32
               (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
     const uint64_t order = ((*q->seq_next)++ & ((1ULL << 56) - 1)) << 8 | (kind & 0xff);
     q->pushed_total++;
-    q->count++;
     /* wraps around when time_ps is before now_ps, to a delay too large for
      * a FIFO unless now_ps is near 2^64 (then the check against the
      * FIFO's last event catches it) */

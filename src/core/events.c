@@ -321,7 +321,7 @@ void eq_init(struct event_queue *q, size_t initial_capacity)
 
 void eq_set_fifos(struct event_queue *q, uint32_t n)
 {
-    if (q->count)
+    if (eq_count(q))
         die_internal("event queue FIFOs changed while events are pending");
     q->max_fifos = n < EQ_FIFOS ? n : EQ_FIFOS;
     for (uint32_t k = 0; k < EQ_RECENT_MISSES; k++)
@@ -437,6 +437,14 @@ void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uin
  * (clang's UBSan reports it) even when the result is only compared. A
  * FIFO's head is earliest when its key is below the other heap's top key
  * (both are EQ_KEY_NONE, no key is below, when empty). */
+size_t eq_count(const struct event_queue *q)
+{
+    size_t n = q->other.len;
+    for (uint32_t i = 0; i < EQ_FIFOS; i++)
+        n += q->fifo[i].len;
+    return n;
+}
+
 const struct event *eq_peek(const struct event_queue *q)
 {
     if (heads_top(q)->key < q->other_top) {
@@ -484,7 +492,6 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
     } else {
         return false;
     }
-    q->count--;
     q->pop_class = (uint32_t)(q->class1_kinds >> (out->kind & 63)) & 1;
     if (out->time_ps > q->now_ps)
         q->now_ps = out->time_ps;
