@@ -110,7 +110,8 @@ struct event_queue {
     uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
-    uint32_t nheads;            /* the non-empty FIFOs: heads[1 .. nheads], latest first */
+    uint32_t top_bytes;         /* the non-empty FIFOs' heads, latest first, are heads[1 .. n]:
+                                 * n * sizeof(struct eq_head), the earliest's offset in heads */
     uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
     uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
     struct eq_head heads[EQ_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */

@@ -145,19 +145,18 @@ static inline struct eq_head head_of(const struct ev_fifo *f, uint32_t idx)
 }
 
 /* The heads are kept sorted, latest first, so the earliest is the last
- * (q->heads[q->nheads - 1]). A FIFO's new head moves in from the end past
+ * (heads_top). A FIFO's new head moves in from the end past
  * the heads that are earlier: the frequent delays' heads are the earliest
  * and take one to three compares, while the heads of rare delays' FIFOs
  * (timeouts: in the 1023-to-1 incast, 12 of its 16 FIFOs) lie at the front
  * and are passed only when they come due. A binary heap sifted through
  * them on every pop: 5.9% more instructions on that incast, 2.5% on the
  * 1024-node permutation (callgrind). */
-static inline __attribute__((always_inline)) void heads_place(struct event_queue *q, uint32_t j, struct eq_head h)
+static inline __attribute__((always_inline)) void heads_place(struct eq_head *p, struct eq_head h)
 {
     /* heads[0], later than any event, ends the walk. A pointer, not an
      * index: gcc recomputed the index's address twice per step (15
      * instructions a step against 7). */
-    struct eq_head *p = &q->heads[j];
     while (head_before(p - 1, &h)) {
         *p = p[-1];
         p--;
@@ -165,15 +164,24 @@ static inline __attribute__((always_inline)) void heads_place(struct event_queue
     *p = h;
 }
 
-static void heads_push(struct event_queue *q, struct eq_head h)
+/* The earliest head; heads[0], the sentinel, when every FIFO is empty.
+ * Found by a byte offset, not a count: with the simulator's queue at a
+ * fixed address the offset is the whole address computation (a count took
+ * three more instructions, twice per pop). */
+static inline struct eq_head *heads_top(struct event_queue *q)
 {
-    heads_place(q, ++q->nheads, h);
+    return (struct eq_head *)((char *)q->heads + q->top_bytes);
 }
 
-/* The earliest head; heads[0], the sentinel, when every FIFO is empty. */
-static inline const struct eq_head *heads_top(const struct event_queue *q)
+static inline eq_key heads_top_key(const struct event_queue *q)
 {
-    return &q->heads[q->nheads];
+    return ((const struct eq_head *)((const char *)q->heads + q->top_bytes))->key;
+}
+
+static void heads_push(struct event_queue *q, struct eq_head h)
+{
+    q->top_bytes += (uint32_t)sizeof(struct eq_head);
+    heads_place(heads_top(q), h);
 }
 
 /* Puts h in place of the earliest head (a FIFO's next event after its
@@ -181,12 +189,12 @@ static inline const struct eq_head *heads_top(const struct event_queue *q)
  * the instructions (callgrind). */
 static inline __attribute__((always_inline)) void heads_replace_top(struct event_queue *q, struct eq_head h)
 {
-    heads_place(q, q->nheads, h);
+    heads_place(heads_top(q), h);
 }
 
 static void heads_pop_top(struct event_queue *q)
 {
-    q->nheads--;
+    q->top_bytes -= (uint32_t)sizeof(struct eq_head);
 }
 
 /* The other heap, with its top's key kept beside it (EQ_KEY_NONE when
@@ -447,8 +455,8 @@ size_t eq_count(const struct event_queue *q)
 
 const struct event *eq_peek(const struct event_queue *q)
 {
-    if (heads_top(q)->key < q->other_top) {
-        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+    if (heads_top_key(q) < q->other_top) {
+        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top_key(q) & 0xff];
         return &f->ev[f->head];
     }
     return q->other.len ? q->other.ev : NULL;
@@ -457,8 +465,8 @@ const struct event *eq_peek(const struct event_queue *q)
 const struct event *eq_peek_ahead(const struct event_queue *q, const struct event **ahead)
 {
     *ahead = NULL;
-    if (heads_top(q)->key < q->other_top) {
-        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+    if (heads_top_key(q) < q->other_top) {
+        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top_key(q) & 0xff];
         if (f->len > 1)
             *ahead = &f->ev[(f->head + 1) & f->mask];
         return &f->ev[f->head];
@@ -468,14 +476,14 @@ const struct event *eq_peek_ahead(const struct event_queue *q, const struct even
 
 simtime_ps eq_peek_time(const struct event_queue *q)
 {
-    if (heads_top(q)->key < q->other_top)
-        return (simtime_ps)(heads_top(q)->key >> 64);
+    if (heads_top_key(q) < q->other_top)
+        return (simtime_ps)(heads_top_key(q) >> 64);
     return q->other.len ? q->other.ev->time_ps : SIMTIME_NEVER;
 }
 
 bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
 {
-    eq_key top = heads_top(q)->key;
+    eq_key top = heads_top_key(q);
     if (top < q->other_top) {
         if ((simtime_ps)(top >> 64) > until_ps)
             return false;
