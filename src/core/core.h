@@ -106,7 +106,9 @@ static inline uint32_t eq_fifo_slot(uint64_t fkey)
 struct event_queue {
     uint64_t fifo_key[EQ_FIFOS]; /* what each FIFO holds (eq_fifo_key), EQ_NO_KEY: nothing yet */
     uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by key hash: the FIFO a push tries first */
-    uint64_t class1_kinds;      /* bit k: pushes made while an event of kind k is handled are class 1 */
+    uint8_t kind_class[256];    /* by kind: the class of the pushes made while such an event is handled
+                                 * (eq_set_kind_class; kinds above 63 repeat 0-63's); a table, not a
+                                 * bit mask: two instructions a pop instead of five */
     uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */

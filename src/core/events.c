@@ -344,7 +344,8 @@ void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls)
 {
     if (kind > 63 || cls > 1)
         die_internal("event queue: kind %u (at most 63) or class %u (0 or 1) out of range", kind, cls);
-    q->class1_kinds = (q->class1_kinds & ~(1ULL << kind)) | (uint64_t)cls << kind;
+    for (uint32_t k = kind; k < 256; k += 64)
+        q->kind_class[k] = (uint8_t)cls;
 }
 
 void eq_free(struct event_queue *q)
@@ -500,7 +501,7 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
     } else {
         return false;
     }
-    q->pop_class = (uint32_t)(q->class1_kinds >> (out->kind & 63)) & 1;
+    q->pop_class = q->kind_class[out->kind];
     if (out->time_ps > q->now_ps)
         q->now_ps = out->time_ps;
 #ifdef SPRAYSIM_CHECKS
