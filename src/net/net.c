@@ -37,6 +37,7 @@ static inline void account_occupancy(struct port *p, simtime_ps now)
 }
 
 static void start_next(struct sim *s, uint32_t port_idx);
+static inline void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx);
 
 /* Bytes held by a switch port changed by delta: the switch's total, its
  * peak and its time integral. Only with --switch-stats (the flag is on the
@@ -274,7 +275,17 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
             data_buffer_change(s, p, pkt, +1);
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
-            if ((p->flags & PORTF_DRR) && pkt->tclass) {
+            if (p->in_service == PKT_NONE && p->ctl_head == PKT_NONE && p->data_head == PKT_NONE &&
+                !(p->flags & (PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED))) {
+                /* an idle port with empty queues: start_next would take
+                 * this packet off the data queue at once (control first,
+                 * none waiting; no DRR or pause to consult), so it goes on
+                 * the wire without the queue's append and pop, leaving the
+                 * same state: `next` as the pop leaves it, the queue empty */
+                pkt->next = PKT_NONE;
+                p->in_service_queue = SERVED_FROM_DATA;
+                start_service(s, p, port_idx, pkt_idx);
+            } else if ((p->flags & PORTF_DRR) && pkt->tclass) {
                 list_append(&s->pool, &p->drr->head1, &p->drr->tail1, pkt_idx);
                 p->drr->bytes[1] += pkt->size_bytes;
             } else {
@@ -305,9 +316,16 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
     }
     p->ctl_bytes += pkt->size_bytes;
     switch_buffer_change(s, p, pkt->size_bytes);
-    list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
-    if (p->in_service == PKT_NONE)
-        start_next(s, port_idx);
+    if (p->in_service == PKT_NONE && p->ctl_head == PKT_NONE) {
+        /* start_next serves control first, pause or not: as above */
+        pkt->next = PKT_NONE;
+        p->in_service_queue = SERVED_FROM_CTL;
+        start_service(s, p, port_idx, pkt_idx);
+    } else {
+        list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
+        if (p->in_service == PKT_NONE)
+            start_next(s, port_idx);
+    }
     check_port_counters(s, port_idx);
 }
 
@@ -435,6 +453,13 @@ static void start_next(struct sim *s, uint32_t port_idx)
     } else {
         return;
     }
+    start_service(s, p, port_idx, idx);
+}
+
+/* Puts packet idx on the wire of an idle port: schedules the end of its
+ * serialisation. */
+static inline void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx)
+{
     p->in_service = idx;
     eq_push_aux(&s->eq, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE,
                 port_idx, idx);
