@@ -540,7 +540,11 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         s->export_arrival(s, s->now + p->latency_ps, (*s->eq.seq_next)++, idx, next_port); /* parallel runs */
     else
         eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
-    start_next(s, port_idx);
+    /* a switch port with nothing queued, no DRR, pause or other classes:
+     * start_next would find nothing, so it is not called */
+    if (p->data_head != PKT_NONE || p->ctl_head != PKT_NONE || p->x ||
+        (p->flags & (PORTF_HOST_NIC | PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED)))
+        start_next(s, port_idx);
     check_port_counters(s, port_idx);
 }
 
