@@ -61,6 +61,16 @@
  * insertions than the mixed ones did; callgrind). The order of pops never
  * depends on the classes, only where events wait.
 
+ * The push's common case is inline at its callers (core.h eq_push_aux;
+ * 4.8% fewer instructions on the permutations than a call, which saved
+ * five registers), the rest here (eq_push_slow). Measured and not kept
+ * (callgrind, README "Performance", third round): the empty FIFO's first
+ * push inline too (+0.8-3.6%: callers spill around its call), the slow push
+ * handed the FIFO the inline one found (+3-5%: the larger inline push
+ * changed gcc's inlining elsewhere), the pop inline in core.h (+0.5%),
+ * counting a FIFO's use on the slow path only (-0.05%: not worth a change
+ * of which FIFO a new delay takes).
+
  * Invariants (checked with SPRAYSIM_CHECKS): each FIFO is in (time, seq)
  * order where an event is inserted; when the owner declares its clock monotonic, as the simulator
  * does, nothing is scheduled before the latest event popped, and events
