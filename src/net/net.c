@@ -430,7 +430,7 @@ __attribute__((noinline)) static uint32_t pick_data_special(struct sim *s, struc
 
 /* Picks the next packet (control first, then data, then for a NIC the
  * transport's next data packet) and schedules the end of its serialisation. */
-static void start_next(struct sim *s, uint32_t port_idx)
+static inline __attribute__((always_inline)) void start_next_inline(struct sim *s, uint32_t port_idx)
 {
     struct port *p = &s->ports[port_idx];
     uint32_t idx;
@@ -454,6 +454,11 @@ static void start_next(struct sim *s, uint32_t port_idx)
         return;
     }
     start_service(s, p, port_idx, idx);
+}
+
+static void start_next(struct sim *s, uint32_t port_idx)
+{
+    start_next_inline(s, port_idx);
 }
 
 /* Puts packet idx on the wire of an idle port: schedules the end of its
@@ -544,7 +549,7 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
      * start_next would find nothing, so it is not called */
     if (p->data_head != PKT_NONE || p->ctl_head != PKT_NONE || p->x ||
         (p->flags & (PORTF_HOST_NIC | PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED)))
-        start_next(s, port_idx);
+        start_next_inline(s, port_idx);
     check_port_counters(s, port_idx);
 }
 
