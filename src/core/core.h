@@ -109,7 +109,7 @@ struct event_queue {
     uint8_t kind_class[256];    /* by kind: the class of the pushes made while such an event is handled
                                  * (eq_set_kind_class; kinds above 63 repeat 0-63's); a table, not a
                                  * bit mask: two instructions a pop instead of five */
-    uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
+    uint8_t pop_class;          /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
     uint32_t top_bytes;         /* the non-empty FIFOs' heads, latest first, are heads[1 .. n]:
