@@ -32,7 +32,10 @@
 
 static inline void account_occupancy(struct port *p, simtime_ps now)
 {
-    p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(now - p->st.last_change_ps);
+    /* the interval through int64_t: the same double for any interval
+     * below 2^63 ps (106 days), and a signed conversion is one instruction
+     * where an unsigned one tests the top bit first */
+    p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(int64_t)(now - p->st.last_change_ps);
     p->st.last_change_ps = now;
 }
 
