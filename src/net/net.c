@@ -40,7 +40,7 @@ static inline void account_occupancy(struct port *p, simtime_ps now)
 }
 
 static void start_next(struct sim *s, uint32_t port_idx);
-static inline void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx);
+static inline __attribute__((always_inline)) void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx);
 
 /* Bytes held by a switch port changed by delta: the switch's total, its
  * peak and its time integral. Only with --switch-stats (the flag is on the
@@ -472,7 +472,7 @@ static void start_next(struct sim *s, uint32_t port_idx)
 
 /* Puts packet idx on the wire of an idle port: schedules the end of its
  * serialisation. */
-static inline void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx)
+static inline __attribute__((always_inline)) void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx)
 {
     p->in_service = idx;
     eq_push_aux(&s->eq, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE,
