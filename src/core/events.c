@@ -412,43 +412,46 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
         heads_push(q, head_of(f, (uint32_t)i));
 }
 
-/* Everything core.h's inline eq_push_aux leaves: an empty FIFO (its
- * event becomes a head), a full ring, an event that sorts before its
- * FIFO's last, a delay whose slot names another FIFO or none. */
-void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id, uint32_t aux)
+/* The rest of eq_push_slow, out of line so that its common case (below)
+ * saves no registers: a full ring, an event that sorts before its FIFO's
+ * last, a delay whose slot names another FIFO or none. */
+static __attribute__((noinline)) void push_rare(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id,
+                                                uint32_t aux)
 {
-    /* Written straight into the FIFO's ring where it can be. Built on the
-     * stack and copied (its 1-, 4- and 8-byte stores read back by a
-     * 16-byte load, which store forwarding cannot serve), perf put 92% of
-     * the push's cycles at 8192 nodes on that read; written in place: 4.6%
-     * fewer cycles on the 8192-node permutation (perf stat, 3 interleaved
-     * pairs), none at 128 and 1024 nodes, 0.5% more instructions. */
+    simtime_ps delay_ps = time_ps - q->now_ps; /* wraps: see eq_push_aux */
+    uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
+    uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
+    struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
+    push_slow(q, &e, delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey ? (int)i : -1);
+}
+
+/* Everything core.h's inline eq_push_aux leaves. The common case here is
+ * an empty FIFO's first event, which becomes a head (on the 1023-to-1
+ * incast, 1.0 M of its 1.24 M slow pushes); the rest is push_rare's. */
+__attribute__((noinline)) void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id,
+                                              uint32_t aux)
+{
     simtime_ps delay_ps = time_ps - q->now_ps; /* wraps: see eq_push_aux */
     uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
     uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
     if (delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey) {
         struct ev_fifo *f = &q->fifo[i];
-        uint32_t len = f->len;
-        struct event *ring = f->ev;
-        uint32_t mask = f->mask, pos = f->head + len;
-        if (len != f->cap && (len == 0 || ev_key(&ring[(pos - 1) & mask]) < ((eq_key)time_ps << 64 | order))) {
-            struct event *slot = &ring[pos & mask];
+        if (f->len == 0 && f->cap) {
+            /* Written in place (built on the stack and copied, perf put 92%
+             * of the push's cycles at 8192 nodes on reading it back); the
+             * head's key from the values, not read back from the ring. */
+            struct event *slot = &f->ev[f->head];
             slot->time_ps = time_ps;
             slot->order = order;
             slot->id = id;
             slot->aux = aux;
-            f->len = len + 1;
+            f->len = 1;
             f->pushes++;
-            if (len == 0)
-                heads_push(q, head_of(f, i));
+            heads_push(q, (struct eq_head){.key = (eq_key)time_ps << 64 | (order & ~(uint64_t)0xff) | i});
             return;
         }
-        struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
-        push_slow(q, &e, (int)i);
-        return;
     }
-    struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
-    push_slow(q, &e, -1);
+    push_rare(q, time_ps, order, id, aux);
 }
 
 /* The heap's top is q->other.ev itself, never &q->other.ev[0]: the array
