@@ -775,7 +775,7 @@ void sim_run(struct sim *s)
 
 void sim_finish(struct sim *s)
 {
-    if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !s->eq.count) {
+    if (!s->stop && s->now < s->cfg.end_ps && s->flows_finished < s->n_msgs && !eq_count(&s->eq)) {
         /* nothing left to happen: time stands where the last event was */
     } else if (!s->stop) {
         s->now = s->cfg.end_ps;

@@ -181,7 +181,7 @@ struct sim {
      * (origin << ORIGIN_SHIFT) | that origin's count of events scheduled,
      * origin 0 for setup and 1 + node for the node whose event runs. */
     uint64_t *origin_seq;        /* [1 + nodes]: each origin's next sequence (eq.seq_next points at the current one) */
-    uint32_t cur_origin;
+    uint32_t cur_origin;         /* kept with SPRAYSIM_CHECKS only, for sim_set_origin's check */
     simtime_ps lookahead_ps;     /* window length: smallest latency of a link touching the top tier */
 
     /* fabric */
@@ -276,7 +276,9 @@ static inline void sim_set_origin(struct sim *s, uint32_t origin)
 {
     invariant((*s->eq.seq_next >> ORIGIN_SHIFT) == s->cur_origin, "origin %u scheduled 2^%u events", s->cur_origin,
               ORIGIN_SHIFT);
-    s->cur_origin = origin;
+#ifdef SPRAYSIM_CHECKS
+    s->cur_origin = origin; /* read by the check above only: a store an event saved without checks */
+#endif
     s->eq.seq_next = &s->origin_seq[origin];
 }
 

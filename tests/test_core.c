@@ -39,7 +39,7 @@ static void test_eq_pops_in_time_order(void **state)
         assert_int_equal(e.id, want_id[i]);
         assert_int_equal(e.kind, 7);
     }
-    assert_int_equal(q.count, 0);
+    assert_int_equal(eq_count(&q), 0);
     eq_free(&q);
 }
 
@@ -83,7 +83,7 @@ static void test_eq_empty_pop_returns_false(void **state)
     assert_true(eq_pop(&q, &e));
     assert_false(eq_pop(&q, &e));
     assert_false(eq_pop(&q, &e));
-    assert_int_equal(q.count, 0);
+    assert_int_equal(eq_count(&q), 0);
     /* the queue still works after running dry far in the future */
     eq_push(&q, 6 * PS_PER_MS, 2, 2);
     eq_push(&q, 5 * PS_PER_MS + 1, 2, 3);
@@ -134,7 +134,7 @@ static void test_eq_many_events_of_few_delays(void **state)
     const uint32_t n = 5000;
     for (uint32_t i = 0; i < n; i++)
         eq_push(&q, (simtime_ps)(i % 3 + 1) * PS_PER_US, 0, i);
-    assert_int_equal(q.count, n);
+    assert_int_equal(eq_count(&q), n);
     assert_int_equal(q.nfifos, 3);
     assert_true(q.fifo[0].mask + 1 >= n / 3);
     assert_int_equal(q.pushed_total, n);
@@ -225,7 +225,7 @@ static void test_eq_stress_matches_sorted_reference(void **state)
         uint32_t np = 0, no = 0;
         simtime_ps now = 0;
         while (no < n) {
-            bool do_push = np < n && (q.count == 0 || lcg(&s) % 100 < 55);
+            bool do_push = np < n && (eq_count(&q) == 0 || lcg(&s) % 100 < 55);
             if (do_push) {
                 simtime_ps t = now + sim_like_delay(&s);
                 pushed[np] = (struct ref_ev){ t, q.next_seq, np };
@@ -242,7 +242,7 @@ static void test_eq_stress_matches_sorted_reference(void **state)
                 assert_int_equal(e.kind, 3);
             }
         }
-        assert_int_equal(q.count, 0);
+        assert_int_equal(eq_count(&q), 0);
         qsort(pushed, n, sizeof *pushed, cmp_ref);
         for (uint32_t i = 0; i < n; i++) {
             if (pushed[i].t != popped[i].t || pushed[i].seq != popped[i].seq || pushed[i].id != popped[i].id)
@@ -300,7 +300,7 @@ static void test_eq_stress_arbitrary_times_against_linear_scan(void **state)
                 assert_int_equal(e.id, pend[best].id);
                 pend[best] = pend[--npend];
             }
-            assert_int_equal(q.count, npend);
+            assert_int_equal(eq_count(&q), npend);
         }
         eq_free(&q);
     }
@@ -361,7 +361,7 @@ static void test_eq_set_fifos_keeps_order(void **state)
         uint32_t *out = r == 0 ? first : other, no = 0, np = 0;
         simtime_ps now = 0;
         while (no < N) {
-            if (np < N && (q.count == 0 || lcg(&s) % 2)) {
+            if (np < N && (eq_count(&q) == 0 || lcg(&s) % 2)) {
                 eq_push(&q, now + sim_like_delay(&s), 0, np++);
             } else {
                 struct event e;
@@ -433,7 +433,7 @@ static void test_eq_per_origin_sequences_match_sorted_reference(void **state)
             }
             cnt[o] = q.next_seq;
         }
-        assert_int_equal(q.count, 0);
+        assert_int_equal(eq_count(&q), 0);
         if (r >= N_RES && fifo_counts[r % N_RES] == EQ_FIFOS) {
             /* some delay has a FIFO in each class */
             bool both = false;

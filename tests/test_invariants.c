@@ -376,7 +376,8 @@ static void test_event_scheduled_in_the_past(void **st)
     eq_push(&q, 100, 1, 3);
     assert_true(eq_pop(&q, &e));
     eq_push(&q, 50, 1, 4);
-    expect_fired("events.c", "event kind 1 id 4 scheduled at 50 ps, before the current 100 ps");
+    /* checked in the push's inline part (core.h eq_push_aux) */
+    expect_fired("core.h", "event kind 1 id 4 scheduled at 50 ps, before the current 100 ps");
     eq_free(&q);
 }
 
@@ -411,7 +412,7 @@ static void test_event_fifo_out_of_order(void **st)
     assert_true(eq_pop(&q, &e));
     eq_push(&q, 400, 1, 2); /* delay 300: the other heap */
     eq_push(&q, 400, 1, 2); /* delay 300 again: a FIFO */
-    assert_int_equal(q.nheads, 1);
+    assert_int_equal(q.top_bytes, sizeof(struct eq_head)); /* one head */
     expect_none();
     q.now_ps = 0;
     eq_push(&q, 300, 1, 3); /* delay 300 again, but earlier than 400 */
@@ -430,7 +431,7 @@ static void test_sim_schedules_nothing_in_the_past(void **st)
     char want[128];
     snprintf(want, sizeof want, "event kind 4 id 0 scheduled at %llu ps, before the current %llu ps",
              (unsigned long long)last - 1, (unsigned long long)last);
-    expect_fired("events.c", want);
+    expect_fired("core.h", want); /* the push's inline part checks it */
     sim_free(&S);
 }
 

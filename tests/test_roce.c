@@ -165,7 +165,7 @@ static uint32_t data_packet(uint32_t ingress_port)
 /* The next EV_PFC in the event queue (popping everything before it). */
 static bool next_pfc_event(struct event *out)
 {
-    while (S.eq.count) {
+    while (eq_count(&S.eq)) {
         eq_pop(&S.eq, out);
         if (out->kind == EV_PFC)
             return true;

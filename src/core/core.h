@@ -106,11 +106,14 @@ static inline uint32_t eq_fifo_slot(uint64_t fkey)
 struct event_queue {
     uint64_t fifo_key[EQ_FIFOS]; /* what each FIFO holds (eq_fifo_key), EQ_NO_KEY: nothing yet */
     uint8_t fifo_slot[1u << EQ_SLOT_BITS]; /* by key hash: the FIFO a push tries first */
-    uint64_t class1_kinds;      /* bit k: pushes made while an event of kind k is handled are class 1 */
-    uint32_t pop_class;         /* the class of the latest event popped's kind (kinds above 63 wrap) */
+    uint8_t kind_class[256];    /* by kind: the class of the pushes made while such an event is handled
+                                 * (eq_set_kind_class; kinds above 63 repeat 0-63's); a table, not a
+                                 * bit mask: two instructions a pop instead of five */
+    uint8_t pop_class;          /* the class of the latest event popped's kind (kinds above 63 wrap) */
     uint32_t nfifos;            /* FIFOs in use (assigned a delay) */
     uint32_t max_fifos;         /* at most EQ_FIFOS; eq_set_fifos lowers it (tests) */
-    uint32_t nheads;            /* the non-empty FIFOs: heads[1 .. nheads], latest first */
+    uint32_t top_bytes;         /* the non-empty FIFOs' heads, latest first, are heads[1 .. n]:
+                                 * n * sizeof(struct eq_head), the earliest's offset in heads */
     uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
     uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
     struct eq_head heads[EQ_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */
@@ -118,7 +121,6 @@ struct event_queue {
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
     eq_key other_top;           /* ev_key of other's top, EQ_KEY_NONE when empty */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
-    size_t count;               /* all pending events */
     uint64_t next_seq;          /* the next push's sequence, unless seq_next points elsewhere */
     uint64_t *seq_next;         /* the counter pushes number from: &next_seq after eq_init; the
                                  * simulator points it at its current node's (sim.h sim_set_origin) */
@@ -144,11 +146,16 @@ void eq_set_fifos(struct event_queue *q, uint32_t n);
  * only, like eq_set_fifos. */
 void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls);
 void eq_free(struct event_queue *q);
-void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
+/* Schedules an event (defined below, after the invariant macros: the
+ * common case inline, the rest in events.c's eq_push_slow). */
+static inline void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux);
 static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id)
 {
     eq_push_aux(q, time_ps, kind, id, 0);
 }
+/* All pending events: the FIFOs' lengths and the other heap's, summed
+ * when asked (rarely) rather than counted on every push and pop. */
+size_t eq_count(const struct event_queue *q);
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
 /* The same if the earliest event's time is at most until_ps; false (and
@@ -242,6 +249,52 @@ void invariant_failed(const char *file, int line, const char *fmt, ...) __attrib
 #else
 #define invariant(cond, ...) ((void)0)
 #endif
+
+/* The event queue's push (events.c says how the queue works). The common
+ * case, inline at its few callers: a delay whose FIFO the hash table's
+ * slot names, a FIFO neither empty nor full, and an event that sorts after
+ * the FIFO's last. Everything else (an empty or full ring, an insertion,
+ * a delay without a FIFO, the other heap) is eq_push_slow's, given the
+ * event's order (sequence and kind) already numbered. Inline, the push
+ * saves its call and the five registers the out-of-line version saved and
+ * restored (README "Performance", third round). */
+void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id, uint32_t aux);
+static inline void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
+{
+    invariant(!q->monotonic || time_ps >= q->last_pop_ps,
+              "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
+              (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
+    const uint64_t order = ((*q->seq_next)++ & ((1ULL << 56) - 1)) << 8 | (kind & 0xff);
+    q->pushed_total++;
+    /* wraps around when time_ps is before now_ps, to a delay too large for
+     * a FIFO unless now_ps is near 2^64 (then the check against the
+     * FIFO's last event catches it) */
+    const simtime_ps delay_ps = time_ps - q->now_ps;
+    const uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
+    const uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
+    if (__builtin_expect(delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey, 1)) {
+        struct ev_fifo *f = &q->fifo[i];
+        const uint32_t len = f->len, pos = f->head + len;
+        struct event *ring = f->ev;
+        /* the FIFO's last event is never later (pushed at an earlier or
+         * equal clock with this delay): only a tie in time can put the
+         * new one before it. len - 1 < cap - 1: neither empty nor full. */
+        if (__builtin_expect(len - 1 < f->cap - 1 &&
+                                 ev_key(&ring[(pos - 1) & f->mask]) < ((eq_key)time_ps << 64 | order),
+                             1)) {
+            /* written in place, not built and copied: see events.c */
+            struct event *slot = &ring[pos & f->mask];
+            slot->time_ps = time_ps;
+            slot->order = order;
+            slot->id = id;
+            slot->aux = aux;
+            f->len = len + 1;
+            f->pushes++;
+            return;
+        }
+    }
+    eq_push_slow(q, time_ps, order, id, aux);
+}
 
 void *xmalloc(size_t size);
 void *xcalloc(size_t count, size_t size);

@@ -61,6 +61,16 @@
  * insertions than the mixed ones did; callgrind). The order of pops never
  * depends on the classes, only where events wait.
 
+ * The push's common case is inline at its callers (core.h eq_push_aux;
+ * 4.8% fewer instructions on the permutations than a call, which saved
+ * five registers), the rest here (eq_push_slow). Measured and not kept
+ * (callgrind, README "Performance", third round): the empty FIFO's first
+ * push inline too (+0.8-3.6%: callers spill around its call), the slow push
+ * handed the FIFO the inline one found (+3-5%: the larger inline push
+ * changed gcc's inlining elsewhere), the pop inline in core.h (+0.5%),
+ * counting a FIFO's use on the slow path only (-0.05%: not worth a change
+ * of which FIFO a new delay takes).
+
  * Invariants (checked with SPRAYSIM_CHECKS): each FIFO is in (time, seq)
  * order where an event is inserted; when the owner declares its clock monotonic, as the simulator
  * does, nothing is scheduled before the latest event popped, and events
@@ -145,32 +155,43 @@ static inline struct eq_head head_of(const struct ev_fifo *f, uint32_t idx)
 }
 
 /* The heads are kept sorted, latest first, so the earliest is the last
- * (q->heads[q->nheads - 1]). A FIFO's new head moves in from the end past
+ * (heads_top). A FIFO's new head moves in from the end past
  * the heads that are earlier: the frequent delays' heads are the earliest
  * and take one to three compares, while the heads of rare delays' FIFOs
  * (timeouts: in the 1023-to-1 incast, 12 of its 16 FIFOs) lie at the front
  * and are passed only when they come due. A binary heap sifted through
  * them on every pop: 5.9% more instructions on that incast, 2.5% on the
  * 1024-node permutation (callgrind). */
-static inline __attribute__((always_inline)) void heads_place(struct event_queue *q, uint32_t j, struct eq_head h)
+static inline __attribute__((always_inline)) void heads_place(struct eq_head *p, struct eq_head h)
 {
-    /* heads[0], later than any event, ends the walk */
-    while (head_before(&q->heads[j - 1], &h)) {
-        q->heads[j] = q->heads[j - 1];
-        j--;
+    /* heads[0], later than any event, ends the walk. A pointer, not an
+     * index: gcc recomputed the index's address twice per step (15
+     * instructions a step against 7). */
+    while (head_before(p - 1, &h)) {
+        *p = p[-1];
+        p--;
     }
-    q->heads[j] = h;
+    *p = h;
+}
+
+/* The earliest head; heads[0], the sentinel, when every FIFO is empty.
+ * Found by a byte offset, not a count: with the simulator's queue at a
+ * fixed address the offset is the whole address computation (a count took
+ * three more instructions, twice per pop). */
+static inline struct eq_head *heads_top(struct event_queue *q)
+{
+    return (struct eq_head *)((char *)q->heads + q->top_bytes);
+}
+
+static inline eq_key heads_top_key(const struct event_queue *q)
+{
+    return ((const struct eq_head *)((const char *)q->heads + q->top_bytes))->key;
 }
 
 static void heads_push(struct event_queue *q, struct eq_head h)
 {
-    heads_place(q, ++q->nheads, h);
-}
-
-/* The earliest head; heads[0], the sentinel, when every FIFO is empty. */
-static inline const struct eq_head *heads_top(const struct event_queue *q)
-{
-    return &q->heads[q->nheads];
+    q->top_bytes += (uint32_t)sizeof(struct eq_head);
+    heads_place(heads_top(q), h);
 }
 
 /* Puts h in place of the earliest head (a FIFO's next event after its
@@ -178,12 +199,12 @@ static inline const struct eq_head *heads_top(const struct event_queue *q)
  * the instructions (callgrind). */
 static inline __attribute__((always_inline)) void heads_replace_top(struct event_queue *q, struct eq_head h)
 {
-    heads_place(q, q->nheads, h);
+    heads_place(heads_top(q), h);
 }
 
 static void heads_pop_top(struct event_queue *q)
 {
-    q->nheads--;
+    q->top_bytes -= (uint32_t)sizeof(struct eq_head);
 }
 
 /* The other heap, with its top's key kept beside it (EQ_KEY_NONE when
@@ -318,7 +339,7 @@ void eq_init(struct event_queue *q, size_t initial_capacity)
 
 void eq_set_fifos(struct event_queue *q, uint32_t n)
 {
-    if (q->count)
+    if (eq_count(q))
         die_internal("event queue FIFOs changed while events are pending");
     q->max_fifos = n < EQ_FIFOS ? n : EQ_FIFOS;
     for (uint32_t k = 0; k < EQ_RECENT_MISSES; k++)
@@ -333,7 +354,8 @@ void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls)
 {
     if (kind > 63 || cls > 1)
         die_internal("event queue: kind %u (at most 63) or class %u (0 or 1) out of range", kind, cls);
-    q->class1_kinds = (q->class1_kinds & ~(1ULL << kind)) | (uint64_t)cls << kind;
+    for (uint32_t k = kind; k < 256; k += 64)
+        q->kind_class[k] = (uint8_t)cls;
 }
 
 void eq_free(struct event_queue *q)
@@ -390,54 +412,46 @@ static __attribute__((noinline)) void push_slow(struct event_queue *q, const str
         heads_push(q, head_of(f, (uint32_t)i));
 }
 
-void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
+/* The rest of eq_push_slow, out of line so that its common case (below)
+ * saves no registers: a full ring, an event that sorts before its FIFO's
+ * last, a delay whose slot names another FIFO or none. */
+static __attribute__((noinline)) void push_rare(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id,
+                                                uint32_t aux)
 {
-    invariant(!q->monotonic || time_ps >= q->last_pop_ps,
-              "event kind %u id %u scheduled at %llu ps, before the current %llu ps", kind, id,
-              (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
-    /* The event is written straight into its FIFO's ring on the common
-     * path. Built on the stack and copied (its 1-, 4- and 8-byte stores
-     * read back by a 16-byte load, which store forwarding cannot serve),
-     * perf put 92% of this function's cycles at 8192 nodes on that read;
-     * written in place: 4.6% fewer cycles on the 8192-node permutation
-     * (perf stat, 3 interleaved pairs), none at 128 and 1024 nodes, 0.5%
-     * more instructions. */
-    const uint64_t order = ((*q->seq_next)++ & ((1ULL << 56) - 1)) << 8 | (kind & 0xff);
-    q->pushed_total++;
-    q->count++;
-    /* wraps around when time_ps is before now_ps, to a delay too large for
-     * a FIFO unless now_ps is near 2^64 (then the check against the
-     * FIFO's last event below catches it) */
-    simtime_ps delay_ps = time_ps - q->now_ps;
+    simtime_ps delay_ps = time_ps - q->now_ps; /* wraps: see eq_push_aux */
     uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
     uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
-    if (__builtin_expect(delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey, 1)) {
+    struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
+    push_slow(q, &e, delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey ? (int)i : -1);
+}
+
+/* Everything core.h's inline eq_push_aux leaves. The common case here is
+ * an empty FIFO's first event, which becomes a head (on the 1023-to-1
+ * incast, 1.0 M of its 1.24 M slow pushes); the rest is push_rare's. */
+__attribute__((noinline)) void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id,
+                                              uint32_t aux)
+{
+    simtime_ps delay_ps = time_ps - q->now_ps; /* wraps: see eq_push_aux */
+    uint64_t fkey = eq_fifo_key(delay_ps, q->pop_class);
+    uint32_t i = q->fifo_slot[eq_fifo_slot(fkey)];
+    if (delay_ps < EQ_FIFO_DELAY_LIMIT_PS && q->fifo_key[i] == fkey) {
         struct ev_fifo *f = &q->fifo[i];
-        uint32_t len = f->len;
-        struct event *ring = f->ev;
-        uint32_t mask = f->mask, pos = f->head + len;
-        /* the FIFO's last event is never later (pushed at an earlier or
-         * equal clock with this delay): only a tie in time can put the
-         * new one before it */
-        if (__builtin_expect(len != f->cap && (len == 0 || ev_key(&ring[(pos - 1) & mask]) <
-                                                                 ((eq_key)time_ps << 64 | order)), 1)) {
-            struct event *slot = &ring[pos & mask];
+        if (f->len == 0 && f->cap) {
+            /* Written in place (built on the stack and copied, perf put 92%
+             * of the push's cycles at 8192 nodes on reading it back); the
+             * head's key from the values, not read back from the ring. */
+            struct event *slot = &f->ev[f->head];
             slot->time_ps = time_ps;
             slot->order = order;
             slot->id = id;
             slot->aux = aux;
-            f->len = len + 1;
+            f->len = 1;
             f->pushes++;
-            if (len == 0)
-                heads_push(q, head_of(f, i));
+            heads_push(q, (struct eq_head){.key = (eq_key)time_ps << 64 | (order & ~(uint64_t)0xff) | i});
             return;
         }
-        struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
-        push_slow(q, &e, (int)i);
-        return;
     }
-    struct event e = {.time_ps = time_ps, .order = order, .id = id, .aux = aux};
-    push_slow(q, &e, -1);
+    push_rare(q, time_ps, order, id, aux);
 }
 
 /* The heap's top is q->other.ev itself, never &q->other.ev[0]: the array
@@ -445,10 +459,18 @@ void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint3
  * (clang's UBSan reports it) even when the result is only compared. A
  * FIFO's head is earliest when its key is below the other heap's top key
  * (both are EQ_KEY_NONE, no key is below, when empty). */
+size_t eq_count(const struct event_queue *q)
+{
+    size_t n = q->other.len;
+    for (uint32_t i = 0; i < EQ_FIFOS; i++)
+        n += q->fifo[i].len;
+    return n;
+}
+
 const struct event *eq_peek(const struct event_queue *q)
 {
-    if (heads_top(q)->key < q->other_top) {
-        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+    if (heads_top_key(q) < q->other_top) {
+        const struct ev_fifo *f = &q->fifo[(uint32_t)heads_top_key(q) & 0xff];
         return &f->ev[f->head];
     }
     return q->other.len ? q->other.ev : NULL;
@@ -457,22 +479,22 @@ const struct event *eq_peek(const struct event_queue *q)
 void eq_peek_fifo_ahead(const struct event_queue *q, uint32_t n, const uint32_t *places, const struct event **out)
 {
     const struct ev_fifo *f = NULL;
-    if (heads_top(q)->key < q->other_top)
-        f = &q->fifo[(uint32_t)heads_top(q)->key & 0xff];
+    if (heads_top_key(q) < q->other_top)
+        f = &q->fifo[(uint32_t)heads_top_key(q) & 0xff];
     for (uint32_t i = 0; i < n; i++)
         out[i] = f && f->len > places[i] ? &f->ev[(f->head + places[i]) & f->mask] : NULL;
 }
 
 simtime_ps eq_peek_time(const struct event_queue *q)
 {
-    if (heads_top(q)->key < q->other_top)
-        return (simtime_ps)(heads_top(q)->key >> 64);
+    if (heads_top_key(q) < q->other_top)
+        return (simtime_ps)(heads_top_key(q) >> 64);
     return q->other.len ? q->other.ev->time_ps : SIMTIME_NEVER;
 }
 
 bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
 {
-    eq_key top = heads_top(q)->key;
+    eq_key top = heads_top_key(q);
     if (top < q->other_top) {
         if ((simtime_ps)(top >> 64) > until_ps)
             return false;
@@ -489,8 +511,7 @@ bool eq_pop_until(struct event_queue *q, simtime_ps until_ps, struct event *out)
     } else {
         return false;
     }
-    q->count--;
-    q->pop_class = (uint32_t)(q->class1_kinds >> (out->kind & 63)) & 1;
+    q->pop_class = q->kind_class[out->kind];
     if (out->time_ps > q->now_ps)
         q->now_ps = out->time_ps;
 #ifdef SPRAYSIM_CHECKS

@@ -669,7 +669,7 @@ void ts_sample_event(struct sim *s)
         return;
     /* only while something else is pending: a sample never keeps a run going */
     simtime_ps next = s->now + t->interval_ps;
-    if (next <= t->end_ps && s->eq.count)
+    if (next <= t->end_ps && eq_count(&s->eq))
         sim_at(s, next, EV_TS_SAMPLE, 0);
 }
 

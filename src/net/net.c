@@ -32,11 +32,15 @@
 
 static inline void account_occupancy(struct port *p, simtime_ps now)
 {
-    p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(now - p->st.last_change_ps);
+    /* the interval through int64_t: the same double for any interval
+     * below 2^63 ps (106 days), and a signed conversion is one instruction
+     * where an unsigned one tests the top bit first */
+    p->st.occupancy_byte_ps += (double)p->data_bytes * (double)(int64_t)(now - p->st.last_change_ps);
     p->st.last_change_ps = now;
 }
 
 static void start_next(struct sim *s, uint32_t port_idx);
+static inline __attribute__((always_inline)) void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx);
 
 /* Bytes held by a switch port changed by delta: the switch's total, its
  * peak and its time integral. Only with --switch-stats (the flag is on the
@@ -255,7 +259,8 @@ static uint32_t xclass_pick(struct sim *s, struct port *p, uint32_t paused)
     return PKT_NONE;
 }
 
-void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+static inline __attribute__((always_inline)) void port_enqueue_inline(struct sim *s, uint32_t port_idx,
+                                                                      uint32_t pkt_idx)
 {
     struct port *p = &s->ports[port_idx];
     struct packet *pkt = pkt_at(&s->pool, pkt_idx);
@@ -274,7 +279,17 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
             data_buffer_change(s, p, pkt, +1);
             if (p->data_bytes > p->st.peak_bytes)
                 p->st.peak_bytes = p->data_bytes;
-            if ((p->flags & PORTF_DRR) && pkt->tclass) {
+            if (p->in_service == PKT_NONE && p->ctl_head == PKT_NONE && p->data_head == PKT_NONE &&
+                !(p->flags & (PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED))) {
+                /* an idle port with empty queues: start_next would take
+                 * this packet off the data queue at once (control first,
+                 * none waiting; no DRR or pause to consult), so it goes on
+                 * the wire without the queue's append and pop, leaving the
+                 * same state: `next` as the pop leaves it, the queue empty */
+                pkt->next = PKT_NONE;
+                p->in_service_queue = SERVED_FROM_DATA;
+                start_service(s, p, port_idx, pkt_idx);
+            } else if ((p->flags & PORTF_DRR) && pkt->tclass) {
                 list_append(&s->pool, &p->drr->head1, &p->drr->tail1, pkt_idx);
                 p->drr->bytes[1] += pkt->size_bytes;
             } else {
@@ -305,10 +320,22 @@ void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
     }
     p->ctl_bytes += pkt->size_bytes;
     switch_buffer_change(s, p, pkt->size_bytes);
-    list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
-    if (p->in_service == PKT_NONE)
-        start_next(s, port_idx);
+    if (p->in_service == PKT_NONE && p->ctl_head == PKT_NONE) {
+        /* start_next serves control first, pause or not: as above */
+        pkt->next = PKT_NONE;
+        p->in_service_queue = SERVED_FROM_CTL;
+        start_service(s, p, port_idx, pkt_idx);
+    } else {
+        list_append(&s->pool, &p->ctl_head, &p->ctl_tail, pkt_idx);
+        if (p->in_service == PKT_NONE)
+            start_next(s, port_idx);
+    }
     check_port_counters(s, port_idx);
+}
+
+void port_enqueue(struct sim *s, uint32_t port_idx, uint32_t pkt_idx)
+{
+    port_enqueue_inline(s, port_idx, pkt_idx);
 }
 
 /* Deficit round robin between the two data classes (seed 004 Sec. IV-A:
@@ -412,7 +439,7 @@ __attribute__((noinline)) static uint32_t pick_data_special(struct sim *s, struc
 
 /* Picks the next packet (control first, then data, then for a NIC the
  * transport's next data packet) and schedules the end of its serialisation. */
-static void start_next(struct sim *s, uint32_t port_idx)
+static inline __attribute__((always_inline)) void start_next_inline(struct sim *s, uint32_t port_idx)
 {
     struct port *p = &s->ports[port_idx];
     uint32_t idx;
@@ -435,6 +462,18 @@ static void start_next(struct sim *s, uint32_t port_idx)
     } else {
         return;
     }
+    start_service(s, p, port_idx, idx);
+}
+
+static void start_next(struct sim *s, uint32_t port_idx)
+{
+    start_next_inline(s, port_idx);
+}
+
+/* Puts packet idx on the wire of an idle port: schedules the end of its
+ * serialisation. */
+static inline __attribute__((always_inline)) void start_service(struct sim *s, struct port *p, uint32_t port_idx, uint32_t idx)
+{
     p->in_service = idx;
     eq_push_aux(&s->eq, s->now + serialize_ps(s->pool.pkts[idx].size_bytes, p->rate_mbps), EV_PORT_TX_DONE,
                 port_idx, idx);
@@ -515,7 +554,11 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         s->export_arrival(s, s->now + p->latency_ps, (*s->eq.seq_next)++, idx, next_port); /* parallel runs */
     else
         eq_push_aux(&s->eq, s->now + p->latency_ps, EV_PKT_ARRIVE, idx, next_port);
-    start_next(s, port_idx);
+    /* a switch port with nothing queued, no DRR, pause or other classes:
+     * start_next would find nothing, so it is not called */
+    if (p->data_head != PKT_NONE || p->ctl_head != PKT_NONE || p->x ||
+        (p->flags & (PORTF_HOST_NIC | PORTF_DRR | PORTF_CLASS_DRR | PORTF_PAUSED)))
+        start_next_inline(s, port_idx);
     check_port_counters(s, port_idx);
 }
 
@@ -674,7 +717,7 @@ void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)
         struct packet *pkt = pkt_at(&s->pool, pkt_idx);
         out_port = fabric_route(s, pkt->node - s->n_hosts, pkt);
     }
-    port_enqueue(s, out_port, pkt_idx);
+    port_enqueue_inline(s, out_port, pkt_idx); /* inline in the arrival: the hop's common path */
 }
 
 void net_close_stats(struct sim *s)

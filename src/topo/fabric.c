@@ -204,26 +204,30 @@ static uint32_t static_route(const struct sim *s, uint32_t sw_idx, const struct 
     const struct topo *t = &s->topo;
     const struct switch_node *sw = &s->switches[sw_idx];
     uint32_t dst = p->dst_host;
-    uint64_t h = mix64(((uint64_t)flow_hash_key(s, p) << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt);
+    /* the hash only where a choice is made: a ToR's port down to its own
+     * host needs none (gcc computed it on every call) */
+#define ROUTE_HASH() mix64(((uint64_t)flow_hash_key(s, p) << 20) ^ ((uint64_t)p->entropy << 1) ^ sw->hash_salt)
     switch (sw->tier) {
     case 0:
         if (dst / t->hosts_per_tor == sw->index_in_tier)
             return sw->first_port + dst % t->hosts_per_tor;
-        return sw->first_port + sw->n_down + (uint32_t)(h % sw->n_up);
+        return sw->first_port + sw->n_down + (uint32_t)(ROUTE_HASH() % sw->n_up);
     case 1: {
         uint32_t dst_tor = dst / t->hosts_per_tor;
         if (t->spec.tiers == 2)
-            return sw->first_port + dst_tor * t->tor_bundle + (uint32_t)(h % t->tor_bundle);
+            return sw->first_port + dst_tor * t->tor_bundle + (uint32_t)(ROUTE_HASH() % t->tor_bundle);
         uint32_t pod = sw->index_in_tier / t->aggs_per_pod;
         if (dst_tor / t->tors_per_pod == pod)
-            return sw->first_port + (dst_tor % t->tors_per_pod) * t->tor_bundle + (uint32_t)(h % t->tor_bundle);
-        return sw->first_port + sw->n_down + (uint32_t)(h % sw->n_up);
+            return sw->first_port + (dst_tor % t->tors_per_pod) * t->tor_bundle +
+                   (uint32_t)(ROUTE_HASH() % t->tor_bundle);
+        return sw->first_port + sw->n_down + (uint32_t)(ROUTE_HASH() % sw->n_up);
     }
     default: {
         uint32_t pod = dst / t->spec.podsize;
-        return sw->first_port + pod * t->agg_bundle + (uint32_t)(h % t->agg_bundle);
+        return sw->first_port + pod * t->agg_bundle + (uint32_t)(ROUTE_HASH() % t->agg_bundle);
     }
     }
+#undef ROUTE_HASH
 }
 
 /* The equal-cost output ports toward dst_tor at a switch: [first, first+n). */
