@@ -143,9 +143,24 @@ static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
     return &q->tx[seq & q->tx_mask];
 }
 
+/* Grows the ring until packet seq (>= cum_acked) fits (uet_tx_claim). */
+void uet_tx_make_room(struct uet_flow *q, uint32_t seq);
+
 /* The record of packet seq, sent for the first time now (seq ==
- * next_new_seq): its slot, emptied, the ring grown first if needed. */
-struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq);
+ * next_new_seq): its slot, emptied, the ring grown first if needed.
+ * Inline: once per packet sent, and the ring rarely grows. */
+static inline struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
+{
+    invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
+    uint32_t room = q->tx_keep_acked ? (q->tx_mask + 1) / 2 : q->tx_mask + 1;
+    if (seq - q->cum_acked + 1 > room)
+        uet_tx_make_room(q, seq);
+    struct tx_rec *r = &q->tx[seq & q->tx_mask];
+    invariant(r->state == TX_UNSENT || r->state == TX_ACKED || r->state == TX_EMPTY,
+              "packet %u's slot still holds packet %u, not acknowledged", seq, seq - (q->tx_mask + 1));
+    *r = (struct tx_rec){.state = TX_UNSENT};
+    return r;
+}
 /* Appends seq to the retransmission ring (grown when full). */
 void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq);
 /* A new flow's rings, for n_pkts packets; keep_acked: see tx_keep_acked. */
