@@ -9,25 +9,32 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 
-/* mark_acked's work once the packet is found neither acknowledged nor
- * unsent: kept out of line, since nearly every call (SACK bits repeated by
- * ACK after ACK and NACK after NACK) stops at the state test. */
-static __attribute__((noinline)) void mark_acked_slow(const struct sim *s, struct flow *f, uint32_t seq, uint8_t st)
+/* Packet seq, whose record r is in its slot and neither acknowledged nor
+ * unsent, is acknowledged now. */
+static inline void ack_record(const struct sim *s, struct flow *f, uint32_t seq, struct tx_rec *r)
 {
-    if (st == TX_IN_FLIGHT) {
+    if (r->state == TX_IN_FLIGHT) {
         invariant(uet_of(f)->in_flight_bytes >= pkt_wire_bytes(s, f, seq),
                   "flow %u: acknowledging packet %u (%u bytes) with %llu in flight", (unsigned)(f - s->flows), seq,
                   pkt_wire_bytes(s, f, seq), (unsigned long long)uet_of(f)->in_flight_bytes);
         uet_of(f)->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     }
-    uet_txw(uet_of(f), seq)->state = TX_ACKED;
+    r->state = TX_ACKED;
     /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
      * the original arriving late, so only packets sent once move the
      * "latest delivered send time" that condemns older packets. */
-    if (uet_txr(uet_of(f), seq)->count == 1 && uet_txr(uet_of(f), seq)->time_ps > uet_of(f)->rack_time_ps)
-        uet_of(f)->rack_time_ps = uet_txr(uet_of(f), seq)->time_ps;
+    if (r->count == 1 && r->time_ps > uet_of(f)->rack_time_ps)
+        uet_of(f)->rack_time_ps = r->time_ps;
     if (seq + 1 > uet_of(f)->highest_acked)
         uet_of(f)->highest_acked = seq + 1;
+}
+
+/* ack_record out of line, for the selective bits: nearly every bit (a
+ * packet an earlier ACK or NACK already acknowledged) stops at the state
+ * test before it. */
+static __attribute__((noinline)) void mark_acked_slow(const struct sim *s, struct flow *f, uint32_t seq, struct tx_rec *r)
+{
+    ack_record(s, f, seq, r);
 }
 
 static inline void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
@@ -35,7 +42,7 @@ static inline void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
     uint8_t st = uet_txr(uet_of(f), seq)->state;
     if (st == TX_ACKED || st == TX_UNSENT)
         return;
-    mark_acked_slow(s, f, seq, st);
+    ack_record(s, f, seq, uet_txw(uet_of(f), seq));
 }
 
 /* A packet found lost without a NACK or timeout: resend it first. */
@@ -118,30 +125,46 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
 {
     uet_of(f)->last_ack_ps = s->now;
     uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
-    for (uint32_t q = uet_of(f)->cum_acked; q < cum; q++)
-        mark_acked(s, f, q);
+    /* from cum_acked up to next_new_seq every packet's record is in its
+     * slot (uet.h): read it there (the receiver's cum never passes
+     * next_new_seq; the general test covers anything beyond) */
+    {
+        struct uet_flow *u = uet_of(f);
+        uint32_t q = u->cum_acked, end = cum < u->next_new_seq ? cum : u->next_new_seq;
+        for (; q < end; q++) {
+            invariant(uet_tx_holds(u, q), "flow %u: packet %u below next new packet %u has no record",
+                      (unsigned)(f - s->flows), q, u->next_new_seq);
+            struct tx_rec *r = &u->tx[q & u->tx_mask];
+            if (r->state != TX_ACKED && r->state != TX_UNSENT)
+                ack_record(s, f, q, r);
+        }
+        for (; q < cum; q++)
+            mark_acked(s, f, q);
+    }
     if (cum > uet_of(f)->cum_acked)
         uet_of(f)->cum_acked = cum;
     /* The selective bits. Packets below cum_acked are acknowledged and those
      * from next_new_seq on unsent (both: nothing to do), and every packet
      * between has its record in its slot (uet.h), so a bit costs a range
      * test and a state read; none of the four values moves meanwhile
-     * (mark_acked_slow changes the packet's record and the counters only). */
-    const struct uet_flow *u = uet_of(f);
-    const struct tx_rec *tx = u->tx;
+     * (mark_acked_slow changes the packet's record and the counters only).
+     */
+    struct uet_flow *u = uet_of(f);
+    struct tx_rec *tx = u->tx;
     uint32_t lo = u->cum_acked, span = u->next_new_seq - lo, tx_mask = u->tx_mask;
+    uint32_t base = a->sack_base;
     uint64_t bits = a->sack_bits;
     while (bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(bits);
         bits &= bits - 1;
-        uint32_t q = a->sack_base + i;
+        uint32_t q = base + i;
         if (q - lo >= span)
             continue;
         invariant(uet_tx_holds(u, q) && q < f->n_pkts, "flow %u: packet %u between %u and %u has no record",
                   (unsigned)(f - s->flows), q, lo, lo + span);
-        uint8_t st = tx[q & tx_mask].state;
-        if (st != TX_ACKED && st != TX_UNSENT)
-            mark_acked_slow(s, f, q, st);
+        struct tx_rec *r = &tx[q & tx_mask];
+        if (r->state != TX_ACKED && r->state != TX_UNSENT)
+            mark_acked_slow(s, f, q, r);
     }
     while (uet_of(f)->cum_acked < f->n_pkts && uet_txr(uet_of(f), uet_of(f)->cum_acked)->state == TX_ACKED)
         uet_of(f)->cum_acked++;
