@@ -68,6 +68,10 @@ struct uet_flow {
     uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
     uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
     simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
+    /* selective bits of NACKs already applied (uet_ack.c apply_ack_state):
+     * bit i is packet sack_seen_base + i, sent and acknowledged */
+    uint32_t sack_seen_base;
+    uint64_t sack_seen_bits;
     /* SLEEK (seed 002 Sec. 6) */
     bool sleek_recovery;
     uint32_t sleek_recovery_seq; /* highest sequence sent when recovery began */

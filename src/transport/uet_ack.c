@@ -120,8 +120,10 @@ static bool rtt_sample_valid(const struct sim *s, const struct flow *f, uint32_t
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
-/* Cumulative and selective acknowledgements of an ACK or a state ACK. */
-static void apply_ack_state(const struct sim *s, struct flow *f, const struct packet *a)
+/* Cumulative and selective acknowledgements of an ACK, a state ACK or a
+ * NACK (from_nack; inline, so each caller has its own copy). */
+static inline __attribute__((always_inline)) void apply_ack_state(const struct sim *s, struct flow *f,
+                                                                  const struct packet *a, bool from_nack)
 {
     uet_of(f)->last_ack_ps = s->now;
     uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
@@ -148,12 +150,32 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
      * between has its record in its slot (uet.h), so a bit costs a range
      * test and a state read; none of the four values moves meanwhile
      * (mark_acked_slow changes the packet's record and the counters only).
-     */
+     * A NACK (from_nack) starts its bits after the receiver's cumulative
+     * point, so in an incast NACK after NACK starts where the one before
+     * did and repeats its bits: those are skipped (sack_seen_*). The
+     * packets were sent (the receiver has them) and so are now acknowledged,
+     * and an acknowledged packet stays so (no state leads out of TX_ACKED):
+     * the test would stop at once. (ACKs, whose bits start anywhere, would
+     * pay for the test and rarely match: they leave the record alone.) */
     struct uet_flow *u = uet_of(f);
     struct tx_rec *tx = u->tx;
     uint32_t lo = u->cum_acked, span = u->next_new_seq - lo, tx_mask = u->tx_mask;
     uint32_t base = a->sack_base;
-    uint64_t bits = a->sack_bits;
+    uint64_t seen = from_nack && base == u->sack_seen_base ? u->sack_seen_bits : 0;
+#ifdef SPRAYSIM_CHECKS
+    for (uint64_t b = a->sack_bits; b; b &= b - 1) {
+        uint32_t q = base + (uint32_t)__builtin_ctzll(b);
+        invariant(q < u->next_new_seq, "flow %u: packet %u selectively acknowledged, %u sent", (unsigned)(f - s->flows), q,
+                  u->next_new_seq);
+        invariant(!((seen >> (q - base)) & 1) || uet_txr(u, q)->state == TX_ACKED,
+                  "flow %u: packet %u selectively acknowledged before is not acknowledged", (unsigned)(f - s->flows), q);
+    }
+#endif
+    if (from_nack) {
+        u->sack_seen_base = base;
+        u->sack_seen_bits = seen | a->sack_bits;
+    }
+    uint64_t bits = a->sack_bits & ~seen;
     while (bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(bits);
         bits &= bits - 1;
@@ -176,7 +198,7 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
 void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
 {
     struct flow *f = &s->flows[fi];
-    apply_ack_state(s, f, a);
+    apply_ack_state(s, f, a, false);
     if (a->ref_seq != UINT32_MAX && uet_of(f)->probe_outstanding) {
         uet_of(f)->probe_outstanding = false;
         if (s->now - uet_of(f)->probe_sent_ps <= s->probe_period_ps)
@@ -212,7 +234,7 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     bool valid = rtt_sample_valid(s, f, ref, a->flags & PKTF_RTX_ECHO);
     simtime_ps raw_rtt = valid ? s->now - uet_txr(uet_of(f), ref)->time_ps : 0;
 
-    apply_ack_state(s, f, a);
+    apply_ack_state(s, f, a, false);
     if (s->cfg.sleek)
         uet_sleek_step(s, fi, a->ooo_pkts);
 
@@ -245,7 +267,7 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
 {
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
-    apply_ack_state(s, f, n);
+    apply_ack_state(s, f, n, true);
     if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;
