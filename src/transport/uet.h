@@ -139,6 +139,17 @@ static inline const struct tx_rec *uet_txr(const struct uet_flow *q, uint32_t se
     return seq < q->next_new_seq ? &uet_tx_gone : &uet_tx_unsent;
 }
 
+/* The record of packet seq from cum_acked up to next_new_seq, where every
+ * packet has its record in its slot (uet_tx_claim grows the ring so the
+ * span fits; cum_acked only grows), without uet_txr's tests. */
+static inline struct tx_rec *uet_tx_live(const struct uet_flow *q, uint32_t seq)
+{
+    invariant(seq >= q->cum_acked && uet_tx_holds(q, seq),
+              "packet %u is not between the cumulative point %u and the next new packet %u", seq, q->cum_acked,
+              q->next_new_seq);
+    return &q->tx[seq & q->tx_mask];
+}
+
 /* Packet seq's record, to change: it must hold it (sent, in the ring). */
 static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
 {

@@ -11,12 +11,17 @@
 
 #include <string.h>
 
-/* Drops retransmission-queue entries that were acknowledged meanwhile. */
+/* Drops retransmission-queue entries that were acknowledged meanwhile
+ * (every packet below cum_acked is; the queue holds sent packets only). */
 static void rtx_skip_stale(struct flow *f)
 {
-    while (uet_of(f)->rtx_len && uet_txr(uet_of(f), uet_of(f)->rtx_ring[uet_of(f)->rtx_head])->state != TX_RTX_QUEUED) {
-        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) & uet_of(f)->rtx_mask;
-        uet_of(f)->rtx_len--;
+    struct uet_flow *u = uet_of(f);
+    while (u->rtx_len &&
+           (u->rtx_ring[u->rtx_head] < u->cum_acked || uet_tx_live(u, u->rtx_ring[u->rtx_head])->state != TX_RTX_QUEUED)) {
+        invariant(uet_txr(u, u->rtx_ring[u->rtx_head])->state != TX_RTX_QUEUED,
+                  "packet %u dropped from the retransmission queue while queued", u->rtx_ring[u->rtx_head]);
+        u->rtx_head = (u->rtx_head + 1) & u->rtx_mask;
+        u->rtx_len--;
     }
 }
 
