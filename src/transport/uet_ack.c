@@ -188,8 +188,9 @@ static inline __attribute__((always_inline)) void apply_ack_state(const struct s
         if (r->state != TX_ACKED && r->state != TX_UNSENT)
             mark_acked_slow(s, f, q, r);
     }
-    while (uet_of(f)->cum_acked < f->n_pkts && uet_txr(uet_of(f), uet_of(f)->cum_acked)->state == TX_ACKED)
-        uet_of(f)->cum_acked++;
+    /* up to next_new_seq at most (unsent from there on; next_new_seq <= n_pkts) */
+    while (u->cum_acked < u->next_new_seq && uet_tx_live(u, u->cum_acked)->state == TX_ACKED)
+        u->cum_acked++;
 }
 
 /* A state ACK answers a probe or an RTS. A fast probe answer means the
