@@ -42,7 +42,10 @@ static uint32_t next_seq_to_send(struct flow *f)
     return UINT32_MAX;
 }
 
-static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
+/* Whether the flow may send now, and what (*seq_out). Inline in its two
+ * callers (the NIC's pull, the wake after feedback): called for every packet
+ * sent and more, and a call cost 0.4% of all instructions (callgrind). */
+static inline __attribute__((always_inline)) bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
 {
     if (f->state != FLOW_ACTIVE)
         return false;
