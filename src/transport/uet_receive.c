@@ -49,7 +49,8 @@ void uet_send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
 }
 
-static void send_ack(struct sim *s, struct flow *f, const struct packet *data)
+/* Inline in each of its three callers, the receiver's data path. */
+static inline __attribute__((always_inline)) void send_ack(struct sim *s, struct flow *f, const struct packet *data)
 {
     uint32_t idx = new_ctl_packet(s, data, PKT_ACK);
     struct packet *a = pkt_at(&s->pool, idx);
