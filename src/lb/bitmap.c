@@ -91,17 +91,11 @@ static uint32_t cycle_next(struct bitmap_state *b)
     return xor_cycle_next(&b->cycle);
 }
 
-static void time_decay(struct bitmap_state *b, simtime_ps now)
+/* time_decay's work once at least one period has passed (out of line: most
+ * calls stop before it, and without a division). */
+static __attribute__((noinline)) void time_decay_ticks(struct bitmap_state *b, simtime_ps now)
 {
-    if (b->penalized == 0) {
-        b->decay_clock = now; /* nothing to decay: restart the clock */
-        return;
-    }
-    if (now <= b->decay_clock)
-        return;
     simtime_ps ticks = (now - b->decay_clock) / BITMAP_DECAY_PS;
-    if (ticks == 0)
-        return;
     b->decay_clock += ticks * BITMAP_DECAY_PS;
     uint8_t dec = ticks >= BITMAP_MAX_PENALTY ? BITMAP_MAX_PENALTY : (uint8_t)ticks;
     /* eight penalties at a time (each at most BITMAP_MAX_PENALTY < 128, so
@@ -136,6 +130,18 @@ static void time_decay(struct bitmap_state *b, simtime_ps now)
             b->penalized--;
         }
     }
+}
+
+static inline void time_decay(struct bitmap_state *b, simtime_ps now)
+{
+    if (b->penalized == 0) {
+        b->decay_clock = now; /* nothing to decay: restart the clock */
+        return;
+    }
+    /* not a whole period since the clock (or the clock ahead of now) */
+    if (now < b->decay_clock + BITMAP_DECAY_PS)
+        return;
+    time_decay_ticks(b, now);
 }
 
 static uint16_t bitmap_next(void *state, uint32_t seq, simtime_ps now)

@@ -134,19 +134,13 @@ static void tx_grow(struct uet_flow *q)
     q->tx_mask = cap - 1;
 }
 
-struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
+void uet_tx_make_room(struct uet_flow *q, uint32_t seq)
 {
-    invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
     uint32_t room = q->tx_keep_acked ? (q->tx_mask + 1) / 2 : q->tx_mask + 1;
     while (seq - q->cum_acked + 1 > room) {
         tx_grow(q);
         room *= 2;
     }
-    struct tx_rec *r = &q->tx[seq & q->tx_mask];
-    invariant(r->state == TX_UNSENT || r->state == TX_ACKED || r->state == TX_EMPTY,
-              "packet %u's slot still holds packet %u, not acknowledged", seq, seq - (q->tx_mask + 1));
-    *r = (struct tx_rec){.state = TX_UNSENT};
-    return r;
 }
 
 void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq)

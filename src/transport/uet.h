@@ -68,6 +68,10 @@ struct uet_flow {
     uint32_t recover_seq;     /* NewReno: recovery ends when everything below is acked */
     uint32_t highest_acked;   /* highest sequence number acknowledged (cum or SACK) + 1 */
     simtime_ps rack_time_ps;  /* latest transmission time among acknowledged packets */
+    /* selective bits of NACKs already applied (uet_ack.c apply_ack_state):
+     * bit i is packet sack_seen_base + i, sent and acknowledged */
+    uint32_t sack_seen_base;
+    uint64_t sack_seen_bits;
     /* SLEEK (seed 002 Sec. 6) */
     bool sleek_recovery;
     uint32_t sleek_recovery_seq; /* highest sequence sent when recovery began */
@@ -135,6 +139,17 @@ static inline const struct tx_rec *uet_txr(const struct uet_flow *q, uint32_t se
     return seq < q->next_new_seq ? &uet_tx_gone : &uet_tx_unsent;
 }
 
+/* The record of packet seq from cum_acked up to next_new_seq, where every
+ * packet has its record in its slot (uet_tx_claim grows the ring so the
+ * span fits; cum_acked only grows), without uet_txr's tests. */
+static inline struct tx_rec *uet_tx_live(const struct uet_flow *q, uint32_t seq)
+{
+    invariant(seq >= q->cum_acked && uet_tx_holds(q, seq),
+              "packet %u is not between the cumulative point %u and the next new packet %u", seq, q->cum_acked,
+              q->next_new_seq);
+    return &q->tx[seq & q->tx_mask];
+}
+
 /* Packet seq's record, to change: it must hold it (sent, in the ring). */
 static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
 {
@@ -143,9 +158,24 @@ static inline struct tx_rec *uet_txw(const struct uet_flow *q, uint32_t seq)
     return &q->tx[seq & q->tx_mask];
 }
 
+/* Grows the ring until packet seq (>= cum_acked) fits (uet_tx_claim). */
+void uet_tx_make_room(struct uet_flow *q, uint32_t seq);
+
 /* The record of packet seq, sent for the first time now (seq ==
- * next_new_seq): its slot, emptied, the ring grown first if needed. */
-struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq);
+ * next_new_seq): its slot, emptied, the ring grown first if needed.
+ * Inline: once per packet sent, and the ring rarely grows. */
+static inline struct tx_rec *uet_tx_claim(struct uet_flow *q, uint32_t seq)
+{
+    invariant(seq == q->next_new_seq, "claiming packet %u's record with %u the next new one", seq, q->next_new_seq);
+    uint32_t room = q->tx_keep_acked ? (q->tx_mask + 1) / 2 : q->tx_mask + 1;
+    if (seq - q->cum_acked + 1 > room)
+        uet_tx_make_room(q, seq);
+    struct tx_rec *r = &q->tx[seq & q->tx_mask];
+    invariant(r->state == TX_UNSENT || r->state == TX_ACKED || r->state == TX_EMPTY,
+              "packet %u's slot still holds packet %u, not acknowledged", seq, seq - (q->tx_mask + 1));
+    *r = (struct tx_rec){.state = TX_UNSENT};
+    return r;
+}
 /* Appends seq to the retransmission ring (grown when full). */
 void uet_rtx_ring_push(struct uet_flow *q, uint32_t seq);
 /* A new flow's rings, for n_pkts packets; keep_acked: see tx_keep_acked. */

@@ -9,25 +9,40 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 
-static void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
+/* Packet seq, whose record r is in its slot and neither acknowledged nor
+ * unsent, is acknowledged now. */
+static inline void ack_record(const struct sim *s, struct flow *f, uint32_t seq, struct tx_rec *r)
 {
-    uint8_t st = uet_txr(uet_of(f), seq)->state;
-    if (st == TX_ACKED || st == TX_UNSENT)
-        return;
-    if (st == TX_IN_FLIGHT) {
+    if (r->state == TX_IN_FLIGHT) {
         invariant(uet_of(f)->in_flight_bytes >= pkt_wire_bytes(s, f, seq),
                   "flow %u: acknowledging packet %u (%u bytes) with %llu in flight", (unsigned)(f - s->flows), seq,
                   pkt_wire_bytes(s, f, seq), (unsigned long long)uet_of(f)->in_flight_bytes);
         uet_of(f)->in_flight_bytes -= pkt_wire_bytes(s, f, seq);
     }
-    uet_txw(uet_of(f), seq)->state = TX_ACKED;
+    r->state = TX_ACKED;
     /* RACK (RFC 8985 6.2): an acknowledged retransmission may have been
      * the original arriving late, so only packets sent once move the
      * "latest delivered send time" that condemns older packets. */
-    if (uet_txr(uet_of(f), seq)->count == 1 && uet_txr(uet_of(f), seq)->time_ps > uet_of(f)->rack_time_ps)
-        uet_of(f)->rack_time_ps = uet_txr(uet_of(f), seq)->time_ps;
+    if (r->count == 1 && r->time_ps > uet_of(f)->rack_time_ps)
+        uet_of(f)->rack_time_ps = r->time_ps;
     if (seq + 1 > uet_of(f)->highest_acked)
         uet_of(f)->highest_acked = seq + 1;
+}
+
+/* ack_record out of line, for the selective bits: nearly every bit (a
+ * packet an earlier ACK or NACK already acknowledged) stops at the state
+ * test before it. */
+static __attribute__((noinline)) void mark_acked_slow(const struct sim *s, struct flow *f, uint32_t seq, struct tx_rec *r)
+{
+    ack_record(s, f, seq, r);
+}
+
+static inline void mark_acked(const struct sim *s, struct flow *f, uint32_t seq)
+{
+    uint8_t st = uet_txr(uet_of(f), seq)->state;
+    if (st == TX_ACKED || st == TX_UNSENT)
+        return;
+    ack_record(s, f, seq, uet_txw(uet_of(f), seq));
 }
 
 /* A packet found lost without a NACK or timeout: resend it first. */
@@ -105,25 +120,77 @@ static bool rtt_sample_valid(const struct sim *s, const struct flow *f, uint32_t
     return (n == 1 && !rtx_echo) || (n == 2 && rtx_echo);
 }
 
-/* Cumulative and selective acknowledgements of an ACK or a state ACK. */
-static void apply_ack_state(const struct sim *s, struct flow *f, const struct packet *a)
+/* Cumulative and selective acknowledgements of an ACK, a state ACK or a
+ * NACK (from_nack; inline, so each caller has its own copy). */
+static inline __attribute__((always_inline)) void apply_ack_state(const struct sim *s, struct flow *f,
+                                                                  const struct packet *a, bool from_nack)
 {
     uet_of(f)->last_ack_ps = s->now;
     uint32_t cum = a->seq <= f->n_pkts ? a->seq : f->n_pkts;
-    for (uint32_t q = uet_of(f)->cum_acked; q < cum; q++)
-        mark_acked(s, f, q);
+    /* from cum_acked up to next_new_seq every packet's record is in its
+     * slot (uet.h): read it there (the receiver's cum never passes
+     * next_new_seq; the general test covers anything beyond) */
+    {
+        struct uet_flow *u = uet_of(f);
+        uint32_t q = u->cum_acked, end = cum < u->next_new_seq ? cum : u->next_new_seq;
+        for (; q < end; q++) {
+            invariant(uet_tx_holds(u, q), "flow %u: packet %u below next new packet %u has no record",
+                      (unsigned)(f - s->flows), q, u->next_new_seq);
+            struct tx_rec *r = &u->tx[q & u->tx_mask];
+            if (r->state != TX_ACKED && r->state != TX_UNSENT)
+                ack_record(s, f, q, r);
+        }
+        for (; q < cum; q++)
+            mark_acked(s, f, q);
+    }
     if (cum > uet_of(f)->cum_acked)
         uet_of(f)->cum_acked = cum;
-    uint64_t bits = a->sack_bits;
+    /* The selective bits. Packets below cum_acked are acknowledged and those
+     * from next_new_seq on unsent (both: nothing to do), and every packet
+     * between has its record in its slot (uet.h), so a bit costs a range
+     * test and a state read; none of the four values moves meanwhile
+     * (mark_acked_slow changes the packet's record and the counters only).
+     * A NACK (from_nack) starts its bits after the receiver's cumulative
+     * point, so in an incast NACK after NACK starts where the one before
+     * did and repeats its bits: those are skipped (sack_seen_*). The
+     * packets were sent (the receiver has them) and so are now acknowledged,
+     * and an acknowledged packet stays so (no state leads out of TX_ACKED):
+     * the test would stop at once. (ACKs, whose bits start anywhere, would
+     * pay for the test and rarely match: they leave the record alone.) */
+    struct uet_flow *u = uet_of(f);
+    struct tx_rec *tx = u->tx;
+    uint32_t lo = u->cum_acked, span = u->next_new_seq - lo, tx_mask = u->tx_mask;
+    uint32_t base = a->sack_base;
+    uint64_t seen = from_nack && base == u->sack_seen_base ? u->sack_seen_bits : 0;
+#ifdef SPRAYSIM_CHECKS
+    for (uint64_t b = a->sack_bits; b; b &= b - 1) {
+        uint32_t q = base + (uint32_t)__builtin_ctzll(b);
+        invariant(q < u->next_new_seq, "flow %u: packet %u selectively acknowledged, %u sent", (unsigned)(f - s->flows), q,
+                  u->next_new_seq);
+        invariant(!((seen >> (q - base)) & 1) || uet_txr(u, q)->state == TX_ACKED,
+                  "flow %u: packet %u selectively acknowledged before is not acknowledged", (unsigned)(f - s->flows), q);
+    }
+#endif
+    if (from_nack) {
+        u->sack_seen_base = base;
+        u->sack_seen_bits = seen | a->sack_bits;
+    }
+    uint64_t bits = a->sack_bits & ~seen;
     while (bits) {
         uint32_t i = (uint32_t)__builtin_ctzll(bits);
         bits &= bits - 1;
-        uint32_t q = a->sack_base + i;
-        if (q < f->n_pkts)
-            mark_acked(s, f, q);
+        uint32_t q = base + i;
+        if (q - lo >= span)
+            continue;
+        invariant(uet_tx_holds(u, q) && q < f->n_pkts, "flow %u: packet %u between %u and %u has no record",
+                  (unsigned)(f - s->flows), q, lo, lo + span);
+        struct tx_rec *r = &tx[q & tx_mask];
+        if (r->state != TX_ACKED && r->state != TX_UNSENT)
+            mark_acked_slow(s, f, q, r);
     }
-    while (uet_of(f)->cum_acked < f->n_pkts && uet_txr(uet_of(f), uet_of(f)->cum_acked)->state == TX_ACKED)
-        uet_of(f)->cum_acked++;
+    /* up to next_new_seq at most (unsent from there on; next_new_seq <= n_pkts) */
+    while (u->cum_acked < u->next_new_seq && uet_tx_live(u, u->cum_acked)->state == TX_ACKED)
+        u->cum_acked++;
 }
 
 /* A state ACK answers a probe or an RTS. A fast probe answer means the
@@ -132,7 +199,7 @@ static void apply_ack_state(const struct sim *s, struct flow *f, const struct pa
 void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
 {
     struct flow *f = &s->flows[fi];
-    apply_ack_state(s, f, a);
+    apply_ack_state(s, f, a, false);
     if (a->ref_seq != UINT32_MAX && uet_of(f)->probe_outstanding) {
         uet_of(f)->probe_outstanding = false;
         if (s->now - uet_of(f)->probe_sent_ps <= s->probe_period_ps)
@@ -168,7 +235,7 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
     bool valid = rtt_sample_valid(s, f, ref, a->flags & PKTF_RTX_ECHO);
     simtime_ps raw_rtt = valid ? s->now - uet_txr(uet_of(f), ref)->time_ps : 0;
 
-    apply_ack_state(s, f, a);
+    apply_ack_state(s, f, a, false);
     if (s->cfg.sleek)
         uet_sleek_step(s, fi, a->ooo_pkts);
 
@@ -201,7 +268,7 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
 {
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
-    apply_ack_state(s, f, n);
+    apply_ack_state(s, f, n, true);
     if (uet_of(f)->cum_acked >= f->n_pkts) {
         uet_flow_finish(s, fi);
         return;

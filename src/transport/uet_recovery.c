@@ -83,9 +83,11 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
     /* The oldest transmission still unacknowledged. */
     uint32_t oldest = UINT32_MAX;
     simtime_ps oldest_t = SIMTIME_NEVER;
-    for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++) {
-        if (uet_txr(uet_of(f), q)->state == TX_IN_FLIGHT && uet_txr(uet_of(f), q)->time_ps < oldest_t) {
-            oldest_t = uet_txr(uet_of(f), q)->time_ps;
+    const struct uet_flow *u = uet_of(f);
+    for (uint32_t q = u->cum_acked; q < u->next_new_seq; q++) {
+        const struct tx_rec *r = uet_tx_live(u, q);
+        if (r->state == TX_IN_FLIGHT && r->time_ps < oldest_t) {
+            oldest_t = r->time_ps;
             oldest = q;
         }
     }

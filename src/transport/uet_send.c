@@ -11,12 +11,17 @@
 
 #include <string.h>
 
-/* Drops retransmission-queue entries that were acknowledged meanwhile. */
+/* Drops retransmission-queue entries that were acknowledged meanwhile
+ * (every packet below cum_acked is; the queue holds sent packets only). */
 static void rtx_skip_stale(struct flow *f)
 {
-    while (uet_of(f)->rtx_len && uet_txr(uet_of(f), uet_of(f)->rtx_ring[uet_of(f)->rtx_head])->state != TX_RTX_QUEUED) {
-        uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) & uet_of(f)->rtx_mask;
-        uet_of(f)->rtx_len--;
+    struct uet_flow *u = uet_of(f);
+    while (u->rtx_len &&
+           (u->rtx_ring[u->rtx_head] < u->cum_acked || uet_tx_live(u, u->rtx_ring[u->rtx_head])->state != TX_RTX_QUEUED)) {
+        invariant(uet_txr(u, u->rtx_ring[u->rtx_head])->state != TX_RTX_QUEUED,
+                  "packet %u dropped from the retransmission queue while queued", u->rtx_ring[u->rtx_head]);
+        u->rtx_head = (u->rtx_head + 1) & u->rtx_mask;
+        u->rtx_len--;
     }
 }
 
@@ -37,7 +42,10 @@ static uint32_t next_seq_to_send(struct flow *f)
     return UINT32_MAX;
 }
 
-static bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
+/* Whether the flow may send now, and what (*seq_out). Inline in its two
+ * callers (the NIC's pull, the wake after feedback): called for every packet
+ * sent and more, and a call cost 0.4% of all instructions (callgrind). */
+static inline __attribute__((always_inline)) bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
 {
     if (f->state != FLOW_ACTIVE)
         return false;
@@ -109,22 +117,31 @@ void uet_pace_timer(struct sim *s, uint32_t fi)
 static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
-    bool rtx = uet_txr(uet_of(f), seq)->state == TX_RTX_QUEUED;
+    /* a new packet: seq is next_new_seq (next_seq_to_send), unsent */
+    bool rtx = seq < uet_of(f)->next_new_seq;
+    invariant(rtx == (uet_txr(uet_of(f), seq)->state == TX_RTX_QUEUED), "flow %u: packet %u to send is %s", fi, seq,
+              rtx ? "not queued for retransmission" : "neither new nor queued");
+    struct tx_rec *r; /* its record; the ring does not move until it is written below */
     if (rtx) {
         uet_of(f)->rtx_head = (uet_of(f)->rtx_head + 1) & uet_of(f)->rtx_mask;
         uet_of(f)->rtx_len--;
+        r = uet_txw(uet_of(f), seq);
     } else {
-        uet_tx_claim(uet_of(f), seq);
+        r = uet_tx_claim(uet_of(f), seq);
         uet_of(f)->next_new_seq++;
     }
     uint32_t size = pkt_wire_bytes(s, f, seq);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    uet_txw(uet_of(f), seq)->entropy = p->entropy;
-    uet_txw(uet_of(f), seq)->state = TX_IN_FLIGHT;
-    if (uet_txr(uet_of(f), seq)->count < UINT8_MAX)
-        uet_txw(uet_of(f), seq)->count++;
-    uet_txw(uet_of(f), seq)->time_ps = s->now;
+    if (rtx) {
+        r->entropy = p->entropy;
+        r->state = TX_IN_FLIGHT;
+        if (r->count < UINT8_MAX)
+            r->count++;
+        r->time_ps = s->now;
+    } else { /* the claimed record, written whole: first transmission */
+        *r = (struct tx_rec){.time_ps = s->now, .state = TX_IN_FLIGHT, .count = 1, .entropy = p->entropy};
+    }
     uet_of(f)->in_flight_bytes += size;
     uet_of(f)->last_send_ps = s->now;
     f->c.pkts_sent++;
