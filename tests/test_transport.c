@@ -815,10 +815,11 @@ static void test_receive_window_matches_a_whole_flow_bitmap(void **st)
             assert_false(rcv_window_has(&w, cum, q));
             rcv_window_set(&w, cum, q);
             ref[q] = 1;
-            uint32_t old = cum;
-            while (cum < n && rcv_window_has(&w, cum, cum))
-                cum++;
-            rcv_window_advance(&w, old, cum);
+            cum = rcv_window_walk(&w, cum, n);
+            uint32_t ref_cum = 0;
+            while (ref_cum < n && ref[ref_cum])
+                ref_cum++;
+            assert_int_equal(cum, ref_cum);
             if (w.mask + 1 > max_words)
                 max_words = w.mask + 1;
         }
@@ -830,9 +831,42 @@ static void test_receive_window_matches_a_whole_flow_bitmap(void **st)
     }
 }
 
+/* Regression: a walk when every packet of a full ring has arrived. With
+ * the initial two words (128 packets), packets 1 .. 127 arrive and then 0:
+ * the cumulative point is 128. The old walk tested each packet against the
+ * moving point, read packet 128's slot (word 0, still holding packets
+ * 0 .. 63) as arrived, and ran on to the flow's end. Then the ring keeps
+ * working: 128 .. 255 in reverse order end at 256. */
+static void test_receive_window_full_ring_walk(void **st)
+{
+    (void)st;
+    const uint32_t n = 1000;
+    struct rcv_window w;
+    rcv_window_init(&w, n);
+    assert_int_equal(w.mask + 1, 2);
+    uint32_t cum = 0;
+    for (uint32_t q = 1; q < 128; q++) {
+        rcv_window_set(&w, cum, q);
+        cum = rcv_window_walk(&w, cum, n);
+        assert_int_equal(cum, 0);
+    }
+    rcv_window_set(&w, cum, 0);
+    cum = rcv_window_walk(&w, cum, n);
+    assert_int_equal(cum, 128);
+    assert_false(rcv_window_has(&w, cum, 128));
+    assert_int_equal(w.mask + 1, 2); /* no growth was needed */
+    for (uint32_t q = 255; q >= 128; q--) {
+        rcv_window_set(&w, cum, q);
+        cum = rcv_window_walk(&w, cum, n);
+        assert_int_equal(cum, q == 128 ? 256 : 128);
+    }
+    rcv_window_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_receive_window_full_ring_walk),
         cmocka_unit_test(test_sleek_worked_example),
         cmocka_unit_test(test_sleek_scan_is_paced_by_the_window),
         cmocka_unit_test(test_probe_breaks_tail_loss_stall),

@@ -766,9 +766,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
     }
     bool in_order = p->seq == sq(f)->rcv_cum;
     uint32_t old_cum = sq(f)->rcv_cum;
-    while (sq(f)->rcv_cum < f->n_pkts && rcv_has(f, sq(f)->rcv_cum))
-        sq(f)->rcv_cum++;
-    rcv_window_advance(&sq(f)->rcv_win, old_cum, sq(f)->rcv_cum);
+    sq(f)->rcv_cum = rcv_window_walk(&sq(f)->rcv_win, old_cum, f->n_pkts);
     /* an AR that arrived while holes remained is answered when they fill */
     if (in_order && sq(f)->rcv_pkts == sq(f)->rcv_cum && e->ack_request) {
         force = true;

@@ -105,9 +105,7 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     uet_of(f)->rcv_bytes += p->size_bytes;
     uet_of(f)->rcv_unacked_bytes += p->size_bytes;
     uint32_t old_cum = uet_of(f)->rcv_cum;
-    while (uet_of(f)->rcv_cum < f->n_pkts && rcv_has(f, uet_of(f)->rcv_cum))
-        uet_of(f)->rcv_cum++;
-    rcv_window_advance(&uet_of(f)->rcv_win, old_cum, uet_of(f)->rcv_cum);
+    uet_of(f)->rcv_cum = rcv_window_walk(&uet_of(f)->rcv_win, old_cum, f->n_pkts);
     if (uet_of(f)->rcv_cum == f->n_pkts && !f->rcv_complete) {
         f->rcv_complete = true;
         f->rcv_done_ps = s->now;
