@@ -384,28 +384,13 @@ void pdes_run(struct sim *s)
     bool tty = isatty(STDERR_FILENO);
     bool progress = P.rank == 0 && s->cfg.progress, printed = false;
     double every_s = tty ? 1.0 : 5.0;
-    bool ts_each_event = s->ts && s->cfg.ts.change; /* time series: one process only (check_supported) */
-    bool prefetch = sim_wants_prefetch(s);
     double last_print = t_start;
     while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s(), c1 = cpu_s();
         simtime_ps limit = t + s->lookahead_ps - 1;
         if (limit > s->cfg.end_ps)
             limit = s->cfg.end_ps;
-        uint64_t n = 0;
-        struct event ev;
-        while (eq_pop_until(&s->eq, limit, &ev)) {
-            if (prefetch)
-                sim_prefetch_ahead(s);
-            uint32_t o = sim_event_origin(s, &ev);
-            if (!origin_is_local(o))
-                continue; /* another process's (a flow start every process scheduled at setup) */
-            sim_dispatch(s, &ev, o);
-            if (__builtin_expect(ts_each_event, 0))
-                ts_after_event(s);
-            last_ps = ev.time_ps;
-            n++;
-        }
+        uint64_t n = sim_run_window(s, limit, P.rank == 0, &last_ps);
         P.windows++;
         P.busy_windows += n > 0;
         if (n > P.max_window_events)
