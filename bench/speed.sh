@@ -35,6 +35,8 @@
 #                     225.4 s of reference-simulator.md, marked "recorded"
 #   BENCH_LARGE_RUNS  runs of the 65,536-host case (default 1; 0 skips)
 #   BENCH_DIR         logs and generated inputs (default build/bench-speed)
+#   BENCH_PARTS       which parts to run, as digits (default 123; e.g. 23
+#                     reruns the parallel parts alone)
 
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$(pwd)
@@ -44,6 +46,12 @@ SPRAYSIM=${SPRAYSIM:-bin/spraysim}
 SPRAYSIM_MPI=${SPRAYSIM_MPI:-bin/spraysim-mpi}
 RUNS=${BENCH_RUNS:-3}
 LARGE_RUNS=${BENCH_LARGE_RUNS:-1}
+PARTS=${BENCH_PARTS:-123}
+case $PARTS in '' | *[!123]*)
+    echo "bench-speed: BENCH_PARTS must be digits among 1, 2 and 3 (got '$PARTS')" >&2
+    exit 2 ;;
+esac
+part() { case $PARTS in *"$1"*) return 0 ;; esac; return 1; }
 DIR=${BENCH_DIR:-build/bench-speed}
 M=$SHARED/data/htsim/matrices
 T=$SHARED/data/htsim/topologies
@@ -172,6 +180,7 @@ ref_case() {
     echo "bench-speed: $label done" >&2
 }
 
+if part 1; then
 echo "bench-speed: $RUNS round(s) per case; spraysim $SPRAYSIM; reference ${HTSIM:-not available}; logs in $DIR" >&2
 ref_case perm1024 "perm_1024, 128 paths, -end 400" perm "$M/perm_1024n_1024c_0u_2000000b.cm" -paths 128 -end 400
 ref_case incast "1023-to-1 incast of 100 KB, -cwnd 50 -end 15000" other "$DIR/incast_1023to1_100KB.cm" -paths 128 -cwnd 50 -end 15000
@@ -197,6 +206,8 @@ echo "| case | hosts | peak MB | KB per host |"
 echo "|---|---|---|---|"
 printf "%s" "$MEM_ROWS"
 
+fi
+
 have_mpi=
 if command -v mpirun >/dev/null 2>&1 && [ -x "$SPRAYSIM_MPI" ]; then have_mpi=1; fi
 MPIRUN="mpirun --allow-run-as-root -np 2"
@@ -209,6 +220,7 @@ fi
 # Part 2: 8192-node permutation, plain against 2 processes.
 pw= mw=
 i=1
+part 2 || i=$((RUNS + 1))
 while [ "$i" -le "$RUNS" ]; do
     rm -rf "$DIR/out_plain" "$DIR/out_np2"
     timed "$DIR/p8192plain$i" "$SPRAYSIM" --no-progress -tm "$DIR/perm_8192n_2MB.cm" -paths 128 -end 5000 --out "$DIR/out_plain"
@@ -238,7 +250,7 @@ if [ -n "$mw" ]; then
 fi
 
 # Part 3: 65,536 hosts with 2 processes.
-if [ "$LARGE_RUNS" -gt 0 ]; then
+if [ "$LARGE_RUNS" -gt 0 ] && part 3; then
     sh tools/gen_cm.sh perm 65536 2000000 1 >"$DIR/perm_65536n_2MB.cm" || exit 1
     lw=
     i=1
