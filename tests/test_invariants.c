@@ -322,7 +322,7 @@ static void test_pool_alloc_of_allocated_packet(void **st)
     (void)st;
     struct packet_pool pool;
     pool_init(&pool, 64);
-    pool.live[pool.free_head] = 1; /* as if a packet were on the free list and in use */
+    pool.live[pool_next_free(&pool)] = 1; /* as if a packet were free and in use */
     pkt_alloc(&pool);
     expect_fired("packet.h", "packet 0 on the free list is allocated");
     pool_free(&pool);

@@ -274,7 +274,7 @@ static void test_answer_allocates_while_pool_is_full(void **st)
     transport_flow_start(&S, 0);
     /* take every free packet so the next allocation must grow the pool */
     uint32_t held = PKT_NONE, n_held = 0;
-    while (S.pool.free_head != PKT_NONE) {
+    while (pool_next_free(&S.pool) != PKT_NONE) {
         uint32_t idx = pkt_alloc(&S.pool);
         S.pool.pkts[idx].next = held;
         held = idx;

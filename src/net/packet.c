@@ -1,16 +1,16 @@
 /* packet.c: the packet pool. Grows while a run warms up and then recycles
- * through its free list, so the steady state never allocates.
+ * through its free stack, so the steady state never allocates.
  *
  * Memory: the pool reserves address space for POOL_RESERVE_PKTS packets up
  * front (an anonymous mapping with no swap reserved: pages cost memory only
- * once touched) and grows in place, linking a step of 1/64 of what it holds
- * (at least 64 packets) whenever the free list runs dry. So its resident
+ * once touched) and grows in place, adding a step of 1/64 of what it holds
+ * (at least 64 packets) whenever no packet is free. So its resident
  * memory is the run's peak of packets in use plus at most 1.6%, never a copy:
  * before, it was an array that doubled by copying, which held up to twice
  * the peak and, while growing, the old array as well (48 MB for 24 MB of
  * packets at 8192 hosts). The packets handed out are the same, in the same
- * order, whatever the step: a grown range is linked in ascending order only
- * when the free list is empty. Where the reservation fails (a strict
+ * order, whatever the step: a grown range is made free in ascending order
+ * only when no packet is free. Where the reservation fails (a strict
  * overcommit policy) or fills up, the pool falls back to the doubling heap
  * array.
  *
@@ -45,11 +45,14 @@ static struct packet *reserve(uint32_t n)
     return m == MAP_FAILED ? NULL : m;
 }
 
+/* Packets from .. to - 1 become free, above those already free, so they
+ * are handed out in ascending order (as the list this stack replaced
+ * did). The stack grows with the pool: it can hold every packet. */
 static void link_free_range(struct packet_pool *p, uint32_t from, uint32_t to)
 {
-    for (uint32_t i = from; i < to; i++)
-        p->pkts[i].next = (i + 1 < to) ? i + 1 : p->free_head;
-    p->free_head = from;
+    p->free_stack = xrealloc(p->free_stack, (size_t)to * sizeof(uint32_t));
+    for (uint32_t i = to; i-- > from;)
+        p->free_stack[p->free_len++] = i;
 }
 
 #ifdef SPRAYSIM_CHECKS
@@ -78,7 +81,8 @@ void pool_init(struct packet_pool *p, uint32_t initial_capacity)
         memset(p->pkts, 0, (size_t)initial_capacity * sizeof(*p->pkts));
     }
     p->capacity = initial_capacity;
-    p->free_head = PKT_NONE;
+    p->free_stack = NULL;
+    p->free_len = 0;
     p->in_use = 0;
     p->peak_in_use = 0;
     link_free_range(p, 0, initial_capacity);
@@ -103,6 +107,9 @@ void pool_free(struct packet_pool *p)
     p->pkts = NULL;
     p->capacity = 0;
     p->reserved = 0;
+    free(p->free_stack);
+    p->free_stack = NULL;
+    p->free_len = 0;
 }
 
 uint32_t pool_grow_and_alloc(struct packet_pool *p)
@@ -112,7 +119,7 @@ uint32_t pool_grow_and_alloc(struct packet_pool *p)
         die_internal("packet pool exhausted (%u packets)", old);
     uint32_t step = old / 64 > 64 ? old / 64 : 64;
     if (p->reserved && p->reserved - old >= step) {
-        p->capacity = old + step; /* in place: the reserved pages are touched as they are linked */
+        p->capacity = old + step; /* in place: the reserved pages are touched as packets are used */
     } else {
         uint32_t cap = old * 2;
         struct packet *np = alloc_aligned(cap);
@@ -127,7 +134,7 @@ uint32_t pool_grow_and_alloc(struct packet_pool *p)
     }
     link_free_range(p, old, p->capacity);
 #ifdef SPRAYSIM_CHECKS
-    invariant(p->in_use == old, "pool grown with %u of %u packets in use: the free list lost some", p->in_use, old);
+    invariant(p->in_use == old, "pool grown with %u of %u packets in use: the free stack lost some", p->in_use, old);
     live_fit(p, old, p->capacity);
 #endif
     return pkt_alloc(p);

@@ -4,7 +4,7 @@
  * Packets are referred to by 32-bit indices into one pool array, never by
  * pointers held across events, so queues are intrusive singly linked lists
  * through `next` and the pool can grow without invalidating them. The
- * pool keeps a free list; once a run reaches steady state no packet is
+ * pool keeps its free packets on a stack; once a run reaches steady state no packet is
  * allocated (packet.c: it grows in place, in small steps, inside reserved
  * address space, so its memory is what the run's peak of packets needs). Fields are integers sized as a NIC would hold them.
  */
@@ -97,8 +97,14 @@ _Static_assert(sizeof(struct packet) == 64, "a packet is one cache line");
 
 struct packet_pool {
     struct packet *pkts;
-    uint32_t capacity;    /* packets linked so far: on the free list or in use */
-    uint32_t free_head;
+    uint32_t capacity;    /* packets made so far: free or in use */
+    /* The free packets' indices, a stack (the next one allocated on top):
+     * an array, not a list through the packets' `next`, so an allocation
+     * never waits for a free packet's cold line to learn the one after it
+     * (a parallel run's window end allocates thousands in a row: 97% of
+     * its receive loop's cycles stalled there). */
+    uint32_t *free_stack;
+    uint32_t free_len;
     uint32_t in_use;
     uint32_t peak_in_use;
     uint32_t reserved;    /* packets of address space reserved at pkts (0: a heap array that doubles) */
@@ -132,12 +138,17 @@ static inline bool pkt_is_live(const struct packet_pool *p, uint32_t idx)
 }
 #endif
 
+/* The packet the next pkt_alloc returns without growing, or PKT_NONE. */
+static inline uint32_t pool_next_free(const struct packet_pool *p)
+{
+    return p->free_len ? p->free_stack[p->free_len - 1] : PKT_NONE;
+}
+
 static inline uint32_t pkt_alloc(struct packet_pool *p)
 {
-    uint32_t idx = p->free_head;
-    if (idx == PKT_NONE)
+    if (p->free_len == 0)
         return pool_grow_and_alloc(p);
-    p->free_head = p->pkts[idx].next;
+    uint32_t idx = p->free_stack[--p->free_len];
     if (++p->in_use > p->peak_in_use)
         p->peak_in_use = p->in_use;
 #ifdef SPRAYSIM_CHECKS
@@ -156,11 +167,10 @@ static inline void pkt_release(struct packet_pool *p, uint32_t idx)
     invariant(pkt_is_live(p, idx), "packet %u released twice (or never allocated)", idx);
     invariant(p->in_use > 0, "packet %u released with the pool's in_use at 0", idx);
     if (!pkt_is_live(p, idx))
-        return; /* reported; linking it again would corrupt the free list */
+        return; /* reported; freeing it again would corrupt the free stack */
     p->live[idx] = 0;
 #endif
-    p->pkts[idx].next = p->free_head;
-    p->free_head = idx;
+    p->free_stack[p->free_len++] = idx; /* never full: it holds every packet the pool has */
     p->in_use--;
 }
 
