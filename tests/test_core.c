@@ -69,6 +69,43 @@ static void test_eq_equal_times_pop_in_insertion_order(void **state)
     }
 }
 
+/* Imported events (eq_push_import: a parallel run's arrivals, keyed by
+ * their sender) pop in (time, seq) order among the queue's own events,
+ * whether they come in order (their FIFO) or not (the heap): a run of
+ * in-order imports, some out of order (an earlier time, a tie with a
+ * smaller sequence) and the queue's own pushes of two delays, all
+ * interleaved; pops must come out sorted by (time, seq), each once. */
+static void test_eq_imports_pop_in_key_order(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 16);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < 200; i++) {
+        eq_push(&q, 1000 + 10 * (simtime_ps)i, 1, n++);              /* own, one delay */
+        eq_push(&q, 5000 + 7 * (simtime_ps)i, 2, n++);               /* own, another */
+        eq_push_import(&q, 2000 + 10 * (simtime_ps)i, 1000000 + i, 3, n++, 0); /* in order */
+        if (i % 17 == 5)
+            eq_push_import(&q, 1500 + 10 * (simtime_ps)i, 2000000 + i, 3, n++, 0); /* earlier */
+        if (i % 13 == 4)
+            eq_push_import(&q, 2000 + 10 * (simtime_ps)i, 500 + i, 3, n++, 0); /* a tie, smaller seq */
+    }
+    assert_int_equal(eq_count(&q), n);
+    uint8_t *seen = calloc(n, 1);
+    struct event e, prev = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        assert_true(eq_pop(&q, &e));
+        assert_true(e.id < n && !seen[e.id]);
+        seen[e.id] = 1;
+        if (k)
+            assert_true(ev_key(&prev) < ev_key(&e));
+        prev = e;
+    }
+    assert_false(eq_pop(&q, &e));
+    free(seen);
+    eq_free(&q);
+}
+
 static void test_eq_empty_pop_returns_false(void **state)
 {
     (void)state;
@@ -1021,6 +1058,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eq_pops_in_time_order),
         cmocka_unit_test(test_eq_equal_times_pop_in_insertion_order),
+        cmocka_unit_test(test_eq_imports_pop_in_key_order),
         cmocka_unit_test(test_eq_empty_pop_returns_false),
         cmocka_unit_test(test_eq_peek_time),
         cmocka_unit_test(test_eq_many_events_of_few_delays),

@@ -67,6 +67,10 @@ struct event_vec {
  * only grow, because each was pushed `delay_ps` after a clock that only
  * moves forward. */
 #define EQ_FIFOS 16
+/* One more FIFO, not a delay's: events handed in by eq_push_import (a
+ * parallel run's arrivals from other processes, in time order from each). */
+#define EQ_IMPORT_FIFO EQ_FIFOS
+#define EQ_ALL_FIFOS (EQ_FIFOS + 1)
 #define EQ_RECENT_MISSES 4
 #define EQ_SLOT_BITS 6
 struct ev_fifo {
@@ -116,8 +120,8 @@ struct event_queue {
                                  * n * sizeof(struct eq_head), the earliest's offset in heads */
     uint32_t miss_slot;         /* next entry of recent_miss to overwrite */
     uint64_t recent_miss[EQ_RECENT_MISSES]; /* FIFO keys that found no FIFO lately */
-    struct eq_head heads[EQ_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */
-    struct ev_fifo fifo[EQ_FIFOS];
+    struct eq_head heads[EQ_ALL_FIFOS + 1]; /* heads[0]: EQ_KEY_NONE, the walk's end */
+    struct ev_fifo fifo[EQ_ALL_FIFOS];      /* the delays' FIFOs, then the imports' */
     struct event_vec other;     /* 4-ary heap: events of no FIFO's delay */
     eq_key other_top;           /* ev_key of other's top, EQ_KEY_NONE when empty */
     simtime_ps now_ps;          /* time of the latest event popped (0 before any) */
@@ -156,6 +160,13 @@ static inline void eq_push(struct event_queue *q, simtime_ps time_ps, uint32_t k
 /* All pending events: the FIFOs' lengths and the other heap's, summed
  * when asked (rarely) rather than counted on every push and pop. */
 size_t eq_count(const struct event_queue *q);
+/* Schedules an event with the sequence `seq` given (not the counter's):
+ * an event made by another process of a parallel run, keyed as it was
+ * there. Such events go to a FIFO of their own while they come in (time,
+ * seq) order (from one sender they do: its departures' order plus one
+ * link latency), else to the heap; the order of pops is the same either
+ * way. */
+void eq_push_import(struct event_queue *q, simtime_ps time_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux);
 /* Removes the earliest event into *out; returns false when empty. */
 bool eq_pop(struct event_queue *q, struct event *out);
 /* The same if the earliest event's time is at most until_ps; false (and

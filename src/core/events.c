@@ -360,10 +360,28 @@ void eq_set_kind_class(struct event_queue *q, uint32_t kind, uint32_t cls)
 
 void eq_free(struct event_queue *q)
 {
-    for (uint32_t i = 0; i < EQ_FIFOS; i++)
+    for (uint32_t i = 0; i < EQ_ALL_FIFOS; i++)
         free(q->fifo[i].ev);
     free(q->other.ev);
     memset(q, 0, sizeof(*q));
+}
+
+void eq_push_import(struct event_queue *q, simtime_ps time_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
+{
+    invariant(!q->monotonic || time_ps >= q->last_pop_ps,
+              "imported event kind %u id %u at %llu ps, before the current %llu ps", kind, id,
+              (unsigned long long)time_ps, (unsigned long long)q->last_pop_ps);
+    const struct event e = {.time_ps = time_ps, .order = (seq & ((1ULL << 56) - 1)) << 8 | (kind & 0xff), .id = id,
+                            .aux = aux};
+    q->pushed_total++;
+    struct ev_fifo *f = &q->fifo[EQ_IMPORT_FIFO];
+    if (f->len && !ev_before(&f->ev[(f->head + f->len - 1) & f->mask], &e)) {
+        other_push(q, &e); /* out of order (another sender's, or a tie): the heap keeps it in place */
+        return;
+    }
+    fifo_append(f, &e);
+    if (f->len == 1)
+        heads_push(q, head_of(f, EQ_IMPORT_FIFO));
 }
 
 /* The rarer part of a push, out of line so the common one (a delay with a
@@ -462,7 +480,7 @@ __attribute__((noinline)) void eq_push_slow(struct event_queue *q, simtime_ps ti
 size_t eq_count(const struct event_queue *q)
 {
     size_t n = q->other.len;
-    for (uint32_t i = 0; i < EQ_FIFOS; i++)
+    for (uint32_t i = 0; i < EQ_ALL_FIFOS; i++)
         n += q->fifo[i].len;
     return n;
 }
@@ -530,7 +548,7 @@ bool eq_pop(struct event_queue *q, struct event *out)
 
 void eq_visit(const struct event_queue *q, void (*fn)(const struct event *e, void *ctx), void *ctx)
 {
-    for (uint32_t i = 0; i < EQ_FIFOS; i++) {
+    for (uint32_t i = 0; i < EQ_ALL_FIFOS; i++) {
         const struct ev_fifo *f = &q->fifo[i];
         for (uint32_t k = 0; k < f->len; k++)
             fn(&f->ev[(f->head + k) & f->mask], ctx);

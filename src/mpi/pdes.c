@@ -321,17 +321,13 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
     MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
     P.alltoallv_s += wall_s() - t1;
     /* each arrival keeps the key its sender gave it */
-    uint64_t *saved = s->eq.seq_next, seq;
-    s->eq.seq_next = &seq;
     for (size_t i = 0; i < rtotal; i++) {
         const struct xpkt *x = &P.rbuf[i];
         uint32_t idx = pkt_alloc(&s->pool);
         *pkt_at(&s->pool, idx) = x->pkt;
         pkt_at(&s->pool, idx)->next = PKT_NONE;
-        seq = x->seq;
-        eq_push_aux(&s->eq, x->at_ps, EV_PKT_ARRIVE, idx, x->aux);
+        eq_push_import(&s->eq, x->at_ps, x->seq, EV_PKT_ARRIVE, idx, x->aux);
     }
-    s->eq.seq_next = saved;
     P.recv_pkts += rtotal;
     return t;
 }
