@@ -71,6 +71,12 @@
  * counting a FIFO's use on the slow path only (-0.05%: not worth a change
  * of which FIFO a new delay takes).
 
+ * Imports: a parallel run hands in other processes' arrivals with their
+ * senders' keys (eq_push_import). Their delays from this clock vary, so no
+ * delay's FIFO fits them, but from one sender they come in time order: a
+ * FIFO of their own (EQ_IMPORT_FIFO, after the delays') takes each that
+ * sorts after its last, the heap the rest (ties, a second sender's).
+
  * Invariants (checked with SPRAYSIM_CHECKS): each FIFO is in (time, seq)
  * order where an event is inserted; when the owner declares its clock monotonic, as the simulator
  * does, nothing is scheduled before the latest event popped, and events
