@@ -51,7 +51,6 @@ STATIC  ?= $(if $(LTO),-static,)
 
 SRC_LIB := $(filter-out src/cli/main.c src/mpi/%,$(wildcard src/*.c src/*/*.c))
 SRC_ALL := $(SRC_LIB) src/cli/main.c
-HDRS    := $(wildcard src/*.h src/*/*.h)
 
 BUILD   ?= build
 OBJ_LIB := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC_LIB))
@@ -82,16 +81,21 @@ $(BIN): $(OBJ_LIB) $(BUILD)/cli/main.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) $(LTO) $(STATIC) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: src/%.c $(HDRS)
+# Each object lists the headers it includes (-MMD writes build/X.d, -MP
+# adds an empty rule per header so a deleted header does not stop make):
+# a header edit rebuilds only the objects that include it. An object whose
+# .d is missing (built before this rule) is rebuilt once to write it.
+DEPFLAGS = -MMD -MP
+$(BUILD)/%.o: src/%.c $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) $(LTO) -c -o $@ $<
+	$(CC) $(ALLFLAGS) $(LTO) $(DEPFLAGS) -c -o $@ $<
 
 # The git commit goes into version.o only (--version, summary.json), which is
 # rebuilt only when the commit changes: the stamp is rewritten when it differs.
 GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
-$(BUILD)/core/version.o: src/core/version.c $(HDRS) $(BUILD)/commit.stamp
+$(BUILD)/core/version.o: src/core/version.c $(BUILD)/core/version.d $(BUILD)/commit.stamp
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) $(LTO) -DSPRAYSIM_COMMIT='"$(GIT_COMMIT)"' -c -o $@ $<
+	$(CC) $(ALLFLAGS) $(LTO) $(DEPFLAGS) -DSPRAYSIM_COMMIT='"$(GIT_COMMIT)"' -c -o $@ $<
 
 $(BUILD)/commit.stamp: FORCE
 	@mkdir -p $(dir $@)
@@ -99,23 +103,32 @@ $(BUILD)/commit.stamp: FORCE
 
 FORCE:
 
-# The unit-test framework is Debian's cmocka; install it when it is missing
-# (the quick start runs as root on a fresh Debian machine).
+# What the tests need from Debian, installed in one apt-get when missing
+# (the quick start runs as root on a fresh Debian machine): cmocka (unit
+# tests), python3 and matplotlib (tools/sweep and its report tests), an MPI
+# (tests/mpi_test.sh; Open MPI unless mpicc is already there, so a machine
+# with MPICH keeps it). One call, because several apt-gets at once under
+# `make -j` fail on apt's lock.
 deps:
-	@if [ ! -f /usr/include/cmocka.h ]; then \
-	  echo "installing libcmocka-dev (unit-test framework)"; \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcmocka-dev >/dev/null) || \
-	  { echo "could not install libcmocka-dev; install it and re-run"; exit 1; }; \
+	@missing=""; \
+	[ -f /usr/include/cmocka.h ] || missing="$$missing libcmocka-dev"; \
+	[ -x /usr/bin/python3 ] || missing="$$missing python3 python3-matplotlib"; \
+	[ ! -x /usr/bin/python3 ] || /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || missing="$$missing python3-matplotlib"; \
+	command -v mpicc >/dev/null 2>&1 || missing="$$missing libopenmpi-dev openmpi-bin"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing$$missing (needed by the tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
+	  { echo "could not install$$missing; install them and re-run"; exit 1; }; \
 	fi
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h tests/simtest.h $(OBJ_LIB) | deps
+$(BUILD)/tests/%: tests/%.c $(OBJ_LIB) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
 
 # gcc build of each harness with the replay main (tests/fuzz/replay.sh runs them)
-$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz/harness.h $(OBJ_LIB)
+$(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(OBJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(DEPFLAGS) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
 
 # tools/sweep runs on Debian's python3 (3.11: tomllib, sqlite3); figures need
 # its matplotlib (the python3 first on PATH may not see Debian's packages).
@@ -146,10 +159,10 @@ run: $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
 # tests/mpi_test.sh compares 1-, 2- and 3-process runs with the plain
-# binary: mpi-deps installs Open MPI where it is missing, so the test runs
+# binary: deps installs an MPI where none is, so the test runs
 # (not skips) on a fresh machine; bin/spraysim-mpi is built optimised,
 # whatever this build's flags.
-test: deps py-deps mpi-deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
+test: deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
 	@$(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)
 
@@ -221,9 +234,9 @@ fuzz-build: fuzz-deps
 
 fuzz-binaries: $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRC))
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(OBJ_LIB)
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(OBJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) -Isrc -o $@ $< $(OBJ_LIB) $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(DEPFLAGS) -Isrc -o $@ $< $(OBJ_LIB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@FUZZ_BUILD=$(FUZZ_BUILD) FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_FLAGS="$(FUZZ_FLAGS)" \
@@ -249,3 +262,8 @@ bin/spraysim-mpi: $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
 
 clean:
 	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi bin
+
+# the header dependencies -MMD wrote (absent before the first build)
+DEPFILES := $(patsubst src/%.c,$(BUILD)/%.d,$(wildcard src/*.c src/*/*.c))
+$(DEPFILES): ;
+-include $(shell find $(BUILD) $(MPI_BUILD) -name '*.d' 2>/dev/null)
