@@ -235,6 +235,29 @@ static void test_layout_leniency(void **state)
     cm_free(&cm);
 }
 
+static void test_bare_msg_keyword(void **state)
+{
+    /* The reference's validate_uec_connreuse.txt matrices write "msg" with
+     * no number after it ("0->1 id 1 msg start 0 size 4086"); the reference
+     * reads that as a message without a number. A bare msg at the end of a
+     * line too; a numbered msg still takes its number. */
+    (void)state;
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 2\nConnections 3\n"
+                  "0->1 id 1 msg start 0 size 4086\n"
+                  "0->1 id 1 start 0 size 100 msg\n"
+                  "0->1 id 1 msg 7 start 0 size 5\n");
+    assert_int_equal(cm.n_conns, 3);
+    assert_int_equal(cm.conns[0].msg, 0);
+    assert_int_equal(cm.conns[0].start_ps, 0);
+    assert_int_equal(cm.conns[0].size_bytes, 4086);
+    assert_int_equal(cm.conns[1].msg, 0);
+    assert_int_equal(cm.conns[1].size_bytes, 100);
+    assert_int_equal(cm.conns[2].msg, 7);
+    assert_int_equal(cm.conns[2].msg_index, 3);
+    cm_free(&cm);
+}
+
 static void test_failures_parsed(void **state)
 {
     (void)state;
@@ -659,6 +682,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_cm),
+        cmocka_unit_test(test_bare_msg_keyword),
         cmocka_unit_test(test_bidir_cm),
         cmocka_unit_test(test_incast_cm),
         cmocka_unit_test(test_perm16_cm),

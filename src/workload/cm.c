@@ -229,6 +229,18 @@ static bool parse_endpoint(struct parser *p, unsigned line, const char *what, co
     return true;
 }
 
+/* Whether a token is a plain decimal number (digits only), as the value of
+ * "msg" is; anything else after "msg" is the next key. */
+static bool is_uint_token(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
 static bool parse_connection(struct parser *p, unsigned line)
 {
     char b[64];
@@ -270,6 +282,16 @@ static bool parse_connection(struct parser *p, unsigned line)
         if (seen[key])
             return fail(p, line, "key '%s' given twice", k);
         seen[key] = true;
+        /* A bare "msg" (no number after it: the line ends or the next token
+         * is not a number) marks the line as a message of its connection
+         * without a number of its own, as the reference's connection-matrix
+         * reader takes it (uet-htsim connection_matrix.cpp: a "msg" whose
+         * next token does not parse as an integer gets msg id 0). Its
+         * validate_uec_connreuse.txt writes "0->1 id 1 msg start 0 ...". */
+        if (key == CK_MSG && (i + 1 >= p->ntok || !is_uint_token(p->tok[i + 1]))) {
+            i -= 1;
+            continue;
+        }
         if (i + 1 >= p->ntok)
             return fail(p, line, "key '%s' has no value", k);
         const char *v = p->tok[i + 1];

@@ -68,7 +68,7 @@ struct cm_conn {
     uint32_t send_done_trigger;/* trigger id, or CM_NO_TRIGGER */
     uint32_t recv_done_trigger;/* trigger id, or CM_NO_TRIGGER */
     int64_t prio;              /* parsed, recorded, not used by the transport */
-    uint32_t msg;              /* "msg M": the message's own number; 0 when absent */
+    uint32_t msg;              /* "msg M": the message's own number; 0 when absent or bare ("msg" alone) */
     /* Lines sharing an explicit id are the messages of one connection, in
      * file order: the previous and next message's index (CM_NO_MSG: none),
      * and this one's 1-based position on its connection. */
