@@ -110,6 +110,7 @@ extern const struct lb_ops lb_plb_ops;
 /* Times a PLB flow moved to another path (for tests and reports). */
 uint32_t lb_plb_repaths(const void *plb_state);
 extern const struct lb_ops lb_reps_ops;
+extern const struct lb_ops lb_reps_alg4_ops; /* seed 003 Alg. 4 as written: reps_alg4.c */
 extern const struct lb_ops lb_bitmap_ops;
 extern const struct lb_ops lb_mixed_ops;
 

@@ -11,6 +11,7 @@ static const struct lb_ops *const all_lb[] = {
     &lb_random_ops,
     &lb_plb_ops,
     &lb_reps_ops,
+    &lb_reps_alg4_ops,
     &lb_bitmap_ops,
     &lb_mixed_ops,
 };
