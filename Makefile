@@ -247,21 +247,33 @@ fuzz-merge: fuzz-build
 
 # Parallel runs: the same sources built by mpicc with src/mpi/ and
 # -DSPRAYSIM_MPI (main.c's hooks); the plain build never needs MPI.
+# Another MPI beside the default one: e.g. make mpi MPICC=mpicc.mpich
+# MPI_BUILD=build-mpich MPI_BIN=bin/spraysim-mpich (tests/mpi_test.sh picks
+# the launcher that matches the binary's library).
 MPI_BUILD ?= build-mpi
+MPICC ?= mpicc
+MPI_BIN ?= bin/spraysim-mpi
 mpi-deps:
 	@command -v mpicc >/dev/null 2>&1 || { echo "installing libopenmpi-dev openmpi-bin (MPI)"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenmpi-dev openmpi-bin >/dev/null) || \
 	  { echo "could not install Open MPI; install libopenmpi-dev and openmpi-bin and re-run"; exit 1; }; }
 
+# The objects of one MPI do not link with another's library: when $(MPICC)
+# now stands for another MPI than the one MPI_BUILD was built with (Debian's
+# alternatives switched between Open MPI and MPICH), the build starts afresh.
 mpi: mpi-deps
-	@$(MAKE) --no-print-directory bin/spraysim-mpi BUILD=$(MPI_BUILD) CC=mpicc CFLAGS="$(CFLAGS) -DSPRAYSIM_MPI"
+	@id=$$($(MPICC) -show 2>/dev/null); \
+	  if [ "$$id" != "$$(cat $(MPI_BUILD)/mpicc.id 2>/dev/null)" ]; then \
+	    rm -rf $(MPI_BUILD) $(MPI_BIN); mkdir -p $(MPI_BUILD); echo "$$id" >$(MPI_BUILD)/mpicc.id; \
+	  fi
+	@$(MAKE) --no-print-directory $(MPI_BIN) BUILD=$(MPI_BUILD) CC=$(MPICC) CFLAGS="$(CFLAGS) -DSPRAYSIM_MPI"
 
-bin/spraysim-mpi: $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
+$(MPI_BIN): $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) $(LTO) -o $@ $^ $(LDLIBS)
 
 clean:
-	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi bin
+	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi build-mpich bin
 
 # the header dependencies -MMD wrote (absent before the first build)
 DEPFILES := $(patsubst src/%.c,$(BUILD)/%.d,$(wildcard src/*.c src/*/*.c))

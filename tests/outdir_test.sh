@@ -1,0 +1,139 @@
+#!/bin/sh
+# outdir_test.sh: --out never loses or misplaces a run's outputs (README
+# "Outputs"; src/metrics/outdir.c). A symbolic link to a directory keeps
+# pointing there and its target receives the set; a file put into the
+# directory during a run stays there; a mount point (tmpfs, and a bind
+# mount of the same file system) is written into in place and keeps what
+# else it holds; a run killed with SIGKILL leaves a staging directory that
+# the next run into the same place removes, while one of a live process
+# stays. The mount checks need root and a working mount(8), else they print
+# "skip". Prints one "ok", "FAIL" or "skip" line per check (run_all.sh
+# counts them).
+# Environment: SPRAYSIM (default bin/spraysim), SHARED (default ../shared).
+
+SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+SHARED=${SHARED:-../shared}
+M=$SHARED/data/htsim/matrices
+case $SPRAYSIM in
+/*) ;;
+*) SPRAYSIM=$(pwd)/$SPRAYSIM ;;
+esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-outdir.XXXXXX") || { echo "FAIL outdir: mktemp -d"; exit 1; }
+MOUNTED=
+cleanup() {
+    for m in $MOUNTED; do umount "$m" 2>/dev/null; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' HUP INT TERM
+
+ok() { echo "ok outdir $*"; }
+fail() { echo "FAIL outdir $*"; }
+skip() { echo "skip outdir $*"; }
+
+# run ARGS...: status in $rc, stderr in $T/err
+run() {
+    "$SPRAYSIM" "$@" --quiet --no-progress >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+}
+lines() { wc -l <"$1" | tr -d ' '; }
+# staging directories (and kept ones) anywhere under $1
+stagings() { find "$1" -mindepth 1 -name '*spraysim-*' | sed "s|$T/||"; }
+
+# a run long enough (a few seconds) to act on while it runs
+sh tools/gen_cm.sh incast 1024 0 2000000 >"$T/big.cm" 2>/dev/null
+
+# --- a symbolic link: the set goes into the target, the link stays
+mkdir "$T/real"
+run -tm "$M/one.cm" --out "$T/real"
+ln -s real "$T/link"
+run -tm "$M/bidir.cm" --out "$T/link/"
+if [ "$rc" -eq 0 ] && [ -L "$T/link" ] && [ "$(readlink "$T/link")" = real ] &&
+    [ "$(lines "$T/real/flows.csv")" = 3 ] && [ -s "$T/real/summary.json" ] && [ -z "$(stagings "$T")" ]; then
+    ok "--out through a symlink writes into its target and keeps the link"
+else
+    fail "--out through a symlink: rc $rc, link $(readlink "$T/link"), target's flows.csv $(lines "$T/real/flows.csv" 2>&1) lines, $(stagings "$T")"
+fi
+ln -s nowhere "$T/dangling"
+run -tm "$M/one.cm" --out "$T/dangling"
+if [ "$rc" -eq 2 ] && [ "$(lines "$T/err")" = 1 ] && grep -q "^spraysim: --out $T/dangling: a symbolic link to nothing" "$T/err"; then
+    ok "--out naming a dangling symlink: one line, exit 2"
+else
+    fail "--out naming a dangling symlink: rc $rc, $(head -n 2 "$T/err")"
+fi
+
+# --- a file put into the directory during the run stays there
+run -tm "$M/one.cm" --out "$T/set"
+"$SPRAYSIM" -tm "$T/big.cm" -end 2000 --quiet --no-progress --out "$T/set" >/dev/null 2>"$T/err" &
+pid=$!
+k=0
+while [ $k -lt 200 ] && [ -z "$(stagings "$T")" ]; do sleep 0.05; k=$((k + 1)); done
+echo mine >"$T/set/notes.txt"
+wait $pid
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(cat "$T/set/notes.txt" 2>/dev/null)" = mine ] && [ "$(lines "$T/set/flows.csv")" = 1024 ] &&
+    [ -s "$T/set/summary.json" ] && grep -q "warning: --out $T/set: 'notes.txt' was put there during the run" "$T/err" &&
+    [ -z "$(stagings "$T")" ]; then
+    ok "a file put into --out during the run stays there, with a warning, beside the new set"
+else
+    fail "a file put into --out during the run: rc $rc, notes.txt '$(cat "$T/set/notes.txt" 2>&1)', flows.csv $(lines "$T/set/flows.csv") lines, $(stagings "$T"), $(head -n 1 "$T/err")"
+fi
+
+# --- a staging directory left by SIGKILL goes at the next run into the same place
+mkdir "$T/k"
+"$SPRAYSIM" -tm "$T/big.cm" -end 2000 --quiet --no-progress --out "$T/k/set" >/dev/null 2>&1 &
+pid=$!
+k=0
+while [ $k -lt 200 ] && [ -z "$(stagings "$T/k")" ]; do sleep 0.05; k=$((k + 1)); done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+left=$(stagings "$T/k")
+# one of a live process (this shell) stays
+host=$(hostname 2>/dev/null | tr -c 'A-Za-z0-9.\n' '_')
+live="$T/k/.set.spraysim-$host-$$-abcdef"
+mkdir "$live"
+run -tm "$M/one.cm" --out "$T/k/set"
+if [ -n "$left" ] && [ "$rc" -eq 0 ] && [ "$(stagings "$T/k")" = "k/.set.spraysim-$host-$$-abcdef" ] &&
+    [ -s "$T/k/set/summary.json" ]; then
+    ok "a killed run's staging directory is removed by the next run; a live process's stays"
+else
+    fail "staging after SIGKILL: left '$left', rc $rc, now '$(stagings "$T/k")'"
+fi
+rm -rf "$T/k"
+
+# --- mount points: written into in place
+if [ "$(id -u)" != 0 ] || ! command -v mount >/dev/null 2>&1; then
+    skip "mount points: needs root and mount(8)"
+    skip "bind mounts: needs root and mount(8)"
+    exit 0
+fi
+mkdir "$T/tmpfs"
+if ! mount -t tmpfs spraysim-test "$T/tmpfs" 2>/dev/null; then
+    skip "mount points: mount -t tmpfs is not permitted here"
+else
+    MOUNTED="$T/tmpfs"
+    echo keep >"$T/tmpfs/lost+found"
+    run -tm "$M/one.cm" --switch-stats --out "$T/tmpfs"
+    rc1=$rc
+    run -tm "$M/bidir.cm" --out "$T/tmpfs"
+    if [ "$rc1" -eq 0 ] && [ "$rc" -eq 0 ] && [ "$(lines "$T/tmpfs/flows.csv")" = 3 ] && [ -s "$T/tmpfs/summary.json" ] &&
+        [ -s "$T/tmpfs/queues.csv" ] && [ ! -e "$T/tmpfs/switches.csv" ] &&
+        [ "$(cat "$T/tmpfs/lost+found")" = keep ] && [ -z "$(stagings "$T")" ]; then
+        ok "--out naming a tmpfs mount point writes into it, twice, keeping its other files (stale switches.csv gone)"
+    else
+        fail "--out naming a mount point: rc $rc1 then $rc, $(head -n 1 "$T/err"), files: $(ls -A "$T/tmpfs" | tr '\n' ' ')"
+    fi
+fi
+mkdir "$T/bsrc" "$T/bind"
+if ! mount --bind "$T/bsrc" "$T/bind" 2>/dev/null; then
+    skip "bind mounts: mount --bind is not permitted here"
+else
+    MOUNTED="$MOUNTED $T/bind"
+    run -tm "$M/bidir.cm" --out "$T/bind"
+    if [ "$rc" -eq 0 ] && [ "$(lines "$T/bsrc/flows.csv")" = 3 ] && [ -s "$T/bsrc/summary.json" ] && [ -z "$(stagings "$T")" ]; then
+        ok "--out naming a bind mount of the same file system writes into it"
+    else
+        fail "--out naming a bind mount: rc $rc, $(head -n 1 "$T/err"), files: $(ls -A "$T/bsrc" | tr '\n' ' ')"
+    fi
+fi
