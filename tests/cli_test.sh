@@ -221,6 +221,38 @@ warns "a start after -end" "late.cm:4: 1 connection starts at or after -end 1000
 bad "--fail out of time order" "'up at 10' comes after 'down at 50'" -tm "$M/one.cm" --fail "link tor0 agg0 down at 50 up at 10"
 bad "--fail delay 1e20" "'delay' needs a number from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 delay 1e20"
 bad "--fail at 1e300 (printed 300 digits)" "'at' needs a time from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 down at 1e300"
+
+# Unreachable receiver (issue 20 item 6): host 13's only link is down from
+# t=0, so nothing the sender sends is ever answered. A transport that gives
+# up, backs off or retries at a fixed period adds a bounded number of events
+# per period: over [T,2T] and [2T,4T] (here 20 ms and 40 ms, about 20 to
+# 80 timeouts of 0.2-1 ms) the events grow by d1 and d2 with d2 = 2 x d1 up to
+# one period's rounding, and d2 = d1 = 0 once it gave up. A sender that gains
+# a live timer per timeout (EQDS did: each expiry that looked again at once
+# left the RTS's timer running too) has events growing with t^2, so
+# d2 = (4^2 - 2^2) / (2^2 - 1) x d1 = 4 x d1. The bound 3 x d1 sits between.
+events_until() { # events_until END_US ARGS...: the summary's event count
+    e=$1
+    shift
+    "$SPRAYSIM" -tm "$M/one.cm" --fail "link host13 tor6 down" -end "$e" --no-progress "$@" 2>/dev/null |
+        sed -n 's/^run: .*, \([0-9][0-9]*\) events, .*/\1/p'
+}
+for tp in "--transport uet" "--transport uet -receiver_cc_only" "--transport eqds" "--transport eqds -sender_cc" \
+    "--transport sird" "--transport homa" "--transport roce"; do
+    # shellcheck disable=SC2086 # the transport's flags split on purpose
+    e1=$(events_until 20000 $tp)
+    # shellcheck disable=SC2086
+    e2=$(events_until 40000 $tp)
+    # shellcheck disable=SC2086
+    e4=$(events_until 80000 $tp)
+    if [ -z "$e1" ] || [ -z "$e2" ] || [ -z "$e4" ]; then
+        fail "unreachable host, $tp: no event count (runs gave '$e1' '$e2' '$e4')"
+    elif [ $((e4 - e2)) -le $((3 * (e2 - e1))) ]; then
+        ok "unreachable host, $tp: events at 20/40/80 ms $e1/$e2/$e4 grow at most linearly"
+    else
+        fail "unreachable host, $tp: events at 20/40/80 ms $e1/$e2/$e4 grow faster than linearly"
+    fi
+done
 run -tm "$M/one.cm" -end 5 --out "$T/none"
 if [ "$rc" -eq 0 ] && grep -q "^FCT: n/a (no flow finished)" "$T/out" && grep -q '"fct_median_us": null, "fct_p99_us": null' "$T/none/summary.json"; then
     ok "no finished flow: stdout n/a, summary.json null"
