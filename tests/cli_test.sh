@@ -365,6 +365,18 @@ if [ "$rc" -eq 0 ] && grep -q "2 of 2 finished" "$T/out" && [ "${hdr##*,}" = mea
 else
     fail "--classes 3: rc $rc, header ...${hdr##*,}, $(head -n 1 "$T/err")"
 fi
+# a class --class-opt leaves alone has class 1's ECN thresholds (--help's
+# "default: those of class 1"): giving class 1's thresholds explicitly
+# changes nothing. Extra classes once copied them before they were set,
+# got 0 and 0, and marked every queued packet (304 marks against 19 here).
+run -tm "$T/prio.cm" --classes 3 --out "$T/cdef"
+k=$(sed -n 's/^network: .*, ECN \([0-9]*\)-\([0-9]*\) B,.*/\1 \2/p' "$T/out")
+run -tm "$T/prio.cm" --classes 3 --class-opt "2:ecn_kmin_bytes=${k% *}" --class-opt "2:ecn_kmax_bytes=${k#* }" --out "$T/cset"
+if [ "$rc" -eq 0 ] && [ -n "$k" ] && cmp -s "$T/cdef/flows.csv" "$T/cset/flows.csv"; then
+    ok "--classes 3: class 2 marks at class 1's thresholds ($k) unless --class-opt says otherwise"
+else
+    fail "--classes 3: class 2's default ECN thresholds are not class 1's ($k): flows.csv differs"
+fi
 bad "a priority beyond --classes" "prio.cm:3: priority 2 needs --classes 3 or more" -tm "$T/prio.cm"
 bad "--classes 9" "--classes: '9' is out of range (2 to 8)" -tm "$M/one.cm" --classes 9
 bad "--class-opt of a class the run lacks" "--class-opt 5:trim: class 5 needs --classes 6 or more" -tm "$M/one.cm" --classes 3 --class-opt 5:trim=0
