@@ -74,8 +74,6 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
-    if (root)
-        options_warn(&cfg);
     /* An unusable --out is found now, not after the run it would lose. */
     struct report_out *out = cfg.out_dir && root ? report_out_prepare(cfg.out_dir) : NULL;
 

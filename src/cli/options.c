@@ -299,8 +299,8 @@ static double class_opt_of(const struct config *cfg, uint32_t cls, const char *n
  * naming the flags, so a setting that took no effect never passes for one
  * that did. What needs the matrix, the topology or a transport's resolved
  * mode is checked where that is known: -ecn and --class-opt against the
- * BDP's queue in sim_setup, --cc without EQDS's sender window in EQDS's
- * setup, --sird-opt and --homa-opt values in their transports' setups.
+ * BDP's queue in sim_setup, --cc without a sender window in the
+ * transports' setups, --sird-opt and --homa-opt values in their transports' setups.
  * Runs after the rate-control names are mapped (--cc timely is -timely). */
 static void check_combinations(struct parse_ctx *x, const struct config *cfg, const struct given *g)
 {
@@ -351,18 +351,6 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
             bad(x, "--class-opt %u:ecn_kmax_bytes=%.0f exceeds %u:queue_bytes=%.0f: the queue would overflow first", k,
                 kmax, k, q);
     }
-}
-
-/* Options legal but without effect on this run's transport, as EQDS and
- * Homa already say in their setups: one warning line each, and the run
- * goes on (main calls this once, after options_parse). */
-void options_warn(const struct config *cfg)
-{
-    if (cfg->cc_given && !strcmp(cfg->transport_name, "sird"))
-        warn_input("--cc %s has no effect on SIRD: receivers allocate credit, senders keep no window", cfg->cc_name);
-    if (cfg->cc_given && !strcmp(cfg->transport_name, "roce"))
-        warn_input("--cc %s has no effect on RoCE: its rate control is -dcqcn K, -timely or -hpcc "
-                   "(--cc dcqcn, timely or hpcc)", cfg->cc_name);
 }
 
 enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)

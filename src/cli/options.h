@@ -20,9 +20,6 @@ enum options_result {
  * cfg point into argv or into allocations that options_free() releases. */
 enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen);
 void options_free(struct config *cfg);
-/* One warning line (stderr) per option of cfg that has no effect on its
- * transport; for main, after options_parse() said OPTIONS_RUN. */
-void options_warn(const struct config *cfg);
 void options_usage(FILE *out);
 
 #endif
