@@ -291,6 +291,20 @@ void sim_setup(struct sim *s, const struct config *cfg)
         if (!strcmp(o->name, "queue_bytes") && o->value < c->mtu_bytes)
             die_input("--class-opt %u:queue_bytes=%.0f: smaller than one packet (-mtu %u); nothing could be "
                       "delivered", o->cls, o->value, c->mtu_bytes);
+        /* one ECN threshold given, the other class 1's (both given: options.c) */
+        bool kmin = !strcmp(o->name, "ecn_kmin_bytes"), kmax = !strcmp(o->name, "ecn_kmax_bytes");
+        bool pair_given = false;
+        for (unsigned j = 0; j < c->n_class_opts; j++)
+            pair_given |= c->class_opts[j].cls == o->cls &&
+                          !strcmp(c->class_opts[j].name, kmin ? "ecn_kmax_bytes" : "ecn_kmin_bytes");
+        if (kmin && !pair_given && o->value > (double)hi * c->mtu_bytes)
+            die_input("--class-opt %u:ecn_kmin_bytes=%.0f exceeds class 1's ECN high threshold of %llu bytes, which "
+                      "class %u keeps: give %u:ecn_kmax_bytes too", o->cls, o->value,
+                      (unsigned long long)hi * c->mtu_bytes, o->cls, o->cls);
+        if (kmax && !pair_given && o->value < (double)lo * c->mtu_bytes)
+            die_input("--class-opt %u:ecn_kmax_bytes=%.0f is below class 1's ECN low threshold of %llu bytes, which "
+                      "class %u keeps: give %u:ecn_kmin_bytes too", o->cls, o->value,
+                      (unsigned long long)lo * c->mtu_bytes, o->cls, o->cls);
     }
     s->ecn_kmin_bytes_default = lo * c->mtu_bytes;
     s->ecn_kmax_bytes_default = hi * c->mtu_bytes;

@@ -126,7 +126,8 @@ bad "traffic class out of range" "cls.cm:3:" -tm "$T/cls.cm"
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg7 down at 10\n' >"$T/fl.cm"
 bad "failure naming a missing link" "fl.cm:5:" -tm "$T/fl.cm"
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg0 down at 5000\n' >"$T/ft.cm"
-warns "failure time after -end" "ft.cm:5: the event at 5000 us is after -end 1000 us" -tm "$T/ft.cm"
+warns "failure time after -end" "ft.cm:5: the event at 5000 us is at or after -end 1000 us" -tm "$T/ft.cm"
+warns "--fail at exactly -end" "--fail: the event at 1000 us is at or after -end 1000 us" -tm "$M/one.cm" --fail "link tor0 agg0 down at 1000"
 bad "failure rate above the link's" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 400"
 bad "failure rate of zero" "--fail" -tm "$M/one.cm" --fail "link tor0 agg0 rate 0"
 bad "unknown switch scheduler" "--sched" -tm "$M/one.cm" --sched wfq
@@ -221,6 +222,71 @@ warns "a start after -end" "late.cm:4: 1 connection starts at or after -end 1000
 bad "--fail out of time order" "'up at 10' comes after 'down at 50'" -tm "$M/one.cm" --fail "link tor0 agg0 down at 50 up at 10"
 bad "--fail delay 1e20" "'delay' needs a number from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 delay 1e20"
 bad "--fail at 1e300 (printed 300 digits)" "'at' needs a time from 0 to 1e+09" -tm "$M/one.cm" --fail "link tor0 agg0 down at 1e300"
+
+# Unreachable receiver (issue 20 item 6): host 13's only link is down from
+# t=0, so nothing the sender sends is ever answered. A transport that gives
+# up, backs off or retries at a fixed period adds a bounded number of events
+# per period: over [T,2T] and [2T,4T] (here 20 ms and 40 ms, about 20 to
+# 80 timeouts of 0.2-1 ms) the events grow by d1 and d2 with d2 = 2 x d1 up to
+# one period's rounding, and d2 = d1 = 0 once it gave up. A sender that gains
+# a live timer per timeout (EQDS did: each expiry that looked again at once
+# left the RTS's timer running too) has events growing with t^2, so
+# d2 = (4^2 - 2^2) / (2^2 - 1) x d1 = 4 x d1. The bound 3 x d1 sits between.
+events_until() { # events_until END_US ARGS...: the summary's event count
+    e=$1
+    shift
+    "$SPRAYSIM" -tm "$M/one.cm" --fail "link host13 tor6 down" -end "$e" --no-progress "$@" 2>/dev/null |
+        sed -n 's/^run: .*, \([0-9][0-9]*\) events, .*/\1/p'
+}
+for tp in "--transport uet" "--transport uet -receiver_cc_only" "--transport eqds" "--transport eqds -sender_cc" \
+    "--transport sird" "--transport homa" "--transport roce"; do
+    # shellcheck disable=SC2086 # the transport's flags split on purpose
+    e1=$(events_until 20000 $tp)
+    # shellcheck disable=SC2086
+    e2=$(events_until 40000 $tp)
+    # shellcheck disable=SC2086
+    e4=$(events_until 80000 $tp)
+    if [ -z "$e1" ] || [ -z "$e2" ] || [ -z "$e4" ]; then
+        fail "unreachable host, $tp: no event count (runs gave '$e1' '$e2' '$e4')"
+    elif [ $((e4 - e2)) -le $((3 * (e2 - e1))) ]; then
+        ok "unreachable host, $tp: events at 20/40/80 ms $e1/$e2/$e4 grow at most linearly"
+    else
+        fail "unreachable host, $tp: events at 20/40/80 ms $e1/$e2/$e4 grow faster than linearly"
+    fi
+done
+
+# Contradictory or ignored options (issue 20 item 5): refused with one line
+# naming the flags, or (an option the transport has no use for, as EQDS and
+# Homa say of --cc) one warning.
+bad "-tiers with -topo" "-tiers: only for the default fat tree; -topo" -tm "$M/perm_128n_128c_2MB.cm" -topo "$TOPOS/fat_tree_128_1os.topo" -tiers 2
+bad "-hop_latency with -topo" "-hop_latency: only for the default fat tree" -tm "$M/perm_128n_128c_2MB.cm" -topo "$TOPOS/fat_tree_128_1os.topo" -hop_latency 2
+bad "-switch_latency with -topo" "-switch_latency: only for the default fat tree" -tm "$M/perm_128n_128c_2MB.cm" -topo "$TOPOS/fat_tree_128_1os.topo" -switch_latency 2
+bad "-pfc_thresholds without PFC" "-pfc_thresholds: PFC is off in this run" -tm "$M/one.cm" -pfc_thresholds 10 20
+bad "-pfc_thresholds with --pfc off" "-pfc_thresholds: PFC is off in this run" -tm "$M/one.cm" --transport roce --pfc off -pfc_thresholds 10 20
+bad "--pfc-deadlock-us without PFC" "--pfc-deadlock-us: PFC is off in this run" -tm "$M/one.cm" --pfc-deadlock-us 100
+bad "-timely_thresholds without -timely" "-timely_thresholds: TIMELY's thresholds; add -timely" -tm "$M/one.cm" --transport roce -timely_thresholds 3 100
+bad "--drr-quantum without DRR" "--drr-quantum: the quantum of DRR; add --sched drr" -tm "$M/one.cm" --drr-quantum 5000
+bad "--ar-quantum without adaptive routing" "--ar-quantum: the unit adaptive routing compares queues in; add --routing ar" -tm "$M/one.cm" --ar-quantum 3000
+bad "--class-opt kmin > kmax" "--class-opt 2:ecn_kmin_bytes=50000 exceeds 2:ecn_kmax_bytes=40000" -tm "$M/one.cm" --classes 3 --class-opt 2:ecn_kmin_bytes=50000 --class-opt 2:ecn_kmax_bytes=40000
+bad "--class-opt kmin above class 1's kmax" "--class-opt 2:ecn_kmin_bytes=150000 exceeds class 1's ECN high threshold of 145250 bytes" -tm "$M/one.cm" --classes 3 --class-opt 2:ecn_kmin_bytes=150000
+bad "--class-opt kmax below class 1's kmin" "--class-opt 2:ecn_kmax_bytes=30000 is below class 1's ECN low threshold of 37350 bytes" -tm "$M/one.cm" --classes 3 --class-opt 2:ecn_kmax_bytes=30000
+bad "--class-opt thresholds of a class without ECN" "--class-opt 2:ecn_kmin_bytes: class 2 marks no ECN (2:ecn=0)" -tm "$M/one.cm" --classes 3 --class-opt 2:ecn=0 --class-opt 2:ecn_kmin_bytes=4000
+bad "--class-opt queue of a lossless class" "--class-opt 2:queue_bytes: class 2 is lossless" -tm "$M/one.cm" --classes 3 --class-opt 2:lossless=1 --class-opt 2:queue_bytes=40000
+bad "--class-opt trim on a lossless class" "--class-opt 2:trim=1 and 2:lossless=1" -tm "$M/one.cm" --classes 3 --class-opt 2:lossless=1 --class-opt 2:trim=1
+bad "--class-opt kmax above its queue" "--class-opt 2:ecn_kmax_bytes=50000 exceeds 2:queue_bytes=40000" -tm "$M/one.cm" --classes 3 --class-opt 2:queue_bytes=40000 --class-opt 2:ecn_kmax_bytes=50000
+bad "poisson incast_senders without incast" "incast_senders is for the incast overlay: give incast=F" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.3,n=8,incast_senders=4" -tiers 2
+bad "poisson incast_bytes with incast=0" "incast_bytes is for the incast overlay" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.3,n=8,incast=0,incast_bytes=1000" -tiers 2
+warns "--cc with SIRD" "--cc swift has no effect on SIRD" -tm "$M/one.cm" --transport sird --cc swift --quiet
+warns "--cc with RoCE" "--cc nscc has no effect on RoCE" -tm "$M/one.cm" --transport roce --cc nscc --quiet
+printf 'Nodes 16\nConnections 2\n0->13 start 0 size 20000 transport uet\n1->12 start 0 size 20000\n' >"$T/mixcc.cm"
+run -tm "$T/mixcc.cm" --transport sird --cc swift --quiet
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "--cc in a SIRD run with a UET connection: no warning"; else fail "--cc, SIRD run with a UET line: rc $rc, $(head -n 1 "$T/err")"; fi
+run -tm "$M/one.cm" --transport roce --cc dcqcn -dcqcn 10 --quiet
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "--cc dcqcn with RoCE: no warning"; else fail "--cc dcqcn with RoCE: rc $rc, $(head -n 1 "$T/err")"; fi
+printf '5 1\n' >"$T/five.cdf"
+warns "poisson load beyond the links once headers count" "load 0.5 (payload) is 6.9 times the host links' rate once each packet's 64-byte header counts" --workload "poisson:cdf=$T/five.cdf,load=0.5,n=8" -tiers 2 -end 2 --quiet
+run --workload "poisson:cdf=$SHARED/data/workloads/google_all_rpc.cdf,load=0.9,n=8" -tiers 2 -end 2 --quiet
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "poisson at 0.98 of the links with headers: no warning"; else fail "poisson load 0.9: rc $rc, $(head -n 1 "$T/err")"; fi
 run -tm "$M/one.cm" -end 5 --out "$T/none"
 if [ "$rc" -eq 0 ] && grep -q "^FCT: n/a (no flow finished)" "$T/out" && grep -q '"fct_median_us": null, "fct_p99_us": null' "$T/none/summary.json"; then
     ok "no finished flow: stdout n/a, summary.json null"
@@ -332,6 +398,18 @@ if [ "$rc" -eq 0 ] && grep -q "2 of 2 finished" "$T/out" && [ "${hdr##*,}" = mea
     ok "--classes 3 with a priority-2 connection: runs, queues.csv has class 2 columns, summary records the options"
 else
     fail "--classes 3: rc $rc, header ...${hdr##*,}, $(head -n 1 "$T/err")"
+fi
+# a class --class-opt leaves alone has class 1's ECN thresholds (--help's
+# "default: those of class 1"): giving class 1's thresholds explicitly
+# changes nothing. Extra classes once copied them before they were set,
+# got 0 and 0, and marked every queued packet (304 marks against 19 here).
+run -tm "$T/prio.cm" --classes 3 --out "$T/cdef"
+k=$(sed -n 's/^network: .*, ECN \([0-9]*\)-\([0-9]*\) B,.*/\1 \2/p' "$T/out")
+run -tm "$T/prio.cm" --classes 3 --class-opt "2:ecn_kmin_bytes=${k% *}" --class-opt "2:ecn_kmax_bytes=${k#* }" --out "$T/cset"
+if [ "$rc" -eq 0 ] && [ -n "$k" ] && cmp -s "$T/cdef/flows.csv" "$T/cset/flows.csv"; then
+    ok "--classes 3: class 2 marks at class 1's thresholds ($k) unless --class-opt says otherwise"
+else
+    fail "--classes 3: class 2's default ECN thresholds are not class 1's ($k): flows.csv differs"
 fi
 bad "a priority beyond --classes" "prio.cm:3: priority 2 needs --classes 3 or more" -tm "$T/prio.cm"
 bad "--classes 9" "--classes: '9' is out of range (2 to 8)" -tm "$M/one.cm" --classes 9

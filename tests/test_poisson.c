@@ -71,6 +71,29 @@ static void test_cdf_means_of_the_shared_files(void **state)
     }
 }
 
+/* Packets per message (the offered-load warning counts a header per
+ * packet): by hand, for packets of 1000 payload bytes. */
+static void test_cdf_mean_packets(void **state)
+{
+    (void)state;
+    struct size_cdf c;
+    char err[256];
+    /* 100 B w.p. 0.2, then uniform 100..2500 (0.5), then 2500..2500 (0.3):
+     * linear: 0.2 x 1 + 0.5 x (900 x 1 + 1000 x 2 + 500 x 3) / 2400 + 0.3 x 3
+     * = 0.2 + 0.5 x 4400 / 2400 + 0.9; step: 0.2 x 1 + 0.5 x 3 + 0.3 x 3 */
+    assert_true(cdf_parse_text(&c, "t", "100 0.2\n2500 0.7\n2500 1\n", err, sizeof err));
+    assert_near(cdf_mean_packets(&c, false, 1000), 0.2 + 0.5 * 4400.0 / 2400 + 0.9, 1e-12, "linear packets");
+    assert_near(cdf_mean_packets(&c, true, 1000), 2.6, 1e-12, "step packets");
+    cdf_free(&c);
+    /* every message is at least one packet: 5 bytes, or sizes from 0 */
+    assert_true(cdf_parse_text(&c, "t", "5 1\n", err, sizeof err));
+    assert_near(cdf_mean_packets(&c, false, 1000), 1, 1e-12, "a 5-byte message");
+    cdf_free(&c);
+    assert_true(cdf_parse_text(&c, "t", "0 0\n1000 1\n", err, sizeof err));
+    assert_near(cdf_mean_packets(&c, false, 1000), 1, 1e-12, "uniform 0..1000");
+    cdf_free(&c);
+}
+
 static void test_sampling_linear_and_step(void **state)
 {
     (void)state;
@@ -191,6 +214,8 @@ static void test_spec_parse(void **state)
         {"poisson:cdf=a,load=0.5,n=16,incast=0.07", "incast_senders 30 needs more hosts than n=16"},
         {"poisson:cdf=a,load=0.5,n=16,incast=0.1,incast_senders=0", "incast_senders '0' is not a number of hosts"},
         {"poisson:cdf=a,load=0.5,n=16,incast_bytes=0", "incast_bytes '0' is not a number of bytes"},
+        {"poisson:cdf=a,load=0.5,n=16,incast_senders=4", "incast_senders is for the incast overlay: give incast=F"},
+        {"poisson:cdf=a,load=0.5,n=16,incast=0,incast_bytes=100", "incast_bytes is for the incast overlay"},
         {"poisson:cdf=a,load,n=16", "parameter 'load' has no value"},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -700,6 +725,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cdf_means_of_the_shared_files),
         cmocka_unit_test(test_sampling_linear_and_step),
+        cmocka_unit_test(test_cdf_mean_packets),
         cmocka_unit_test(test_cdf_errors_name_file_and_line),
         cmocka_unit_test(test_spec_parse),
         cmocka_unit_test(test_generator_load_and_mean),

@@ -259,6 +259,17 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
     cfg->class_opts[k].value = value;
 }
 
+/* Flags whose value has a default, so the configuration alone cannot tell
+ * whether the user gave them: check_combinations() refuses those the run
+ * would ignore. */
+struct given {
+    bool tiers, hop_latency, switch_latency; /* the default tree's: a .topo file gives its own */
+    bool pfc_thresholds, pfc_deadlock;       /* PFC's */
+    bool timely_thresholds;                  /* TIMELY's */
+    bool drr_quantum;                        /* DRR's (--sched drr, class-drr) */
+    bool ar_quantum;                         /* adaptive routing's (--routing ar) */
+};
+
 /* Flags that take no value; the rest take exactly one (-ecn takes two). */
 static bool is_switch_flag(const char *a)
 {
@@ -274,6 +285,74 @@ static bool is_switch_flag(const char *a)
     return false;
 }
 
+/* One class's --class-opt values; a NaN is an option not given. */
+static double class_opt_of(const struct config *cfg, uint32_t cls, const char *name)
+{
+    for (unsigned k = 0; k < cfg->n_class_opts; k++)
+        if (cfg->class_opts[k].cls == cls && !strcmp(cfg->class_opts[k].name, name))
+            return cfg->class_opts[k].value;
+    return NAN;
+}
+
+/* The cross-option checks, all in one place: options that contradict each
+ * other, and options this run would ignore. Both are refused with one line
+ * naming the flags, so a setting that took no effect never passes for one
+ * that did. What needs the matrix, the topology or a transport's resolved
+ * mode is checked where that is known: -ecn and --class-opt against the
+ * BDP's queue in sim_setup, --cc without a sender window in the
+ * transports' setups, --sird-opt and --homa-opt values in their transports' setups.
+ * Runs after the rate-control names are mapped (--cc timely is -timely). */
+static void check_combinations(struct parse_ctx *x, const struct config *cfg, const struct given *g)
+{
+    if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird"))
+        bad(x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
+    if (cfg->tm_path && cfg->workload_spec)
+        bad(x, "-tm and --workload both give the workload: give one of them");
+    if (!cfg->tm_path && !cfg->workload_spec)
+        bad(x, "no connection matrix: give -tm FILE or --workload SPEC (see --help)");
+    if (cfg->mtu_bytes <= cfg->hdr_bytes)
+        bad(x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
+    /* the default tree's shape and latencies; a .topo file gives its own */
+    if (cfg->topo_path && (g->tiers || g->hop_latency || g->switch_latency))
+        bad(x, "%s: only for the default fat tree; -topo %s gives its own tiers and latencies",
+            g->tiers ? "-tiers" : g->hop_latency ? "-hop_latency" : "-switch_latency", cfg->topo_path);
+    /* PFC: on with RoCE unless --pfc off, with --pfc on, or for a lossless
+     * class (sim_setup's rule) */
+    bool lossless = false;
+    for (unsigned k = 0; k < cfg->n_class_opts; k++)
+        lossless |= !strcmp(cfg->class_opts[k].name, "lossless") && cfg->class_opts[k].value != 0;
+    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && !strcmp(cfg->transport_name, "roce")) || lossless;
+    if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
+        bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
+            g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
+    if (g->timely_thresholds && !cfg->timely)
+        bad(x, "-timely_thresholds: TIMELY's thresholds; add -timely (RoCE's rate control)");
+    if (g->drr_quantum && !cfg->drr && !cfg->class_drr)
+        bad(x, "--drr-quantum: the quantum of DRR; add --sched drr or --sched class-drr");
+    if (g->ar_quantum && cfg->routing != ROUTE_AR)
+        bad(x, "--ar-quantum: the unit adaptive routing compares queues in; add --routing ar");
+    /* --class-opt, one class at a time (a pair with one side left at class
+     * 1's default is checked in sim_setup) */
+    for (uint32_t k = 2; k < PORT_MAX_CLASSES; k++) {
+        double q = class_opt_of(cfg, k, "queue_bytes"), kmin = class_opt_of(cfg, k, "ecn_kmin_bytes");
+        double kmax = class_opt_of(cfg, k, "ecn_kmax_bytes"), trim = class_opt_of(cfg, k, "trim");
+        double ecn = class_opt_of(cfg, k, "ecn"), ll = class_opt_of(cfg, k, "lossless");
+        if (kmin > kmax) /* false when either is NaN */
+            bad(x, "--class-opt %u:ecn_kmin_bytes=%.0f exceeds %u:ecn_kmax_bytes=%.0f", k, kmin, k, kmax);
+        if (ecn == 0 && (!isnan(kmin) || !isnan(kmax)))
+            bad(x, "--class-opt %u:%s: class %u marks no ECN (%u:ecn=0)", k,
+                isnan(kmin) ? "ecn_kmax_bytes" : "ecn_kmin_bytes", k, k);
+        if (ll == 1 && !isnan(q))
+            bad(x, "--class-opt %u:queue_bytes: class %u is lossless (%u:lossless=1): PFC holds it back, it has no limit",
+                k, k, k);
+        if (ll == 1 && trim == 1)
+            bad(x, "--class-opt %u:trim=1 and %u:lossless=1: a lossless class never trims", k, k);
+        if (ll != 1 && kmax > q)
+            bad(x, "--class-opt %u:ecn_kmax_bytes=%.0f exceeds %u:queue_bytes=%.0f: the queue would overflow first", k,
+                kmax, k, q);
+    }
+}
+
 enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
     struct parse_ctx x = {err, errlen, false};
@@ -286,7 +365,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         if (!strcmp(base ? base + 1 : argv[0], "htsim_eqds"))
             cfg->transport_name = "eqds";
     }
-    bool ar_quantum_set = false;
+    struct given given = {0};
     for (int i = 1; i < argc && !x.failed; i++) {
         const char *arg = argv[i];
         /* --flag=value for the native long flags; the name is copied so argv stays intact */
@@ -357,6 +436,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->nodes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 24);
         } else if (!strcmp(arg, "-tiers")) {
             TAKE();
+            given.tiers = true;
             cfg->tiers = (uint32_t)get_uint(&x, arg, v, 2, 3);
         } else if (!strcmp(arg, "-linkspeed")) {
             TAKE();
@@ -382,6 +462,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-pfc_thresholds needs two values: LOW HIGH (packets)");
                 break;
             }
+            given.pfc_thresholds = true;
             cfg->pfc_low_pkts = (uint32_t)get_uint(&x, "-pfc_thresholds (low)", argv[i + 1], 1, 1000000);
             cfg->pfc_high_pkts = (uint32_t)get_uint(&x, "-pfc_thresholds (high)", argv[i + 2], 1, 1000000);
             if (!x.failed && cfg->pfc_low_pkts > cfg->pfc_high_pkts)
@@ -393,6 +474,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-timely_thresholds needs two values: LOW HIGH (us)");
                 break;
             }
+            given.timely_thresholds = true;
             cfg->timely_t_low_us = get_real(&x, "-timely_thresholds (low)", argv[i + 1], 1e-3, 1e6);
             cfg->timely_t_high_us = get_real(&x, "-timely_thresholds (high)", argv[i + 2], 1e-3, 1e6);
             if (!x.failed && cfg->timely_t_low_us > cfg->timely_t_high_us)
@@ -436,6 +518,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "%s: '%s' is neither on nor off", arg, shown(v, b));
         } else if (!strcmp(arg, "--pfc-deadlock-us")) {
             TAKE();
+            given.pfc_deadlock = true;
             cfg->pfc_deadlock_ps = us_to_ps(get_real(&x, arg, v, 1e-3, 1e9));
         } else if (!strcmp(arg, "-dcqcn")) {
             TAKE();
@@ -509,9 +592,11 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->qa_gate = (int)get_uint(&x, arg, v, 0, 30);
         } else if (!strcmp(arg, "-hop_latency")) {
             TAKE();
+            given.hop_latency = true;
             cfg->hop_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
         } else if (!strcmp(arg, "-switch_latency")) {
             TAKE();
+            given.switch_latency = true;
             cfg->switch_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
         } else if (!strcmp(arg, "-sack_threshold")) {
             TAKE();
@@ -588,10 +673,11 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "--sched: '%s' is not fifo, drr or class-drr", shown(v, b));
         } else if (!strcmp(arg, "--drr-quantum")) {
             TAKE();
+            given.drr_quantum = true;
             cfg->drr_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 64, 1u << 24);
         } else if (!strcmp(arg, "--ar-quantum")) {
             TAKE();
-            ar_quantum_set = true;
+            given.ar_quantum = true;
             cfg->ar_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
         } else if (!strcmp(arg, "-failed")) {
             TAKE();
@@ -671,24 +757,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     }
     if (x.failed)
         return OPTIONS_ERROR;
-    if (!ar_quantum_set)
+    if (!given.ar_quantum)
         cfg->ar_quantum_bytes = cfg->mtu_bytes;
-    if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird")) {
-        bad(&x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
-        return OPTIONS_ERROR;
-    }
-    if (cfg->tm_path && cfg->workload_spec) {
-        bad(&x, "-tm and --workload both give the workload: give one of them");
-        return OPTIONS_ERROR;
-    }
-    if (!cfg->tm_path && !cfg->workload_spec) {
-        bad(&x, "no connection matrix: give -tm FILE or --workload SPEC (see --help)");
-        return OPTIONS_ERROR;
-    }
-    if (cfg->mtu_bytes <= cfg->hdr_bytes) {
-        bad(&x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
-        return OPTIONS_ERROR;
-    }
     /* RoCE's rate controls by name: --cc dcqcn|timely|hpcc is -dcqcn K,
      * -timely, -hpcc; the window algorithm of any other transport's
      * connections then stays the default */
@@ -707,6 +777,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         cfg->cc_name = "nscc";
         cfg->cc_given = false;
     }
+    check_combinations(&x, cfg, &given);
+    if (x.failed)
+        return OPTIONS_ERROR;
     if (cfg->paths == 1 && strcmp(cfg->lb_name, "single") && strcmp(cfg->lb_name, "ecmp"))
         cfg->lb_name = "single"; /* one entropy value: every balancer degenerates to one path */
     return OPTIONS_RUN;

@@ -161,6 +161,12 @@ void fabric_build(struct sim *s)
             port_enable_drr(p);
         if (c->switch_stats)
             p->flags |= PORTF_BUF_STATS;
+        /* before the extra classes copy them: a class that --class-opt
+         * leaves alone has class 1's thresholds (0 and 0, marking every
+         * queued packet, when this came after) */
+        uint64_t lim = p->data_limit_bytes;
+        p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
+        p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);
         if (c->n_classes > 2) {
             port_enable_classes(p, c->n_classes);
             for (unsigned k = 0; k < c->n_class_opts; k++) {
@@ -186,9 +192,6 @@ void fabric_build(struct sim *s)
             if (c->class_drr)
                 p->flags |= PORTF_CLASS_DRR;
         }
-        uint64_t lim = p->data_limit_bytes;
-        p->ecn_kmin_bytes = (uint32_t)((uint64_t)s->ecn_kmin_bytes_default * lim / s->queue_bytes);
-        p->ecn_kmax_bytes = (uint32_t)((uint64_t)s->ecn_kmax_bytes_default * lim / s->queue_bytes);
     }
 }
 

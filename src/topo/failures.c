@@ -363,14 +363,15 @@ static void apply_failed_links(struct sim *s, uint32_t n)
         die_input("-failed %u: this topology has no links that rule applies to", n);
 }
 
-/* Events after -end are legal (a schedule written for a longer run) but
- * cannot happen: one warning line per specification, as for connections
- * that start after -end. */
+/* Events at or after -end are legal (a schedule written for a longer run)
+ * but cannot change the run (one at -end itself happens with nothing left
+ * to affect): one warning line per specification, as for connections that
+ * start at or after -end. */
 static void warn_late_events(const struct sim *s, uint32_t first, const char *where)
 {
     for (uint32_t i = first; i < s->n_link_events; i++)
-        if (s->link_events[i].at_ps > s->cfg.end_ps) {
-            warn_input("%s: the event at %g us is after -end %g us and will not happen", where,
+        if (s->link_events[i].at_ps >= s->cfg.end_ps) {
+            warn_input("%s: the event at %g us is at or after -end %g us and cannot affect the run", where,
                        (double)s->link_events[i].at_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);
             return;
         }

@@ -646,6 +646,14 @@ static void rto_timer(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
     struct eqds_run *r = s->eqds;
+    /* Only the timer last set counts. An expiry that looks again at once
+     * (below) replaces the one send_rts has just set an RTO ahead; that
+     * earlier event still fires, and if it were served it would set yet
+     * another, so a flow that never hears back (its receiver unreachable)
+     * gained one live timer per RTO and its events grew with the square of
+     * simulated time. */
+    if (!sq(f)->rto_event_pending || s->now != sq(f)->rto_event_ps)
+        return;
     sq(f)->rto_event_pending = false;
     if (f->state != FLOW_ACTIVE)
         return;

@@ -130,9 +130,22 @@ void transport_setup(struct sim *s)
             used[t] |= all_transports[t] == s->flows[i].tp;
     }
     /* the run's transport checks its options even when no flow uses it */
+    bool windowed = false; /* a flow whose transport reads --cc, or says it does not */
     for (size_t t = 0; t < N_TRANSPORTS; t++)
-        if (used[t] || all_transports[t] == run_tp)
+        if (used[t] || all_transports[t] == run_tp) {
             all_transports[t]->setup(s);
+            windowed |= all_transports[t] == &transport_uet_ops || all_transports[t] == &transport_eqds_ops ||
+                        all_transports[t] == &transport_homa_ops;
+        }
+    /* SIRD and RoCE keep no sender window (RoCE's --cc dcqcn, timely, hpcc
+     * became its rate control in options.c): --cc names nothing here, as
+     * EQDS's and Homa's setups say for theirs */
+    if (s->cfg.cc_given && !windowed && run_tp == &transport_roce_ops)
+        warn_input("--cc %s has no effect on RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, "
+                   "timely or hpcc)", s->cc->name);
+    else if (s->cfg.cc_given && !windowed)
+        warn_input("--cc %s has no effect on %s: receivers allocate credit, senders keep no window", s->cc->name,
+                   run_tp == &transport_sird_ops ? "SIRD" : run_tp->name);
 }
 
 uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes)

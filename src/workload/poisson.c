@@ -328,6 +328,7 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
     char *buf = xmalloc(len + 1);
     memcpy(buf, rest, len + 1);
     bool ok = true, seen_cdf = false, seen_load = false, seen_n = false;
+    const char *incast_param = NULL; /* incast_senders or incast_bytes, which only the overlay uses */
     /* every accepted name is a distinct known one: at most 11 */
     char seen_names[11][16];
     unsigned n_seen = 0;
@@ -354,6 +355,8 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
             seen_cdf |= !strcmp(s, "cdf");
             seen_load |= !strcmp(s, "load");
             seen_n |= !strcmp(s, "n");
+            if (!incast_param && (!strcmp(s, "incast_senders") || !strcmp(s, "incast_bytes")))
+                incast_param = !strcmp(s, "incast_senders") ? "incast_senders" : "incast_bytes";
         }
         s = comma ? comma + 1 : NULL;
     }
@@ -366,6 +369,9 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
         return spec_fail(err, errlen, "parameter 'load' (payload rate / host link rate) is required");
     if (!seen_n)
         return spec_fail(err, errlen, "parameter 'n' (hosts) is required");
+    if (incast_param && !(p->incast_share > 0))
+        return spec_fail(err, errlen, "%s is for the incast overlay: give incast=F too (its share of the load, "
+                         "above 0)", incast_param);
     if (p->incast_share > 0 && p->incast_senders > p->nodes - 1)
         return spec_fail(err, errlen, "incast_senders %u needs more hosts than n=%u (senders exclude the receiver)",
                          p->incast_senders, p->nodes);
@@ -373,6 +379,34 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
         return spec_fail(err, errlen, "stop_us %g is not after warmup_us %g: nothing would be measured",
                          (double)p->stop_ps / PS_PER_US, (double)p->warmup_ps / PS_PER_US);
     return true;
+}
+
+/* The integral of ceil(t / mss) over t from 0 to x: whole packets of mss
+ * up to k x mss contribute mss x (1 + ... + k), the rest (k + 1) each. */
+static double packets_integral(double x, double mss)
+{
+    double k = floor(x / mss);
+    return mss * k * (k + 1) / 2 + (x - k * mss) * (k + 1);
+}
+
+/* A message is at least one packet, as a 1-byte one is. */
+static double packets_of(double size_bytes, double mss)
+{
+    double n = ceil(size_bytes / mss);
+    return n < 1 ? 1 : n;
+}
+
+double cdf_mean_packets(const struct size_cdf *c, bool step, uint32_t mss_bytes)
+{
+    double mss = mss_bytes, mean = c->prob[0] * packets_of(c->size_bytes[0], mss);
+    for (uint32_t i = 1; i < c->n; i++) {
+        double w = c->prob[i] - c->prob[i - 1], a = c->size_bytes[i - 1], b = c->size_bytes[i];
+        if (step || b <= a)
+            mean += w * packets_of(b, mss);
+        else /* uniform on [a, b]: the mean of ceil over the segment */
+            mean += w * (packets_integral(b, mss) - packets_integral(a, mss)) / (b - a);
+    }
+    return mean;
 }
 
 /* ---- the generator ---------------------------------------------------------------- */
@@ -568,6 +602,25 @@ static simtime_ps window_end_ps(const struct sim *s)
     return p->stop_ps < s->cfg.end_ps ? p->stop_ps : s->cfg.end_ps;
 }
 
+/* load counts payload only; each packet also carries a header on the
+ * wire. An offered load above the host links' rate once headers count
+ * cannot be carried: the senders' backlog (and memory) grows all run long,
+ * which is legal but surely not what was meant (a 5-byte CDF at load 0.5
+ * is 0.5 x (5 + 64) / 5 = 6.9 links' worth). */
+static void warn_overload(const struct sim *s, const struct poisson_spec *p, const struct poisson_gen *g)
+{
+    uint32_t hdr = s->cfg.hdr_bytes, mss = s->cfg.mtu_bytes - hdr;
+    double bg_pkts = cdf_mean_packets(&g->cdf, p->step, mss);
+    double ic_pkts = packets_of((double)p->incast_bytes, mss);
+    double wire = p->load * (1 - p->incast_share) * (g->mean_bytes + hdr * bg_pkts) / g->mean_bytes;
+    if (p->incast_share > 0)
+        wire += p->load * p->incast_share * ((double)p->incast_bytes + hdr * ic_pkts) / (double)p->incast_bytes;
+    if (wire > 1)
+        warn_input("--workload poisson: load %g (payload) is %.3g times the host links' rate once each packet's "
+                   "%u-byte header counts (%s: mean %.4g bytes, %.4g packets per message): the backlog grows all run",
+                   p->load, wire, hdr, p->cdf_path, g->mean_bytes, bg_pkts);
+}
+
 void poisson_setup(struct sim *s, const struct poisson_spec *p)
 {
     char err[1024];
@@ -588,6 +641,7 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
     uint32_t mbps = s->topo.spec.tier[0].downlink_mbps;
     if (!poisson_gen_init(&pr->gen, &background, s->n_hosts, mbps, s->cfg.seed, err, sizeof err))
         die_input("%s", err); /* names the CDF file and line */
+    warn_overload(s, p, &pr->gen);
     if (p->warmup_ps >= s->cfg.end_ps)
         die_input("--workload poisson: warmup_us %g is not before -end %g: nothing would be measured",
                   (double)p->warmup_ps / PS_PER_US, (double)s->cfg.end_ps / PS_PER_US);

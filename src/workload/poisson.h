@@ -39,6 +39,10 @@ void cdf_free(struct size_cdf *c);
 uint64_t cdf_sample(const struct size_cdf *c, double u, bool step);
 /* The exact mean of cdf_sample before rounding to bytes. */
 double cdf_mean_bytes(const struct size_cdf *c, bool step);
+/* The mean number of packets of mss_bytes payload each that a message of
+ * cdf_sample's size takes, exact before rounding to bytes: with a header
+ * per packet, the wire carries mean bytes + this x the header. */
+double cdf_mean_packets(const struct size_cdf *c, bool step, uint32_t mss_bytes);
 
 struct poisson_spec {
     char cdf_path[512];
