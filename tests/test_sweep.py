@@ -174,14 +174,68 @@ size_bytes = [1000, 2000]
             ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\n'-q' = 3\n", "not one of"),
             ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\ncc = 3\n", "not an axis"),
             ("[sweep\n", "s.toml"),
+            # issue 20 item 4's cases: each one line naming the key, exit 2
+            ("[sweep]\nname='a'\njobs=-1\n", "sweep.jobs"),
+            ("[sweep]\nname='a'\njobs='4'\n", "sweep.jobs"),
+            ("[sweep]\nname='a'\n[fixed]\n'-tm' = 5\n", "fixed.-tm: -tm takes a file name"),
+            ("[sweep]\nname='a'\n[axes]\n'-topo' = [1, 2]\n", "axes.-topo"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = inf\n", "fixed.-q: inf is not a finite number"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, nan]\n", "axes.-q[1]: nan is not a finite number"),
+            ("[sweep]\nname='a'\n[axes]\nload = [0.5, -inf]\n", "axes.load: -inf"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = 99999999999999999999\n", "outside the 64-bit"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+            ("[sweep]\nname='a'\n[inputs.m]\ncommand = ['/nonexistent/gen']\n[fixed]\n'-tm' = '{input.m}'\n",
+             "inputs.m.command: /nonexistent/gen: No such file"),
+            ("inputs = 5\n[sweep]\nname='a'\n", "s.toml: inputs: tables"),
+            ("[sweep]\nname='a'\n[inputs]\nm = 5\n", "inputs.m"),
+            ("[sweep]\nname='a'\n[report]\nmetrics = 5\n", "report.metrics"),
+            ("[sweep]\nname='a'\n[report]\nbogus = 5\n", "report.bogus: unknown key"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nexpect = 'x'\n", "report.claim[0].expect: a number"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nratio = [{}]\n", "report.claim[0].ratio"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nat_most = nan\n", "report.claim[0].at_most"),
+            ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),
+            ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'metric'\n", "report.plot[0].x"),
+            ("[sweep]\nname='a'\n[report]\nplot = 5\n", "report.plot"),
+            ("[sweep]\nname='a'\nbinary = 5\n", "sweep.binary"),
+            ("[sweep]\nname='a'\nrepetitions = 1000000000000\n", "sweep.repetitions"),
         ]
         for text, want in cases:
             f = self.write(text)
             p = sweep_cmd("expand", f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, text[:200])
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(want, p.stderr, text[:200])
+            self.assertIn("s.toml", p.stderr)
+
+    def test_names_cannot_overwrite_bookkeeping(self):
+        # a flag or axis whose column is one of the runs table's own
+        for text, want in (
+                ("[axes]\nstatus = [1, 2]\n", "axes.status: name reserved"),
+                ("[axes]\nevents = [1, 2]\n", "axes.events: name reserved"),
+                ("[axes.version]\na = {}\nb = { '-q' = 3 }\n", "axes.version: name reserved"),
+                ("[axes.point_id]\na = {}\nb = { '-q' = 3 }\n", "axes.point_id: name reserved"),
+                ("[axes]\nrep = [1, 2]\n", "axes.rep: name reserved"),
+                ("[fixed]\n'-status' = 'done'\n", "fixed.-status: its column 'status'"),
+                ("[axes]\n'--wall-s' = [1, 2]\n", "axes.--wall-s[0]: its column 'wall_s'")):
+            f = self.write("[sweep]\nname='a'\n" + text)
+            p = sweep_cmd("expand", f, "--out", self.out, check=False)
             self.assertEqual(p.returncode, 2, text)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-            self.assertIn(want, p.stderr, text)
-            self.assertIn("s.toml", p.stderr)
+            self.assertIn(want, p.stderr)
+
+    def test_seeds_in_the_database_range(self):
+        # seeds are SQLite INTEGERs: 0 .. 2^63 - 1
+        for text, want in (("seeds = [9223372036854775808]", "sweep.seeds"),
+                           ("seeds = [-1]", "sweep.seeds"),
+                           ("seed_base = 9223372036854775807\nrepetitions = 2", "sweep.seed_base")):
+            f = self.write(TINY.replace("seeds = [1]", text))
+            p = sweep_cmd("expand", f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, text)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(want, p.stderr)
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [9223372036854775807]"))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.assertEqual(self.q("SELECT DISTINCT seed, status FROM runs"), [(2**63 - 1, "done")])
 
     # -- running -----------------------------------------------------------
     def test_tiny_sweep_end_to_end(self):
@@ -265,12 +319,23 @@ from = "ts_flows t JOIN runs r USING(point_id)"
         self.assertIn("no such column: t.no_such_column", text)  # values is what is drawn
 
     def test_run_from_another_directory(self):
-        # default OUT is results/NAME under the current directory
-        f = self.write(TINY)
-        sweep_cmd("run", f, "--quiet", cwd=self.tmp)
-        self.out = os.path.join(self.tmp, "results", "tiny")
-        self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
-        self.assertFalse(os.path.exists(os.path.join(ROOT, "results", "tiny", "runs")))
+        # default OUT is results/NAME under the project root, whatever the
+        # current directory: a resume from elsewhere finds the same results
+        name = f"cwdtest-{os.getpid()}"
+        f = self.write(TINY.replace('name = "tiny"', f'name = "{name}"'))
+        self.out = os.path.join(ROOT, "results", name)
+        try:
+            sweep_cmd("run", f, "--quiet", cwd=self.tmp)
+            self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
+            self.assertFalse(os.path.exists(os.path.join(self.tmp, "results")))
+            p = sweep_cmd("run", f, cwd=os.path.join(ROOT, "tools"))
+            self.assertIn("2 done, 0 to run", p.stderr)
+        finally:
+            shutil.rmtree(self.out, ignore_errors=True)
+            try:
+                os.rmdir(os.path.join(ROOT, "results"))  # only if the test made it
+            except OSError:
+                pass
 
     def test_crash_before_ingest_is_ingested_not_rerun(self):
         f = self.write(TINY)
@@ -294,7 +359,7 @@ from = "ts_flows t JOIN runs r USING(point_id)"
         f = self.write(TINY)
         # a binary whose no-trim point hangs: the sweep is killed while it runs
         slow = self.write(f"""#!/bin/sh
-case "$*" in *-disable_trim*) while :; do sleep 0.1; done;; esac
+case "$*" in *-disable_trim*--check) ;; *-disable_trim*) while :; do sleep 0.1; done;; esac
 exec {BIN} "$@"
 """, "slow.sh")
         os.chmod(slow, 0o755)
@@ -359,12 +424,134 @@ exec {BIN} "$@"
         self.assertEqual([ln.split("\t")[:3] for ln in out[1:]], [["trim", "None", "1"], ["notrim", "1", "1"]])
 
     def test_failed_point_is_recorded(self):
-        f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"-paths" = 0'))
-        p = sweep_cmd("run", f, "--out", self.out, check=False)
+        # a run that fails after its flags passed --check: recorded with its
+        # last line (a bad flag itself is refused before running, below)
+        fail = self.write(f"""#!/bin/sh
+case "$*" in *--check|--version) exec {BIN} "$@";; esac
+echo "spraysim: -paths: '0' is out of range" >&2
+exit 2
+""", "fail.sh")
+        os.chmod(fail, 0o755)
+        f = self.write(TINY)
+        p = sweep_cmd("run", f, "--out", self.out, env={"SPRAYSIM": fail}, check=False)
         self.assertEqual(p.returncode, 1)
         rows = self.q("SELECT status, exit_code, error FROM runs")
         self.assertEqual(len(rows), 2)
         self.assertTrue(all(r[0] == "failed" and r[1] == 2 and "-paths" in r[2] for r in rows), rows)
+
+    def test_signal_killed_point_is_failed_and_sweep_goes_on(self):
+        # a run that dies from a signal (a segfault, the OOM killer) is a
+        # failed point with the signal named; the other points still run
+        crash = self.write(f"""#!/bin/sh
+case "$*" in *--check) ;; *-disable_trim*) kill -SEGV $$;; esac
+exec {BIN} "$@"
+""", "crash.sh")
+        os.chmod(crash, 0o755)
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]"))
+        p = sweep_cmd("run", f, "--out", self.out, "-j", "1", env={"SPRAYSIM": crash}, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        rows = sorted(self.q("SELECT variant, seed, status, exit_code, error FROM runs"))
+        self.assertEqual([r[:4] for r in rows], [("notrim", 1, "failed", -11), ("notrim", 2, "failed", -11),
+                                                 ("trim", 1, "done", 0), ("trim", 2, "done", 0)])
+        self.assertEqual(rows[0][4], "killed by signal SIGSEGV (11)")
+        # a resume says why the failed points are not run again
+        p = sweep_cmd("run", f, "--out", self.out, env={"SPRAYSIM": crash}, check=False)
+        self.assertIn("4 done, 0 to run", p.stderr)
+        self.assertIn("2 of the done points failed and are not run again", p.stderr)
+        self.assertIn("--retry-failed", p.stderr)
+
+    def test_check_refuses_bad_flags_before_running(self):
+        # spraysim --check: flags and input files as a run reads them,
+        # nothing printed, nothing written
+        cm = os.path.join(os.environ.get("SHARED", os.path.join(os.path.dirname(ROOT), "shared")),
+                          "data", "htsim", "matrices", "one.cm")
+        r = subprocess.run([BIN, "-tm", cm, "-end", "100", "--check"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "", ""))
+        r = subprocess.run([BIN, "-tm", cm, "--out", os.path.join(self.tmp, "o"), "--check"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "o")))
+        for argv, want in ((["-tm", cm, "--cc", "bogus"], "--cc: unknown algorithm 'bogus'"),
+                           (["-tm", os.path.join(self.tmp, "none.cm")], "none.cm"),
+                           (["--workload", "poisson:cdf=" + os.path.join(self.tmp, "no.cdf") + ",load=0.5,n=16"],
+                            "no.cdf")):
+            r = subprocess.run([BIN] + argv + ["--check"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, argv)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(want, r.stderr)
+        # the sweep refuses at expansion, naming the point's flags and the
+        # binary's line, and runs nothing
+        f = self.write(TINY.replace('notrim = { "-disable_trim" = true }', 'notrim = { "--cc" = "bogus" }'))
+        for cmd in ("run", "expand", "slurm"):
+            p = sweep_cmd(cmd, f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn("s.toml: point ", p.stderr)
+            self.assertIn("(variant=notrim): spraysim -tm ", p.stderr)
+            self.assertIn("--cc bogus: spraysim: --cc: unknown algorithm 'bogus'", p.stderr)
+        self.assertEqual(os.listdir(os.path.join(self.out, "logs")), [])
+
+    def test_full_disk_is_one_line(self):
+        # a write the system refuses (here a file size limit: EFBIG, as a
+        # full disk gives ENOSPC) is one line naming the file, exit 2
+        import resource
+        f = self.write(TINY.replace("seeds = [1]", "repetitions = 20"))
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+        e = dict(os.environ, SPRAYSIM=BIN)
+        p = subprocess.run(["/usr/bin/python3", TOOL, "run", f, "--out", self.out], capture_output=True,
+                           text=True, env=e, cwd=ROOT, preexec_fn=limit)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.strip().splitlines(), [f"sweep: {self.out}/points.json: File too large"])
+        self.assertEqual([x for x in os.listdir(self.out) if "tmp" in x], [])
+
+    def test_report_without_matplotlib_is_one_line(self):
+        # a python3 without matplotlib: one line saying what to install
+        fake = os.path.join(self.tmp, "fake")
+        os.makedirs(os.path.join(fake, "matplotlib"))
+        with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as fh:
+            fh.write("raise ImportError(\"No module named 'matplotlib'\")\n")
+        f = self.write(TINY)
+        for args in (["report", f, "--out", self.out], ["run", f, "--out", self.out, "--report"],
+                     ["report-run", self.tmp]):
+            p = sweep_cmd(*args, env={"PYTHONPATH": fake}, check=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn("make plot-deps", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "runs")))  # refused before running
+
+    def test_zero_over_zero_claim_cannot_be_evaluated(self):
+        f = self.write(TINY + """
+[report]
+[report.define]
+nothing = "(0 * r.seed)"
+[[report.claim]]
+figure = "zero"
+metric = "nothing"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+expect = 1
+[[report.claim]]
+figure = "scaled by zero"
+metric = "fct_max_us"
+diff = [{ variant = "trim" }, { variant = "notrim" }]
+scale = "nothing"
+at_most = 1
+[[report.claim]]
+figure = "fine"
+metric = "fct_max_us"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+at_least = 0
+""")
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", f, "--out", self.out, "--html", html)
+        text = open(html).read()
+        self.assertEqual(text.count('Verdict: <span class="open">cannot be evaluated'), 2, text)
+        self.assertIn("(ratio 0 / 0)", text)
+        self.assertNotIn('class="disagrees"', text)
+        self.assertEqual(text.count('Verdict: <span class="agrees"'), 1)
 
     # -- Slurm -------------------------------------------------------------
     def test_slurm_script_with_hand_set_task_id(self):
