@@ -5,7 +5,11 @@ end to end, resume after a kill and after a crash before the ingest,
 extending the repetitions, the Slurm script with a hand-set task id, the
 mean / 95% CI helper, the figure coverage table (experiments/coverage.tsv
 against the sweep files and the README) and seed 000 Fig. 16c's ring
-all-to-all generator. Prints one 'ok NAME' or 'FAIL NAME' line per test.
+all-to-all generator; and what issue 20 item 4 asks: a point killed by a
+signal, names that would overwrite the runs table's columns, seeds in the
+database's range, bad sweep files (tests/sweep/corpus and a bounded fuzz of
+them), spraysim --check at expansion, a full disk, a missing matplotlib,
+a 0/0 claim. Prints one 'ok NAME' or 'FAIL NAME' line per test.
 Needs bin/spraysim (SPRAYSIM overrides) and ../shared (SHARED overrides)."""
 import csv
 import json
@@ -24,6 +28,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from sweeplib import db, spec  # noqa: E402
 
 TOOL = os.path.join(ROOT, "tools", "sweep")
+# tools/sweep as a module (it has no .py name), for the in-process fuzz test
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+_loader = importlib.machinery.SourceFileLoader("sweep_cli", TOOL)
+SWEEP_CLI = importlib.util.module_from_spec(importlib.util.spec_from_loader("sweep_cli", _loader))
+_loader.exec_module(SWEEP_CLI)
 BIN = os.path.abspath(os.environ.get("SPRAYSIM", os.path.join(ROOT, "bin", "spraysim")))
 TINY = """
 [sweep]
@@ -552,6 +562,115 @@ at_least = 0
         self.assertIn("(ratio 0 / 0)", text)
         self.assertNotIn('class="disagrees"', text)
         self.assertEqual(text.count('Verdict: <span class="agrees"'), 1)
+
+    # -- the sweep file reader under random input ----------------------------
+    def expand_in_process(self, path):
+        """tools/sweep expand PATH run in this process: (exit status, stderr);
+        an exception escaping tools/sweep's cli() is a traceback, a failure."""
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                rc = SWEEP_CLI.cli(["expand", path, "--out", self.out, "--binary", BIN])
+            except SystemExit as e:  # argparse
+                rc = e.code
+        return rc, err.getvalue()
+
+    def test_sweep_file_corpus(self):
+        # tests/sweep/corpus: one file per case of issue 20 item 4 (and valid
+        # ones to mutate); its first line says the exit status and what the
+        # one line on stderr names
+        corpus = os.path.join(ROOT, "tests", "sweep", "corpus")
+        names = sorted(os.listdir(corpus))
+        self.assertGreaterEqual(len(names), 20)
+        for name in names:
+            path = os.path.join(corpus, name)
+            with open(path) as fh:
+                want = fh.readline().strip().removeprefix("# expect: ").split(" ", 1)
+            rc, err = self.expand_in_process(path)
+            self.assertEqual(rc, int(want[0]), f"{name}: {err}")
+            if rc:
+                self.assertEqual(len(err.strip().splitlines()), 1, f"{name}: {err}")
+                self.assertTrue(err.startswith(f"sweep: {path}: "), f"{name}: {err}")
+                self.assertIn(want[1], err, name)
+            else:
+                self.assertEqual(err, "", name)
+
+    def test_sweep_file_fuzz(self):
+        # random mutations of the corpus (fixed seed, bounded count): every
+        # outcome is exit 0, or exit 2 with one line on stderr naming the
+        # file; never a traceback
+        import random
+        rng = random.Random(int(os.environ.get("SWEEP_FUZZ_SEED", "20")))
+        corpus = os.path.join(ROOT, "tests", "sweep", "corpus")
+        texts, valid = [], []
+        for name in sorted(os.listdir(corpus)):
+            with open(os.path.join(corpus, name)) as fh:
+                texts.append(fh.read())
+            if name.startswith("valid"):
+                valid.append(texts[-1])
+        numbers = ["-1", "0", "inf", "nan", "-inf", "1e400", "9223372036854775808", "9223372036854775807",
+                   "1" * 30, "1.5", "true", '"x"', "[]", "{}", "[[1]]", "[1, [2]]", "1979-05-27", "{ a = 1 }"]
+        strings = ["5", '""', '"{nope}"', '"{seed}"', '"{input.x}"', '"-q"', "[1, 2]", "true", '"status"',
+                   '"/nonexistent"', '"{shared}"', '"a\\u0000b"', "-3", "[]"]
+        keys = ["status", "version", "rep", "events", "point_id", "seed", "\"--seed\"", "\"-q\"", "x",
+                "\"-tm\"", "jobs", "metrics", "kind", "ratio", "command", "\"-ecn\""]
+        snippets = ["[report]\nmetrics = 5", "jobs = -1", '"-tm" = 5', "status = [1, 2]", "[[exclude]]\nx = 1",
+                    "[inputs.q]\ncommand = ['no-such-command']", "x = " + "[" * 2000 + "]" * 2000,
+                    "[axes.events]\na = {}", "seeds = [9223372036854775808]", "[[report.claim]]\nratio = [1]",
+                    "[[report.plot]]\nkind = 5", "[report.define]\nx = 1", "[sweep]", "[fixed]", "[axes]",
+                    "flows = 1", "repetitions = 0", '"-paths" = 0', '"-q" = nan']
+        tok = __import__("re").compile(r'-?\d[\d.e+-]*|"[^"\n]*"|[A-Za-z_][A-Za-z0-9_]*(?= *=)')
+        iterations = int(os.environ.get("SWEEP_FUZZ_ITERATIONS", "300"))
+        path = os.path.join(self.tmp, "fuzz.toml")
+        seen = {0: 0, 2: 0}
+        for i in range(iterations):
+            # half from a valid file, so that mutations also reach the expansion
+            text = rng.choice(valid if rng.random() < 0.5 else texts)
+            for _ in range(rng.randint(1, 3)):
+                lines = text.split("\n")
+                op = rng.randrange(7)
+                ms = list(tok.finditer(text))
+                if op == 0 and ms:
+                    m = rng.choice(ms)
+                    pool = numbers if m.group()[0] in "-0123456789" else strings if m.group()[0] == '"' else keys
+                    text = text[:m.start()] + rng.choice(pool) + text[m.end():]
+                elif op == 1 and len(lines) > 1:
+                    del lines[rng.randrange(len(lines))]
+                    text = "\n".join(lines)
+                elif op == 2:
+                    j = rng.randrange(len(lines))
+                    lines.insert(j, lines[j])
+                    text = "\n".join(lines)
+                elif op == 3:
+                    lines.insert(rng.randrange(len(lines) + 1), rng.choice(snippets))
+                    text = "\n".join(lines)
+                elif op == 4 and text:
+                    j = rng.randrange(len(text))
+                    text = text[:j] + chr(rng.choice([rng.randrange(32, 127), rng.randrange(0, 32), 0xe9])) + text[j + 1:]
+                elif op == 5 and text:
+                    j = rng.randrange(len(text))
+                    text = text[:j] + text[j + rng.randint(1, 20):]
+                else:
+                    other = rng.choice(texts).split("\n")
+                    j = rng.randrange(len(other))
+                    lines[rng.randrange(len(lines)):rng.randrange(len(lines) + 1)] = other[j:j + rng.randint(1, 5)]
+                    text = "\n".join(lines)
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(text)
+            shutil.rmtree(self.out, ignore_errors=True)
+            rc, err = self.expand_in_process(path)
+            self.assertIn(rc, (0, 2), f"iteration {i}: exit {rc}: {err}\n{text[:2000]}")
+            seen[rc] += 1
+            if rc == 2:
+                self.assertEqual(len(err.strip().splitlines()), 1, f"iteration {i}: {err}\n{text[:2000]}")
+                self.assertTrue(err.startswith("sweep: "), f"iteration {i}: {err}")
+            else:
+                self.assertEqual(err, "", f"iteration {i}: {err}")
+        # the mutations reach both sides (a fuzzer whose every input is
+        # refused would test only the first check)
+        self.assertTrue(seen[0] and seen[2], seen)
 
     # -- Slurm -------------------------------------------------------------
     def test_slurm_script_with_hand_set_task_id(self):

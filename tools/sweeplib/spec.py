@@ -125,7 +125,7 @@ class Sweep:
         self.title = str(sw.get("title", self.name))
         self.description = str(sw.get("description", ""))
         self.binary = sw.get("binary", "bin/spraysim")
-        if not isinstance(self.binary, str) or not self.binary:
+        if not isinstance(self.binary, str) or not self.binary or "\0" in self.binary:
             raise self.err("sweep.binary", "a path to the spraysim binary")
         self.jobs = sw.get("jobs")
         if self.jobs is not None and (not is_int(self.jobs) or not 1 <= self.jobs <= 4096):
@@ -168,6 +168,8 @@ class Sweep:
             cmd = spec.get("command")
             if not isinstance(cmd, list) or not cmd or not all(isinstance(c, str) for c in cmd):
                 raise self.err(f"{where}.command", "a non-empty list of strings (argv; stdout is the file)")
+            for c in cmd:
+                self._check_number(c, f"{where}.command")
             for k in spec:
                 if k != "command":
                     raise self.err(f"{where}.{k}", "unknown key")
@@ -243,6 +245,8 @@ class Sweep:
         integer inside SQLite's signed 64 bits."""
         if isinstance(v, float) and not math.isfinite(v):
             raise self.err(where, f"{v} is not a finite number")
+        if isinstance(v, str) and "\0" in v:
+            raise self.err(where, "a NUL character (\\u0000) cannot go into a command line")
         if is_int(v) and not -2**63 <= v <= 2**63 - 1:
             raise self.err(where, f"{v} is outside the 64-bit integer range")
 
