@@ -470,6 +470,36 @@ exec {BIN} "$@"
         self.assertIn("2 of the done points failed and are not run again", p.stderr)
         self.assertIn("--retry-failed", p.stderr)
 
+    def test_unreadable_outputs_are_a_failed_point(self):
+        # outputs that cannot be read (a summary without its sections, a
+        # truncated flows.csv, an empty queues.csv) make that point failed
+        # with the reason; the others are ingested, nothing half-written
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]"))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        ids = [r[0] for r in self.q("SELECT point_id FROM runs ORDER BY point_index")]
+        run = os.path.join(self.out, "runs")
+        with open(os.path.join(run, ids[0], "summary.json"), "w") as fh:
+            fh.write("{}")
+        with open(os.path.join(run, ids[1], "flows.csv"), "a") as fh:
+            fh.write("1,2\n")
+        open(os.path.join(run, ids[2], "queues.csv"), "w").close()
+        conn = sqlite3.connect(os.path.join(self.out, "results.db"))
+        with conn:
+            for t in ("runs", "flows", "queues", "summaries"):
+                conn.execute(f"DELETE FROM {t}")
+        conn.close()
+        p = sweep_cmd("run", f, "--out", self.out, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ingested 4 point(s)", p.stderr)
+        rows = dict((r[0], r[1:]) for r in self.q("SELECT point_id, status, error FROM runs"))
+        self.assertEqual(rows[ids[0]], ("failed", "summary.json: no key 'run'"))
+        self.assertEqual(rows[ids[1]][0], "failed")
+        self.assertRegex(rows[ids[1]][1], r"^flows.csv: line 3: 2 fields, the header has \d+$")
+        self.assertEqual(rows[ids[2]], ("failed", "queues.csv: empty file"))
+        self.assertEqual(rows[ids[3]], ("done", None))
+        self.assertEqual(self.q("SELECT DISTINCT point_id FROM flows"), [(ids[3],)])
+        self.assertEqual(self.q("SELECT count(*) FROM summaries")[0][0], 1)
+
     def test_check_refuses_bad_flags_before_running(self):
         # spraysim --check: flags and input files as a run reads them,
         # nothing printed, nothing written
@@ -770,6 +800,13 @@ at_least = 0
         self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>1</td><td>0</td>', page)
         self.assertIn('<a href="big.html">large/big</a>', page)
         self.assertFalse(index.is_sweep(exp, "../large/big"))
+        # a sweep file that is not TOML: one line naming it, no traceback
+        with open(os.path.join(exp, "large", "big.toml"), "w") as f:
+            f.write("[sweep\n")
+        r = sweep_cmd("index", exp, check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("large/big.toml: ", r.stderr)
 
     def test_ring_alltoall_generator(self):
         # experiments/inputs/gen_ring_alltoall.sh (seed000_fig16c_ring_a2a):
