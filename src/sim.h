@@ -108,6 +108,7 @@ struct config {
     unsigned n_cc_opts;
     bool progress;                /* progress line on stderr */
     bool quiet;
+    bool check_only; /* --check: parse and validate flags and input files, run nothing */
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */

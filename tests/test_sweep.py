@@ -5,7 +5,11 @@ end to end, resume after a kill and after a crash before the ingest,
 extending the repetitions, the Slurm script with a hand-set task id, the
 mean / 95% CI helper, the figure coverage table (experiments/coverage.tsv
 against the sweep files and the README) and seed 000 Fig. 16c's ring
-all-to-all generator. Prints one 'ok NAME' or 'FAIL NAME' line per test.
+all-to-all generator; and what issue 20 item 4 asks: a point killed by a
+signal, names that would overwrite the runs table's columns, seeds in the
+database's range, bad sweep files (tests/sweep/corpus and a bounded fuzz of
+them), spraysim --check at expansion, a full disk, a missing matplotlib,
+a 0/0 claim. Prints one 'ok NAME' or 'FAIL NAME' line per test.
 Needs bin/spraysim (SPRAYSIM overrides) and ../shared (SHARED overrides)."""
 import csv
 import json
@@ -24,6 +28,12 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from sweeplib import db, spec  # noqa: E402
 
 TOOL = os.path.join(ROOT, "tools", "sweep")
+# tools/sweep as a module (it has no .py name), for the in-process fuzz test
+import importlib.machinery  # noqa: E402
+import importlib.util  # noqa: E402
+_loader = importlib.machinery.SourceFileLoader("sweep_cli", TOOL)
+SWEEP_CLI = importlib.util.module_from_spec(importlib.util.spec_from_loader("sweep_cli", _loader))
+_loader.exec_module(SWEEP_CLI)
 BIN = os.path.abspath(os.environ.get("SPRAYSIM", os.path.join(ROOT, "bin", "spraysim")))
 TINY = """
 [sweep]
@@ -174,14 +184,68 @@ size_bytes = [1000, 2000]
             ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\n'-q' = 3\n", "not one of"),
             ("[sweep]\nname='a'\n[axes]\n'-q' = [1, 2]\n[[exclude]]\ncc = 3\n", "not an axis"),
             ("[sweep\n", "s.toml"),
+            # issue 20 item 4's cases: each one line naming the key, exit 2
+            ("[sweep]\nname='a'\njobs=-1\n", "sweep.jobs"),
+            ("[sweep]\nname='a'\njobs='4'\n", "sweep.jobs"),
+            ("[sweep]\nname='a'\n[fixed]\n'-tm' = 5\n", "fixed.-tm: -tm takes a file name"),
+            ("[sweep]\nname='a'\n[axes]\n'-topo' = [1, 2]\n", "axes.-topo"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = inf\n", "fixed.-q: inf is not a finite number"),
+            ("[sweep]\nname='a'\n[axes]\n'-q' = [1, nan]\n", "axes.-q[1]: nan is not a finite number"),
+            ("[sweep]\nname='a'\n[axes]\nload = [0.5, -inf]\n", "axes.load: -inf"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = 99999999999999999999\n", "outside the 64-bit"),
+            ("[sweep]\nname='a'\n[fixed]\n'-q' = " + "[" * 5000 + "]" * 5000 + "\n", "nested too deeply"),
+            ("[sweep]\nname='a'\n[inputs.m]\ncommand = ['/nonexistent/gen']\n[fixed]\n'-tm' = '{input.m}'\n",
+             "inputs.m.command: /nonexistent/gen: No such file"),
+            ("inputs = 5\n[sweep]\nname='a'\n", "s.toml: inputs: tables"),
+            ("[sweep]\nname='a'\n[inputs]\nm = 5\n", "inputs.m"),
+            ("[sweep]\nname='a'\n[report]\nmetrics = 5\n", "report.metrics"),
+            ("[sweep]\nname='a'\n[report]\nbogus = 5\n", "report.bogus: unknown key"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nexpect = 'x'\n", "report.claim[0].expect: a number"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nratio = [{}]\n", "report.claim[0].ratio"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nat_most = nan\n", "report.claim[0].at_most"),
+            ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),
+            ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'metric'\n", "report.plot[0].x"),
+            ("[sweep]\nname='a'\n[report]\nplot = 5\n", "report.plot"),
+            ("[sweep]\nname='a'\nbinary = 5\n", "sweep.binary"),
+            ("[sweep]\nname='a'\nrepetitions = 1000000000000\n", "sweep.repetitions"),
         ]
         for text, want in cases:
             f = self.write(text)
             p = sweep_cmd("expand", f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, text[:200])
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(want, p.stderr, text[:200])
+            self.assertIn("s.toml", p.stderr)
+
+    def test_names_cannot_overwrite_bookkeeping(self):
+        # a flag or axis whose column is one of the runs table's own
+        for text, want in (
+                ("[axes]\nstatus = [1, 2]\n", "axes.status: name reserved"),
+                ("[axes]\nevents = [1, 2]\n", "axes.events: name reserved"),
+                ("[axes.version]\na = {}\nb = { '-q' = 3 }\n", "axes.version: name reserved"),
+                ("[axes.point_id]\na = {}\nb = { '-q' = 3 }\n", "axes.point_id: name reserved"),
+                ("[axes]\nrep = [1, 2]\n", "axes.rep: name reserved"),
+                ("[fixed]\n'-status' = 'done'\n", "fixed.-status: its column 'status'"),
+                ("[axes]\n'--wall-s' = [1, 2]\n", "axes.--wall-s[0]: its column 'wall_s'")):
+            f = self.write("[sweep]\nname='a'\n" + text)
+            p = sweep_cmd("expand", f, "--out", self.out, check=False)
             self.assertEqual(p.returncode, 2, text)
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
-            self.assertIn(want, p.stderr, text)
-            self.assertIn("s.toml", p.stderr)
+            self.assertIn(want, p.stderr)
+
+    def test_seeds_in_the_database_range(self):
+        # seeds are SQLite INTEGERs: 0 .. 2^63 - 1
+        for text, want in (("seeds = [9223372036854775808]", "sweep.seeds"),
+                           ("seeds = [-1]", "sweep.seeds"),
+                           ("seed_base = 9223372036854775807\nrepetitions = 2", "sweep.seed_base")):
+            f = self.write(TINY.replace("seeds = [1]", text))
+            p = sweep_cmd("expand", f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, text)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn(want, p.stderr)
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [9223372036854775807]"))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        self.assertEqual(self.q("SELECT DISTINCT seed, status FROM runs"), [(2**63 - 1, "done")])
 
     # -- running -----------------------------------------------------------
     def test_tiny_sweep_end_to_end(self):
@@ -265,12 +329,23 @@ from = "ts_flows t JOIN runs r USING(point_id)"
         self.assertIn("no such column: t.no_such_column", text)  # values is what is drawn
 
     def test_run_from_another_directory(self):
-        # default OUT is results/NAME under the current directory
-        f = self.write(TINY)
-        sweep_cmd("run", f, "--quiet", cwd=self.tmp)
-        self.out = os.path.join(self.tmp, "results", "tiny")
-        self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
-        self.assertFalse(os.path.exists(os.path.join(ROOT, "results", "tiny", "runs")))
+        # default OUT is results/NAME under the project root, whatever the
+        # current directory: a resume from elsewhere finds the same results
+        name = f"cwdtest-{os.getpid()}"
+        f = self.write(TINY.replace('name = "tiny"', f'name = "{name}"'))
+        self.out = os.path.join(ROOT, "results", name)
+        try:
+            sweep_cmd("run", f, "--quiet", cwd=self.tmp)
+            self.assertEqual(self.q("SELECT status FROM runs"), [("done",), ("done",)])
+            self.assertFalse(os.path.exists(os.path.join(self.tmp, "results")))
+            p = sweep_cmd("run", f, cwd=os.path.join(ROOT, "tools"))
+            self.assertIn("2 done, 0 to run", p.stderr)
+        finally:
+            shutil.rmtree(self.out, ignore_errors=True)
+            try:
+                os.rmdir(os.path.join(ROOT, "results"))  # only if the test made it
+            except OSError:
+                pass
 
     def test_crash_before_ingest_is_ingested_not_rerun(self):
         f = self.write(TINY)
@@ -294,7 +369,7 @@ from = "ts_flows t JOIN runs r USING(point_id)"
         f = self.write(TINY)
         # a binary whose no-trim point hangs: the sweep is killed while it runs
         slow = self.write(f"""#!/bin/sh
-case "$*" in *-disable_trim*) while :; do sleep 0.1; done;; esac
+case "$*" in *-disable_trim*--check) ;; *-disable_trim*) while :; do sleep 0.1; done;; esac
 exec {BIN} "$@"
 """, "slow.sh")
         os.chmod(slow, 0o755)
@@ -359,12 +434,273 @@ exec {BIN} "$@"
         self.assertEqual([ln.split("\t")[:3] for ln in out[1:]], [["trim", "None", "1"], ["notrim", "1", "1"]])
 
     def test_failed_point_is_recorded(self):
-        f = self.write(TINY.replace('"-end" = 2000', '"-end" = 2000\n"-paths" = 0'))
-        p = sweep_cmd("run", f, "--out", self.out, check=False)
+        # a run that fails after its flags passed --check: recorded with its
+        # last line (a bad flag itself is refused before running, below)
+        fail = self.write(f"""#!/bin/sh
+case "$*" in *--check|--version) exec {BIN} "$@";; esac
+echo "spraysim: -paths: '0' is out of range" >&2
+exit 2
+""", "fail.sh")
+        os.chmod(fail, 0o755)
+        f = self.write(TINY)
+        p = sweep_cmd("run", f, "--out", self.out, env={"SPRAYSIM": fail}, check=False)
         self.assertEqual(p.returncode, 1)
         rows = self.q("SELECT status, exit_code, error FROM runs")
         self.assertEqual(len(rows), 2)
         self.assertTrue(all(r[0] == "failed" and r[1] == 2 and "-paths" in r[2] for r in rows), rows)
+
+    def test_signal_killed_point_is_failed_and_sweep_goes_on(self):
+        # a run that dies from a signal (a segfault, the OOM killer) is a
+        # failed point with the signal named; the other points still run
+        crash = self.write(f"""#!/bin/sh
+case "$*" in *--check) ;; *-disable_trim*) kill -SEGV $$;; esac
+exec {BIN} "$@"
+""", "crash.sh")
+        os.chmod(crash, 0o755)
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]"))
+        p = sweep_cmd("run", f, "--out", self.out, "-j", "1", env={"SPRAYSIM": crash}, check=False)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        rows = sorted(self.q("SELECT variant, seed, status, exit_code, error FROM runs"))
+        self.assertEqual([r[:4] for r in rows], [("notrim", 1, "failed", -11), ("notrim", 2, "failed", -11),
+                                                 ("trim", 1, "done", 0), ("trim", 2, "done", 0)])
+        self.assertEqual(rows[0][4], "killed by signal SIGSEGV (11)")
+        # a resume says why the failed points are not run again
+        p = sweep_cmd("run", f, "--out", self.out, env={"SPRAYSIM": crash}, check=False)
+        self.assertIn("4 done, 0 to run", p.stderr)
+        self.assertIn("2 of the done points failed and are not run again", p.stderr)
+        self.assertIn("--retry-failed", p.stderr)
+
+    def test_unreadable_outputs_are_a_failed_point(self):
+        # outputs that cannot be read (a summary without its sections, a
+        # truncated flows.csv, an empty queues.csv) make that point failed
+        # with the reason; the others are ingested, nothing half-written
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]"))
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        ids = [r[0] for r in self.q("SELECT point_id FROM runs ORDER BY point_index")]
+        run = os.path.join(self.out, "runs")
+        with open(os.path.join(run, ids[0], "summary.json"), "w") as fh:
+            fh.write("{}")
+        with open(os.path.join(run, ids[1], "flows.csv"), "a") as fh:
+            fh.write("1,2\n")
+        open(os.path.join(run, ids[2], "queues.csv"), "w").close()
+        conn = sqlite3.connect(os.path.join(self.out, "results.db"))
+        with conn:
+            for t in ("runs", "flows", "queues", "summaries"):
+                conn.execute(f"DELETE FROM {t}")
+        conn.close()
+        p = sweep_cmd("run", f, "--out", self.out, check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("ingested 4 point(s)", p.stderr)
+        rows = dict((r[0], r[1:]) for r in self.q("SELECT point_id, status, error FROM runs"))
+        self.assertEqual(rows[ids[0]], ("failed", "summary.json: no key 'run'"))
+        self.assertEqual(rows[ids[1]][0], "failed")
+        self.assertRegex(rows[ids[1]][1], r"^flows.csv: line 3: 2 fields, the header has \d+$")
+        self.assertEqual(rows[ids[2]], ("failed", "queues.csv: empty file"))
+        self.assertEqual(rows[ids[3]], ("done", None))
+        self.assertEqual(self.q("SELECT DISTINCT point_id FROM flows"), [(ids[3],)])
+        self.assertEqual(self.q("SELECT count(*) FROM summaries")[0][0], 1)
+
+    def test_check_refuses_bad_flags_before_running(self):
+        # spraysim --check: flags and input files as a run reads them,
+        # nothing printed, nothing written
+        cm = os.path.join(os.environ.get("SHARED", os.path.join(os.path.dirname(ROOT), "shared")),
+                          "data", "htsim", "matrices", "one.cm")
+        r = subprocess.run([BIN, "-tm", cm, "-end", "100", "--check"], capture_output=True, text=True)
+        self.assertEqual((r.returncode, r.stdout, r.stderr), (0, "", ""))
+        r = subprocess.run([BIN, "-tm", cm, "--out", os.path.join(self.tmp, "o"), "--check"],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "o")))
+        for argv, want in ((["-tm", cm, "--cc", "bogus"], "--cc: unknown algorithm 'bogus'"),
+                           (["-tm", os.path.join(self.tmp, "none.cm")], "none.cm"),
+                           (["--workload", "poisson:cdf=" + os.path.join(self.tmp, "no.cdf") + ",load=0.5,n=16"],
+                            "no.cdf")):
+            r = subprocess.run([BIN] + argv + ["--check"], capture_output=True, text=True)
+            self.assertEqual(r.returncode, 2, argv)
+            self.assertEqual(r.stdout, "")
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(want, r.stderr)
+        # the sweep refuses at expansion, naming the point's flags and the
+        # binary's line, and runs nothing
+        f = self.write(TINY.replace('notrim = { "-disable_trim" = true }', 'notrim = { "--cc" = "bogus" }'))
+        for cmd in ("run", "expand", "slurm"):
+            p = sweep_cmd(cmd, f, "--out", self.out, check=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn("s.toml: point ", p.stderr)
+            self.assertIn("(variant=notrim): spraysim -tm ", p.stderr)
+            self.assertIn("--cc bogus: spraysim: --cc: unknown algorithm 'bogus'", p.stderr)
+        self.assertEqual(os.listdir(os.path.join(self.out, "logs")), [])
+
+    def test_full_disk_is_one_line(self):
+        # a write the system refuses (here a file size limit: EFBIG, as a
+        # full disk gives ENOSPC) is one line naming the file, exit 2
+        import resource
+        f = self.write(TINY.replace("seeds = [1]", "repetitions = 20"))
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+        e = dict(os.environ, SPRAYSIM=BIN)
+        p = subprocess.run(["/usr/bin/python3", TOOL, "run", f, "--out", self.out], capture_output=True,
+                           text=True, env=e, cwd=ROOT, preexec_fn=limit)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(p.stderr.strip().splitlines(), [f"sweep: {self.out}/points.json: File too large"])
+        self.assertEqual([x for x in os.listdir(self.out) if "tmp" in x], [])
+
+    def test_report_without_matplotlib_is_one_line(self):
+        # a python3 without matplotlib: one line saying what to install
+        fake = os.path.join(self.tmp, "fake")
+        os.makedirs(os.path.join(fake, "matplotlib"))
+        with open(os.path.join(fake, "matplotlib", "__init__.py"), "w") as fh:
+            fh.write("raise ImportError(\"No module named 'matplotlib'\")\n")
+        f = self.write(TINY)
+        for args in (["report", f, "--out", self.out], ["run", f, "--out", self.out, "--report"],
+                     ["report-run", self.tmp]):
+            p = sweep_cmd(*args, env={"PYTHONPATH": fake}, check=False)
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertIn("make plot-deps", p.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "runs")))  # refused before running
+
+    def test_zero_over_zero_claim_cannot_be_evaluated(self):
+        f = self.write(TINY + """
+[report]
+[report.define]
+nothing = "(0 * r.seed)"
+[[report.claim]]
+figure = "zero"
+metric = "nothing"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+expect = 1
+[[report.claim]]
+figure = "scaled by zero"
+metric = "fct_max_us"
+diff = [{ variant = "trim" }, { variant = "notrim" }]
+scale = "nothing"
+at_most = 1
+[[report.claim]]
+figure = "fine"
+metric = "fct_max_us"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+at_least = 0
+""")
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", f, "--out", self.out, "--html", html)
+        text = open(html).read()
+        self.assertEqual(text.count('Verdict: <span class="open">cannot be evaluated'), 2, text)
+        self.assertIn("(ratio 0 / 0)", text)
+        self.assertNotIn('class="disagrees"', text)
+        self.assertEqual(text.count('Verdict: <span class="agrees"'), 1)
+
+    # -- the sweep file reader under random input ----------------------------
+    def expand_in_process(self, path):
+        """tools/sweep expand PATH run in this process: (exit status, stderr);
+        an exception escaping tools/sweep's cli() is a traceback, a failure."""
+        import contextlib
+        import io
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            try:
+                rc = SWEEP_CLI.cli(["expand", path, "--out", self.out, "--binary", BIN])
+            except SystemExit as e:  # argparse
+                rc = e.code
+        return rc, err.getvalue()
+
+    def test_sweep_file_corpus(self):
+        # tests/sweep/corpus: one file per case of issue 20 item 4 (and valid
+        # ones to mutate); its first line says the exit status and what the
+        # one line on stderr names
+        corpus = os.path.join(ROOT, "tests", "sweep", "corpus")
+        names = sorted(os.listdir(corpus))
+        self.assertGreaterEqual(len(names), 20)
+        for name in names:
+            path = os.path.join(corpus, name)
+            with open(path) as fh:
+                want = fh.readline().strip().removeprefix("# expect: ").split(" ", 1)
+            rc, err = self.expand_in_process(path)
+            self.assertEqual(rc, int(want[0]), f"{name}: {err}")
+            if rc:
+                self.assertEqual(len(err.strip().splitlines()), 1, f"{name}: {err}")
+                self.assertTrue(err.startswith(f"sweep: {path}: "), f"{name}: {err}")
+                self.assertIn(want[1], err, name)
+            else:
+                self.assertEqual(err, "", name)
+
+    def test_sweep_file_fuzz(self):
+        # random mutations of the corpus (fixed seed, bounded count): every
+        # outcome is exit 0, or exit 2 with one line on stderr naming the
+        # file; never a traceback
+        import random
+        rng = random.Random(int(os.environ.get("SWEEP_FUZZ_SEED", "20")))
+        corpus = os.path.join(ROOT, "tests", "sweep", "corpus")
+        texts, valid = [], []
+        for name in sorted(os.listdir(corpus)):
+            with open(os.path.join(corpus, name)) as fh:
+                texts.append(fh.read())
+            if name.startswith("valid"):
+                valid.append(texts[-1])
+        numbers = ["-1", "0", "inf", "nan", "-inf", "1e400", "9223372036854775808", "9223372036854775807",
+                   "1" * 30, "1.5", "true", '"x"', "[]", "{}", "[[1]]", "[1, [2]]", "1979-05-27", "{ a = 1 }"]
+        strings = ["5", '""', '"{nope}"', '"{seed}"', '"{input.x}"', '"-q"', "[1, 2]", "true", '"status"',
+                   '"/nonexistent"', '"{shared}"', '"a\\u0000b"', "-3", "[]"]
+        keys = ["status", "version", "rep", "events", "point_id", "seed", "\"--seed\"", "\"-q\"", "x",
+                "\"-tm\"", "jobs", "metrics", "kind", "ratio", "command", "\"-ecn\""]
+        snippets = ["[report]\nmetrics = 5", "jobs = -1", '"-tm" = 5', "status = [1, 2]", "[[exclude]]\nx = 1",
+                    "[inputs.q]\ncommand = ['no-such-command']", "x = " + "[" * 2000 + "]" * 2000,
+                    "[axes.events]\na = {}", "seeds = [9223372036854775808]", "[[report.claim]]\nratio = [1]",
+                    "[[report.plot]]\nkind = 5", "[report.define]\nx = 1", "[sweep]", "[fixed]", "[axes]",
+                    "flows = 1", "repetitions = 0", '"-paths" = 0', '"-q" = nan']
+        tok = __import__("re").compile(r'-?\d[\d.e+-]*|"[^"\n]*"|[A-Za-z_][A-Za-z0-9_]*(?= *=)')
+        iterations = int(os.environ.get("SWEEP_FUZZ_ITERATIONS", "300"))
+        path = os.path.join(self.tmp, "fuzz.toml")
+        seen = {0: 0, 2: 0}
+        for i in range(iterations):
+            # half from a valid file, so that mutations also reach the expansion
+            text = rng.choice(valid if rng.random() < 0.5 else texts)
+            for _ in range(rng.randint(1, 3)):
+                lines = text.split("\n")
+                op = rng.randrange(7)
+                ms = list(tok.finditer(text))
+                if op == 0 and ms:
+                    m = rng.choice(ms)
+                    pool = numbers if m.group()[0] in "-0123456789" else strings if m.group()[0] == '"' else keys
+                    text = text[:m.start()] + rng.choice(pool) + text[m.end():]
+                elif op == 1 and len(lines) > 1:
+                    del lines[rng.randrange(len(lines))]
+                    text = "\n".join(lines)
+                elif op == 2:
+                    j = rng.randrange(len(lines))
+                    lines.insert(j, lines[j])
+                    text = "\n".join(lines)
+                elif op == 3:
+                    lines.insert(rng.randrange(len(lines) + 1), rng.choice(snippets))
+                    text = "\n".join(lines)
+                elif op == 4 and text:
+                    j = rng.randrange(len(text))
+                    text = text[:j] + chr(rng.choice([rng.randrange(32, 127), rng.randrange(0, 32), 0xe9])) + text[j + 1:]
+                elif op == 5 and text:
+                    j = rng.randrange(len(text))
+                    text = text[:j] + text[j + rng.randint(1, 20):]
+                else:
+                    other = rng.choice(texts).split("\n")
+                    j = rng.randrange(len(other))
+                    lines[rng.randrange(len(lines)):rng.randrange(len(lines) + 1)] = other[j:j + rng.randint(1, 5)]
+                    text = "\n".join(lines)
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as fh:
+                fh.write(text)
+            shutil.rmtree(self.out, ignore_errors=True)
+            rc, err = self.expand_in_process(path)
+            self.assertIn(rc, (0, 2), f"iteration {i}: exit {rc}: {err}\n{text[:2000]}")
+            seen[rc] += 1
+            if rc == 2:
+                self.assertEqual(len(err.strip().splitlines()), 1, f"iteration {i}: {err}\n{text[:2000]}")
+                self.assertTrue(err.startswith("sweep: "), f"iteration {i}: {err}")
+            else:
+                self.assertEqual(err, "", f"iteration {i}: {err}")
+        # the mutations reach both sides (a fuzzer whose every input is
+        # refused would test only the first check)
+        self.assertTrue(seen[0] and seen[2], seen)
 
     # -- Slurm -------------------------------------------------------------
     def test_slurm_script_with_hand_set_task_id(self):
@@ -464,6 +800,13 @@ exec {BIN} "$@"
         self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>1</td><td>0</td>', page)
         self.assertIn('<a href="big.html">large/big</a>', page)
         self.assertFalse(index.is_sweep(exp, "../large/big"))
+        # a sweep file that is not TOML: one line naming it, no traceback
+        with open(os.path.join(exp, "large", "big.toml"), "w") as f:
+            f.write("[sweep\n")
+        r = sweep_cmd("index", exp, check=False)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn("large/big.toml: ", r.stderr)
 
     def test_ring_alltoall_generator(self):
         # experiments/inputs/gen_ring_alltoall.sh (seed000_fig16c_ring_a2a):

@@ -1,7 +1,8 @@
 /* main.c: the spraysim command: parse the flags (options.c), prepare the
  * output directory before any simulated time is spent, build the
  * simulation (and write its workload with --write-cm), run it, print the
- * summary and write the output set.
+ * summary and write the output set; with --check, only build it (every
+ * flag and input file checked as a run would) and exit.
  */
 #include "../metrics/report.h"
 #include "../metrics/flowstream.h"
@@ -74,10 +75,22 @@ int main(int argc, char **argv)
     case OPTIONS_RUN:
         break;
     }
+    static struct sim s;
+    if (cfg.check_only) {
+        /* --check (tools/sweep, before it runs anything): the setup reads
+         * every input file and refuses what a run would refuse, with the
+         * same line and exit status 2 (die_input); nothing is written */
+        sim_setup(&s, &cfg);
+        sim_free(&s);
+        options_free(&cfg);
+#ifdef SPRAYSIM_MPI
+        pdes_finalize();
+#endif
+        return 0;
+    }
     /* An unusable --out is found now, not after the run it would lose. */
     struct report_out *out = cfg.out_dir && root ? report_out_prepare(cfg.out_dir) : NULL;
 
-    static struct sim s;
     double t0 = now_seconds();
     sim_setup(&s, &cfg);
     if (cfg.write_cm_path && root)

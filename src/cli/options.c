@@ -140,6 +140,8 @@ void options_usage(FILE *out)
             "  --ts-max-mb MB        refuse a time series estimated above MB megabytes (default 512)\n"
             "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
             "  --quiet               no summary on stdout\n"
+            "  --check               validate the flags and read the input files as a run would, then\n"
+            "                        exit 0 without running (or the run's one-line error, exit 2)\n"
             "  --version             print the version and the git commit, and exit\n"
             "  --help                this text\n",
             transport_names(), cc_names(), lb_names());
@@ -276,7 +278,7 @@ static bool is_switch_flag(const char *a)
     static const char *const names[] = {
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
-        "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--htsim-output",
+        "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
         "--switch-stats", "-out_of_order", "-timely", "-conn_reuse", "--aggressive-rto",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -711,6 +713,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->progress = false;
         } else if (!strcmp(arg, "--quiet")) {
             cfg->quiet = true;
+        } else if (!strcmp(arg, "--check")) {
+            cfg->check_only = true;
         } else if (!strcmp(arg, "--htsim-output")) {
             cfg->htsim_output = true;
         } else if (!strcmp(arg, "-out_of_order")) {

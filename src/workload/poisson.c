@@ -313,6 +313,7 @@ static bool set_spec_param(struct poisson_spec *p, const char *name, const char 
 
 bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t errlen)
 {
+    char b[SHOWN_BUF];
     memset(p, 0, sizeof *p);
     p->stop_ps = SIMTIME_NEVER;
     p->incast_senders = POISSON_INCAST_SENDERS;
@@ -345,9 +346,10 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
             *eq = '\0';
         for (unsigned i = 0; ok && i < n_seen; i++)
             if (!strcmp(seen_names[i], s))
-                ok = spec_fail(err, errlen, "parameter '%s' given twice", s);
+                ok = spec_fail(err, errlen, "parameter '%s' given twice", shown(s, b));
+        /* any text before its check as a name: quoted, control bytes and all */
         if (ok && (!eq || !eq[1]))
-            ok = spec_fail(err, errlen, "parameter '%s' has no value (NAME=VALUE)", s);
+            ok = spec_fail(err, errlen, "parameter '%s' has no value (NAME=VALUE)", shown(s, b));
         if (ok)
             ok = set_spec_param(p, s, eq + 1, err, errlen);
         if (ok) {

@@ -144,10 +144,15 @@ def insert_rows(conn, table, header, rows, point_id):
 
 
 def read_csv(path):
+    """(column names, rows); a row whose width differs from the header's (a
+    truncated file) is a ValueError naming its line."""
     with open(path, newline="") as f:
         rd = csv.reader(f)
         header = next(rd)
         rows = [r for r in rd]
+    for n, r in enumerate(rows, 2):
+        if len(r) != len(header):
+            raise ValueError(f"line {n}: {len(r)} fields, the header has {len(header)}")
     return [column_name(h) for h in header], rows
 
 
@@ -186,30 +191,42 @@ def ingest(conn, sweep_name, point, rundir, meta, ptypes, keep_flows=True):
     pid = point.id
     summ = None
     status, err = "done", None
+    tables = []  # (table, header, rows), read before the transaction
     if meta["exit_code"] != 0:
         status, err = "failed", meta.get("error")
     else:
+        # outputs that cannot be read (truncated, edited, a file missing)
+        # make the point failed with the reason, never a half-ingested
+        # point or a traceback that stops the sweep
+        fname = "summary.json"
         try:
-            with open(os.path.join(rundir, "summary.json")) as f:
+            with open(os.path.join(rundir, fname)) as f:
                 summ = json.load(f)
-        except (OSError, ValueError) as e:
-            status, err = "failed", f"summary.json: {e}"
+            counts = (summ["run"]["events"], summ["run"]["simulated_us"],
+                      summ["flows"]["total"], summ["flows"]["finished"])
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in counts):
+                raise ValueError("run.events, run.simulated_us, flows.total, flows.finished must be numbers")
+            for table, fname in (("flows", "flows.csv"), ("queues", "queues.csv")):
+                if table == "flows" and not keep_flows:
+                    continue
+                tables.append((table,) + read_csv(os.path.join(rundir, fname)))
+            for table in TS_TABLES:  # the time-series capture's files, if any
+                fname = table + ".csv"
+                f = os.path.join(rundir, fname)
+                if os.path.exists(f):
+                    header, rows = read_csv(f)
+                    if rows:
+                        tables.append((table, header, rows))
+        except (OSError, ValueError, KeyError, TypeError, StopIteration, csv.Error) as e:
+            why = {KeyError: "no key", StopIteration: "empty file"}.get(type(e), "")
+            status, err, summ, tables = "failed", f"{fname}: {why} {e}".replace("  ", " ").strip(), None, []
     with conn:
         for t in ("flows", "queues", "summaries") + TS_TABLES:
             conn.execute(f'DELETE FROM "{t}" WHERE point_id = ?', (pid,))
         conn.execute("DELETE FROM runs WHERE point_id = ?", (pid,))
         if summ is not None:
-            for table, fname in (("flows", "flows.csv"), ("queues", "queues.csv")):
-                if table == "flows" and not keep_flows:
-                    continue
-                header, rows = read_csv(os.path.join(rundir, fname))
+            for table, header, rows in tables:
                 insert_rows(conn, table, header, rows, pid)
-            for table in TS_TABLES:  # the time-series capture's files, if any
-                f = os.path.join(rundir, table + ".csv")
-                if os.path.exists(f):
-                    header, rows = read_csv(f)
-                    if rows:
-                        insert_rows(conn, table, header, rows, pid)
             flat = summary_columns(summ)
             names = list(flat)
             insert_rows(conn, "summaries", names, [[flat[n] for n in names]], pid)

@@ -145,8 +145,11 @@ def write_index(expdir, out=None):
         rep = os.path.join(reports, name + ".html")
         if not os.path.exists(rep):
             continue
-        with open(os.path.join(expdir, f), "rb") as fh:
-            title = tomllib.load(fh).get("sweep", {}).get("title", name)
+        try:
+            with open(os.path.join(expdir, f), "rb") as fh:
+                title = tomllib.load(fh).get("sweep", {}).get("title", name)
+        except ValueError as e:  # TOMLDecodeError: one line, as tools/sweep reports bad sweep files
+            raise SpecError(f"{os.path.join(expdir, f)}: {e}")
         ok, bad, noisy = verdicts(rep)
         rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{bad}</td><td>{noisy}</td></tr>')
     cov = []

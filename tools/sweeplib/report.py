@@ -22,12 +22,16 @@ import os
 import re
 import sqlite3
 
-import matplotlib
+from . import db
+from .spec import SpecError
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from . import db  # noqa: E402
+try:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+except ImportError as e:  # one line from tools/sweep, not a traceback
+    raise SpecError(f"reports need matplotlib for /usr/bin/python3 ({e}): `make plot-deps` "
+                    "installs Debian's python3-matplotlib") from None
 
 TIMESERIES_GLOBS = ["timeseries*.csv", "ts_*.csv", "*_timeseries.csv", "series_*.csv"]
 MAX_SERIES = 16
@@ -99,11 +103,20 @@ def page(title, body):
 
 
 def write_atomic(path, text):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    """Write-and-rename; a refused write (a full disk) names path and leaves
+    no temporary."""
     tmp = f"{path}.tmp.{os.getpid()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror, path) from None
 
 
 # -- single-run figures (from a run directory or the database) ------------
@@ -337,11 +350,19 @@ def claim_html(conn, c, i):
             sc = metric_by_seed(conn, c["scale"], b_sel, where) if "scale" in c else None
             vals = []
             for seed in sorted(set(a) & set(b)):
+                # a zero denominator (0/0 most often: both sides measured
+                # nothing) has no ratio; it must not read as a disagreement
+                if "ratio" in c and not b[seed]:
+                    raise ValueError(f"{metric} of [{fmt_sel(b_sel)}] is 0 for seed {seed} "
+                                     f"(ratio {fmt(a[seed])} / 0)")
                 if "ratio" in c:
-                    vals.append(a[seed] / b[seed] if b[seed] else float("nan"))
+                    vals.append(a[seed] / b[seed])
+                elif sc is not None and not sc.get(seed):
+                    raise ValueError(f"scale {c['scale']} of [{fmt_sel(b_sel)}] is "
+                                     f"{'0' if seed in sc else 'missing'} for seed {seed}")
                 else:
                     d = a[seed] - b[seed]
-                    vals.append(d / sc[seed] if sc else d)
+                    vals.append(d / sc[seed] if sc is not None else d)
             what = (f"{metric}[{fmt_sel(a_sel)}] / {metric}[{fmt_sel(b_sel)}]" if "ratio" in c else
                     f"({metric}[{fmt_sel(a_sel)}] - {metric}[{fmt_sel(b_sel)}])" +
                     (f" / {c['scale']}" if "scale" in c else ""))
@@ -350,7 +371,8 @@ def claim_html(conn, c, i):
             vals = list(a.values())
             what = f"{metric}[{fmt_sel(c.get('select', {}))}]"
     except (ValueError, sqlite3.Error, KeyError, TypeError) as e:
-        return f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3><p class=disagrees>claim cannot be evaluated: {esc(e)}</p>"
+        return (f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>"
+                f'<p>Verdict: <span class="open">cannot be evaluated: {esc(e)}</span></p>')
     n, m, h = db.mean_ci95(vals)
     verdict, cls = "no verdict (no data or no expectation)", "open"
     if m is not None:

@@ -21,6 +21,7 @@ import json
 import os
 import shlex
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -32,7 +33,9 @@ from .spec import Point, SpecError, binary_version, expand, root_dir, version_co
 
 
 def default_outdir(sweep):
-    return os.path.join("results", sweep.name)
+    """results/NAME under the project root, whatever the current directory
+    (the same sweep resumes into the same directory from anywhere)."""
+    return os.path.join(root_dir(), "results", sweep.name)
 
 
 def resolve_binary(sweep, override=None):
@@ -43,12 +46,21 @@ def resolve_binary(sweep, override=None):
 
 
 def write_atomic(path, text):
+    """Writes path by write-and-rename; a failed write (a full disk) leaves
+    the old file and no temporary, and names path in its error."""
     tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror, path) from None
 
 
 def save_points(outdir, sweep, version, points, binary):
@@ -91,6 +103,16 @@ def _die_with_parent():
 
 _active = set()
 _active_lock = threading.Lock()
+# set when the sweep terminates its own runs (interrupted): their deaths by
+# signal are not results
+_stopping = threading.Event()
+
+
+def signal_name(num):
+    try:
+        return f"{signal.Signals(num).name} ({num})"
+    except ValueError:
+        return str(num)
 
 
 def run_point(binary, version, point, outdir):
@@ -110,22 +132,71 @@ def run_point(binary, version, point, outdir):
             with _active_lock:
                 _active.discard(proc)
     wall = time.monotonic() - t0
+    if rc < 0 and (_stopping.is_set() or -rc == signal.SIGINT):
+        # the sweep is being interrupted (we terminated it, or Ctrl-C went
+        # to the whole process group): not a result, run it again next time
+        return None
     err = None
-    if rc != 0:
+    if rc < 0:
+        # a crash or the OOM killer: a result of this point (it would die
+        # the same way again), recorded as failed with the signal
+        err = f"killed by signal {signal_name(-rc)}"
+    elif rc != 0:
         try:
             with open(logpath) as f:
                 lines = [ln.strip() for ln in f if ln.strip()]
             err = lines[-1] if lines else f"exit {rc}"
         except OSError:
             err = f"exit {rc}"
-    if rc < 0:  # killed by a signal: not a result, run it again next time
-        return None
     meta = {"point_id": point.id, "exit_code": rc, "wall_s": round(wall, 6),
             "command": shlex.join([os.path.relpath(binary, root_dir())] + point.argv),
             "version": version, "commit": version_commit(version), "error": err,
             "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
     write_atomic(os.path.join(outdir, "logs", point.id + ".json"), json.dumps(meta))
     return meta
+
+
+def check_commands(sweep, binary, points, outdir, jobs=1):
+    """Runs `spraysim ARGS --check` once per distinct command line of the
+    points (the seed aside: it changes no flag's validity): the binary
+    parses every flag and reads every input file as a run would, so a bad
+    flag refuses the sweep here, with the point's flags and the binary's
+    own line, instead of failing every point that has it. The check gets
+    the --out and --no-progress a run gets (flags such as --ts-flows need
+    --out); --check writes nothing there."""
+    firsts = {}
+    for p in points:
+        key = tuple(p.argv[:-2]) if p.argv[-2:-1] == ["--seed"] else tuple(p.argv)
+        firsts.setdefault(key, p)
+    if not firsts:
+        return
+
+    def check(p):
+        try:
+            r = subprocess.run([binary] + p.argv + ["--out", os.path.join(outdir, "runs", p.id),
+                                                    "--no-progress", "--check"],
+                               capture_output=True, text=True, cwd=root_dir(), timeout=600,
+                               preexec_fn=_die_with_parent)
+        except OSError as e:
+            return f"{binary}: {e.strerror}"
+        except subprocess.TimeoutExpired:
+            return "--check took more than 600 s"
+        if r.returncode == 0:
+            return None
+        lines = [ln.strip() for ln in (r.stderr + r.stdout).splitlines() if ln.strip()]
+        if r.returncode < 0:
+            return f"killed by signal {signal_name(-r.returncode)}"
+        return lines[-1] if lines else f"exit {r.returncode}"
+
+    todo = list(firsts.values())
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as pool:
+        results = list(pool.map(check, todo))
+    for p, why in zip(todo, results):
+        if why is not None:
+            flags = shlex.join(p.argv[:-2] if p.argv[-2:-1] == ["--seed"] else p.argv)
+            lab = " ".join(f"{k}={v}" for k, v in p.labels.items())
+            raise SpecError(f"{sweep.path}: point {p.id}{' (' + lab + ')' if lab else ''}: "
+                            f"spraysim {flags}: {why}")
 
 
 def prepare(sweep, outdir, binary):
@@ -190,9 +261,14 @@ def run_local(sweep, outdir, binary, jobs, retry_failed=False, limit=None, quiet
     skipped = len(points) - len(todo)
     if limit is not None:
         todo = todo[:limit]
+    check_commands(sweep, binary, todo, outdir, jobs)
+    failed = conn.execute("SELECT count(*) FROM runs WHERE status = 'failed' AND point_index IS NOT NULL").fetchone()[0]
     if not quiet:
         print(f"sweep {sweep.name}: {len(points)} points, {skipped} done, {len(todo)} to run "
               f"on {jobs} job(s); {version}", file=sys.stderr)
+        if failed:
+            print(f"sweep {sweep.name}: {failed} of the done points failed and are not run again (the same "
+                  f"command and binary fail the same way; --retry-failed runs them again)", file=sys.stderr)
     counts = {"done": 0, "failed": 0, "unfinished": 0}
     t0 = time.monotonic()
 
@@ -206,19 +282,26 @@ def run_local(sweep, outdir, binary, jobs, retry_failed=False, limit=None, quiet
         for i, fut in enumerate(as_completed(futs), 1):
             p = futs[fut]
             meta = fut.result()
-            if meta is None:
-                raise KeyboardInterrupt
+            if meta is None:  # killed by SIGINT: not recorded, runs again next time
+                if not quiet:
+                    print(f"[{i}/{len(todo)}] {describe(p)} interrupted (SIGINT); not recorded", file=sys.stderr)
+                continue
             st = db.ingest(conn, sweep.name, p, os.path.join(outdir, "runs", p.id), meta, ptypes, sweep.keep_flows)
             counts[st] += 1
             if not quiet:
                 extra = f": {meta['error']}" if meta.get("error") else ""
                 print(f"[{i}/{len(todo)}] {describe(p)} {st} {meta['wall_s']:.2f} s{extra}",
                       file=sys.stderr)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, OSError, sqlite3.Error) as e:
+        # interrupted, or the system refused a write (a full disk): stop the
+        # runs still going (they are not recorded: they run again on resume)
+        _stopping.set()
         with _active_lock:
             for proc in list(_active):
                 proc.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
+        if not isinstance(e, KeyboardInterrupt):
+            raise
         print("sweep: interrupted; run the same command again to resume", file=sys.stderr)
         return 130
     finally:
@@ -258,6 +341,7 @@ def status(sweep, outdir, binary):
 # -- Slurm ---------------------------------------------------------------
 def slurm_script(sweep, outdir, binary, chunk, sbatch_opts):
     version, points = prepare(sweep, outdir, binary)
+    check_commands(sweep, binary, points, outdir, os.cpu_count() or 1)
     os.makedirs(os.path.join(outdir, "slurm"), exist_ok=True)
     ntasks = max(1, (len(points) + chunk - 1) // chunk)
     absout = os.path.abspath(outdir)

@@ -11,6 +11,7 @@ gives new ids instead of reusing stale results.
 import hashlib
 import itertools
 import json
+import math
 import os
 import re
 import subprocess
@@ -30,6 +31,28 @@ TOP_KEYS = {"sweep", "fixed", "axes", "inputs", "report", "exclude"}
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 PLACEHOLDER_RE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_-]+))?\}")
 BUILTIN_PLACEHOLDERS = {"shared", "root", "sweepdir", "seed", "input"}
+# the runs table's own columns (db.SCHEMA): a flag or an axis whose column
+# name is one of these would overwrite the sweep's bookkeeping in its row
+RUNS_COLUMNS = {"point_id", "sweep", "seed", "rep", "point_index", "combo", "command",
+                "version", "commit", "input_hashes", "wall_s", "events", "simulated_us",
+                "flows_total", "flows_finished", "status", "exit_code", "error", "finished_at"}
+# seeds go into SQLite INTEGER columns (signed 64-bit); spraysim itself takes
+# 0 .. 2^64-1, the database only the lower half
+SEED_MAX = 2**63 - 1
+# repetitions beyond this are a typo, not a sweep (the expansion would build
+# the whole list in memory before running anything)
+MAX_REPETITIONS = 100000
+# [report]'s keys, and the keys and value types of a claim and of a plot
+# (report.py claim_html and sweep_report read them)
+REPORT_KEYS = {"claim", "define", "metrics", "plot", "setup", "reading"}
+NUM = (int, float)
+CLAIM_KEYS = {"figure": str, "paper": str, "note": str, "metric": str, "where": str, "scale": str,
+              "ratio": list, "diff": list, "select": dict, "expect": NUM, "tolerance": NUM,
+              "at_most": NUM, "at_least": NUM}
+PLOT_KEYS = {"kind": str, "x": str, "y": str, "group": (str, list), "where": str, "flows_where": str,
+             "rows_where": str, "values": str, "from": str, "title": str, "xlabel": str, "ylabel": str,
+             "logx": bool, "logy": bool, "max": int}
+PLOT_KINDS = {"cdf", "slowdown", "heatmap", "metric", "timeseries"}
 
 
 class SpecError(Exception):
@@ -45,6 +68,11 @@ def shared_dir():
     """$SHARED (relative to the current directory), else ../shared beside the project."""
     env = os.environ.get("SHARED")
     return os.path.abspath(env) if env else os.path.join(os.path.dirname(root_dir()), "shared")
+
+
+def is_int(v):
+    """A TOML integer (bool is an int subclass in Python, not one here)."""
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def column_name(flag):
@@ -72,8 +100,10 @@ class Sweep:
             data = tomllib.loads(self.text)
         except OSError as e:
             raise SpecError(f"{path}: {e.strerror}")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise SpecError(f"{path}: {e}")
+        except RecursionError:
+            raise SpecError(f"{path}: arrays or tables nested too deeply")
+        except ValueError as e:  # TOMLDecodeError, UnicodeDecodeError, an integer of thousands of digits
+            raise SpecError(f"{path}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
         self._parse(data)
 
     def err(self, where, msg):
@@ -95,7 +125,11 @@ class Sweep:
         self.title = str(sw.get("title", self.name))
         self.description = str(sw.get("description", ""))
         self.binary = sw.get("binary", "bin/spraysim")
+        if not isinstance(self.binary, str) or not self.binary or "\0" in self.binary:
+            raise self.err("sweep.binary", "a path to the spraysim binary")
         self.jobs = sw.get("jobs")
+        if self.jobs is not None and (not is_int(self.jobs) or not 1 <= self.jobs <= 4096):
+            raise self.err("sweep.jobs", "a whole number of parallel runs, 1 to 4096")
         # flows = false: flows.csv is neither loaded into the database nor
         # kept (open-loop runs of millions of messages; the summary has
         # their statistics)
@@ -107,8 +141,8 @@ class Sweep:
         if "seeds" in sw:
             seeds = sw["seeds"]
             if (not isinstance(seeds, list) or not seeds or
-                    not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in seeds)):
-                raise self.err("sweep.seeds", "a non-empty list of seeds >= 0")
+                    not all(is_int(s) and 0 <= s <= SEED_MAX for s in seeds)):
+                raise self.err("sweep.seeds", f"a non-empty list of seeds from 0 to {SEED_MAX} (2^63 - 1)")
             if len(set(seeds)) != len(seeds):
                 raise self.err("sweep.seeds", "repeated seed")
             self.seeds = list(seeds)
@@ -116,10 +150,17 @@ class Sweep:
             reps = sw.get("repetitions", 1)
             base = sw.get("seed_base", 1)
             for k, v in (("repetitions", reps), ("seed_base", base)):
-                if not isinstance(v, int) or isinstance(v, bool) or v < (1 if k == "repetitions" else 0):
+                if not is_int(v) or v < (1 if k == "repetitions" else 0):
                     raise self.err(f"sweep.{k}", "a whole number" + (" >= 1" if k == "repetitions" else " >= 0"))
+            if reps > MAX_REPETITIONS:
+                raise self.err("sweep.repetitions", f"at most {MAX_REPETITIONS}")
+            if base + reps - 1 > SEED_MAX:
+                raise self.err("sweep.seed_base", f"the last seed, seed_base + repetitions - 1, "
+                               f"must be at most {SEED_MAX} (2^63 - 1)")
             self.seeds = list(range(base, base + reps))
         self.inputs = {}
+        if not isinstance(data.get("inputs", {}), dict):
+            raise self.err("inputs", "tables [inputs.NAME]")
         for name, spec in data.get("inputs", {}).items():
             where = f"inputs.{name}"
             if not NAME_RE.match(name) or not isinstance(spec, dict):
@@ -127,6 +168,8 @@ class Sweep:
             cmd = spec.get("command")
             if not isinstance(cmd, list) or not cmd or not all(isinstance(c, str) for c in cmd):
                 raise self.err(f"{where}.command", "a non-empty list of strings (argv; stdout is the file)")
+            for c in cmd:
+                self._check_number(c, f"{where}.command")
             for k in spec:
                 if k != "command":
                     raise self.err(f"{where}.{k}", "unknown key")
@@ -152,8 +195,12 @@ class Sweep:
                 if not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name) or name in BUILTIN_PLACEHOLDERS:
                     raise self.err(where, "a variable's name: letters, digits and '_', not "
                                    + ", ".join(sorted(BUILTIN_PLACEHOLDERS)))
+                if column_name(name) in RUNS_COLUMNS:
+                    raise self.err(where, f"name reserved (the runs table's column {column_name(name)!r})")
                 if not values or not all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in values):
                     raise self.err(where, "a non-empty list of numbers or strings")
+                for v in values:
+                    self._check_number(v, where)
                 self.axes.append((name, "var", [(v, []) for v in values]))
                 if len(set(values)) != len(values):
                     raise self.err(where, "repeated value")
@@ -162,8 +209,8 @@ class Sweep:
                 if not NAME_RE.match(name) or not isinstance(values, dict) or not values:
                     raise self.err(where, "a flag (\"--cc\" = [...]), a variable (degree = [8, 16]) "
                                    "or a named axis: a table of labelled flag sets")
-                if column_name(name) in ("seed", "rep", "point_id"):
-                    raise self.err(where, "name reserved")
+                if column_name(name) in RUNS_COLUMNS:
+                    raise self.err(where, f"name reserved (the runs table's column {column_name(name)!r})")
                 pts = []
                 for label, fl in values.items():
                     if not isinstance(fl, dict):
@@ -191,8 +238,71 @@ class Sweep:
                     raise self.err(f"{where}.{k}", f"{v!r} is not one of the axis's values")
             self.excludes.append({k: self._label(v) for k, v in e.items()})
         self.report = data.get("report", {})
-        if not isinstance(self.report, dict):
+        self._check_report(self.report)
+
+    def _check_number(self, v, where):
+        """A value that goes into a flag or a database column: finite, and an
+        integer inside SQLite's signed 64 bits."""
+        if isinstance(v, float) and not math.isfinite(v):
+            raise self.err(where, f"{v} is not a finite number")
+        if isinstance(v, str) and "\0" in v:
+            raise self.err(where, "a NUL character (\\u0000) cannot go into a command line")
+        if is_int(v) and not -2**63 <= v <= 2**63 - 1:
+            raise self.err(where, f"{v} is outside the 64-bit integer range")
+
+    def _check_report(self, rep):
+        """[report]'s keys and value types (what report.py reads), so a bad
+        report table is refused with the sweep file, not found by a
+        traceback after the runs."""
+        if not isinstance(rep, dict):
             raise self.err("report", "a table")
+        for k, v in rep.items():
+            where = f"report.{k}"
+            if k not in REPORT_KEYS:
+                raise self.err(where, f"unknown key (expected one of {', '.join(sorted(REPORT_KEYS))})")
+            if k in ("setup", "reading") and not isinstance(v, str):
+                raise self.err(where, "a string")
+            if k == "metrics" and (not isinstance(v, list) or not all(isinstance(x, str) and x for x in v)):
+                raise self.err(where, "a list of metric names (strings)")
+            if k == "define" and (not isinstance(v, dict) or not all(isinstance(x, str) for x in v.values())):
+                raise self.err(where, "a table of NAME = \"SQL expression\"")
+            if k in ("claim", "plot"):
+                if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+                    raise self.err(where, f"an array of tables: [[report.{k}]]")
+                for i, t in enumerate(v):
+                    self._check_table(t, CLAIM_KEYS if k == "claim" else PLOT_KEYS, f"{where}[{i}]")
+                    if k == "plot" and t.get("kind") not in PLOT_KINDS:
+                        raise self.err(f"{where}[{i}].kind", f"one of {', '.join(sorted(PLOT_KINDS))}")
+                    if k == "plot" and t.get("kind") == "metric" and "x" not in t:
+                        raise self.err(f"{where}[{i}].x", "required by a metric plot")
+                    if k == "plot" and "group" in t and isinstance(t["group"], list) and \
+                            not all(isinstance(g, str) for g in t["group"]):
+                        raise self.err(f"{where}[{i}].group", "an axis name or a list of them")
+                    if k == "plot" and "values" in t and "from" not in t:
+                        raise self.err(f"{where}[{i}].from", "required with values")
+                    if k == "claim":
+                        self._check_claim(t, f"{where}[{i}]")
+
+    def _check_table(self, t, keys, where):
+        for k, v in t.items():
+            if k not in keys:
+                raise self.err(f"{where}.{k}", f"unknown key (expected one of {', '.join(sorted(keys))})")
+            want = keys[k]
+            if not isinstance(v, want) or (isinstance(v, bool) and want is not bool):
+                names = {str: "a string", list: "a list", dict: "a table", bool: "true or false", int: "a whole number"}
+                raise self.err(f"{where}.{k}", names.get(want, "a number") if not isinstance(want, tuple) or want == NUM
+                               else " or ".join(names[w] for w in want))
+            if isinstance(v, float) and not math.isfinite(v):
+                raise self.err(f"{where}.{k}", f"{v} is not a finite number")
+
+    def _check_claim(self, c, where):
+        for k in ("ratio", "diff"):
+            if k in c and (len(c[k]) != 2 or not all(isinstance(x, dict) for x in c[k])):
+                raise self.err(f"{where}.{k}", "two selections: [{axis = value}, {axis = value}]")
+        if "ratio" in c and "diff" in c:
+            raise self.err(f"{where}.ratio", "give ratio, diff or select, one of them")
+        if "tolerance" in c and c["tolerance"] < 0:
+            raise self.err(f"{where}.tolerance", "a relative tolerance >= 0")
 
     @staticmethod
     def _label(v):
@@ -213,12 +323,19 @@ class Sweep:
                 raise self.err(w, "not a flag (flags start with - or --)")
             if flag in RESERVED_FLAGS:
                 raise self.err(w, "set by the sweep itself (seeds go in [sweep] seeds or repetitions)")
+            if column_name(flag) in RUNS_COLUMNS:
+                raise self.err(w, f"its column {column_name(flag)!r} is one of the runs table's own; "
+                               "spraysim has no such flag")
             self._check_value(flag, v, w)
             out.append((flag, v))
         return out
 
     def _check_value(self, flag, v, where):
         scalar = (str, int, float, bool)
+        for x in (v if isinstance(v, list) else [v]):
+            self._check_number(x, where)
+        if flag in FILE_FLAGS and not isinstance(v, str):
+            raise self.err(where, f"{flag} takes a file name (a string)")
         if isinstance(v, list):
             if flag in TWO_VALUE_FLAGS:
                 if len(v) != 2 or not all(isinstance(x, (int, float, str)) and not isinstance(x, bool) for x in v):
@@ -343,7 +460,11 @@ def generate_inputs(sweep, outdir, seeds):
             if not os.path.exists(path):
                 tmp = path + ".tmp." + str(os.getpid())
                 with open(tmp, "wb") as f:
-                    p = subprocess.run(argv, stdout=f, stderr=subprocess.PIPE, cwd=root_dir())
+                    try:
+                        p = subprocess.run(argv, stdout=f, stderr=subprocess.PIPE, cwd=root_dir())
+                    except OSError as e:
+                        os.unlink(tmp)
+                        raise SpecError(f"{sweep.path}: inputs.{name}.command: {argv[0]}: {e.strerror}")
                 if p.returncode != 0:
                     os.unlink(tmp)
                     raise SpecError(f"{sweep.path}: inputs.{name}: command failed (exit {p.returncode}): "
