@@ -37,10 +37,13 @@ ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 # Link-time optimisation of the shipped binary (gcc): the per-packet path
 # crosses files (net.c -> events.c, transport -> net.c) and inlining across
 # them saves instructions (README "Performance"). Objects are fat, so the
-# tests link the same objects without it; asan, debug, coverage and fuzz
-# builds turn it off (LTO=).
+# tests link the same objects without it: NOLTO_LINK (-fno-lto) makes them
+# link the objects' plain code (gcc's linker plugin would otherwise rerun
+# the whole-program optimisation for each of the ~30 test programs); asan,
+# debug, coverage and fuzz builds turn it off (LTO=).
 LTO     ?= $(if $(filter gcc cc mpicc,$(notdir $(CC))),-flto=auto -ffat-lto-objects,)
 LDLIBS  := -lm
+NOLTO_LINK = $(if $(LTO),-fno-lto,)
 # The shipped binary is linked statically, with LTO (the sanitizer, debug,
 # coverage and fuzz builds, which set LTO=, and clang builds stay dynamic):
 # libc's and libm's shared pages were 2 MB of every run's resident memory,
@@ -123,12 +126,12 @@ deps:
 
 $(BUILD)/tests/%: tests/%.c $(OBJ_LIB) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(DEPFLAGS) $(NOLTO_LINK) -Wno-missing-prototypes -Isrc -o $@ $< $(OBJ_LIB) -lcmocka $(LDLIBS)
 
 # gcc build of each harness with the replay main (tests/fuzz/replay.sh runs them)
 $(BUILD)/fuzz-replay/%: tests/fuzz/%.c tests/fuzz/replay_main.c $(OBJ_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALLFLAGS) $(DEPFLAGS) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
+	$(CC) $(ALLFLAGS) $(DEPFLAGS) $(NOLTO_LINK) -Isrc -o $@ $< tests/fuzz/replay_main.c $(OBJ_LIB) $(LDLIBS)
 
 # tools/sweep runs on Debian's python3 (3.11: tomllib, sqlite3); figures need
 # its matplotlib (the python3 first on PATH may not see Debian's packages).
