@@ -48,15 +48,16 @@ MAKE_VARS = ["BUILD=" + BUILD, "BIN=" + BUILD + "/spraysim", "LTO=", "STATIC=", 
              "CFLAGS=-fPIC"]
 
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
-# unit tests come first; golden.sh (whole runs, 40 scenarios, ~3 s) and
-# cli_test.sh (the binary's flags and outputs, ~20 s) cover what no unit test
-# reaches. Within a module the programs run fastest first and stop at the
+# unit tests come first; golden.sh (whole runs, 40 scenarios, ~3 s),
+# option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
+# binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
 GOLDEN = "tests/golden.sh"
 CLI = "tests/cli_test.sh"
+BOUNDS = "tests/option_bounds.sh"
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
-           "test_hpcc", "test_roce", "test_scenario", GOLDEN],
+           "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
     "cli": ["test_timeseries", GOLDEN, CLI],
     "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN],
     "lb": ["test_lb", "test_lb_adaptive", "test_scenario", "test_receiver_credit",
@@ -341,7 +342,7 @@ def main(argv):
     ap.add_argument("--min-per-module", type=int, default=10,
                     help="top each module up to this many sites (default 10)")
     ap.add_argument("--module", action="append", default=[],
-                    help="only this module (repeatable): " + ", ".join(sorted(MODULE_TESTS)))
+                    help="only the sampled sites of this module (repeatable): " + ", ".join(sorted(MODULE_TESTS)))
     ap.add_argument("--min-score", type=float, default=90.0,
                     help="percent of non-equivalent mutants each module must kill (default 90)")
     ap.add_argument("--list", action="store_true", help="list the sampled sites and stop")
@@ -365,7 +366,10 @@ def main(argv):
     except BadInput as e:
         print("mutation: " + str(e), file=sys.stderr)
         return 2
-    sites = sample_sites(all_sites(set(a.module)), a.sites, a.seed, a.min_per_module)
+    # the sample is drawn from every module, then cut to --module: the same
+    # sites as a whole run's, so runs of parts add up to it
+    sites = [s for s in sample_sites(all_sites(set()), a.sites, a.seed, a.min_per_module)
+             if not a.module or module_of(s["file"]) in a.module]
     if a.list:
         for s in sites:
             print("%s:%d:%d %s -> %s   %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"],
