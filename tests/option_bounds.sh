@@ -6,7 +6,8 @@
 # itself). Issue 26: flipping a range test (<= to <) or moving an end by one
 # went unnoticed where only values inside the range were ever tried.
 # Ranges are the ones the code states (src/cc/*.c opt_in, cc_opt_uint,
-# the percentile checks); --sird-opt's are in test_sird.c.
+# the percentile checks); --sird-opt's are in test_sird.c. Then flags
+# given fewer values than they take, and --class-opt's 32-entry limit.
 # Run from the repository root by tests/run_all.sh, with SPRAYSIM and SHARED
 # as tests/cli_test.sh takes them. Prints one "ok"/"FAIL" line per option.
 
@@ -101,5 +102,34 @@ lswift delayed_pkts 1 1000000 0 1000001
 mswift history 0 1024 -1 1025
 mswift percentile 0 100 -0.0000001 100.00001 open
 TABLE
+
+# Flags at the ends of what they take. A flag of two values given one, last
+# on the line (reading past argv's end before), and --class-opt's table of
+# 32 entries: 6 classes x 6 names give 36 distinct ones; the 33rd is refused.
+# bad DESCRIPTION TEXT ARGS...: exit 2 and one line containing TEXT
+bad() {
+    desc=$1 want=$2
+    shift 2
+    "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "$want" "$T/err"; then
+        echo "ok $desc"
+    else
+        echo "FAIL $desc: exit $rc, $(head -2 "$T/err" | tr '\n' ' ') (want exit 2, one line with '$want')"
+        nfail=$((nfail + 1))
+    fi
+}
+bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
+bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
+bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5
+set --
+for c in 2 3 4 5 6 7; do
+    for n in queue_bytes ecn_kmin_bytes ecn_kmax_bytes trim ecn lossless; do
+        set -- "$@" --class-opt "$c:$n=1"
+    done
+done
+# "$@" is now 36 options; 32 are the most, given or repeated
+while [ $# -gt 66 ]; do shift 2; done
+bad "--class-opt: 33 distinct options" "--class-opt: at most 32 options" --classes 8 "$@"
 
 [ "$nfail" -eq 0 ]

@@ -21,8 +21,8 @@ A site is named by its file, the text of its line (stripped), the operator
 and its occurrence among that line's sites of the same operator, so the list
 survives edits elsewhere in the file.
 
-  tools/mutation.py [--sites N] [--seed S] [--module M ...] [--min-score PCT]
-                    [--list] [--keep DIR]
+  tools/mutation.py [--sites N] [--seed S] [--module M ...] [--site F:L:C ...]
+                    [--min-score PCT] [--list] [--keep DIR]
 
 Prints one line per mutant, then killed / survived / equivalent / did not
 build per module with the survivors listed, and the seconds per mutant.
@@ -58,15 +58,15 @@ BOUNDS = "tests/option_bounds.sh"
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
-    "cli": ["test_timeseries", GOLDEN, CLI],
-    "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN],
+    "cli": ["test_timeseries", GOLDEN, BOUNDS, CLI],
+    "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
     "lb": ["test_lb", "test_lb_adaptive", "test_scenario", "test_receiver_credit",
            "test_transport", GOLDEN],
     "metrics": ["test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
                 "test_poisson", GOLDEN, CLI],
     "net": ["test_net", "test_pull_pacer", "test_roce", "test_failures", "test_topo",
             "test_scenario", "test_transport", GOLDEN],
-    "sim": ["test_transport", "test_scenario", "test_messages", "test_net", GOLDEN],
+    "sim": ["test_transport", "test_scenario", "test_messages", "test_net", GOLDEN, BOUNDS, CLI],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN],
     "transport": ["test_transport", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
@@ -345,6 +345,8 @@ def main(argv):
                     help="only the sampled sites of this module (repeatable): " + ", ".join(sorted(MODULE_TESTS)))
     ap.add_argument("--min-score", type=float, default=90.0,
                     help="percent of non-equivalent mutants each module must kill (default 90)")
+    ap.add_argument("--site", action="append", default=[], metavar="FILE:LINE:COL",
+                    help="only this sampled site (repeatable; as the report prints it)")
     ap.add_argument("--list", action="store_true", help="list the sampled sites and stop")
     ap.add_argument("--keep", metavar="DIR",
                     help="work in DIR and keep it (a second run reuses its build)")
@@ -370,6 +372,13 @@ def main(argv):
     # sites as a whole run's, so runs of parts add up to it
     sites = [s for s in sample_sites(all_sites(set()), a.sites, a.seed, a.min_per_module)
              if not a.module or module_of(s["file"]) in a.module]
+    if a.site:
+        where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
+        for w in a.site:
+            if w not in where:
+                print("mutation: --site %s: not a sampled site (see --list)" % w, file=sys.stderr)
+                return 2
+        sites = [where[w] for w in a.site]
     if a.list:
         for s in sites:
             print("%s:%d:%d %s -> %s   %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"],
