@@ -70,7 +70,7 @@ MODULE_TESTS = {
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN],
     "transport": ["test_transport", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
-                  "test_timely", "test_scenario", "test_poisson", "test_failures", GOLDEN],
+                  "test_timely", "test_scenario", "test_poisson", "test_failures", GOLDEN, CLI],
     "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", GOLDEN, CLI],
 }
 # src/mpi/ is left out: it builds only with mpicc (make mpi) and its test,
