@@ -66,7 +66,7 @@ MODULE_TESTS = {
                 "test_poisson", GOLDEN, CLI],
     "net": ["test_net", "test_pull_pacer", "test_roce", "test_failures", "test_topo",
             "test_scenario", "test_transport", GOLDEN],
-    "sim": ["test_transport", "test_scenario", "test_messages", "test_net", GOLDEN, BOUNDS, CLI],
+    "sim": ["test_transport", "test_scenario", "test_messages", "test_net", "test_failures", GOLDEN, BOUNDS, CLI],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN],
     "transport": ["test_transport", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
