@@ -119,6 +119,23 @@ bad() {
         nfail=$((nfail + 1))
     fi
 }
+# good DESCRIPTION ARGS...: a 1 us run with ARGS exits 0
+good() {
+    desc=$1
+    shift
+    if "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" "$@" >"$T/out" 2>"$T/err" </dev/null; then
+        echo "ok $desc"
+    else
+        echo "FAIL $desc: exit $?, $(head -1 "$T/err")"
+        nfail=$((nfail + 1))
+    fi
+}
+# -q: 1 to 1000000 packets, and at most 2^31 - 1 bytes with the 4150-byte
+# default MTU: 517465 packets (2147479750 bytes) is the largest queue
+good "-q 1 (with -ecn 1 1), the smallest queue" -q 1 -ecn 1 1
+bad "-q 0" "-q: '0' is out of range (1 to 1000000)" -q 0
+good "-q 517465, the largest queue in bytes" -q 517465
+bad "-q 517466, one packet more than 2^31 - 1 bytes" "-q 517466: a queue of 2147483900 bytes" -q 517466
 bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
 bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
 bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5

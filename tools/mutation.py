@@ -347,6 +347,9 @@ def main(argv):
                     help="percent of non-equivalent mutants each module must kill (default 90)")
     ap.add_argument("--site", action="append", default=[], metavar="FILE:LINE:COL",
                     help="only this sampled site (repeatable; as the report prints it)")
+    ap.add_argument("--summarize", nargs="+", metavar="LOG",
+                    help="no run: the table from these runs' printed lines (later lines win, so a "
+                         "rerun's log goes last), with the equivalents list as it is now")
     ap.add_argument("--list", action="store_true", help="list the sampled sites and stop")
     ap.add_argument("--keep", metavar="DIR",
                     help="work in DIR and keep it (a second run reuses its build)")
@@ -379,6 +382,8 @@ def main(argv):
                 print("mutation: --site %s: not a sampled site (see --list)" % w, file=sys.stderr)
                 return 2
         sites = [where[w] for w in a.site]
+    if a.summarize:
+        return summarize_logs(a, sites, equiv)
     if a.list:
         for s in sites:
             print("%s:%d:%d %s -> %s   %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"],
@@ -470,6 +475,47 @@ def mutate_and_test(work, s, tests, env, base_s, lib_objs):
         os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
         shutil.move(obj + ".orig", obj)
         shutil.move(linked + ".orig", linked)
+
+
+LOG_LINE = re.compile(r"^\[\d+/\d+\] (\S+:\d+:\d+) \S+ -> \S+: (killed|survived|not built|equivalent)"
+                      r"(?: by (\S+))?(?: \(([\d.]+) s\))?$")
+
+
+def summarize_logs(a, sites, equiv):
+    """The per-module table from the lines of earlier runs (parts of one
+    sample, or a rerun of some sites), so the runs need not be one."""
+    where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
+    got, secs = {}, {}
+    for path in a.summarize:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    m = LOG_LINE.match(line.rstrip("\n"))
+                    if not m:
+                        continue
+                    if m.group(1) not in where:
+                        print("mutation: %s:%d: %s is not a site of this sample (--sites, --seed)" %
+                              (path, n, m.group(1)), file=sys.stderr)
+                        return 2
+                    got[m.group(1)] = (m.group(2), m.group(3))
+                    if m.group(4):
+                        secs[m.group(1)] = float(m.group(4))
+        except OSError as e:
+            print("mutation: %s: %s" % (path, e.strerror), file=sys.stderr)
+            return 2
+    results = []
+    for w, s in where.items():
+        if w not in got:
+            continue
+        outcome, by = got[w]
+        if site_key(s) in equiv:
+            outcome, by = "equivalent", None
+        results.append((s, outcome, by))
+    missing = len(where) - len(results)
+    if missing:
+        print("%d of the %d sampled sites have no result in these logs" % (missing, len(where)))
+    mods = sorted({module_of(s["file"]) for s, _, _ in results})
+    return summarize(a, results, mods, sum(secs.values()))
 
 
 def summarize(a, results, mods, secs):
