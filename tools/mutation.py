@@ -34,6 +34,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -321,17 +322,29 @@ def link_test(work, t):
 
 
 def run_test(work, t, env, limit_s):
-    """True when the test passed within limit_s seconds."""
+    """True when the test passed within limit_s seconds. The test runs in a
+    session of its own, and a test past its time is killed with everything
+    it started (a script's simulator runs too, or a mutant that loops would
+    outlive it)."""
     cmd = ["sh", t] if t.startswith("tests/") else [BUILD + "/tests/" + t]
+    p = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=work, env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=limit_s, start_new_session=True)
+        out, _ = p.communicate(timeout=limit_s)
     except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
         return False
+    finally:
+        # whatever the test left running in its session goes too
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     if p.returncode != 0:
         return False
     if t.startswith("tests/"):
-        return not re.search(rb"^FAIL", p.stdout, re.M)
+        return not re.search(rb"^FAIL", out, re.M)
     return True
 
 
