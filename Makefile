@@ -23,6 +23,9 @@
 #                   committed corpus (tests/fuzz/NAME/corpus)
 #   make mpi        bin/spraysim-mpi: parallel runs over MPI (README "Parallel runs
 #                   (MPI)"), built by Debian's Open MPI (installed when missing)
+#   make mutation   flip operators and constants at MUT_SITES sites (default 200, seed
+#                   MUT_SEED) across src/ and count the mutants the tests kill, per
+#                   module (tools/mutation.py; README "Mutation testing")
 #   make clean
 
 CC      ?= gcc
@@ -73,7 +76,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: mpi mpi-deps
+.PHONY: mpi mpi-deps mutation
 .PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
@@ -274,6 +277,13 @@ mpi: mpi-deps
 $(MPI_BIN): $(OBJ_LIB) $(BUILD)/cli/main.o $(BUILD)/mpi/pdes.o
 	@mkdir -p $(dir $@)
 	$(CC) $(ALLFLAGS) $(LTO) -o $@ $^ $(LDLIBS)
+
+# Mutation testing (issue 26): each mutant is made in a copy of the tree, so
+# src/ is never left mutated; nice, since a run takes tens of minutes.
+MUT_SITES ?= 200
+MUT_SEED  ?= 1
+mutation: deps
+	@SHARED=$(SHARED) nice /usr/bin/python3 tools/mutation.py --sites $(MUT_SITES) --seed $(MUT_SEED)
 
 clean:
 	rm -rf build build-asan build-asan-clang build-debug build-cov build-mpi build-mpich bin

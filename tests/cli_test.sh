@@ -114,6 +114,15 @@ if [ "$rc" -eq 0 ] && [ "$n" = 2 ] && [ "$(grep " finished at " "$T/out" | head 
 else
     fail "--htsim-output: rc $rc, $n finished lines, time '$t'"
 fi
+# EQDS's line (htsim eqds.cpp's) gives the finish time of flows.csv, in us
+run -tm "$M/one.cm" --transport eqds --htsim-output --out "$T/hq"
+t=$(grep "^Flow Eqds_0_13 flowId 1 eqdsSrc 0 finished at " "$T/out" | awk '{print $9}')
+f=$(awk -F, 'NR == 2 {print $6}' "$T/hq/flows.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ -n "$t" ] && awk -v t="$t" -v f="$f" 'BEGIN { exit !(t - f < 0.001 && f - t < 0.001 && f > 0) }'; then
+    ok "--htsim-output with EQDS: its 'finished at' time is flows.csv's finish_us"
+else
+    fail "--htsim-output with EQDS: rc $rc, time '$t', flows.csv finish_us '$f'"
+fi
 
 # ---------------------------------------------------------------- bad input
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus

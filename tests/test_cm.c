@@ -667,6 +667,23 @@ static void test_err_failure_lines(void **state)
     }
 }
 
+/* A connection's lb and transport names take up to 15 characters (their
+ * 16-byte fields) and refuse 16 (issue 26: the length tests, flipped to >,
+ * let a 16-character name overrun its field). */
+static void test_name_fields_at_their_limit(void **state)
+{
+    (void)state;
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 2\nConnections 1\n0->1 start 0 size 100 lb abcdefghijklmno transport pqrstuvwxyzabcd\n");
+    assert_string_equal(cm.conns[0].lb, "abcdefghijklmno");
+    assert_string_equal(cm.conns[0].transport, "pqrstuvwxyzabcd");
+    cm_free(&cm);
+    expect_err("Nodes 2\nConnections 1\n0->1 start 0 size 100 lb abcdefghijklmnop\n", "x.cm:3:",
+               "lb name 'abcdefghijklmnop' is too long");
+    expect_err("Nodes 2\nConnections 1\n0->1 start 0 size 100 transport abcdefghijklmnop\n", "x.cm:3:",
+               "transport name 'abcdefghijklmnop' is too long");
+}
+
 static void test_err_small_buffer(void **state)
 {
     (void)state;
@@ -715,6 +732,7 @@ int main(void)
         cmocka_unit_test(test_err_unreachable_triggers),
         cmocka_unit_test(test_trailing_comments),
         cmocka_unit_test(test_err_failure_lines),
+        cmocka_unit_test(test_name_fields_at_their_limit),
         cmocka_unit_test(test_err_small_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -405,6 +405,30 @@ static void test_short_message_overtakes_scheduled_data(void **state)
     sim_free(&S);
 }
 
+/* One sender with 40 unscheduled messages to one receiver, all ready at 0,
+ * given in a shuffled order: its SRPT queue (a heap, grown past its first
+ * 16 slots) sends them shortest first, so they are delivered in the order
+ * of their sizes (issue 26: the heap's parent and child arithmetic and its
+ * growth, mutated, went unnoticed with fewer messages per sender). */
+static void test_sender_srpt_over_many_messages(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    char cm[4096];
+    int n = snprintf(cm, sizeof cm, "Nodes 16\nConnections %d\n", N);
+    for (int i = 0; i < N; i++)
+        n += snprintf(cm + n, sizeof cm - (size_t)n, "0->15 start 0 size %d\n", ((i * 17) % N + 1) * MSS);
+    run(temp_file(cm, ".cm"), NULL, 3000, RTT170, 1, 0, true);
+    assert_int_equal(S.flows_finished, N);
+    for (uint32_t a = 0; a < S.n_flows; a++)
+        for (uint32_t b = 0; b < S.n_flows; b++)
+            if (S.flows[a].size_bytes < S.flows[b].size_bytes && S.flows[a].rcv_done_ps >= S.flows[b].rcv_done_ps)
+                fail_msg("%llu B delivered at %.3f us, not before %llu B at %.3f us",
+                         (unsigned long long)S.flows[a].size_bytes, (double)S.flows[a].rcv_done_ps / PS_PER_US,
+                         (unsigned long long)S.flows[b].size_bytes, (double)S.flows[b].rcv_done_ps / PS_PER_US);
+    sim_free(&S);
+}
+
 /* A short open-loop run (WKb at 50% on 16 hosts) finishes: every message
  * delivered, the load achieved, packets conserved. */
 static void test_short_poisson_run_finishes(void **state)
@@ -470,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_one_message_in_the_idle_network_time),
         cmocka_unit_test(test_incast_delivers_everything_and_fills_the_downlink),
         cmocka_unit_test(test_short_message_overtakes_scheduled_data),
+        cmocka_unit_test(test_sender_srpt_over_many_messages),
         cmocka_unit_test(test_short_poisson_run_finishes),
         cmocka_unit_test(test_resend_recovers_losses),
     };

@@ -527,6 +527,23 @@ static void test_single_always_zero(void **state)
     free(st);
 }
 
+/* Bitmap given no paths (-paths is never 0, but lb_params may be) uses one:
+ * its state holds one penalty and every packet takes entropy 0, also after
+ * that entropy is penalized (issue 26: clamp_paths' test for 0, moved to 1,
+ * went unnoticed). */
+static void test_bitmap_zero_paths_means_one(void **state)
+{
+    (void)state;
+    struct lb_params zero = {.paths = 0}, one = {.paths = 1};
+    assert_int_equal(lb_bitmap_ops.state_bytes(&zero), lb_bitmap_ops.state_bytes(&one));
+    void *st = lb_new(&lb_bitmap_ops, 0, 16, 8, 3, 0);
+    for (uint32_t seq = 0; seq < 8; seq++) {
+        assert_int_equal(lb_bitmap_ops.next_entropy(st, seq, seq * 1000), 0);
+        lb_bitmap_ops.feedback(st, 0, LB_ECN, seq * 1000);
+    }
+    free(st);
+}
+
 static void test_lb_find(void **state)
 {
     (void)state;
@@ -629,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_oblivious_same_seed_reproduces),
         cmocka_unit_test(test_single_always_zero),
         cmocka_unit_test(test_bitmap_time_decay_matches_per_entropy_rule),
+        cmocka_unit_test(test_bitmap_zero_paths_means_one),
         cmocka_unit_test(test_lb_find),
         cmocka_unit_test(test_ops_tables_complete),
     };

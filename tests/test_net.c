@@ -413,6 +413,39 @@ static void test_drr_shares_between_classes(void **st)
     sim_free(&S);
 }
 
+/* A DRR port that fails with a class-1 packet on the wire drops its queues
+ * but keeps that packet's bytes in class 1's count until its transmission
+ * ends (and cuts it too); both classes then stand at zero (issue 26:
+ * port_fail's in-service test, flipped, went unnoticed). */
+static void test_failed_drr_port_keeps_on_wire_class_bytes(void **st)
+{
+    (void)st;
+    g_drr = true;
+    setup_sim(true);
+    g_drr = false;
+    uint32_t port = tor_down_port();
+    for (uint32_t i = 0; i < 4; i++) {
+        uint32_t idx = new_pkt(PKT_DATA, i, 4000 + i);
+        pkt_at(&S.pool, idx)->tclass = i != 1; /* 0 goes on the wire (class 1) */
+        port_enqueue(&S, port, idx);
+    }
+    assert_int_equal(pkt_at(&S.pool, S.ports[port].in_service)->seq, 0);
+    assert_int_equal(S.ports[port].drr->bytes[0], 4001);
+    assert_int_equal(S.ports[port].drr->bytes[1], 4000 + 4002 + 4003);
+    port_fail(&S, port);
+    assert_int_equal(S.ports[port].drr->bytes[0], 0);
+    assert_int_equal(S.ports[port].drr->bytes[1], 4000);
+    assert_int_equal(S.ports[port].data_bytes, 4000);
+    assert_int_equal(S.ports[port].st.failure_drops, 3);
+    uint32_t seqs[4];
+    assert_int_equal(drain(port, seqs, 4, NULL), 0);
+    assert_int_equal(S.ports[port].st.failure_drops, 4);
+    assert_int_equal(S.ports[port].drr->bytes[0], 0);
+    assert_int_equal(S.ports[port].drr->bytes[1], 0);
+    assert_int_equal(S.ports[port].data_bytes, 0);
+    sim_free(&S);
+}
+
 static void test_fifo_serves_in_arrival_order(void **st)
 {
     (void)st;
@@ -508,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_drop_tail_without_trimming),
         cmocka_unit_test(test_full_control_class_bounces_header_to_sender),
         cmocka_unit_test(test_drr_shares_between_classes),
+        cmocka_unit_test(test_failed_drr_port_keeps_on_wire_class_bytes),
         cmocka_unit_test(test_fifo_serves_in_arrival_order),
         cmocka_unit_test(test_control_has_strict_priority),
         cmocka_unit_test(test_serialisation_and_latency),

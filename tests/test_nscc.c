@@ -141,6 +141,20 @@ static void test_fair_increase_and_discounted_filter(void **st)
     free(n);
 }
 
+/* A delay above 5 base RTTs with ECN is an emergency: the filter moves
+ * 0.0125 of the way to it (seed 002 Sec. 4d's third case), as it does for
+ * trusted delays (issue 26: its weight's * flipped to / went unnoticed). */
+static void test_emergency_delay_filter(void **st)
+{
+    (void)st;
+    struct nscc *n = make(true);
+    n->win.cwnd_bytes = 100000;
+    double before = n->avg_delay_ps;
+    ack(n, 5 * US, MTU, 70 * US, true); /* 70 us > 5 x 12 us, marked */
+    assert_true(fabs(n->avg_delay_ps - (0.0125 * 70 * US + (1 - 0.0125) * before)) < 1e-3);
+    free(n);
+}
+
 static void test_multiplicative_decrease_once_per_base_rtt(void **st)
 {
     (void)st;
@@ -663,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_kept_fraction_table),
         cmocka_unit_test(test_proportional_increase_batched),
         cmocka_unit_test(test_fair_increase_and_discounted_filter),
+        cmocka_unit_test(test_emergency_delay_filter),
         cmocka_unit_test(test_multiplicative_decrease_once_per_base_rtt),
         cmocka_unit_test(test_no_decrease_when_filtered_delay_low),
         cmocka_unit_test(test_steer_only_quadrant),

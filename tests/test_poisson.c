@@ -227,6 +227,53 @@ static void test_spec_parse(void **state)
     }
 }
 
+/* Every numeric parameter of the poisson workload at both ends of what it
+ * takes: the end itself taken, the nearest value beyond it refused naming
+ * the parameter (issue 26: a range test flipped at an end went unnoticed,
+ * e.g. incast's >= 0). incast's upper end is open: 1 is refused and the
+ * double below it taken. */
+static void test_spec_ranges_at_both_ends(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        double lo, hi;
+        bool whole, hi_open;
+    } R[] = {
+        {"load", POISSON_MIN_LOAD, POISSON_MAX_LOAD, false, false},
+        {"n", 2, 1u << 24, true, false},
+        {"warmup_us", 0, 1e12, false, false},
+        {"bdp", 1, 1ull << 40, true, false},
+        {"incast", 0, 1, false, true},
+        {"incast_senders", 1, (1u << 24) - 1, true, false},
+        {"incast_bytes", 1, 1ull << 40, true, false},
+        {"conns", 0, 4096, true, false},
+    };
+    struct poisson_spec p;
+    char spec[160], err[512];
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
+        /* the required parameters at ordinary values, less the one tested;
+         * stop_us's lower end is warmup_us's (test_spec_parse) */
+        const char *base = !strcmp(R[i].name, "n") ? "poisson:cdf=a,load=0.5" : "poisson:cdf=a,load=0.5,n=64";
+        if (!strcmp(R[i].name, "load"))
+            base = "poisson:cdf=a,n=64";
+        double in_hi = R[i].hi_open ? nextafter(R[i].hi, -INFINITY) : R[i].hi;
+        double below = R[i].whole ? R[i].lo - 1 : nextafter(R[i].lo, -INFINITY);
+        double above = R[i].hi_open ? R[i].hi : R[i].whole ? R[i].hi + 1 : nextafter(R[i].hi, INFINITY);
+        const double take[2] = {R[i].lo, in_hi}, refuse[2] = {below, above};
+        for (int k = 0; k < 2; k++) {
+            snprintf(spec, sizeof spec, "%s,%s=%.17g", base, R[i].name, take[k]);
+            if (!poisson_parse(&p, spec, err, sizeof err))
+                fail_msg("'%s' refused: %s", spec, err);
+            snprintf(spec, sizeof spec, "%s,%s=%.17g", base, R[i].name, refuse[k]);
+            if (poisson_parse(&p, spec, err, sizeof err))
+                fail_msg("'%s' taken", spec);
+            if (!strstr(err, R[i].name))
+                fail_msg("'%s': error '%s' does not name %s", spec, err, R[i].name);
+        }
+    }
+}
+
 /* ---- the generator ------------------------------------------------------------------ */
 
 /* Draws `per_host` messages from each of `hosts` hosts; returns the
@@ -728,6 +775,7 @@ int main(void)
         cmocka_unit_test(test_cdf_mean_packets),
         cmocka_unit_test(test_cdf_errors_name_file_and_line),
         cmocka_unit_test(test_spec_parse),
+        cmocka_unit_test(test_spec_ranges_at_both_ends),
         cmocka_unit_test(test_generator_load_and_mean),
         cmocka_unit_test(test_message_rates_of_seed_001),
         cmocka_unit_test(test_destinations_uniform_never_self),

@@ -343,6 +343,41 @@ static void test_pull_ends_speculation_and_credit_is_capped(void **st)
     }
 }
 
+/* A packet's transmission count saturates at 255 (uet.h: tx_rec.count)
+ * rather than wrap to 0, where a later ACK would take the packet for a first
+ * transmission and an RTT sample (issue 26: the saturation test flipped to
+ * <= went unnoticed). Nothing comes back from the receiver (its NIC is down)
+ * but the PULLs handed to the sender after each timeout, so the one packet
+ * of a one-packet window is sent again after every timeout; its count is set
+ * to 254 after the first send and must stop at 255 after two more. */
+static void test_eqds_transmission_count_saturates(void **st)
+{
+    (void)st;
+    struct run_opts o = EQDS;
+    o.cwnd_pkts = 1;
+    setup(temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 400000\n", ".cm"), 1, &o);
+    S.ports[S.hosts[13].nic_port].flags |= PORTF_DOWN;
+    struct flow *f = &S.flows[0];
+    sim_run(&S);
+    assert_int_equal(f->c.pkts_sent, 1);
+    assert_int_equal(uet_txr(seq_of(f), 0)->count, 1);
+    uet_txw(seq_of(f), 0)->count = 254;
+    uint64_t rtos = S.tot.rtos;
+    int64_t pull_q = 0;
+    while (f->c.retransmits < 2 && S.cfg.end_ps < 100000 * PS_PER_US) {
+        S.cfg.end_ps += 10 * PS_PER_US;
+        sim_run(&S);
+        if (S.tot.rtos > rtos) {
+            rtos = S.tot.rtos;
+            deliver_pull(pull_q += 16);
+        }
+    }
+    assert_int_equal(f->c.retransmits, 2);
+    assert_int_equal(f->c.pkts_sent, 3);
+    assert_int_equal(uet_txr(seq_of(f), 0)->count, 255);
+    sim_free(&S);
+}
+
 /* UET: flows waiting for the same NIC split their demand (htsim divides the
  * pull target by the NIC's waiting sources): with two flows from host 0
  * taking turns and nothing coming back, flow 0's k-th packet asks for
@@ -728,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_eqds_sender_window_caps_credit),
         cmocka_unit_test(test_eqds_rts_restarts_a_sender_without_credit),
         cmocka_unit_test(test_eqds_trim_owes_one_mtu_of_credit),
+        cmocka_unit_test(test_eqds_transmission_count_saturates),
         cmocka_unit_test(test_eqds_recv_oversub_cc_skips_pulls),
         cmocka_unit_test(test_eqds_trimmed_duplicate_is_acked),
         cmocka_unit_test(test_eqds_ack_request_answered_when_holes_fill),

@@ -189,6 +189,59 @@ static void test_sird_opt_parsing(void **st)
     assert_false(sird_params_apply(&p, "bkt_idle_reset=-1", 100000, err, sizeof err));
 }
 
+/* Every numeric --sird-opt at both ends of the range it accepts: the end
+ * itself is taken (or refused, for an open end) and the nearest double
+ * beyond it refused (issue 26: alpha0's d <= 1 flipped to d < 1 refused the
+ * default's own value, alpha0=1, and no test passed it). */
+static void test_sird_opt_ranges_at_both_ends(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *name;
+        double lo, hi;
+        bool lo_open;
+    } R[] = {
+        {"bdp", 1000, 1e9, false},      {"B", 0.01, 100, false},         {"bkt_max", 0.01, 100, false},
+        {"bkt_min", 1, 1000, false},    {"unscht", 0, 1000, false},      {"sthr", 0, 100, false},
+        {"nthr", 0.01, 1000, false},    {"g", 0, 1, true},               {"ai", 0.01, 100, false},
+        {"alpha0", 0, 1, false},        {"pace_factor", 0.1, 10, false}, {"tx_fair_share", 0, 1, false},
+        {"rx_timeout", 1, 1e6, false},  {"bkt_idle_reset", 0, 1e6, false}, {"max_timeouts", 1, 255, false},
+    };
+    char opt[96], err[512];
+    for (size_t i = 0; i < sizeof R / sizeof R[0]; i++) {
+        struct sird_params p = defaults();
+        /* whole-number options step by one beyond their ends */
+        bool whole = !strcmp(R[i].name, "max_timeouts");
+        double below = whole ? R[i].lo - 1 : nextafter(R[i].lo, -INFINITY);
+        double above = whole ? R[i].hi + 1 : nextafter(R[i].hi, INFINITY);
+        snprintf(opt, sizeof opt, "%s=%.17g", R[i].name, R[i].lo);
+        if (sird_params_apply(&p, opt, BDP, err, sizeof err) == R[i].lo_open)
+            fail_msg("%s: %s", opt, R[i].lo_open ? "taken" : err);
+        snprintf(opt, sizeof opt, "%s=%.17g", R[i].name, R[i].hi);
+        if (!sird_params_apply(&p, opt, BDP, err, sizeof err))
+            fail_msg("%s: %s", opt, err);
+        snprintf(opt, sizeof opt, "%s=%.17g", R[i].name, below);
+        if (sird_params_apply(&p, opt, BDP, err, sizeof err))
+            fail_msg("%s: taken", opt);
+        snprintf(opt, sizeof opt, "%s=%.17g", R[i].name, above);
+        if (sird_params_apply(&p, opt, BDP, err, sizeof err))
+            fail_msg("%s: taken", opt);
+        assert_non_null(strstr(err, R[i].name));
+    }
+    /* the values the ends set */
+    struct sird_params p = defaults();
+    assert_true(sird_params_apply(&p, "alpha0=1", BDP, err, sizeof err));
+    assert_true(p.alpha0 == 1.0);
+    assert_true(sird_params_apply(&p, "alpha0=0", BDP, err, sizeof err));
+    assert_true(p.alpha0 == 0.0);
+    assert_true(sird_params_apply(&p, "max_timeouts=255", BDP, err, sizeof err));
+    assert_int_equal(p.max_timeouts, 255);
+    assert_true(sird_params_apply(&p, "bkt_min=1000", BDP, err, sizeof err));
+    assert_int_equal(p.bkt_min_bytes, 1000 * MSS);
+    assert_true(sird_params_apply(&p, "B=100", BDP, err, sizeof err));
+    assert_int_equal(p.b_bytes, 100 * BDP);
+}
+
 /* ---- runs ---------------------------------------------------------------------------- */
 
 static void setup_cm(const char *cm_text, double end_us, const char *const *opts, bool inf, uint32_t q_pkts)
@@ -563,6 +616,7 @@ int main(void)
         cmocka_unit_test(test_alg1_eligibility),
         cmocka_unit_test(test_aimd_dctcp_form),
         cmocka_unit_test(test_sird_opt_parsing),
+        cmocka_unit_test(test_sird_opt_ranges_at_both_ends),
         cmocka_unit_test(test_idle_network_latency),
         cmocka_unit_test(test_incast_queue_bound),
         cmocka_unit_test(test_pace_factor_drains_the_queue),

@@ -1,0 +1,152 @@
+#!/bin/sh
+# option_bounds.sh: every range a --cc-opt accepts, at both ends. For each
+# option in the table below, the binary must take the lowest and the highest
+# value of its range (a closed end) and refuse, with exit status 2 and one
+# line naming the option, a value just beyond each end (and an open end
+# itself). Issue 26: flipping a range test (<= to <) or moving an end by one
+# went unnoticed where only values inside the range were ever tried.
+# Ranges are the ones the code states (src/cc/*.c opt_in, cc_opt_uint,
+# the percentile checks); --sird-opt's are in test_sird.c. Then flags
+# given fewer values than they take, and --class-opt's 32-entry limit.
+# Run from the repository root by tests/run_all.sh, with SPRAYSIM and SHARED
+# as tests/cli_test.sh takes them. Prints one "ok"/"FAIL" line per option.
+
+SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+SHARED=${SHARED:-../shared}
+case $SPRAYSIM in /*) ;; *) SPRAYSIM=$(pwd)/$SPRAYSIM ;; esac
+M=$SHARED/data/htsim/matrices
+T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-bounds.XXXXXX") || { echo "FAIL option_bounds: mktemp"; exit 1; }
+trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T"; exit 1' HUP INT TERM
+nfail=0
+
+# run CC OPT=VALUE: the exit status of a 1 us run with that option
+run() {
+    "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" --cc "$1" --cc-opt "$2" \
+        >"$T/out" 2>"$T/err" </dev/null
+}
+
+# check CC NAME LO HI BELOW ABOVE [open]: LO and HI taken (LO refused when
+# "open"), BELOW and ABOVE refused with exit 2 and one line naming NAME
+check() {
+    cc=$1 name=$2 lo=$3 hi=$4 below=$5 above=$6 open=$7
+    why=""
+    if [ "$open" = open ]; then
+        run "$cc" "$name=$lo"
+        [ $? -eq 2 ] || why="$why $name=$lo taken (the end is open);"
+    else
+        run "$cc" "$name=$lo" || why="$why $name=$lo refused: $(head -1 "$T/err");"
+    fi
+    run "$cc" "$name=$hi" || why="$why $name=$hi refused: $(head -1 "$T/err");"
+    for v in "$below" "$above"; do
+        run "$cc" "$name=$v"
+        rc=$?
+        if [ $rc -ne 2 ]; then
+            why="$why $name=$v: exit $rc, want 2;"
+        elif [ "$(wc -l <"$T/err")" -ne 1 ] || ! grep -q -- "$name" "$T/err"; then
+            why="$why $name=$v: not one line naming it: $(head -2 "$T/err" | tr '\n' ' ');"
+        fi
+    done
+    if [ -z "$why" ]; then
+        echo "ok --cc $cc --cc-opt $name: [$lo, $hi] at both ends"
+    else
+        echo "FAIL --cc $cc --cc-opt $name:$why"
+        nfail=$((nfail + 1))
+    fi
+}
+
+if [ ! -x "$SPRAYSIM" ] || [ ! -f "$M/one.cm" ]; then
+    echo "FAIL option_bounds: $SPRAYSIM or $M/one.cm missing"
+    exit 1
+fi
+
+# cc name lo hi below above [open]; BELOW/ABOVE are the nearest values
+# beyond each end at the option's scale (a count steps by one).
+while read -r cc name lo hi below above open; do
+    case $cc in '#'* | '') continue ;; esac
+    check "$cc" "$name" "$lo" "$hi" "$below" "$above" "$open"
+done <<'TABLE'
+# smartt and smartt-fixed: opt_in's ranges, then the whole-number switches
+smartt maxwnd_bdp 0.01 1000 0.0099999 1000.0001
+smartt md 0 1000 -0.0000001 1000.0001
+smartt fd 0 1000 -0.0000001 1000.0001
+smartt fi 0 1000 -0.0000001 1000.0001
+smartt k 0 1000 -0.0000001 1000.0001
+smartt qa_scaling 0.01 10 0.0099999 10.000001
+smartt wtd_alpha 0 1 -0.0000001 1.0000001
+smartt wtd_threshold 0 1 -0.0000001 1.0000001
+smartt trtt_mult 1.01 100 1.0099999 100.00001
+smartt md_form 0 1 -1 2
+smartt react_every 1 1000000 0 1000001
+smartt quick_adapt 0 1 -1 2
+smartt fair_increase 0 1 -1 2
+smartt-fixed maxwnd_bdp 0.01 1000 0.0099999 1000.0001
+smartt-fixed md 0 1000 -0.0000001 1000.0001
+smartt-fixed fd 0 1000 -0.0000001 1000.0001
+smartt-fixed fi 0 1000 -0.0000001 1000.0001
+smartt-fixed k 0 1000 -0.0000001 1000.0001
+smartt-fixed qa_scaling 0.01 10 0.0099999 10.000001
+smartt-fixed wtd_alpha 0 1 -0.0000001 1.0000001
+smartt-fixed wtd_threshold 0 1 -0.0000001 1.0000001
+smartt-fixed trtt_mult 1.01 100 1.0099999 100.00001
+smartt-fixed qa_ignore 0 1 -1 2
+# NSCC family: switches and the median's history and percentile
+nscc quick_adapt 0 1 -1 2
+nscc fast_increase 0 1 -1 2
+nscc-fixed qa_ignore 0 1 -1 2
+mnscc history 0 1024 -1 1025
+mnscc percentile 0 100 -0.0000001 100.00001 open
+# Swift family: counts, history, percentile
+swift retx_reset 1 1000000 0 1000001
+lswift delayed_pkts 1 1000000 0 1000001
+mswift history 0 1024 -1 1025
+mswift percentile 0 100 -0.0000001 100.00001 open
+TABLE
+
+# Flags at the ends of what they take. A flag of two values given one, last
+# on the line (reading past argv's end before), and --class-opt's table of
+# 32 entries: 6 classes x 6 names give 36 distinct ones; the 33rd is refused.
+# bad DESCRIPTION TEXT ARGS...: exit 2 and one line containing TEXT
+bad() {
+    desc=$1 want=$2
+    shift 2
+    "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "$want" "$T/err"; then
+        echo "ok $desc"
+    else
+        echo "FAIL $desc: exit $rc, $(head -2 "$T/err" | tr '\n' ' ') (want exit 2, one line with '$want')"
+        nfail=$((nfail + 1))
+    fi
+}
+# good DESCRIPTION ARGS...: a 1 us run with ARGS exits 0
+good() {
+    desc=$1
+    shift
+    if "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" "$@" >"$T/out" 2>"$T/err" </dev/null; then
+        echo "ok $desc"
+    else
+        echo "FAIL $desc: exit $?, $(head -1 "$T/err")"
+        nfail=$((nfail + 1))
+    fi
+}
+# -q: 1 to 1000000 packets, and at most 2^31 - 1 bytes with the 4150-byte
+# default MTU: 517465 packets (2147479750 bytes) is the largest queue
+good "-q 1 (with -ecn 1 1), the smallest queue" -q 1 -ecn 1 1
+bad "-q 0" "-q: '0' is out of range (1 to 1000000)" -q 0
+good "-q 517465, the largest queue in bytes" -q 517465
+bad "-q 517466, one packet more than 2^31 - 1 bytes" "-q 517466: a queue of 2147483900 bytes" -q 517466
+bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
+bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
+bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5
+set --
+for c in 2 3 4 5 6 7; do
+    for n in queue_bytes ecn_kmin_bytes ecn_kmax_bytes trim ecn lossless; do
+        set -- "$@" --class-opt "$c:$n=1"
+    done
+done
+# "$@" is now 36 options; 32 are the most, given or repeated
+while [ $# -gt 66 ]; do shift 2; done
+bad "--class-opt: 33 distinct options" "--class-opt: at most 32 options" --classes 8 "$@"
+
+[ "$nfail" -eq 0 ]

@@ -1,0 +1,581 @@
+#!/usr/bin/python3
+"""tools/mutation.py: mutation testing of spraysim's C sources (`make mutation`).
+
+Why: a test suite that passes is only worth something if it fails when the
+code is wrong. This script makes one small wrong change (a mutant) at a time
+-- a comparison operator flipped (< <=, > >=, == !=), an arithmetic operator
+swapped (+ -, * /) or an integer constant moved by one -- at sites sampled
+with a fixed seed across every src/ module, rebuilds, runs the test programs
+that cover that module and counts the mutant as killed (a test failed or ran
+past its time limit), survived (every test passed), or did not build.
+
+The mutants are made in a copy of the working tree (a temporary directory,
+removed at the end): src/ is never touched, even when the script is killed.
+The objects (build-mut: -O1, -fPIC, no LTO) make one shared library that
+the test programs and build-mut/spraysim load, so a mutant recompiles one
+object and relinks one library: seconds.
+
+Mutants that cannot change behaviour (equivalent mutants) are listed once,
+with the reason, in tools/mutation_equivalent.tsv and no longer count.
+A site is named by its file, the text of its line (stripped), the operator
+and its occurrence among that line's sites of the same operator, so the list
+survives edits elsewhere in the file.
+
+  tools/mutation.py [--sites N] [--seed S] [--module M ...] [--site F:L:C ...]
+                    [--min-score PCT] [--list] [--keep DIR]
+
+Prints one line per mutant, then killed / survived / equivalent / did not
+build per module with the survivors listed, and the seconds per mutant.
+Exit status 0 when every module kills at least --min-score percent of its
+non-equivalent mutants that built, 1 when one does not, 2 on bad input.
+"""
+import argparse
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EQUIV_FILE = os.path.join("tools", "mutation_equivalent.tsv")
+BUILD = "build-mut"
+# -O1: a mutant's object compiles in about a second, and the tests still run
+# at near the speed of the shipped -O2 build.
+MAKE_VARS = ["BUILD=" + BUILD, "BIN=" + BUILD + "/spraysim", "LTO=", "STATIC=", "OPT=-O1",
+             "CFLAGS=-fPIC"]
+
+# Test programs per module (directory under src/; "sim" is src/sim.c). The
+# unit tests come first; golden.sh (whole runs, 40 scenarios, ~3 s),
+# option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
+# binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
+# first failure, so a killed mutant costs less than a survivor.
+GOLDEN = "tests/golden.sh"
+CLI = "tests/cli_test.sh"
+BOUNDS = "tests/option_bounds.sh"
+MODULE_TESTS = {
+    "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
+           "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
+    "cli": ["test_timeseries", GOLDEN, BOUNDS, CLI],
+    "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
+    "lb": ["test_lb", "test_lb_adaptive", "test_scenario", "test_receiver_credit",
+           "test_transport", GOLDEN],
+    "metrics": ["test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
+                "test_poisson", GOLDEN, CLI],
+    "net": ["test_net", "test_pull_pacer", "test_roce", "test_failures", "test_topo",
+            "test_scenario", "test_transport", GOLDEN],
+    "sim": ["test_transport", "test_scenario", "test_messages", "test_net", "test_failures", GOLDEN, BOUNDS, CLI],
+    "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN],
+    "transport": ["test_transport", "test_messages", "test_invariants", "test_pull_pacer",
+                  "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
+                  "test_timely", "test_scenario", "test_poisson", "test_failures", GOLDEN, CLI],
+    "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", GOLDEN, CLI],
+}
+# src/mpi/ is left out: it builds only with mpicc (make mpi) and its test,
+# tests/mpi_test.sh, needs an MPI launcher.
+SKIP_DIRS = {"mpi"}
+
+TYPE_WORDS = {"void", "char", "short", "int", "long", "float", "double", "signed",
+              "unsigned", "const", "volatile", "restrict", "static", "struct", "union",
+              "enum", "bool", "_Bool", "size_t", "FILE"}
+KEYWORDS = TYPE_WORDS | {"return", "case", "sizeof", "if", "while", "for", "do", "else",
+                         "switch", "goto", "break", "continue", "default", "typedef",
+                         "extern", "inline", "register", "_Alignof", "_Static_assert"}
+SWAP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
+        "+": "-", "-": "+", "*": "/", "/": "*"}
+TOKEN = re.compile(r"""
+    (?P<num>0[xX][0-9a-fA-F]+[uUlL]*|\d+\.\d*(?:[eE][-+]?\d+)?[fFlL]?|\.\d+(?:[eE][-+]?\d+)?[fFlL]?
+           |\d+[eE][-+]?\d+[fFlL]?|\d+[uUlL]*)
+  | (?P<id>[A-Za-z_]\w*)
+  | (?P<op><<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[<>+\-*/])
+  | (?P<other>\S)
+""", re.X)
+
+
+class BadInput(Exception):
+    pass
+
+
+def mask_source(text):
+    """The source with comments, string and character literals and
+    preprocessor lines blanked (newlines kept), so the scanner sees only code."""
+    out = list(text)
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if line_start and c in " \t":
+            i += 1
+            continue
+        if line_start and c == "#":
+            # a preprocessor line, with its backslash continuations
+            while i < n and text[i] != "\n":
+                if text[i] == "\\" and i + 1 < n and text[i + 1] == "\n":
+                    out[i] = " "
+                    i += 2
+                    continue
+                out[i] = " "
+                i += 1
+            continue
+        line_start = False
+        if c == "\n":
+            line_start = True
+            i += 1
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                if out[k] != "\n":
+                    out[k] = " "
+            i = j
+        elif text.startswith("//", i):
+            while i < n and text[i] != "\n":
+                out[i] = " "
+                i += 1
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            for k in range(i, min(j + 1, n)):
+                out[k] = " "
+            i = j + 1
+        else:
+            i += 1
+    return "".join(out)
+
+
+def scan_file(rel):
+    """Every mutation site of one file: dicts with file, line (1-based), col
+    (0-based), op, repl, occ (occurrence among the line's sites with that
+    op) and text (the stripped line)."""
+    with open(os.path.join(ROOT, rel), encoding="utf-8") as f:
+        text = f.read()
+    masked = mask_source(text).split("\n")
+    lines = text.split("\n")
+    sites = []
+    for ln, code in enumerate(masked):
+        toks = [(m.lastgroup, m.group(), m.start()) for m in TOKEN.finditer(code)]
+        seen = {}
+        for i, (kind, tok, col) in enumerate(toks):
+            prev = toks[i - 1] if i > 0 else (None, None, None)
+            prev2 = toks[i - 2] if i > 1 else (None, None, None)
+            nxt = toks[i + 1] if i + 1 < len(toks) else (None, None, None)
+            repl = None
+            if kind == "op" and tok in ("<", "<=", ">", ">=", "==", "!="):
+                repl = SWAP[tok]
+            elif kind == "op" and tok in "+-*/":
+                # binary only: after an operand, not a keyword (return -1)
+                operand = (prev[0] == "num" or prev[1] in (")", "]")
+                           or (prev[0] == "id" and prev[1] not in KEYWORDS))
+                if not operand:
+                    continue
+                if tok == "*":
+                    # not a pointer declarator or a cast: int *p, foo_t *, (struct s *)
+                    if prev[0] == "id" and (prev[1].endswith("_t") or prev2[1] in (
+                            "struct", "union", "enum", "const") or prev[1] in TYPE_WORDS):
+                        continue
+                    if nxt[1] in (")", ",", "*", "const", ";") or nxt[1] is None:
+                        continue
+                    if prev2[1] in (None, "(", ";", "{", "}", ",") and nxt[0] == "id" and (
+                            i + 2 < len(toks) and toks[i + 2][1] in ("=", ";", ",", ")", "[")):
+                        # "type *name = ..." at a statement or parameter start
+                        continue
+                repl = SWAP[tok]
+            elif kind == "num" and re.fullmatch(r"\d+[uUlL]*", tok):
+                # a boundary constant, moved by one; array sizes and case labels too
+                digits = re.match(r"\d+", tok).group()
+                if prev[1] == "[" and nxt[1] == "]":
+                    continue
+                repl = str(int(digits) + 1) + tok[len(digits):]
+            if repl is None:
+                continue
+            key = tok
+            seen[key] = seen.get(key, 0) + 1
+            sites.append({"file": rel, "line": ln + 1, "col": col, "op": tok, "repl": repl,
+                          "occ": seen[key], "text": lines[ln].strip()})
+    return sites
+
+
+def module_of(rel):
+    parts = rel.split("/")
+    return "sim" if len(parts) == 2 else parts[1]
+
+
+def all_sites(modules):
+    out = []
+    for d, _, files in sorted(os.walk(os.path.join(ROOT, "src"))):
+        for fn in sorted(files):
+            if not fn.endswith(".c"):
+                continue
+            rel = os.path.relpath(os.path.join(d, fn), ROOT)
+            mod = module_of(rel)
+            if mod in SKIP_DIRS or (modules and mod not in modules):
+                continue
+            out.extend(scan_file(rel))
+    return out
+
+
+def site_key(s):
+    return (s["file"], s["op"], s["repl"], s["occ"], s["text"])
+
+
+def load_equivalents():
+    """tools/mutation_equivalent.tsv: file, op, replacement, occurrence, line
+    text, reason; tab-separated, # comments. Returns {key: reason}."""
+    path = os.path.join(ROOT, EQUIV_FILE)
+    eq = {}
+    if not os.path.exists(path):
+        return eq
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 6 or not cols[3].isdigit() or not cols[5].strip():
+                raise BadInput("%s:%d: want 6 tab-separated fields: file, operator, replacement, "
+                               "occurrence (a number), line text, reason" % (EQUIV_FILE, n))
+            key = (cols[0], cols[1], cols[2], int(cols[3]), cols[4])
+            if key in eq:
+                raise BadInput("%s:%d: listed twice" % (EQUIV_FILE, n))
+            eq[key] = cols[5]
+    return eq
+
+
+def sample_sites(sites, n, seed, min_per_module):
+    """n sites drawn with the seed, then each module topped up to
+    min_per_module (a module with few operators still gets a score)."""
+    rng = random.Random(seed)
+    chosen = set(rng.sample(range(len(sites)), min(n, len(sites))))
+    by_mod = {}
+    for i, s in enumerate(sites):
+        by_mod.setdefault(module_of(s["file"]), []).append(i)
+    for mod, idx in sorted(by_mod.items()):
+        have = [i for i in idx if i in chosen]
+        rest = [i for i in idx if i not in chosen]
+        need = min(min_per_module - len(have), len(rest))
+        if need > 0:
+            chosen.update(rng.sample(rest, need))
+    return [sites[i] for i in sorted(chosen)]
+
+
+def copy_tree(dst):
+    """The working tree as git sees it (tracked and untracked, not ignored)."""
+    try:
+        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                               check=True, capture_output=True).stdout.decode().split("\0")
+    except (OSError, subprocess.CalledProcessError):
+        files = None
+    if files is None:
+        shutil.copytree(ROOT, dst, dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("build*", "bin", "results", ".git"))
+        return
+    for rel in files:
+        if not rel or not os.path.isfile(os.path.join(ROOT, rel)):
+            continue
+        os.makedirs(os.path.join(dst, os.path.dirname(rel)), exist_ok=True)
+        shutil.copy2(os.path.join(ROOT, rel), os.path.join(dst, rel))
+
+
+def make(work, targets, quiet=True):
+    r = subprocess.run(["make", "-j1", "--no-print-directory"] + MAKE_VARS + targets, cwd=work,
+                       stdout=subprocess.DEVNULL if quiet else None,
+                       stderr=subprocess.DEVNULL if quiet else None)
+    return r.returncode == 0
+
+
+def objects(work):
+    """The objects make builds from src/ (src/mpi/ aside): (library, main)."""
+    lib = []
+    for d, _, files in sorted(os.walk(os.path.join(work, "src"))):
+        for fn in sorted(files):
+            rel = os.path.relpath(os.path.join(d, fn), work)
+            if fn.endswith(".c") and module_of(rel) not in SKIP_DIRS and rel != "src/cli/main.c":
+                lib.append(BUILD + "/" + rel[4:-2] + ".o")
+    return lib, BUILD + "/cli/main.o"
+
+
+def cc(work, args):
+    r = subprocess.run(["cc"] + args, cwd=work, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return r.returncode == 0
+
+
+def link_lib(work, lib_objs):
+    # The library is shared, so a mutant relinks one .so and no test program.
+    return cc(work, ["-shared", "-o", BUILD + "/libspraysim.so"] + lib_objs + ["-lm"])
+
+
+def link_bin(work):
+    return cc(work, ["-o", BUILD + "/spraysim", BUILD + "/cli/main.o", "-L" + BUILD,
+                     "-lspraysim", "-lm", "-Wl,-rpath,$ORIGIN"])
+
+
+def link_test(work, t):
+    os.makedirs(os.path.join(work, BUILD, "tests"), exist_ok=True)
+    return cc(work, ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g", "-Isrc", "-o",
+                     BUILD + "/tests/" + t, "tests/" + t + ".c", "-L" + BUILD, "-lspraysim",
+                     "-lcmocka", "-lm", "-Wl,-rpath,$ORIGIN/.."])
+
+
+def run_test(work, t, env, limit_s):
+    """True when the test passed within limit_s seconds. The test runs in a
+    session of its own, and a test past its time is killed with everything
+    it started (a script's simulator runs too, or a mutant that loops would
+    outlive it)."""
+    cmd = ["sh", t] if t.startswith("tests/") else [BUILD + "/tests/" + t]
+    p = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         start_new_session=True)
+    try:
+        out, _ = p.communicate(timeout=limit_s)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.communicate()
+        return False
+    finally:
+        # whatever the test left running in its session goes too
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    if p.returncode != 0:
+        return False
+    if t.startswith("tests/"):
+        return not re.search(rb"^FAIL", out, re.M)
+    return True
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sites", type=int, default=200, help="sites to sample (default 200)")
+    ap.add_argument("--seed", type=int, default=1, help="sampling seed (default 1)")
+    ap.add_argument("--min-per-module", type=int, default=10,
+                    help="top each module up to this many sites (default 10)")
+    ap.add_argument("--module", action="append", default=[],
+                    help="only the sampled sites of this module (repeatable): " + ", ".join(sorted(MODULE_TESTS)))
+    ap.add_argument("--min-score", type=float, default=90.0,
+                    help="percent of non-equivalent mutants each module must kill (default 90)")
+    ap.add_argument("--site", action="append", default=[], metavar="FILE:LINE:COL",
+                    help="only this sampled site (repeatable; as the report prints it)")
+    ap.add_argument("--summarize", nargs="+", metavar="LOG",
+                    help="no run: the table from these runs' printed lines (later lines win, so a "
+                         "rerun's log goes last), with the equivalents list as it is now")
+    ap.add_argument("--list", action="store_true", help="list the sampled sites and stop")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="work in DIR and keep it (a second run reuses its build)")
+    try:
+        a = ap.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code else 0
+    for m in a.module:
+        if m not in MODULE_TESTS:
+            print("mutation: --module %s: not a module (%s)" % (m, ", ".join(sorted(MODULE_TESTS))),
+                  file=sys.stderr)
+            return 2
+    if a.sites < 1 or a.min_per_module < 0 or not 0 <= a.min_score <= 100:
+        print("mutation: --sites must be >= 1, --min-per-module >= 0, --min-score 0..100",
+              file=sys.stderr)
+        return 2
+    try:
+        equiv = load_equivalents()
+    except BadInput as e:
+        print("mutation: " + str(e), file=sys.stderr)
+        return 2
+    # the sample is drawn from every module, then cut to --module: the same
+    # sites as a whole run's, so runs of parts add up to it
+    sites = [s for s in sample_sites(all_sites(set()), a.sites, a.seed, a.min_per_module)
+             if not a.module or module_of(s["file"]) in a.module]
+    if a.site:
+        where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
+        for w in a.site:
+            if w not in where:
+                print("mutation: --site %s: not a sampled site (see --list)" % w, file=sys.stderr)
+                return 2
+        sites = [where[w] for w in a.site]
+    if a.summarize:
+        return summarize_logs(a, sites, equiv)
+    if a.list:
+        for s in sites:
+            print("%s:%d:%d %s -> %s   %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"],
+                                             s["text"]))
+        return 0
+    shared = os.path.abspath(os.environ.get("SHARED", os.path.join(ROOT, "..", "shared")))
+    if not os.path.isdir(os.path.join(shared, "data")):
+        print("mutation: SHARED=%s has no data/ (set SHARED)" % shared, file=sys.stderr)
+        return 2
+    work = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="spraysim-mut.")
+    try:
+        return run(a, sites, equiv, work, shared)
+    finally:
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def run(a, sites, equiv, work, shared):
+    os.makedirs(work, exist_ok=True)
+    copy_tree(work)
+    env = dict(os.environ, SHARED=shared, SPRAYSIM=BUILD + "/spraysim", BUILD=BUILD,
+               TEST_TIMEOUT="120")
+    mods = sorted({module_of(s["file"]) for s in sites})
+    tests = sorted({t for m in mods for t in MODULE_TESTS[m]})
+    print("mutation: %d sites, seed %d, in %s; building the unmutated tree" %
+          (len(sites), a.seed, work), flush=True)
+    lib_objs, main_obj = objects(work)
+    if not (make(work, lib_objs + [main_obj], quiet=False) and link_lib(work, lib_objs)
+            and link_bin(work) and all(link_test(work, t) for t in tests if "/" not in t)):
+        print("mutation: the unmutated tree does not build", file=sys.stderr)
+        return 1
+    base_s = {}
+    for t in tests:
+        t0 = time.monotonic()
+        if not run_test(work, t, env, 600):
+            print("mutation: %s fails on the unmutated tree" % t, file=sys.stderr)
+            return 1
+        base_s[t] = time.monotonic() - t0
+    order = {m: sorted(MODULE_TESTS[m], key=lambda t: base_s[t]) for m in mods}
+    results = []
+    t_start = time.monotonic()
+    for i, s in enumerate(sites):
+        mod = module_of(s["file"])
+        where = "%s:%d:%d %s -> %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"])
+        if site_key(s) in equiv:
+            results.append((s, "equivalent", None))
+            print("[%d/%d] %s: equivalent" % (i + 1, len(sites), where), flush=True)
+            continue
+        t0 = time.monotonic()
+        outcome, by = mutate_and_test(work, s, order[mod], env, base_s, lib_objs)
+        results.append((s, outcome, by))
+        print("[%d/%d] %s: %s%s (%.1f s)" % (i + 1, len(sites), where, outcome,
+                                             " by " + by if by else "", time.monotonic() - t0),
+              flush=True)
+    return summarize(a, results, mods, time.monotonic() - t_start)
+
+
+def mutate_and_test(work, s, tests, env, base_s, lib_objs):
+    src = os.path.join(work, s["file"])
+    rel_obj = BUILD + "/" + s["file"][4:-2] + ".o"
+    obj = os.path.join(work, rel_obj)
+    is_main = s["file"] == "src/cli/main.c"
+    linked = os.path.join(work, BUILD, "spraysim" if is_main else "libspraysim.so")
+    with open(src, encoding="utf-8") as f:
+        orig = f.read()
+    st = os.stat(src)
+    lines = orig.split("\n")
+    line = lines[s["line"] - 1]
+    col = s["col"]
+    if line[col:col + len(s["op"])] != s["op"]:
+        raise RuntimeError("%s:%d: site moved" % (s["file"], s["line"]))
+    lines[s["line"] - 1] = line[:col] + s["repl"] + line[col + len(s["op"]):]
+    shutil.copy2(obj, obj + ".orig")
+    shutil.copy2(linked, linked + ".orig")
+    try:
+        with open(src, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines))
+        if not make(work, [rel_obj]) or not (link_bin(work) if is_main
+                                             else link_lib(work, lib_objs)):
+            return "not built", None
+        for t in tests:
+            if not run_test(work, t, env, max(10.0, 5 * base_s[t])):
+                return "killed", t
+        return "survived", None
+    finally:
+        # the original source (with its old time), object and library
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(orig)
+        os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+        shutil.move(obj + ".orig", obj)
+        shutil.move(linked + ".orig", linked)
+
+
+LOG_LINE = re.compile(r"^\[\d+/\d+\] (\S+:\d+:\d+) \S+ -> \S+: (killed|survived|not built|equivalent)"
+                      r"(?: by (\S+))?(?: \(([\d.]+) s\))?$")
+
+
+def summarize_logs(a, sites, equiv):
+    """The per-module table from the lines of earlier runs (parts of one
+    sample, or a rerun of some sites), so the runs need not be one."""
+    where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
+    got, secs = {}, {}
+    for path in a.summarize:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for n, line in enumerate(f, 1):
+                    m = LOG_LINE.match(line.rstrip("\n"))
+                    if not m:
+                        continue
+                    if m.group(1) not in where:
+                        print("mutation: %s:%d: %s is not a site of this sample (--sites, --seed)" %
+                              (path, n, m.group(1)), file=sys.stderr)
+                        return 2
+                    got[m.group(1)] = (m.group(2), m.group(3))
+                    if m.group(4):
+                        secs[m.group(1)] = float(m.group(4))
+        except OSError as e:
+            print("mutation: %s: %s" % (path, e.strerror), file=sys.stderr)
+            return 2
+    results = []
+    for w, s in where.items():
+        if w not in got:
+            continue
+        outcome, by = got[w]
+        if site_key(s) in equiv:
+            outcome, by = "equivalent", None
+        results.append((s, outcome, by))
+    missing = len(where) - len(results)
+    if missing:
+        print("%d of the %d sampled sites have no result in these logs" % (missing, len(where)))
+    mods = sorted({module_of(s["file"]) for s, _, _ in results})
+    return summarize(a, results, mods, sum(secs.values()))
+
+
+def summarize(a, results, mods, secs):
+    print()
+    print("%-10s %6s %6s %8s %10s %9s %7s" % ("module", "sites", "killed", "survived",
+                                              "equivalent", "not built", "score"))
+    ok = True
+    tot = {"killed": 0, "survived": 0, "equivalent": 0, "not built": 0}
+    survivors = []
+    for m in mods:
+        c = {"killed": 0, "survived": 0, "equivalent": 0, "not built": 0}
+        for s, outcome, _ in results:
+            if module_of(s["file"]) == m:
+                c[outcome] += 1
+        for k in tot:
+            tot[k] += c[k]
+        live = c["killed"] + c["survived"]
+        score = 100.0 * c["killed"] / live if live else 100.0
+        if score < a.min_score:
+            ok = False
+        print("%-10s %6d %6d %8d %10d %9d %6.1f%%" % (m, sum(c.values()), c["killed"],
+                                                      c["survived"], c["equivalent"],
+                                                      c["not built"], score))
+    live = tot["killed"] + tot["survived"]
+    print("%-10s %6d %6d %8d %10d %9d %6.1f%%" % ("all", sum(tot.values()), tot["killed"],
+                                                  tot["survived"], tot["equivalent"],
+                                                  tot["not built"],
+                                                  100.0 * tot["killed"] / live if live else 100.0))
+    tested = sum(1 for _, o, _ in results if o != "equivalent")
+    print("%.0f s for %d mutants, %.1f s per mutant" % (secs, tested, secs / tested if tested else 0))
+    for s, outcome, _ in results:
+        if outcome == "survived":
+            survivors.append(s)
+    if survivors:
+        print("\nsurvivors (file, operator, replacement, occurrence, line text; a reviewed "
+              "equivalent goes into %s with its reason):" % EQUIV_FILE)
+        for s in survivors:
+            print("  %s:%d:%d\t%s\t%s\t%s\t%d\t%s" % (s["file"], s["line"], s["col"] + 1,
+                                                     s["file"], s["op"], s["repl"], s["occ"],
+                                                     s["text"]))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except BrokenPipeError:
+        # the reader (head) stopped reading: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)
