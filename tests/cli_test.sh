@@ -224,9 +224,9 @@ bad "--fail at 1e300 (printed 300 digits)" "'at' needs a time from 0 to 1e+09" -
 # a flow unfinished at -end counts in the FCT figures at the run's end (a
 # lower bound, flagged), never dropped: one.cm's flow starts at 0
 run -tm "$M/one.cm" -end 5 --out "$T/none"
-if [ "$rc" -eq 0 ] && grep -q "^FCT: median 5.000 us, p99 5.000 us, max 5.000 us, mean 5.000 us (1 messages, 1 unfinished counted at the run's end: lower bounds)" "$T/out" &&
+if [ "$rc" -eq 0 ] && grep -q "^FCT: median 5.000 us, p99 5.000 us, max 5.000 us, mean 5.000 us (1 message, 1 unfinished counted at the run's end: lower bounds)" "$T/out" &&
     grep -q '"fct_n": 1, "fct_unfinished": 1, "fct_lower_bound": true, "fct_median_us": 5.000000, "fct_p99_us": 5.000000' "$T/none/summary.json" &&
-    [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^spraysim: warning: unfinished messages counted at the run's end (5.000 us), so these figures are lower bounds: FCT 1 of 1 messages$" "$T/err"; then
+    [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^spraysim: warning: unfinished messages counted at the run's end (5.000 us), so these figures are lower bounds: FCT 1 of 1 message$" "$T/err"; then
     ok "no finished flow: FCT figures count it at the run's end (5 us, flagged lower bounds), one warning line"
 else
     fail "no finished flow: rc $rc, $(grep FCT "$T/out"), $(grep -o '"fct_n.*' "$T/none/summary.json"), stderr $(head -c 200 "$T/err")"

@@ -360,8 +360,9 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("\n");
     /* every figure names its population and how much of it is censored */
     if (r->fct_n)
-        printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us (%u messages, %u unfinished%s)\n",
-               r->fct_median_us, r->fct_p99_us, r->fct_max_us, r->fct_mean_us, r->fct_n, r->fct_unfinished,
+        printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us (%u message%s, %u unfinished%s)\n",
+               r->fct_median_us, r->fct_p99_us, r->fct_max_us, r->fct_mean_us, r->fct_n, r->fct_n == 1 ? "" : "s",
+               r->fct_unfinished,
                r->fct_unfinished ? " counted at the run's end: lower bounds" : "");
     else
         printf("FCT: n/a (no message started)\n");
@@ -423,7 +424,7 @@ void report_warn_censored(const struct sim *s, const struct run_stats *r)
         return;
     char fct[96] = "", sd[96] = "";
     if (r->fct_unfinished)
-        snprintf(fct, sizeof fct, "FCT %u of %u messages", r->fct_unfinished, r->fct_n);
+        snprintf(fct, sizeof fct, "FCT %u of %u message%s", r->fct_unfinished, r->fct_n, r->fct_n == 1 ? "" : "s");
     if (sd_unfinished)
         snprintf(sd, sizeof sd, "%sslowdowns %u of %u measured", *fct ? ", " : "", sd_unfinished, sd_messages);
     fflush(stdout); /* the summary first, where both go to one place */
