@@ -106,8 +106,6 @@ int main(int argc, char **argv)
 #endif
     if (!cfg.quiet && root)
         report_stdout(&s, &r);
-    if (root)
-        report_warn_censored(&s, &r);
     if (out)
         report_out_commit(out, &s, &r);
     sim_free(&s);

@@ -409,6 +409,7 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
+    report_warn_censored(s, r);
 }
 
 void report_warn_censored(const struct sim *s, const struct run_stats *r)

@@ -34,6 +34,8 @@ double report_percentile(const double *v, uint32_t n, double p);
 /* qsort comparison of doubles, ascending. */
 int report_cmp_double(const void *a, const void *b);
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
+/* The summary on stdout, then report_warn_censored (so --quiet, which
+ * prints no figure, warns of none). */
 void report_stdout(const struct sim *s, const struct run_stats *r);
 /* One warning line on stderr when a figure of the summary (FCT, Poisson
  * slowdowns) counts unfinished messages at the run's end; nothing else. */
