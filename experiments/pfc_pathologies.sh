@@ -272,7 +272,7 @@ for label, f_, s_ in (("victim alone (no incast), PFC", fa, sa), ("with the inca
                       ("with the incast, PFC off (lossy, 15-packet queues)", fl, sl),
                       ("with the incast, PFC + DCQCN (`-dcqcn 10`)", fd, sd)):
     v = f_[V]
-    w("| %s | %s | %s | %s | %s | %s | %d |" % (label, fnum(v["fct_us"]), fnum(v["slowdown"], 2), v["go_back_n"] or "0",
+    w("| %s | %s | %s | %s | %s | %s | %d |" % (label, fnum(v["fct_us"]), fnum(v["slowdown_ack"], 2), v["go_back_n"] or "0",
         incst(f_) if len(f_) > 1 else "-", s_["pfc"]["pauses"] if s_.get("pfc") else "off", s_["packets"]["drops"]))
 w("")
 w("The victim's path in the run with the incast and PFC (`queues.csv` of `hol_pfc`; victim-alone")

@@ -296,11 +296,32 @@ printf '5 1\n' >"$T/five.cdf"
 warns "poisson load beyond the links once headers count" "load 0.5 (payload) is 6.9 times the host links' rate once each packet's 64-byte header counts" --workload "poisson:cdf=$T/five.cdf,load=0.5,n=8" -tiers 2 -end 2 --quiet
 run --workload "poisson:cdf=$SHARED/data/workloads/google_all_rpc.cdf,load=0.9,n=8" -tiers 2 -end 2 --quiet
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "poisson at 0.98 of the links with headers: no warning"; else fail "poisson load 0.9: rc $rc, $(head -n 1 "$T/err")"; fi
+
+# a flow unfinished at -end counts in the FCT figures at the run's end (a
+# lower bound, flagged), never dropped: one.cm's flow starts at 0
 run -tm "$M/one.cm" -end 5 --out "$T/none"
-if [ "$rc" -eq 0 ] && grep -q "^FCT: n/a (no flow finished)" "$T/out" && grep -q '"fct_median_us": null, "fct_p99_us": null' "$T/none/summary.json"; then
-    ok "no finished flow: stdout n/a, summary.json null"
+if [ "$rc" -eq 0 ] && grep -q "^FCT: median 5.000 us, p99 5.000 us, max 5.000 us, mean 5.000 us (1 message, 1 unfinished counted at the run's end: lower bounds)" "$T/out" &&
+    grep -q '"fct_n": 1, "fct_unfinished": 1, "fct_lower_bound": true, "fct_median_us": 5.000000, "fct_p99_us": 5.000000' "$T/none/summary.json" &&
+    [ "$(wc -l <"$T/err")" = 1 ] && grep -q "^spraysim: warning: unfinished messages counted at the run's end (5.000 us), so these figures are lower bounds: FCT 1 of 1 message$" "$T/err"; then
+    ok "no finished flow: FCT figures count it at the run's end (5 us, flagged lower bounds), one warning line"
 else
-    fail "no finished flow: rc $rc, $(grep FCT "$T/out"), $(grep fct_median "$T/none/summary.json")"
+    fail "no finished flow: rc $rc, $(grep FCT "$T/out"), $(grep -o '"fct_n.*' "$T/none/summary.json"), stderr $(head -c 200 "$T/err")"
+fi
+# --quiet prints no figure, so it warns of none (summary.json still flags them)
+run -tm "$M/one.cm" -end 5 --quiet --out "$T/noneq"
+if [ "$rc" -eq 0 ] && [ ! -s "$T/out" ] && [ ! -s "$T/err" ] && grep -q '"fct_lower_bound": true' "$T/noneq/summary.json"; then
+    ok "no finished flow with --quiet: no warning, summary.json flags the lower bound"
+else
+    fail "no finished flow with --quiet: rc $rc, stderr $(head -c 200 "$T/err")"
+fi
+# no message started at all: no FCT figure exists (null, never 0)
+printf 'Nodes 16\nConnections 1\n0->1 start 2000 size 10\n' >"$T/nostart.cm"
+run -tm "$T/nostart.cm" --out "$T/nostart"
+if [ "$rc" -eq 0 ] && grep -q "^FCT: n/a (no message started)" "$T/out" &&
+    grep -q '"not_started": 1, "fct_n": 0, "fct_unfinished": 0, "fct_lower_bound": false, "fct_median_us": null, "fct_p99_us": null' "$T/nostart/summary.json"; then
+    ok "no message started: stdout n/a, summary.json null"
+else
+    fail "no message started: rc $rc, $(grep FCT "$T/out"), $(grep -o '"not_started.*' "$T/nostart/summary.json")"
 fi
 run -tm "$M/one.cm" --cc mswift --cc-opt percentile=50 --cc-opt percentile=90 --out "$T/rep"
 n=$(grep -o '"percentile"' "$T/rep/summary.json" 2>/dev/null | wc -l | tr -d ' ')
@@ -623,6 +644,8 @@ if grep -q '"unfinished": 15' "$T/inc/summary.json" 2>/dev/null; then
 else
     fail "incast.cm -end 500: summary.json lacks '\"unfinished\": 15'"
 fi
+/usr/bin/python3 tests/recompute_summary.py "$T/inc" "incast.cm -end 500 (all 15 unfinished)"
+[ $? -eq 0 ] || nfail=$((nfail + 1))
 
 # ---------------------------------------------------------------- help
 for h in -help --help; do
@@ -796,7 +819,7 @@ fi
 W=$SHARED/data/workloads
 run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.3,n=8,warmup_us=20,stop_us=300" -tiers 2 -end 3000 --out "$T/po"
 if [ "$rc" -eq 0 ] && grep -q '^poisson: load 0.3000 requested, [0-9.]* achieved; mean size 134854.2 B (CDF, linear), [0-9.]* B generated;' "$T/out" &&
-    grep -q '^slowdown (median/p99): all [0-9.]*/[0-9.]*, A ' "$T/out" &&
+    grep -q '^slowdown (median/p99): all [0-9.]*/[0-9.]* ([0-9]*, 0 unfinished), A ' "$T/out" &&
     grep -q '"poisson": {"cdf": ' "$T/po/summary.json" && grep -q '"load_requested": 0.300000, "load_achieved": ' "$T/po/summary.json"; then
     ok "--workload poisson runs; stdout and summary.json give requested and achieved load, CDF and generated mean"
 else
@@ -839,6 +862,29 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" && cmp -
 else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi
+# unfinished messages (at -end 600, some measured, in group D) count at the
+# run's end in every figure; each figure says how many of its population
+# are unfinished (as summary.json does), with '>=' and one warning line; and
+# summary.json's figures are recomputed from flows.csv's columns alone
+# (sender-ACK FCT and receiver slowdown)
+J=$T/ps_on/summary.json
+fct=$(sed -n 's/.*"fct_n": \([0-9]*\), "fct_unfinished": \([0-9]*\), "fct_lower_bound": true.*/\1 \2/p' "$J")
+all=$(sed -n 's/.*"all": {"messages": \([0-9]*\), "delivered": [0-9]*, "unfinished": \([0-9]*\), "lower_bound": true.*/\1 \2/p' "$J")
+grd=$(sed -n 's/.*"D": {"messages": \([0-9]*\), "delivered": [0-9]*, "unfinished": \([0-9]*\), "lower_bound": true.*/\1 \2/p' "$J")
+set -- $fct $all $grd
+if [ $# -eq 6 ] && [ "$2" -gt 0 ] && [ "$4" -gt 0 ] && [ "$6" -gt 0 ] &&
+    grep -q "^FCT: median [0-9.]* us, .* ($1 messages, $2 unfinished counted at the run's end: lower bounds)\$" "$T/ps_on.stdout" &&
+    grep -q "^slowdown (median/p99): all >=[0-9.]*/[0-9.]* ($3, $4 unfinished), .*, D >=[0-9.]*/[0-9.]* ($5, $6 unfinished) \\[" "$T/ps_on.stdout" &&
+    [ "$(grep -c "warning: unfinished messages counted at the run's end (600.000 us), so these figures are lower bounds: FCT $2 of $1 messages, slowdowns $4 of $3 measured\$" "$T/err")" = 1 ] &&
+    [ "$(wc -l <"$T/err")" = 1 ]; then
+    ok "Poisson with unfinished messages ($2 of $1; $4 of $3 measured, $6 of $5 in D): every figure gives messages and unfinished, '>=' flags, one warning line"
+else
+    fail "Poisson with unfinished messages: '$fct' '$all' '$grd' $(grep -e '^FCT' -e '^slowdown' "$T/ps_on.stdout" | head -c 400) $(head -c 300 "$T/err")"
+fi
+for d in ps_on ps_off po pi pw; do
+    /usr/bin/python3 tests/recompute_summary.py "$T/$d" "Poisson $d"
+    [ $? -eq 0 ] || nfail=$((nfail + 1))
+done
 bad "--workload poisson: conns too large" "conns '5000' is not a number of connections per host pair from 0 to 4096" --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=8,conns=5000"
 for sm in on off; do
     run --workload "poisson:cdf=$W/facebook_hadoop.cdf,load=0.6,n=32,warmup_us=50,stop_us=400,incast=0.07" -tiers 2 \

@@ -837,6 +837,97 @@ at_least = 0
         self.assertEqual(p.returncode, 2)
         self.assertIn("MODE 'ring' is not send or sync", p.stderr)
 
+    # -- unfinished messages and open-loop reports (issue 20 items 1, 8) ------
+    def capture_figs(self):
+        """Keeps report.py's figures instead of rendering them (restored after the test)."""
+        from sweeplib import report
+        figs = []
+        orig = report.fig_html
+        report.fig_html = lambda fig, alt: figs.append(fig) or ""
+        self.addCleanup(setattr, report, "fig_html", orig)
+        return report, figs
+
+    def has(self, text, part):
+        self.assertTrue(part in text, part)  # not assertIn: it would print the whole page
+
+    def test_open_loop_sweep_counts_unfinished(self):
+        # a Poisson sweep with messages unfinished at -end: the database has
+        # each figure's population and unfinished count, the report's
+        # metrics, size groups and claims say how many are unfinished and
+        # flag lower bounds, and its FCT CDF has a log axis
+        f = self.write(TINY.replace('"-tm" = "{shared}/data/htsim/matrices/one.cm"\n"-end" = 2000',
+                                    '"--workload" = "poisson:cdf={shared}/data/workloads/facebook_hadoop.cdf,'
+                                    'load=0.6,n=32,warmup_us=50,stop_us=400"\n"-tiers" = 2\n"-end" = 600') + """
+[report]
+[[report.claim]]
+figure = "D tail"
+metric = "poisson_slowdown_d_slowdown_p99"
+select = { variant = "trim" }
+at_least = 0
+""")
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        rows = self.q("SELECT r.point_id, s.fct_n, s.fct_unfinished, s.fct_lower_bound, s.poisson_slowdown_d_messages, "
+                      "s.poisson_slowdown_d_unfinished, s.poisson_slowdown_d_lower_bound FROM runs r JOIN summaries s "
+                      "USING(point_id) WHERE r.variant = 'trim'")
+        pid, n, unf, lb, d_n, d_unf, d_lb = rows[0]
+        self.assertGreater(unf, 0)
+        self.assertEqual((lb, d_lb), (1, 1))
+        # the database's flows give the same counts
+        self.assertEqual(self.q(f"SELECT count(*), sum(fct_us IS NULL) FROM flows WHERE point_id = '{pid}' "
+                                "AND start_us IS NOT NULL")[0], (n, unf))
+        self.assertEqual(self.q(f"SELECT count(*), sum(slowdown_rcv IS NULL) FROM flows WHERE point_id = '{pid}' "
+                                "AND poisson_group = 'D'")[0], (d_n, d_unf))
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", f, "--out", self.out, "--html", html)
+        text = open(html).read()
+        self.has(text, "Slowdown by size group")
+        self.has(text, f"(1 seed); {d_unf} of {d_n} unfinished, counted at the run&#x27;s end: a lower bound")  # claim
+        self.has(text, "&gt;= ")  # a flagged figure in the metrics and group tables
+        self.has(text, f"<td>D</td><td>{d_n}</td><td>{d_unf}</td><td>&gt;= ")
+        report, figs = self.capture_figs()
+        conn = db.connect(os.path.join(self.out, "results.db"))
+        report.cdf_plot(conn, {})
+        self.assertEqual(figs[-1].axes[0].get_xscale(), "log")
+        report.cdf_plot(conn, {"logx": False})
+        self.assertEqual(figs[-1].axes[0].get_xscale(), "linear")
+        # one run's page: the FCT figures' population and the size groups
+        run = os.path.join(self.out, "runs", pid)
+        sweep_cmd("report-run", run, "--html", html)
+        text = open(html).read()
+        self.has(text, f"({n} messages, {unf} unfinished counted at the run&#x27;s end: lower bounds)")
+        self.has(text, f"<td>D</td><td>{d_n}</td><td>{d_unf}</td><td>&gt;= ")
+
+    def test_metric_band_not_below_zero(self):
+        # a metric no run has below zero: the 95% band stops at 0 (at load 1
+        # the values 0.1 and 5 have a CI half-width of 31)
+        path = os.path.join(self.tmp, "m.db")
+        conn = db.connect(path)
+        conn.execute("ALTER TABLE runs ADD COLUMN load REAL")
+        conn.execute("ALTER TABLE summaries ADD COLUMN m REAL")
+        for i, (load, seed, m) in enumerate([(1, 1, 0.1), (1, 2, 5.0), (2, 1, 1.0), (2, 2, 1.2)]):
+            conn.execute("INSERT INTO runs (point_id, sweep, seed, rep, point_index, combo, command, status, load) "
+                         "VALUES (?, 's', ?, 0, ?, '{}', 'x', 'done', ?)", (f"p{i}", seed, i, load))
+            conn.execute("INSERT INTO summaries (point_id, m) VALUES (?, ?)", (f"p{i}", m))
+        report, figs = self.capture_figs()
+        report.metric_plot(conn, {"x": "load", "y": "m"})
+        band = figs[-1].axes[0].collections[0].get_paths()[0].vertices
+        self.assertAlmostEqual(min(band[:, 1]), 0.0)
+        self.assertGreater(max(band[:, 1]), 30)
+        # a metric with a negative value keeps its whole band
+        conn.execute("UPDATE summaries SET m = -0.1 WHERE point_id = 'p0'")
+        report.metric_plot(conn, {"x": "load", "y": "m"})
+        self.assertLess(min(figs[-1].axes[0].collections[0].get_paths()[0].vertices[:, 1]), -20)
+
+    def test_timeseries_every_numeric_column(self):
+        # rtt_us and goodput_gbps are empty in the first row (no sample yet):
+        # they still get their panels, as every numeric column does
+        path = self.write("time_us,flow_id,cwnd_bytes,rtt_us,goodput_gbps,state\n"
+                          "0.000000,1,1000,,,open\n1.000000,1,2000,12.5,3.25,open\n2.000000,1,3000,13.0,4.0,open\n",
+                          "ts_flows.csv")
+        report, figs = self.capture_figs()
+        report.plot_timeseries(path, "t")
+        self.assertEqual([ax.get_ylabel() for ax in figs[-1].axes], ["cwnd_bytes", "rtt_us", "goodput_gbps"])
+
     # -- statistics --------------------------------------------------------
     def test_mean_ci95(self):
         n, m, h = db.mean_ci95([1, 2, 3])

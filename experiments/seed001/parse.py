@@ -20,17 +20,22 @@ def parse(path):
     r["ok"] = True
     r["load_req"], r["load_ach"], r["mean_gen"] = float(m.group(1)), float(m.group(2)), float(m.group(3))
     r["messages"], r["measured"], r["delivered"] = int(m.group(4)), int(m.group(5)), int(m.group(6))
-    m = re.search(r"^slowdown \(median/p99\): all ([\d.]+)/([\d.]+)(.*)goodput per host ([\d.]+) Gb/s \(min ([\d.]+), max ([\d.]+)\)",
+    # '>=' marks a figure that counts unfinished messages at the run's end
+    # (a lower bound); older outputs have neither it nor the counts
+    m = re.search(r"^slowdown \(median/p99\): all (?:>=)?([\d.]+)/([\d.]+)(.*)goodput per host ([\d.]+) Gb/s \(min ([\d.]+), max ([\d.]+)\)",
                   text, re.M)
     r["med_all"], r["p99_all"] = float(m.group(1)), float(m.group(2))
     r["goodput"] = float(m.group(4))
     for g in GROUPS:
-        mg = re.search(r"\b%s ([\d.]+)/([\d.]+) \((\d+)\)" % g, m.group(3))
+        # "(delivered)" in older outputs, "(messages, U unfinished)" now: n_ stays the delivered count
+        mg = re.search(r"\b%s (?:>=)?([\d.]+)/([\d.]+) \((\d+)(?:, (\d+) unfinished)?\)" % g, m.group(3))
         if mg:
-            r["med_" + g], r["p99_" + g], r["n_" + g] = float(mg.group(1)), float(mg.group(2)), int(mg.group(3))
+            r["med_" + g], r["p99_" + g] = float(mg.group(1)), float(mg.group(2))
+            r["n_" + g] = int(mg.group(3)) - int(mg.group(4) or 0)
+            r["unfinished_" + g] = int(mg.group(4) or 0)
         else:
             r["med_" + g] = r["p99_" + g] = None
-            r["n_" + g] = 0
+            r["n_" + g] = r["unfinished_" + g] = 0
     m = re.search(r"^switch buffers in the window \(all ports and classes, B\): tier 0 peak (\d+), mean (\d+); tier 1 peak (\d+), mean (\d+)",
                   text, re.M)
     r["tor_max"], r["tor_mean"] = int(m.group(1)), int(m.group(2))

@@ -135,15 +135,29 @@ void report_collect(const struct sim *s, double wall_s, struct run_stats *r)
         vc_merge(&fct, &s->fstream->fct_us);
         sum_ps = s->fstream->fct_sum_ps;
     }
+    uint32_t done = s->fstream ? (uint32_t)s->fstream->fct_us.n : 0;
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
-        if (f->state != FLOW_DONE || f->streamed)
+        if (f->state == FLOW_FREE || f->streamed)
             continue;
-        vc_add(&fct, (double)(f->finish_ps - f->posted_ps) / PS_PER_US);
-        sum_ps += f->finish_ps - f->posted_ps;
+        simtime_ps fct_ps;
+        if (f->state == FLOW_DONE) {
+            fct_ps = f->finish_ps - f->posted_ps;
+            done++;
+        } else if (f->posted) {
+            /* censored at the run's end: its FCT is at least this */
+            fct_ps = s->now - f->posted_ps;
+            r->fct_unfinished++;
+        } else {
+            r->not_started++;
+            continue;
+        }
+        vc_add(&fct, (double)fct_ps / PS_PER_US);
+        sum_ps += fct_ps;
     }
     uint64_t n = fct.n;
-    r->finished = (uint32_t)n;
+    r->finished = done;
+    r->fct_n = (uint32_t)n;
     r->fct_median_us = vc_percentile(&fct, 50);
     r->fct_p99_us = vc_percentile(&fct, 99);
     r->fct_max_us = n ? fct.max : 0;
@@ -203,13 +217,17 @@ static void poisson_stdout(const struct sim *s)
            ps.load_requested, ps.load_achieved, ps.mean_bytes_cdf, s->poisson->spec.step ? "step" : "linear",
            ps.mean_bytes_generated, ps.messages, ps.measured, (double)ps.window_start_ps / PS_PER_US,
            (double)ps.window_end_ps / PS_PER_US, ps.msgs_per_s_per_host, ps.delivered);
-    printf("slowdown (median/p99): all %.3f/%.3f", ps.all.slowdown_median, ps.all.slowdown_p99);
-    for (uint32_t k = 0; k < POISSON_GROUPS; k++) {
-        const struct poisson_group_stats *g = &ps.group[k];
-        if (g->delivered)
-            printf(", %s %.3f/%.3f (%u)", group_names[k], g->slowdown_median, g->slowdown_p99, g->delivered);
+    /* each figure: (messages, unfinished); unfinished ones count at the
+     * run's end, making the figure a lower bound (flagged '>=') */
+    printf("slowdown (median/p99):");
+    for (uint32_t k = 0; k <= POISSON_GROUPS; k++) {
+        const struct poisson_group_stats *g = k ? &ps.group[k - 1] : &ps.all;
+        const char *name = k ? group_names[k - 1] : "all";
+        if (g->messages)
+            printf("%s %s %s%.3f/%.3f (%u, %u unfinished)", k ? "," : "", name, g->unfinished ? ">=" : "",
+                   g->slowdown_median, g->slowdown_p99, g->messages, g->unfinished);
         else
-            printf(", %s n/a (0)", group_names[k]); /* no statistic over no message */
+            printf("%s %s n/a (0)", k ? "," : "", name); /* no statistic over no message */
     }
     printf(" [MSS %llu B, BDP %llu B]; goodput per host %.3f Gb/s (min %.3f, max %.3f)\n",
            (unsigned long long)ps.mss_bytes, (unsigned long long)ps.bdp_bytes, ps.goodput_gbps_mean,
@@ -231,9 +249,10 @@ static void poisson_stdout(const struct sim *s)
 
 static void json_group(struct strbuf *b, const char *name, const struct poisson_group_stats *g)
 {
-    sb_printf(b, "\"%s\": {\"messages\": %u, \"delivered\": %u, ", name, g->messages, g->delivered);
-    /* no delivered message: no statistic (null, never 0) */
-    if (g->delivered)
+    sb_printf(b, "\"%s\": {\"messages\": %u, \"delivered\": %u, \"unfinished\": %u, \"lower_bound\": %s, ", name,
+              g->messages, g->delivered, g->unfinished, g->unfinished ? "true" : "false");
+    /* no measured message: no statistic (null, never 0) */
+    if (g->messages)
         sb_printf(b, "\"slowdown_median\": %.6f, \"slowdown_p99\": %.6f}", g->slowdown_median, g->slowdown_p99);
     else
         sb_printf(b, "\"slowdown_median\": null, \"slowdown_p99\": null}");
@@ -339,11 +358,14 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         printf("%s)", s->n_msgs - r->finished > 10 ? " ..." : "");
     }
     printf("\n");
-    if (r->finished)
-        printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us\n", r->fct_median_us, r->fct_p99_us,
-               r->fct_max_us, r->fct_mean_us);
+    /* every figure names its population and how much of it is censored */
+    if (r->fct_n)
+        printf("FCT: median %.3f us, p99 %.3f us, max %.3f us, mean %.3f us (%u message%s, %u unfinished%s)\n",
+               r->fct_median_us, r->fct_p99_us, r->fct_max_us, r->fct_mean_us, r->fct_n, r->fct_n == 1 ? "" : "s",
+               r->fct_unfinished,
+               r->fct_unfinished ? " counted at the run's end: lower bounds" : "");
     else
-        printf("FCT: n/a (no flow finished)\n");
+        printf("FCT: n/a (no message started)\n");
     if (s->poisson)
         poisson_stdout(s);
     printf("packets: %llu data sent, %llu retransmitted, %llu ACKs, %llu NACKs, %llu trims, %llu bounced, %llu drops, %llu ECN marks, %llu timeouts\n",
@@ -387,6 +409,28 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
+    report_warn_censored(s, r);
+}
+
+void report_warn_censored(const struct sim *s, const struct run_stats *r)
+{
+    uint32_t sd_unfinished = 0, sd_messages = 0;
+    if (s->poisson) {
+        struct poisson_stats ps;
+        poisson_collect(s, &ps);
+        sd_unfinished = ps.all.unfinished;
+        sd_messages = ps.all.messages;
+    }
+    if (!r->fct_unfinished && !sd_unfinished)
+        return;
+    char fct[96] = "", sd[96] = "";
+    if (r->fct_unfinished)
+        snprintf(fct, sizeof fct, "FCT %u of %u message%s", r->fct_unfinished, r->fct_n, r->fct_n == 1 ? "" : "s");
+    if (sd_unfinished)
+        snprintf(sd, sizeof sd, "%sslowdowns %u of %u measured", *fct ? ", " : "", sd_unfinished, sd_messages);
+    fflush(stdout); /* the summary first, where both go to one place */
+    warn_input("unfinished messages counted at the run's end (%.3f us), so these figures are lower bounds: %s%s",
+               (double)s->now / PS_PER_US, fct, sd);
 }
 
 static void fmt_time_us(struct strbuf *b, simtime_ps t)
@@ -402,8 +446,15 @@ void report_flows_header(const struct sim *s, struct strbuf *b)
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
     unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
     /* a matrix with messages over connections adds the message column */
-    sb_printf(b, "flow_id,%ssrc,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown,rcv_finish_us",
-              s->cm_has_msgs ? "msg," : "");
+    /* two completions, each with its FCT, ideal and slowdown: the sender's
+     * last ACK (fct_us, ideal_fct_us, slowdown_ack: the FCT summary's) and
+     * the receiver having every byte (rcv_finish_us, fct_rcv_us,
+     * ideal_rcv_us, slowdown_rcv: the Poisson summary's); an open-loop
+     * run adds each message's size group in its measured window */
+    sb_printf(b,
+              "flow_id,%ssrc,dst,size_bytes,start_us,finish_us,fct_us,ideal_fct_us,slowdown_ack,rcv_finish_us,"
+              "fct_rcv_us,ideal_rcv_us,slowdown_rcv%s",
+              s->cm_has_msgs ? "msg," : "", s->poisson ? ",poisson_group" : "");
     for (unsigned k = 0; k < ntc; k++)
         sb_printf(b, ",%s", tp->counter_names[k]);
     for (unsigned k = 0; k < s->cc->n_counters; k++)
@@ -439,8 +490,21 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
         fmt_time_us(b, ideal);
         sb_printf(b, ",,");
     }
-    if (f->rcv_complete)
+    simtime_ps ideal_rcv = ideal_delivery_ps(s, f);
+    if (f->rcv_complete) {
         fmt_time_us(b, f->rcv_done_ps);
+        sb_printf(b, ",");
+        fmt_time_us(b, f->rcv_done_ps - f->posted_ps);
+        sb_printf(b, ",");
+        fmt_time_us(b, ideal_rcv);
+        sb_printf(b, ",%.6f", (double)(f->rcv_done_ps - f->posted_ps) / (double)ideal_rcv);
+    } else {
+        sb_printf(b, ",,");
+        fmt_time_us(b, ideal_rcv);
+        sb_printf(b, ",");
+    }
+    if (s->poisson)
+        sb_printf(b, ",%s", poisson_group_label(s, f));
     uint64_t tc[32] = {0};
     if (f->tp == tp && ntc)
         tp->counters(s, i, tc);
@@ -637,8 +701,13 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, "]},\n");
     sb_printf(b, "  \"flows\": {\"total\": %u, \"finished\": %u, \"unfinished\": %u", s->n_msgs, r->finished,
               s->n_msgs - r->finished);
-    /* statistics over no finished flow do not exist: null, never 0 */
-    if (r->finished)
+    /* the FCT figures' population and its censored part (fct_n messages
+     * started, fct_unfinished of them counted at the run's end, making every
+     * figure a lower bound: fct_lower_bound) */
+    sb_printf(b, ", \"not_started\": %u, \"fct_n\": %u, \"fct_unfinished\": %u, \"fct_lower_bound\": %s",
+              r->not_started, r->fct_n, r->fct_unfinished, r->fct_unfinished ? "true" : "false");
+    /* statistics over no started message do not exist: null, never 0 */
+    if (r->fct_n)
         sb_printf(b, ", \"fct_median_us\": %.6f, \"fct_p99_us\": %.6f, \"fct_max_us\": %.6f, \"fct_mean_us\": %.6f},\n",
                   r->fct_median_us, r->fct_p99_us, r->fct_max_us, r->fct_mean_us);
     else

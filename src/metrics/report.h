@@ -9,6 +9,12 @@ struct run_stats {
     double wall_s;
     uint64_t peak_rss_kb;
     uint32_t finished;
+    /* The FCT figures (to the sender's last ACK) are over every message
+     * started by the run's end (fct_n of them); one still unfinished counts
+     * as (end - start), a lower bound of its FCT, so every figure is a lower
+     * bound when fct_unfinished > 0 (README "Unfinished messages"). Messages
+     * never started (not_started) have no FCT at all and are not counted. */
+    uint32_t fct_n, fct_unfinished, not_started;
     double fct_median_us, fct_p99_us, fct_max_us, fct_mean_us;
     uint64_t drops, trims, ecn_marks;
     /* packet conservation, counted independently of the send counters */
@@ -28,7 +34,12 @@ double report_percentile(const double *v, uint32_t n, double p);
 /* qsort comparison of doubles, ascending. */
 int report_cmp_double(const void *a, const void *b);
 void report_collect(const struct sim *s, double wall_s, struct run_stats *r);
+/* The summary on stdout, then report_warn_censored (so --quiet, which
+ * prints no figure, warns of none). */
 void report_stdout(const struct sim *s, const struct run_stats *r);
+/* One warning line on stderr when a figure of the summary (FCT, Poisson
+ * slowdowns) counts unfinished messages at the run's end; nothing else. */
+void report_warn_censored(const struct sim *s, const struct run_stats *r);
 /* The output set: DIR/flows.csv, DIR/queues.csv and DIR/summary.json,
  * replacing DIR as a whole. prepare() checks DIR before the run (exit 2
  * naming --out when it is unusable); commit() writes the set and frees the

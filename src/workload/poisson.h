@@ -162,7 +162,11 @@ struct poisson_run {
 struct poisson_group_stats {
     uint32_t messages;        /* measured messages in the group */
     uint32_t delivered;       /* of which the receiver has every byte */
-    double slowdown_median, slowdown_p99; /* over the delivered ones */
+    uint32_t unfinished;      /* the others: messages - delivered */
+    /* over all `messages`: an undelivered one counts as (run's end -
+     * creation) / ideal, a lower bound of its slowdown, so both are lower
+     * bounds when unfinished > 0 (README "Unfinished messages") */
+    double slowdown_median, slowdown_p99;
 };
 
 struct poisson_stats {
@@ -187,8 +191,15 @@ struct poisson_stats {
     double win_mean_bytes[TOPO_MAX_TIERS];
 };
 
-/* Slowdown: (receiver has every byte - creation) / ideal_delivery_ps. */
+/* Slowdown: (receiver has every byte - creation) / ideal_delivery_ps; for a
+ * message the receiver does not have whole at the run's end, (end -
+ * creation) / ideal_delivery_ps, a lower bound (censored). */
 void poisson_collect(const struct sim *s, struct poisson_stats *ps);
+/* flows.csv's poisson_group of message f: "A" .. "D" for a measured
+ * message (its size group), "incast" for a measured overlay message, ""
+ * for one outside the window or not open-loop. */
+struct flow;
+const char *poisson_group_label(const struct sim *s, const struct flow *f);
 /* The group of a message of size_bytes. */
 uint32_t poisson_group_of(uint64_t size_bytes, uint64_t mss_bytes, uint64_t bdp_bytes);
 

@@ -180,7 +180,11 @@ def summary_columns(summary):
     # friendlier names for the ones every query uses
     ren = {"flows_fct_median_us": "fct_median_us", "flows_fct_p99_us": "fct_p99_us",
            "flows_fct_max_us": "fct_max_us", "flows_fct_mean_us": "fct_mean_us",
-           "flows_total": "flows_total", "flows_finished": "flows_finished"}
+           "flows_total": "flows_total", "flows_finished": "flows_finished",
+           # the FCT figures' population and how much of it is censored
+           # (README "Unfinished messages")
+           "flows_fct_n": "fct_n", "flows_fct_unfinished": "fct_unfinished",
+           "flows_fct_lower_bound": "fct_lower_bound"}
     return {ren.get(k, k): v for k, v in flat.items()}
 
 

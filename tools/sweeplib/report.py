@@ -4,13 +4,23 @@ Figures are drawn by matplotlib (Debian's python3-matplotlib, Agg backend)
 and inlined as base64 PNG, tables as HTML: the report is one file that opens
 offline. What a sweep's report shows comes from its [report] table (README
 "Sweeps and results"); without one it shows FCT CDFs, slowdown against
-size, utilization heatmaps and the summary metrics of every combination.
+size, utilization heatmaps and the summary metrics of every combination,
+and for open-loop (--workload poisson) runs slowdown by size group first.
+
+Unfinished messages (README "Unfinished messages"): every FCT and slowdown
+figure counts a message unfinished at the run's end at (end - start), a
+lower bound, as spraysim's own summary does, and says how many of its
+population are unfinished ('>=' marks a lower bound). FCTs are the sender's
+last ACK (flows.csv fct_us, the summary's FCT figures); slowdowns the
+receiver's completion (slowdown_rcv, the Poisson summary's).
 
 Time series: spraysim's time-series capture (a separate work item) writes
 CSV files into the run directory; every file matching TIMESERIES_GLOBS is
 plotted by plot_timeseries(): one panel per value column against the time
 column (the first column named time_us / t_us / time, else the first),
-one line per id (flow_id, port, host, node or id, at most MAX_SERIES).
+one line per id (flow_id, port, host, node or id, at most MAX_SERIES);
+a column is numeric when any row has a number in it (a first row with an
+empty field does not hide it).
 """
 import base64
 import glob
@@ -128,13 +138,18 @@ def ecdf(values):
     return [xs[0]] + xs, [0.0] + [(i + 1) / n for i in range(n)]
 
 
-def plot_cdf(series, title, xlabel="FCT (us)", ylabel="fraction of flows"):
-    """series: [(label, [values])]"""
+def plot_cdf(series, title, xlabel="FCT (us)", ylabel="fraction of flows", logx=False):
+    """series: [(label, [values])]; logx: a logarithmic x axis (open-loop
+    FCTs span orders of magnitude), over the positive values"""
     fig, ax = plt.subplots(figsize=(5.5, 3.6))
     for label, vals in series[:MAX_CDF_LINES]:
+        if logx:
+            vals = [v for v in vals if v > 0]
         if vals:
             x, y = ecdf(vals)
             ax.step(x, y, where="post", label=label, lw=1.2)
+    if logx:
+        ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
@@ -165,7 +180,7 @@ def plot_slowdown(series, title):
         ax.plot(xs, p99, "x--", color=c, label=f"{label} p99", ms=3, lw=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("flow size (bytes)")
-    ax.set_ylabel("slowdown (FCT / ideal)")
+    ax.set_ylabel("slowdown (receiver's FCT / ideal)")
     ax.set_title(title)
     ax.legend(fontsize=6)
     return fig_html(fig, title)
@@ -237,7 +252,11 @@ def plot_timeseries(path, title):
             return float(s)
         except ValueError:
             return None
-    vcols = [i for i in vcols if num(rows[1][i]) is not None][:6]
+
+    def cell(r, c):
+        v = num(r[c]) if c < len(r) else None
+        return float("nan") if v is None else v
+    vcols = [i for i in vcols if any(i < len(r) and num(r[i]) is not None for r in rows[1:])]
     if not vcols:
         return ""
     series = {}
@@ -249,7 +268,8 @@ def plot_timeseries(path, title):
     fig, axes = plt.subplots(len(vcols), 1, figsize=(6, 1.9 * len(vcols) + 0.6), sharex=True, squeeze=False)
     for ax, c in zip(axes[:, 0], vcols):
         for key, rs in series.items():
-            ax.plot([num(r[tcol]) for r in rs], [num(r[c]) for r in rs], lw=0.9,
+            # an empty field is a gap in the line (NaN), not the end of the panel
+            ax.plot([num(r[tcol]) for r in rs], [cell(r, c) for r in rs], lw=0.9,
                     label=f"{header[idcol]} {key}" if idcol is not None else None)
         ax.set_ylabel(header[c], fontsize=7)
     axes[-1, 0].set_xlabel(header[tcol])
@@ -263,7 +283,7 @@ def read_run(rundir):
     rows = {}
     for name in ("flows", "queues"):
         header, data = db.read_csv(os.path.join(rundir, name + ".csv"))
-        rows[name] = [{h: db.convert(v, "REAL") if h not in ("node_kind", "peer_kind", "direction") else v
+        rows[name] = [{h: db.convert(v, "REAL") if h not in ("node_kind", "peer_kind", "direction", "poisson_group") else v
                        for h, v in zip(header, r)} for r in data]
     with open(os.path.join(rundir, "summary.json")) as f:
         rows["summary"] = json.load(f)
@@ -279,18 +299,37 @@ def run_report(rundir, out):
         raise SpecError(f"{rundir}: not a complete spraysim output directory ({e})")
     s = r["summary"]
     fl = r["flows"]
+    end = s["run"]["simulated_us"]
+    f_s = s["flows"]
+    fct_unf = f_s.get("fct_unfinished")
+    fct_pop = ("" if fct_unf is None else
+               f" ({f_s['fct_n']} messages, {fct_unf} unfinished" + (" counted at the run's end: lower bounds" if fct_unf else "") + ")")
     parts = [f"<h1>spraysim run {esc(os.path.basename(rundir.rstrip('/')))}</h1>",
              f"<p class=meta>{esc(s.get('tool'))} {esc(s.get('version'))} commit {esc(s.get('commit'))}; "
              f"inputs {esc(json.dumps(s.get('inputs')))}</p>"]
     parts.append(table_html(["metric", "value"], [
         ("flows finished", f"{s['flows']['finished']} of {s['flows']['total']}"),
-        ("FCT median / p99 / max (us)", f"{fmt(s['flows']['fct_median_us'])} / {fmt(s['flows']['fct_p99_us'])} / {fmt(s['flows']['fct_max_us'])}"),
+        ("FCT median / p99 / max (us), sender's last ACK",
+         f"{'>= ' if fct_unf else ''}{fmt(f_s['fct_median_us'])} / {fmt(f_s['fct_p99_us'])} / {fmt(f_s['fct_max_us'])}{fct_pop}"),
         ("base RTT (us)", s["network"]["base_rtt_us"]),
         ("simulated (us)", s["run"]["simulated_us"]), ("events", s["run"]["events"])]))
     parts.append(table_html(["config", "value"], [(k, json.dumps(v)) for k, v in s["config"].items()]))
-    fcts = [f["fct_us"] for f in fl if f["fct_us"] is not None]
-    parts.append(plot_cdf([("flows", fcts)], "FCT CDF"))
-    parts.append(plot_slowdown([("flows", [(f["size_bytes"], f["slowdown"]) for f in fl])], "Slowdown against size"))
+    po = s.get("poisson")
+    if po:
+        parts.append(group_table([("", po["slowdown"])]))
+    # unfinished flows at the run's end (lower bounds), as the summary counts them
+    started = [f for f in fl if f.get("start_us") is not None]
+    fcts = [f["fct_us"] if f["fct_us"] is not None else end - f["start_us"] for f in started]
+    unf = sum(1 for f in started if f["fct_us"] is None)
+    parts.append(plot_cdf([(f"flows ({unf} unfinished, at the run's end)", fcts)],
+                          "FCT CDF (sender's last ACK)", logx=bool(po)))
+    if fl and "slowdown_rcv" in fl[0]:
+        measured = [f for f in started if not po or f.get("poisson_group") in GROUPS]
+        sd = [(f["size_bytes"], f["slowdown_rcv"] if f["slowdown_rcv"] is not None
+               else (end - f["start_us"]) / f["ideal_rcv_us"]) for f in measured]
+    else:  # an output from before slowdown_rcv
+        sd = [(f["size_bytes"], f.get("slowdown")) for f in fl]
+    parts.append(plot_slowdown([("flows", sd)], "Slowdown against size (unfinished at the run's end)"))
     parts.append(plot_heatmap(r["queues"], s["run"]["simulated_us"], "Per-port utilization"))
     for ts in find_timeseries(rundir):
         parts.append(plot_timeseries(ts, os.path.basename(ts)))
@@ -402,7 +441,7 @@ def claim_html(conn, c, i):
     meas = "no data" if m is None else (f"{fmt(m)}" + (f" (95% CI {fmt(m - h)} .. {fmt(m + h)}, {n} seeds)"
                                                      if h is not None else f" ({n} seed)"))
     out = [f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>",
-           table_html(["", ""], [("paper", c.get("paper", "")), ("measured", f"{what} = {meas}")], "claim"),
+           table_html(["", ""], [("paper", c.get("paper", "")), ("measured", f"{what} = {meas}{claim_censor(conn, c, metric, where)}")], "claim"),
            f'<p>Verdict: <span class="{cls}">{esc(verdict)}</span></p>']
     if c.get("note"):
         out.append(text_html(c["note"]))
@@ -413,11 +452,146 @@ def fmt_sel(sel):
     return ", ".join(f"{k.lstrip('-')}={v}" for k, v in sel.items())
 
 
+# -- unfinished messages (README "Unfinished messages") -------------------
+GROUPS = ("A", "B", "C", "D")
+# summary figures that count unfinished messages, and the columns giving
+# their population and its unfinished part
+CENSORED_FIGURES = [
+    (re.compile(r"\bfct_(?:median|p99|max|mean)_us\b"), lambda m: ("fct_n", "fct_unfinished")),
+    (re.compile(r"\bpoisson_slowdown_(all|a|b|c|d)_slowdown_(?:median|p99)\b"),
+     lambda m: (f"poisson_slowdown_{m.group(1)}_messages", f"poisson_slowdown_{m.group(1)}_unfinished")),
+]
+
+
+def censor_columns(conn, metric):
+    """[(population column, unfinished column)] of the summary figures a
+    metric rests on (none for other metrics or databases from before)."""
+    expr = resolve(metric)
+    have = db.columns(conn, "summaries")
+    found = []
+    for rx, cols in CENSORED_FIGURES:
+        for m in rx.finditer(expr):
+            c = cols(m)
+            if c[0] in have and c[1] in have and c not in found:
+                found.append(c)
+    return found
+
+
+def censored_by(conn, metric, by, where=None):
+    """{group tuple: (unfinished, population)} summed over the runs and the
+    figures the metric rests on; {} when it rests on none."""
+    out = {}
+    for n_col, u_col in censor_columns(conn, metric):
+        for (key, _s, n), (_k, _s2, u) in zip(db.per_run(conn, n_col, by, where), db.per_run(conn, u_col, by, where)):
+            t = out.get(key, (0, 0))
+            out[key] = (t[0] + (u or 0), t[1] + (n or 0))
+    return out
+
+
+def claim_censor(conn, c, metric, where):
+    """'; N of M unfinished ...' over the runs a claim selects, when its
+    metric rests on figures that count unfinished messages; else ''."""
+    cols = censor_columns(conn, metric)
+    if not cols:
+        return ""
+    sels = c.get("ratio") or c.get("diff") or [c.get("select", {})]
+    unf = pop = 0
+    try:
+        for sel in sels:
+            w, args = selector_where(conn, sel)
+            for n_col, u_col in cols:
+                q = (f'SELECT sum(s."{u_col}"), sum(s."{n_col}") FROM runs r LEFT JOIN summaries s USING(point_id) '
+                     f"WHERE {db.LIVE} AND {w}" + (f" AND ({where})" if where else ""))
+                u, n = conn.execute(q, args).fetchone()
+                unf, pop = unf + (u or 0), pop + (n or 0)
+    except (ValueError, sqlite3.Error, TypeError, AttributeError):
+        return ""
+    return f"; {censor_text(unf, pop)}"
+
+
+def censor_text(unf, pop):
+    return f"{unf} of {pop} unfinished" + (", counted at the run's end: a lower bound" if unf else "")
+
+
+def open_loop(conn):
+    """True when the live runs are open-loop (a Poisson summary)."""
+    if "poisson_slowdown_all_messages" not in db.columns(conn, "summaries"):
+        return False
+    return conn.execute(f"SELECT count(*) FROM runs r JOIN summaries s USING(point_id) WHERE {db.LIVE} "
+                        "AND s.poisson_slowdown_all_messages IS NOT NULL").fetchone()[0] > 0
+
+
+def group_table(rows):
+    """Slowdown by size group: rows [(label, {group: {messages, unfinished,
+    slowdown_median, slowdown_p99}})], '>=' on a figure with unfinished
+    messages (a lower bound)."""
+    out = []
+    for label, groups in rows:
+        for g in ("all",) + GROUPS:
+            d = groups.get(g) or {}
+            unf = d.get("unfinished") or 0
+            lb = ">= " if unf else ""
+            cells = [f"{lb}{fmt(d.get(k))}" if d.get(k) is not None else "n/a" for k in ("slowdown_median", "slowdown_p99")]
+            out.append(([label] if label else []) + [g, d.get("messages"), unf] + cells)
+    head = (["combination"] if rows and rows[0][0] else []) + ["group", "messages", "unfinished", "slowdown p50", "slowdown p99"]
+    return "<h3>Slowdown by size group (receiver's completion; unfinished at the run's end)</h3>" + table_html(head, out)
+
+
+def group_plots(conn, p):
+    """Open-loop sweeps: p50 and p99 slowdown by size group, one bar per
+    combination (mean over seeds), hatched where the figure counts
+    unfinished messages (a lower bound); and the table behind it."""
+    where = p.get("where")
+    cs = combos(conn, where)[:MAX_CDF_LINES]
+    have = db.columns(conn, "summaries")
+    if not cs or "poisson_slowdown_all_messages" not in have:
+        return ""
+    gnames = ("all",) + GROUPS
+    data, rows = {}, []
+    for c in cs:
+        groups = {}
+        for g in gnames:
+            pre = f"poisson_slowdown_{g.lower()}_"
+            cols = [pre + k for k in ("messages", "unfinished", "slowdown_median", "slowdown_p99")]
+            q = (f"SELECT {', '.join(f's.{x}' if x in have else 'NULL' for x in cols)} FROM runs r "
+                 f"JOIN summaries s USING(point_id) WHERE r.combo = ? AND {db.LIVE}" + (f" AND ({where})" if where else ""))
+            vals = conn.execute(q, (c,)).fetchall()
+            med = [v[2] for v in vals if v[2] is not None]
+            p99 = [v[3] for v in vals if v[3] is not None]
+            groups[g] = {"messages": sum(v[0] or 0 for v in vals), "unfinished": sum(v[1] or 0 for v in vals),
+                         "slowdown_median": sum(med) / len(med) if med else None,
+                         "slowdown_p99": sum(p99) / len(p99) if p99 else None}
+        data[c] = groups
+        rows.append((combo_label(c), groups))
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), squeeze=False)
+    width = 0.8 / len(cs)
+    for ax, key, name in zip(axes[0], ("slowdown_median", "slowdown_p99"), ("p50", "p99")):
+        for i, c in enumerate(cs):
+            xs = [k + (i - (len(cs) - 1) / 2) * width for k in range(len(gnames))]
+            ys = [data[c][g][key] or 0 for g in gnames]
+            hatch = ["//" if data[c][g]["unfinished"] else "" for g in gnames]
+            bars = ax.bar(xs, ys, width=width, color=f"C{i % 10}", label=combo_label(c))
+            for b, h in zip(bars, hatch):
+                b.set_hatch(h)
+        ax.set_xticks(range(len(gnames)))
+        ax.set_xticklabels(gnames)
+        ax.set_ylabel(f"{name} slowdown")
+        ax.set_title(f"{name} slowdown by size group (hatched: a lower bound, unfinished counted)", fontsize=7)
+    # plain swatches: a hatched first bar would make the legend look censored
+    from matplotlib.patches import Patch
+    axes[0][0].legend(handles=[Patch(color=f"C{i % 10}", label=combo_label(c)) for i, c in enumerate(cs)], fontsize=6)
+    title = p.get("title", "Slowdown by size group (mean over seeds)")
+    return fig_html(fig, title) + group_table(rows)
+
+
 def metric_plot(conn, p):
     """Metric against a parameter with 95% confidence bands, one line per group."""
     x, y = db.column_name(p["x"]), p.get("y", "fct_max_us")
     group = [db.column_name(g) for g in ([p["group"]] if isinstance(p.get("group"), str) else p.get("group", []))]
     rows = db.aggregate(conn, resolve(y), [x] + group, p.get("where"))
+    # a metric no run has below zero gets no band below zero (a mean of
+    # small positive values with a wide CI would draw one)
+    floor = 0.0 if all(v is None or v >= 0 for _k, _s, v in db.per_run(conn, resolve(y), [], p.get("where"))) else None
     lines = {}
     for key, n, m, h in rows:
         lines.setdefault(key[1:], []).append((key[0], m, h))
@@ -435,7 +609,7 @@ def metric_plot(conn, p):
             pts.sort(key=lambda v: v[0])
         xs = [v[0] if numeric else cats.index(v[0]) + (i - (len(lines) - 1) / 2) * 0.8 / max(1, len(lines)) for v in pts]
         ms = [v[1] for v in pts]
-        lo = [v[1] - (v[2] or 0) for v in pts]
+        lo = [v[1] - (v[2] or 0) if floor is None else max(floor, v[1] - (v[2] or 0)) for v in pts]
         hi = [v[1] + (v[2] or 0) for v in pts]
         lab = ", ".join(f"{c}={v}" for c, v in zip(group, g)) or y
         if numeric:
@@ -483,16 +657,30 @@ def cdf_plot(conn, p):
                   for c in combos(conn, where)]
         return plot_cdf(series, p.get("title", "CDF (all seeds pooled)"), p.get("xlabel", p["values"]),
                         p.get("ylabel", "fraction of samples"))
-    series = [(combo_label(c), [r[0] for r in combo_flows(conn, c, "f.fct_us", where, fw) if r[0] is not None])
-              for c in combos(conn, where)]
-    return plot_cdf(series, p.get("title", "FCT CDF (all seeds pooled)"))
+    # every started flow: fct_us, or (the run's end - start) when unfinished
+    series = []
+    for c in combos(conn, where):
+        vals = combo_flows(conn, c, "f.fct_us, r.simulated_us - f.start_us", where,
+                           "f.start_us IS NOT NULL" + (f" AND ({fw})" if fw else ""))
+        unf = sum(1 for v in vals if v[0] is None)
+        series.append((f"{combo_label(c)} ({unf} unfinished)", [v[1] if v[0] is None else v[0] for v in vals]))
+    logx = p.get("logx", open_loop(conn))
+    return plot_cdf(series, p.get("title", "FCT CDF, sender's last ACK (all seeds pooled; unfinished at the run's end)"),
+                    logx=logx)
 
 
 def slowdown_plot(conn, p):
     where, fw = p.get("where"), p.get("flows_where")
-    series = [(combo_label(c), combo_flows(conn, c, "f.size_bytes, f.slowdown", where, fw))
-              for c in combos(conn, where)]
-    return plot_slowdown(series, p.get("title", "Slowdown against size (all seeds pooled)"))
+    fcols = db.columns(conn, "flows")
+    if "slowdown_rcv" in fcols:
+        # the receiver's completion (as the Poisson summary), unfinished at the run's end
+        col = "f.size_bytes, coalesce(f.slowdown_rcv, (r.simulated_us - f.start_us) / f.ideal_rcv_us)"
+        fw = " AND ".join(x for x in ["f.start_us IS NOT NULL", fw and f"({fw})",
+                                      "f.poisson_group IN ('A','B','C','D')" if "poisson_group" in fcols else None] if x)
+    else:  # a database from before slowdown_rcv
+        col = "f.size_bytes, f.slowdown"
+    series = [(combo_label(c), combo_flows(conn, c, col, where, fw)) for c in combos(conn, where)]
+    return plot_slowdown(series, p.get("title", "Slowdown against size (all seeds pooled; unfinished at the run's end)"))
 
 
 def heatmap_plots(conn, p):
@@ -525,11 +713,15 @@ def metrics_table(conn, metrics, by):
     for m in metrics:
         try:
             rows = db.aggregate(conn, resolve(m), by)
+            cens = censored_by(conn, m, by)
         except (ValueError, sqlite3.Error):
             continue
         for key, n, mean, h in rows:
             t = table.setdefault(key, {"n": n})
-            t[m] = "" if mean is None else fmt(mean) + ("" if h is None else f" ± {fmt(h)}")
+            unf, pop = cens.get(key, (0, 0))
+            t[m] = "" if mean is None else (">= " if unf else "") + fmt(mean) + ("" if h is None else f" ± {fmt(h)}")
+            if mean is not None and key in cens:  # the figure's population and its unfinished part
+                t[m] += f" ({censor_text(unf, pop)})"
     return table_html(header, [list(k) + [v["n"]] + [v.get(m, "") for m in metrics] for k, v in table.items()])
 
 
@@ -564,14 +756,20 @@ def sweep_report(sweep, outdir, out):
         parts.append("<h2>The paper's statements and our verdicts</h2>")
         parts += [claim_html(conn, c, i + 1) for i, c in enumerate(claims)]
     parts.append("<h2>Results</h2>")
-    metrics = rep.get("metrics", ["fct_median_us", "fct_p99_us", "fct_max_us"])
+    ol = open_loop(conn)
+    # open-loop runs: the slowdowns by size group are what matters (FCTs of
+    # an open-loop run mix every size; the maximum is one message)
+    metrics = rep.get("metrics", ["poisson_slowdown_all_slowdown_median", "poisson_slowdown_all_slowdown_p99",
+                                  "poisson_slowdown_d_slowdown_p99", "poisson_goodput_gbps_per_host_mean"] if ol else
+                      ["fct_median_us", "fct_p99_us", "fct_max_us"])
     parts.append(metrics_table(conn, metrics, by))
     plots = rep.get("plot")
     if plots is None:
-        plots = [{"kind": "cdf"}, {"kind": "slowdown"}, {"kind": "heatmap"}, {"kind": "timeseries"}]
+        plots = ([{"kind": "groups"}] if ol else []) + [{"kind": "cdf"}, {"kind": "slowdown"}, {"kind": "heatmap"},
+                                                        {"kind": "timeseries"}]
         for name, kind, pts in sweep.axes:
             if len(pts) > 1 and kind in ("flag", "var"):
-                plots.append({"kind": "metric", "x": name, "y": "fct_max_us",
+                plots.append({"kind": "metric", "x": name, "y": "poisson_slowdown_all_slowdown_p99" if ol else "fct_max_us",
                               "group": [a[0] for a in sweep.axes if a[0] != name]})
     figs = []
     for p in plots:
@@ -581,6 +779,8 @@ def sweep_report(sweep, outdir, out):
                 figs.append(cdf_plot(conn, p))
             elif k == "slowdown":
                 figs.append(slowdown_plot(conn, p))
+            elif k == "groups":
+                figs.append(group_plots(conn, p))
             elif k == "heatmap":
                 figs.append(heatmap_plots(conn, p))
             elif k == "metric":
