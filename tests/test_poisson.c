@@ -257,6 +257,9 @@ static void test_spec_ranges_at_both_ends(void **state)
         const char *base = !strcmp(R[i].name, "n") ? "poisson:cdf=a,load=0.5" : "poisson:cdf=a,load=0.5,n=64";
         if (!strcmp(R[i].name, "load"))
             base = "poisson:cdf=a,n=64";
+        /* the incast overlay's own parameters need the overlay (incast > 0) */
+        if (!strncmp(R[i].name, "incast_", 7))
+            base = "poisson:cdf=a,load=0.5,n=16777216,incast=0.5"; /* n at its top: senders up to n - 1 */
         double in_hi = R[i].hi_open ? nextafter(R[i].hi, -INFINITY) : R[i].hi;
         double below = R[i].whole ? R[i].lo - 1 : nextafter(R[i].lo, -INFINITY);
         double above = R[i].hi_open ? R[i].hi : R[i].whole ? R[i].hi + 1 : nextafter(R[i].hi, INFINITY);
