@@ -2,6 +2,7 @@
 # Runs every cmocka test binary given as an argument, then the command-line
 # tests (tests/cli_test.sh), the golden outputs (tests/golden.sh), parallel
 # runs against plain ones (tests/mpi_test.sh, skipped without MPI), the
+# transport contract (tests/contract_test.sh), the
 # replay of every saved fuzz input (tests/fuzz/replay.sh) and the sweep
 # tool's tests (tests/sweep_test.sh), and prints one
 # closing line "N passed, N failed",
@@ -45,7 +46,7 @@ for t in "$@"; do
         echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
     fi
 done
-for script in tests/cli_test.sh tests/golden.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh; do
+for script in tests/cli_test.sh tests/contract_test.sh tests/golden.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh; do
     [ -f "$script" ] || continue
     out=$(run_limited sh "$script" 2>&1)
     rc=$?
