@@ -10,6 +10,30 @@
  * The generic part lives in transport.c: the flows built from the matrix,
  * and each host's NIC ready ring, which shares the wire among the host's
  * flows (of any transport) in round robin.
+ *
+ * The contract (issue 21; docs/contributing-transport.md says more).
+ * A transport owns:
+ *   - its options, parsed and checked by its own code in setup() (exit 2
+ *     naming the flag), from its own block (--sird-opt, --homa-opt, ...);
+ *   - its per-flow state (f->tp_state) and per-host or per-run state (one
+ *     pointer in struct sim), allocated in setup()/flow_add(), freed in free();
+ *   - its packet types and the switch class (prio) of each packet it makes;
+ *   - its timers: per flow (transport_timer_at), per host
+ *     (transport_host_timer_at); a per-run timer is a host timer of the host
+ *     that acts;
+ *   - its flows.csv counters (counters, counter_names) and its stdout and
+ *     summary lines.
+ * It may not:
+ *   - write a port, a switch or a link (net/ and topo/ own them): it
+ *     declares what it needs of the switch classes its packets use
+ *     (fabric_needs) and net/policy.c applies every transport's needs,
+ *     refusing two that conflict on one class (tests/contract_test.sh greps
+ *     src/transport and src/cc for port writes);
+ *   - read or write another transport's state, or change another's flows.
+ * transport_registry_check() runs at every start-up (and in
+ * tests/test_contract.c): like Linux's tcp_register_congestion_control,
+ * which refuses a module without ssthresh or cong_avoid, it refuses a
+ * table without the hooks the generic layer calls, naming the hook.
  */
 #ifndef SPRAYSIM_TRANSPORT_H
 #define SPRAYSIM_TRANSPORT_H
