@@ -15,6 +15,7 @@
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../sim.h"
+#include "../workload/poisson.h"
 #include "flow.h"
 
 #include <stdio.h>
@@ -186,8 +187,10 @@ void transport_setup(struct sim *s)
         if (used[t] || all_transports[t] == run_tp)
             all_transports[t]->setup(s);
     /* the fabric each needs, for the classes its flows use; the run's
-     * transport also for the class of the messages it may add during the
-     * run (transport_add_flow: class 1, RoCE's lowest lossless class) */
+     * transport of an open-loop workload also for the class of the
+     * messages it adds during the run (transport_add_flow: class 1, RoCE's
+     * lowest lossless class) */
+    bool open_loop = poisson_is_spec(s->cfg.workload_spec);
     for (size_t t = 0; t < N_TRANSPORTS; t++) {
         const struct transport_ops *tp = all_transports[t];
         if (!used[t] && tp != run_tp)
@@ -196,7 +199,7 @@ void transport_setup(struct sim *s)
         for (uint32_t i = 0; i < s->n_flows; i++)
             if (s->flows[i].tp == tp)
                 classes |= 1u << s->flows[i].prio_class;
-        if (tp == run_tp)
+        if (tp == run_tp && open_loop)
             classes |= 1u << (s->cfg.lossless_mask && tp == &transport_roce_ops
                                   ? (uint32_t)__builtin_ctz(s->cfg.lossless_mask)
                                   : PKT_PRIO_DATA);
