@@ -63,7 +63,7 @@ sed 's/transport sird$/transport sird priority 2/' "$T/clash.cm" >"$T/apart.cm"
 rc=$?
 pol=$(grep -o '"class_policy": \[.*\]}\]' "$T/apart/summary.json" 2>/dev/null)
 case $pol in
-*'{"class": 1, "ecn": "red", "ecn_last_hop": true, "trim": true, "lossless": false, "set_by": ["uet"]}, {"class": 2, "ecn": "step", "ecn_step_bytes": '*', "ecn_last_hop": true, "trim": false, "lossless": false, "set_by": ["sird"]}]'*)
+*'{"class": 1, "ecn": "red", "ecn_last_hop": true, "trim": true, "lossless": false, "sched": "strict", "set_by": ["uet"]}, {"class": 2, "ecn": "step", "ecn_step_bytes": '*', "ecn_last_hop": true, "trim": false, "lossless": false, "sched": "strict", "set_by": ["sird"]}]'*)
     if [ "$rc" -eq 0 ] && grep -q "^flows: 2 of 2 finished" "$T/out"; then
         ok "UET in class 1, SIRD in class 2: both finish; summary.json class_policy says RED + trim for uet, step + no trim for sird"
     else

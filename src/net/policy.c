@@ -191,9 +191,14 @@ void net_class_policy_json(const struct sim *s, struct strbuf *b)
                   !ecn_on ? "off" : cp->ecn_by && cp->ecn == NEED_STEP ? "step" : "red");
         if (ecn_on && cp->ecn_by && cp->ecn == NEED_STEP)
             sb_printf(b, "\"ecn_step_bytes\": %u, ", cp->ecn_step_bytes);
-        sb_printf(b, "\"ecn_last_hop\": %s, \"trim\": %s, \"lossless\": %s, \"set_by\": [",
+        /* how the class is served against the others: strict priority by
+         * class number, or DRR among the data classes (--sched class-drr);
+         * --sched drr splits class 1 into two traffic classes */
+        const char *sched = s->cfg.class_drr ? "class-drr" : s->cfg.drr && k == PKT_PRIO_DATA ? "strict, drr inside"
+                                                                                               : "strict";
+        sb_printf(b, "\"ecn_last_hop\": %s, \"trim\": %s, \"lossless\": %s, \"sched\": \"%s\", \"set_by\": [",
                   ecn_on && !(cp->lasthop_by && cp->ecn_lasthop == NEED_OFF) ? "true" : "false",
-                  trim_on ? "true" : "false", lossless ? "true" : "false");
+                  trim_on ? "true" : "false", lossless ? "true" : "false", sched);
         /* the transports whose needs or preferences decided this class */
         const char *by[3] = {cp->ecn_by, cp->lasthop_by, cp->trim_by};
         unsigned shown = 0;
