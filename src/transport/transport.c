@@ -503,11 +503,12 @@ void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind)
 void transport_host_timer_at(struct sim *s, simtime_ps t, const struct transport_ops *tp, uint32_t host,
                              uint32_t kind)
 {
-    invariant(kind < (1u << HOST_TIMER_KIND_BITS) && host < s->n_hosts && tp->host_timer,
-              "host %u: host timer kind %u of %s cannot be set", host, kind, tp->name);
     uint32_t t_idx = 0;
-    while (t_idx + 1 < N_TRANSPORTS && all_transports[t_idx] != tp)
+    while (t_idx < N_TRANSPORTS && all_transports[t_idx] != tp)
         t_idx++;
+    if (t_idx == N_TRANSPORTS || !tp->host_timer || kind >= (1u << HOST_TIMER_KIND_BITS) || host >= s->n_hosts)
+        die_internal("host %u: host timer kind %u of transport %s cannot be set (unregistered, no host_timer, or "
+                     "out of range)", host, kind, tp->name);
     eq_push_aux(&s->eq, t, EV_HOST_TIMER, host, kind | t_idx << HOST_TIMER_KIND_BITS);
 }
 
