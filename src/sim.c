@@ -520,6 +520,8 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
         return 1 + s->pool.pkts[ev->id].node;
     case EV_FLOW_START:
         return 1 + s->flows[ev->id].src;
+    case EV_HOST_TIMER:
+        return 1 + ev->id; /* the host's own state: hosts are nodes 0 .. n_hosts-1 */
     default: {
         /* timers and the rest run where they were scheduled; a timer set at
          * setup belongs to its flow's sender */
@@ -558,6 +560,9 @@ static inline void dispatch(struct sim *s, const struct event *ev, uint32_t orig
         break;
     case EV_TRANSPORT_TIMER:
         transport_timer(s, ev->id, ev->aux);
+        break;
+    case EV_HOST_TIMER:
+        transport_host_timer(s, ev->id, ev->aux);
         break;
     case EV_LINK_CHANGE:
         failures_apply(s, ev->id);

@@ -27,6 +27,7 @@ enum event_kind {
     EV_PFC = 10,         /* id = port, aux = enum pfc_event_kind: a PAUSE or RESUME acts, or the deadlock check */
     EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
     EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
+    EV_HOST_TIMER = 13,  /* id = host, aux = a transport's host timer (transport_host_timer_at) */
 };
 
 enum routing_mode {
@@ -207,6 +208,9 @@ struct sim {
     uint32_t tier_queue_down_bytes[TOPO_MAX_TIERS]; /* per tier, after .topo Queue_Down/Up and -q */
     uint32_t tier_queue_up_bytes[TOPO_MAX_TIERS];
     bool tier_queues_differ;     /* some tier's queue is not the default */
+    /* each data class's queueing policy, merged from the transports' needs
+     * (net/policy.c; class 0, control, never marks or trims) */
+    struct class_policy class_policy[PORT_MAX_CLASSES];
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;

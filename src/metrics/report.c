@@ -680,6 +680,9 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     json_queue(b, s->queue_bytes);
     sb_printf(b, ", \"ecn_kmin_bytes\": %u, \"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, ",
               s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    sb_printf(b, "\"class_policy\": "); /* each data class's ECN, trimming and PFC as used (net/policy.c) */
+    net_class_policy_json(s, b);
+    sb_printf(b, ", ");
     /* counted only when --random-failures draws them */
     if (c->random_failure_p > 0)
         sb_printf(b, "\"inter_switch_links\": %u, \"random_failed_links\": %u, ", s->inter_switch_links,

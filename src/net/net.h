@@ -141,6 +141,56 @@ struct switch_node {
 
 struct sim;
 
+/* ---- per-class queueing policy (policy.c) -------------------------------------
+ *
+ * The fabric owns its queueing policy; a transport only declares what it
+ * needs of the switch classes its packets use (transport_ops.fabric_needs)
+ * and never writes a port. For each data class 1 .. n_classes-1, net/
+ * merges the needs of every transport in the run at start-up, refuses a
+ * run whose transports need different things of one class (one line naming
+ * both), and writes the result into the ports' own per-class fields (flags
+ * and thresholds for class 1, struct port_class for 2 ..), so the per-packet
+ * path reads exactly what it read before: no table lookup per packet. */
+
+/* What one transport needs of one class's ECN marking, last-hop marking or
+ * trimming. ANY: no need (the class keeps what the run configured). BASE:
+ * exactly what the run configured (flags, -ecn, --class-opt). */
+enum class_need_kind {
+    NEED_ANY = 0,
+    NEED_BASE = 1, /* as configured */
+    NEED_OFF = 2,  /* no ECN marking / no trimming */
+    NEED_STEP = 3, /* ECN only: step marking above ecn_step_bytes (RED with kmin = kmax) */
+};
+
+struct class_need {
+    uint8_t ecn;             /* enum class_need_kind, on every switch port of the class */
+    uint8_t ecn_lasthop;     /* ANY, BASE or OFF: marking on ports facing a host (OFF wins over ecn there) */
+    uint8_t trim;            /* ANY, BASE or OFF (no trimming: a full queue drops) */
+    bool ecn_weak;           /* ecn and ecn_lasthop are preferences: the transport never reads ECN marks,
+                                so another transport's need of them wins without a conflict */
+    bool trim_weak;          /* trim is a preference (e.g. a lossless class never overflows) */
+    uint32_t ecn_step_bytes; /* NEED_STEP's threshold */
+};
+
+/* The policy a class ended with, as summary.json reports it. */
+struct class_policy {
+    uint8_t ecn;             /* NEED_BASE (the configured RED band), NEED_OFF or NEED_STEP */
+    uint8_t ecn_lasthop;     /* NEED_BASE (as the class) or NEED_OFF */
+    uint8_t trim;            /* NEED_BASE (as configured) or NEED_OFF */
+    bool ecn_strong, lasthop_strong, trim_strong; /* decided by a need, not a preference */
+    uint32_t ecn_step_bytes;
+    const char *ecn_by, *lasthop_by, *trim_by; /* the transport whose need decided it; NULL: as configured */
+};
+
+/* Adds transport `who`'s needs of classes 1 .. n_classes-1 (need[k]; class 0,
+ * control, never marks or trims): exits 2 with one line naming both
+ * transports when a need conflicts with one already added. */
+void net_class_needs_add(struct sim *s, const char *who, const struct class_need need[PORT_MAX_CLASSES]);
+/* Writes the merged policy into every switch port (once, before the run). */
+void net_class_policy_apply(struct sim *s);
+/* The per-class policy as a JSON array, for summary.json. */
+void net_class_policy_json(const struct sim *s, struct strbuf *b);
+
 /* ---- the queue representation, owned here: other modules use these ---------- */
 
 /* A port from `owner` to `peer` at `mbps` with `latency_ps`, its queue

@@ -110,6 +110,7 @@ struct eqds_run {
     uint32_t n_pacers;
     bool per_flow_pacer;
     bool window;               /* -sender_cc: the CC's window caps the sender too */
+    bool reads_ecn;            /* a sender window or -recv_oversub_cc acts on ECN marks */
     int64_t maxwnd_bytes;      /* -cwnd x MTU */
     uint32_t ack_threshold_bytes;
     int64_t rtx_credit_q;      /* owed per trim or RTS: one MTU in quanta, rounded up */
@@ -224,11 +225,23 @@ static void eqds_setup(struct sim *s)
     r->pacers = xcalloc(r->n_pacers ? r->n_pacers : 1, sizeof(struct pull_pacer));
     for (uint32_t i = 0; i < r->n_pacers; i++)
         pull_pacer_init(&r->pacers[i], &r->cfg, i);
-    /* htsim main_eqds.cpp: ECN only when -ecn is given, never on ToR
-     * downlinks (ops.ecn_only_when_given tells sim.c the same) */
-    for (uint32_t i = s->n_hosts; i < s->n_ports; i++)
-        if (!c->ecn_high_pkts || (s->ports[i].flags & PORTF_LASTHOP))
-            s->ports[i].flags &= (uint16_t)~PORTF_ECN;
+    r->reads_ecn = window || c->recv_oversub_cc;
+}
+
+/* htsim main_eqds.cpp: ECN only when -ecn is given, never on ToR downlinks
+ * (ops.ecn_only_when_given tells sim.c the same). A preference unless a
+ * sender window or -recv_oversub_cc reads the marks; trimming as configured
+ * (a trimmed header is EQDS's loss signal). */
+static void eqds_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
+{
+    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++)
+        if (classes & (1u << k))
+            need[k] = (struct class_need){
+                .ecn = s->cfg.ecn_high_pkts ? NEED_BASE : NEED_OFF,
+                .ecn_lasthop = NEED_OFF,
+                .ecn_weak = !s->eqds->reads_ecn,
+                .trim = NEED_BASE,
+            };
 }
 
 /* A flow that arrived during the run: its state comes at its start, as
@@ -917,6 +930,7 @@ const struct transport_ops transport_eqds_ops = {
     .nic_pull = eqds_nic_pull,
     .receive = eqds_receive,
     .timer = eqds_timer,
+    .fabric_needs = eqds_fabric_needs,
     .on_control_full = NULL, /* htsim_eqds returns no header to its sender: it is dropped */
     .free = eqds_free,
     .default_queue_pkts = EQDS_DEFAULT_QUEUE_PKTS,

@@ -625,13 +625,19 @@ static void homa_setup(struct sim *s)
         s->no_sender_window = true;
     if (c->cc_given)
         warn_input("--cc %s has no effect on Homa: receivers grant, senders keep no window", s->cc->name);
-    /* Homa uses no ECN (sird.md Sec. 4): switches mark only when -ecn is given */
-    if (!c->ecn_high_pkts)
-        for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
-            s->ports[i].flags &= (uint16_t)~PORTF_ECN;
-            for (uint32_t k = 0; s->ports[i].x && k + 2 < s->ports[i].x->n; k++)
-                s->ports[i].x->c[k].ecn = false;
-        }
+}
+
+/* Homa uses no ECN (sird.md Sec. 4): switches mark only when -ecn is given.
+ * Its packets use every class (one per level), whatever its flows' class;
+ * it never reads a mark, so this is a preference: a transport that reads
+ * marks in a shared class keeps them. */
+static void homa_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
+{
+    (void)classes;
+    if (s->cfg.ecn_high_pkts)
+        return;
+    for (uint32_t k = PKT_PRIO_DATA; k < s->cfg.n_classes && k < PORT_MAX_CLASSES; k++)
+        need[k] = (struct class_need){.ecn = NEED_OFF, .ecn_weak = true};
 }
 
 static void homa_flow_add(struct sim *s, uint32_t fi)
@@ -1044,6 +1050,7 @@ const struct transport_ops transport_homa_ops = {
     .nic_pull = homa_nic_pull,
     .receive = homa_receive,
     .timer = homa_timer,
+    .fabric_needs = homa_fabric_needs,
     .free = homa_free,
     .flow_release = homa_flow_release,
     .can_release = homa_can_release,

@@ -96,30 +96,35 @@ static void roce_setup(struct sim *s)
     /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above
      * K packets on every egress (LosslessOutputQueue::_K); RoCE switches
      * never trim (without PFC a full queue drops) */
+}
+
+/* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above K
+ * packets on every egress (LosslessOutputQueue::_K); RoCE switches never
+ * trim (without PFC a full queue drops; with PFC nothing overflows, so no
+ * trimming is then only a preference). Only DCQCN reads marks.
+ *
+ * A mixed fabric (--class-opt K:lossless=1): RoCE's classes are the
+ * lossless ones, which never trim (fabric.c); DCQCN's step marking goes on
+ * every lossless class, and the lossy classes keep their trimming and ECN
+ * for the other transports. */
+static void roce_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
+{
+    const struct config *c = &s->cfg;
+    struct class_need dcqcn = {.ecn = NEED_STEP, .ecn_step_bytes = c->dcqcn_k_pkts * c->mtu_bytes};
     if (c->lossless_mask) {
-        /* a mixed fabric: RoCE's classes are the lossless ones, which never
-         * trim; the lossy classes keep their trimming and ECN for the other
-         * transports. DCQCN's step marking goes on the lossless classes. */
-        for (uint32_t i = s->n_hosts; i < s->n_ports && c->dcqcn_k_pkts; i++)
-            for (uint32_t k = 2; k < s->ports[i].x->n; k++)
-                if (c->lossless_mask & (1u << k)) {
-                    struct port_class *pc = &s->ports[i].x->c[k - 2];
-                    pc->ecn = true;
-                    pc->ecn_kmin_bytes = pc->ecn_kmax_bytes = c->dcqcn_k_pkts * c->mtu_bytes;
-                }
+        for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES && c->dcqcn_k_pkts; k++)
+            if (c->lossless_mask & (1u << k))
+                need[k] = dcqcn;
         return;
     }
-    for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
-        struct port *p = &s->ports[i];
-        p->flags &= (uint16_t)~PORTF_TRIM;
-        for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
-            p->x->c[k].trim = false;
-        if (c->dcqcn_k_pkts) {
-            p->flags |= PORTF_ECN;
-            p->ecn_kmin_bytes = p->ecn_kmax_bytes = c->dcqcn_k_pkts * c->mtu_bytes;
-        } else if (!c->ecn_high_pkts) {
-            p->flags &= (uint16_t)~PORTF_ECN;
-        }
+    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++) {
+        if (!(classes & (1u << k)))
+            continue;
+        need[k] = (struct class_need){.trim = NEED_OFF, .trim_weak = c->pfc};
+        if (c->dcqcn_k_pkts)
+            need[k].ecn = NEED_STEP, need[k].ecn_step_bytes = dcqcn.ecn_step_bytes;
+        else if (!c->ecn_high_pkts)
+            need[k].ecn = NEED_OFF, need[k].ecn_weak = true;
     }
 }
 
@@ -561,6 +566,7 @@ const struct transport_ops transport_roce_ops = {
     .nic_pull = roce_nic_pull,
     .receive = roce_receive,
     .timer = roce_timer,
+    .fabric_needs = roce_fabric_needs,
     .on_control_full = NULL,
     .free = roce_free,
     .n_counters = 3,

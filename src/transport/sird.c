@@ -59,7 +59,7 @@
 #define NO_POS UINT32_MAX
 
 enum sird_timer {
-    SIRD_TIMER_PACE = 0, /* a receiver's credit pacer; the host is kind >> 2 */
+    SIRD_TIMER_PACE = 0, /* a receiver's credit pacer: a host timer (transport_host_timer_at) */
     SIRD_TIMER_RX = 1,   /* a message's receiver timeout */
     SIRD_TIMER_TX = 2,   /* a message's CREDITREQ timeout */
 };
@@ -113,7 +113,6 @@ struct sird_rx_host {
     simtime_ps next_credit_ps;
     bool pace_armed;
     uint32_t rr_last;
-    uint32_t timer_fi;           /* a SIRD flow to address the pacer timer through */
     uint64_t credits_sent, credit_bytes_total;
     struct rng rng;              /* entropy of its credits and resends */
 };
@@ -398,10 +397,6 @@ static void sird_setup(struct sim *s)
     if (p->b_bytes < p->mss_bytes)
         die_input("--sird-opt B: %llu bytes is less than one MSS (%u): no credit could ever be sent",
                   (unsigned long long)p->b_bytes, p->mss_bytes);
-    /* the pacer's timer carries its host in the timer kind, which has 16
-     * bits (transport.c: the slot generation takes the others) */
-    if (s->n_hosts >= (1u << 14))
-        die_input("--transport sird: at most %u hosts (this run has %u)", (1u << 14) - 1, s->n_hosts);
     r->n_hosts = s->n_hosts;
     r->line_mbps = c->linkspeed_mbps;
     r->rx_timeout_ps = (simtime_ps)(p->rx_timeout_rtts * (double)s->base_rtt_ps);
@@ -413,15 +408,6 @@ static void sird_setup(struct sim *s)
         rng_seed(&r->rx[h].rng, c->seed, RNG_STREAM_LB, (1ULL << 40) + h);
         r->rx[h].rr_last = h;
         r->tx[h].rr_last = h;
-    }
-    /* P Table 2, Sec. 4.3: ECN step marking at NThr on every switch port
-     * (RED with kmin = kmax); no trimming unless asked */
-    for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
-        struct port *pt = &s->ports[i];
-        pt->flags |= PORTF_ECN;
-        pt->ecn_kmin_bytes = pt->ecn_kmax_bytes = (uint32_t)p->nthr_bytes;
-        if (!p->trimming)
-            pt->flags &= (uint16_t)~PORTF_TRIM;
     }
     if (!strcmp(c->transport_name, "sird")) {
         s->no_sender_window = true;
@@ -592,9 +578,11 @@ static inline void check_tx(struct sim *s, uint32_t h)
 
 /* ---- packets ------------------------------------------------------------------------- */
 
-static uint8_t ctl_prio(const struct sim *s)
+/* Control goes first unless prio=none, when it shares the message's data
+ * class. */
+static uint8_t ctl_prio(const struct sim *s, const struct flow *f)
 {
-    return s->sird->p.prio == SIRD_PRIO_NONE ? PKT_PRIO_DATA : PKT_PRIO_CONTROL;
+    return s->sird->p.prio == SIRD_PRIO_NONE ? f->prio_class : PKT_PRIO_CONTROL;
 }
 
 /* A header-only packet of message fi from `from` to `to`. */
@@ -605,7 +593,7 @@ static uint32_t ctl_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t fr
     struct packet *p = pkt_at(&s->pool, idx);
     memset(p, 0, sizeof *p);
     p->type = type;
-    p->prio = ctl_prio(s);
+    p->prio = ctl_prio(s, f);
     p->tclass = f->tclass;
     p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->flow = fi;
@@ -760,7 +748,7 @@ static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
     bool csn = sird_csn(th->c_total_bytes, r->p.sthr_bytes);
     uint32_t idx = transport_data_packet(s, fi, seq, payload + r->p.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    p->prio = (!sched && r->p.prio == SIRD_PRIO_CTL_UNSCHED) ? PKT_PRIO_CONTROL : PKT_PRIO_DATA;
+    p->prio = (!sched && r->p.prio == SIRD_PRIO_CTL_UNSCHED) ? PKT_PRIO_CONTROL : f->prio_class;
     if (sched)
         p->flags |= PKTF_SIRD_SCHED;
     if (csn) {
@@ -973,7 +961,7 @@ static void arm_pacer(struct sim *s, uint32_t h)
     if (rh->pace_armed)
         return;
     rh->pace_armed = true;
-    transport_timer_at(s, rh->next_credit_ps, rh->timer_fi, SIRD_TIMER_PACE | (h << 2));
+    transport_host_timer_at(s, rh->next_credit_ps, &transport_sird_ops, h, SIRD_TIMER_PACE);
 }
 
 /* Alg. 1 sendCredit, paced at the downlink's data rate (P Sec. 4.5). */
@@ -1062,7 +1050,6 @@ static void on_credit_req(struct sim *s, const struct packet *p)
     struct sird_peer *pe = peer_of(s, f->dst, f->src);
     peer_idle_reset(s, pe);
     pe->rem_bytes += m->rem_credit_bytes;
-    rh->timer_fi = fi;
     list_add(&rh->pending, &rh->n_pending, &rh->cap_pending, fi, &m->rx_pos);
     rx_try_credit(s, f->dst);
 }
@@ -1304,15 +1291,34 @@ static void sird_receive(struct sim *s, uint32_t pkt_idx)
     }
 }
 
+/* The credit pacer of receiver h: per host, so any number of hosts (it was
+ * once a flow timer with the host packed into 14 bits of its kind). */
+static void sird_host_timer(struct sim *s, uint32_t h, uint32_t kind)
+{
+    if (kind != SIRD_TIMER_PACE)
+        die_internal("host %u: unknown SIRD host timer %u", h, kind);
+    s->sird->rx[h].pace_armed = false;
+    rx_try_credit(s, h);
+}
+
+/* P Table 2, Sec. 4.3: ECN step marking at NThr on the classes its data
+ * uses (RED with kmin = kmax); no trimming unless asked (sird.md Sec. 1.9).
+ * Its senders read the marks, so these are needs, not preferences. */
+static void sird_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
+{
+    const struct sird_params *p = &s->sird->p;
+    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++)
+        if (classes & (1u << k))
+            need[k] = (struct class_need){
+                .ecn = NEED_STEP,
+                .ecn_step_bytes = (uint32_t)p->nthr_bytes,
+                .trim = p->trimming ? NEED_ANY : NEED_OFF,
+            };
+}
+
 static void sird_timer(struct sim *s, uint32_t fi, uint32_t kind)
 {
-    switch (kind & 3) {
-    case SIRD_TIMER_PACE: {
-        uint32_t h = kind >> 2;
-        s->sird->rx[h].pace_armed = false;
-        rx_try_credit(s, h);
-        break;
-    }
+    switch (kind) {
     case SIRD_TIMER_RX:
         rx_timer(s, fi);
         break;
@@ -1396,9 +1402,11 @@ const struct transport_ops transport_sird_ops = {
     .nic_pull = sird_nic_pull,
     .receive = sird_receive,
     .timer = sird_timer,
+    .host_timer = sird_host_timer,
+    .fabric_needs = sird_fabric_needs,
     .on_drop = NULL,
     .on_control_full = NULL,
     .free = sird_free,
-    .ecn_only_when_given = true, /* its own NThr on every switch port (setup) */
+    .ecn_only_when_given = true, /* its own NThr on its classes (sird_fabric_needs) */
     .one_way = true,
 };

@@ -15,8 +15,10 @@
 #include "../cc/cc.h"
 #include "../lb/lb.h"
 #include "../sim.h"
+#include "../workload/poisson.h"
 #include "flow.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,9 @@ static const struct transport_ops *const all_transports[] = {
     &transport_sird_ops,
 };
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
+/* host timers carry the transport's index in the top 8 bits of their aux */
+#define HOST_TIMER_KIND_BITS 24
+#define TRANSPORT_MAX (1u << (32 - HOST_TIMER_KIND_BITS))
 
 const struct transport_ops *transport_find(const char *name)
 {
@@ -39,6 +44,51 @@ const struct transport_ops *transport_find(const char *name)
         if (!strcmp(all_transports[i]->name, name))
             return all_transports[i];
     return NULL;
+}
+
+/* In the spirit of Linux's tcp_register_congestion_control, which refuses a
+ * congestion-control module without ssthresh or cong_avoid: a table missing
+ * a hook the generic layer calls would crash mid-run, so it is refused at
+ * start-up, naming the transport and the hook. */
+const char *transport_registry_check(const struct transport_ops *const *ops, size_t n, char *err, size_t err_len)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct transport_ops *t = ops[i];
+        const char *name = t->name && t->name[0] ? t->name : "(unnamed)";
+        const char *missing = !t->name || !t->name[0] ? "name"
+                              : !t->description       ? "description"
+                              : !t->setup             ? "setup"
+                              : !t->flow_start        ? "flow_start"
+                              : !t->nic_pull          ? "nic_pull"
+                              : !t->receive           ? "receive"
+                              : !t->timer             ? "timer"
+                              : !t->free              ? "free"
+                              : !t->fabric_needs      ? "fabric_needs"
+                              : t->n_counters && (!t->counter_names || !t->counters) ? "counter_names or counters"
+                              : !t->flow_release != !t->can_release ? "flow_release and can_release (one without the other)"
+                                                                     : NULL;
+        if (missing) {
+            snprintf(err, err_len, "transport %s: its ops table lacks %s", name, missing);
+            return err;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(ops[j]->name, t->name)) {
+                snprintf(err, err_len, "transport %s: registered twice", name);
+                return err;
+            }
+    }
+    if (n > TRANSPORT_MAX) {
+        snprintf(err, err_len, "%zu transports registered; host timers carry the index in 8 bits (at most %u)", n,
+                 TRANSPORT_MAX);
+        return err;
+    }
+    return NULL;
+}
+
+const struct transport_ops *const *transport_registry(size_t *n)
+{
+    *n = N_TRANSPORTS;
+    return all_transports;
 }
 
 const char *transport_names(void)
@@ -111,6 +161,9 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
 
 void transport_setup(struct sim *s)
 {
+    char err[256];
+    if (transport_registry_check(all_transports, N_TRANSPORTS, err, sizeof err))
+        die_internal("%s", err);
     const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
     if (!run_tp)
         die_input("--transport: unknown transport '%s' (known: %s)", s->cfg.transport_name, transport_names());
@@ -146,6 +199,29 @@ void transport_setup(struct sim *s)
     else if (s->cfg.cc_given && !windowed)
         warn_input("--cc %s has no effect on %s: receivers allocate credit, senders keep no window", s->cc->name,
                    run_tp == &transport_sird_ops ? "SIRD" : run_tp->name);
+    /* the fabric each needs, for the classes its flows use; the run's
+     * transport of an open-loop workload also for the class of the
+     * messages it adds during the run (transport_add_flow: class 1, RoCE's
+     * lowest lossless class) */
+    bool open_loop = poisson_is_spec(s->cfg.workload_spec);
+    for (size_t t = 0; t < N_TRANSPORTS; t++) {
+        const struct transport_ops *tp = all_transports[t];
+        if (!used[t] && tp != run_tp)
+            continue;
+        uint32_t classes = 0;
+        for (uint32_t i = 0; i < s->n_flows; i++)
+            if (s->flows[i].tp == tp)
+                classes |= 1u << s->flows[i].prio_class;
+        if (tp == run_tp && open_loop)
+            classes |= 1u << (s->cfg.lossless_mask && tp == &transport_roce_ops
+                                  ? (uint32_t)__builtin_ctz(s->cfg.lossless_mask)
+                                  : PKT_PRIO_DATA);
+        struct class_need need[PORT_MAX_CLASSES];
+        memset(need, 0, sizeof need);
+        tp->fabric_needs(s, classes, need);
+        net_class_needs_add(s, tp->name, need);
+    }
+    net_class_policy_apply(s);
 }
 
 uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes)
@@ -435,6 +511,23 @@ void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind)
 {
     invariant(kind < (1u << TIMER_KIND_BITS), "flow %u: timer kind %u does not fit", fi, kind);
     eq_push_aux(&s->eq, t, EV_TRANSPORT_TIMER, fi, kind | (uint32_t)s->flows[fi].gen << TIMER_KIND_BITS);
+}
+
+void transport_host_timer_at(struct sim *s, simtime_ps t, const struct transport_ops *tp, uint32_t host,
+                             uint32_t kind)
+{
+    uint32_t t_idx = 0;
+    while (t_idx < N_TRANSPORTS && all_transports[t_idx] != tp)
+        t_idx++;
+    if (t_idx == N_TRANSPORTS || !tp->host_timer || kind >= (1u << HOST_TIMER_KIND_BITS) || host >= s->n_hosts)
+        die_internal("host %u: host timer kind %u of transport %s cannot be set (unregistered, no host_timer, or "
+                     "out of range)", host, kind, tp->name);
+    eq_push_aux(&s->eq, t, EV_HOST_TIMER, host, kind | t_idx << HOST_TIMER_KIND_BITS);
+}
+
+void transport_host_timer(struct sim *s, uint32_t host, uint32_t aux)
+{
+    all_transports[aux >> HOST_TIMER_KIND_BITS]->host_timer(s, host, aux & ((1u << HOST_TIMER_KIND_BITS) - 1));
 }
 
 void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops)

@@ -10,11 +10,36 @@
  * The generic part lives in transport.c: the flows built from the matrix,
  * and each host's NIC ready ring, which shares the wire among the host's
  * flows (of any transport) in round robin.
+ *
+ * The contract (issue 21; docs/contributing-transport.md says more).
+ * A transport owns:
+ *   - its options, parsed and checked by its own code in setup() (exit 2
+ *     naming the flag), from its own block (--sird-opt, --homa-opt, ...);
+ *   - its per-flow state (f->tp_state) and per-host or per-run state (one
+ *     pointer in struct sim), allocated in setup()/flow_add(), freed in free();
+ *   - its packet types and the switch class (prio) of each packet it makes;
+ *   - its timers: per flow (transport_timer_at), per host
+ *     (transport_host_timer_at); a per-run timer is a host timer of the host
+ *     that acts;
+ *   - its flows.csv counters (counters, counter_names) and its stdout and
+ *     summary lines.
+ * It may not:
+ *   - write a port, a switch or a link (net/ and topo/ own them): it
+ *     declares what it needs of the switch classes its packets use
+ *     (fabric_needs) and net/policy.c applies every transport's needs,
+ *     refusing two that conflict on one class (tests/contract_test.sh greps
+ *     src/transport and src/cc for port writes);
+ *   - read or write another transport's state, or change another's flows.
+ * transport_registry_check() runs at every start-up (and in
+ * tests/test_contract.c): like Linux's tcp_register_congestion_control,
+ * which refuses a module without ssthresh or cong_avoid, it refuses a
+ * table without the hooks the generic layer calls, naming the hook.
  */
 #ifndef SPRAYSIM_TRANSPORT_H
 #define SPRAYSIM_TRANSPORT_H
 
 #include "../core/core.h"
+#include "../net/net.h"
 
 struct sim;
 struct packet;
@@ -42,7 +67,8 @@ struct transport_ops {
      * the fabric is built, so it may check its options and adjust the
      * network configuration in s->cfg (Homa: one switch class per level). */
     void (*configure)(struct sim *s);
-    /* Flow fi was created during the run (an open-loop arrival), after
+    /* Optional (without it, --workload poisson refuses the transport):
+     * flow fi was created during the run (an open-loop arrival), after
      * setup: give it the per-flow state setup() gives the matrix's flows. */
     void (*flow_add)(struct sim *s, uint32_t fi);
     /* The flow's start time or trigger came. */
@@ -57,6 +83,16 @@ struct transport_ops {
     /* A timer set with transport_timer_at() expired; `kind` is the
      * transport's own number. */
     void (*timer)(struct sim *s, uint32_t fi, uint32_t kind);
+    /* Optional: a timer set with transport_host_timer_at() expired at host
+     * `host` (state kept per host, not per flow: SIRD's credit pacer). */
+    void (*host_timer)(struct sim *s, uint32_t host, uint32_t kind);
+    /* What this transport needs of the switch classes it uses (required):
+     * after setup(), `classes` has bit K set for each data class K its flows
+     * use (and the class the run's open-loop messages would get); it fills
+     * need[K] (zeroed: no need) for those, or for more when its packets go
+     * elsewhere too (Homa's levels). net/policy.c merges every transport's
+     * needs and applies them; a transport never writes a port. */
+    void (*fabric_needs)(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES]);
     /* A switch dropped one of this transport's packets (optional: the
      * generic layer counts every drop; loss is for the transport to
      * discover, never an oracle). */
@@ -112,6 +148,8 @@ extern const struct transport_ops transport_sird_ops;
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);
+/* The registered transports (*n of them), for the self-check's tests. */
+const struct transport_ops *const *transport_registry(size_t *n);
 /* Comma-separated names, for --help and error messages (from the registry). */
 const char *transport_names(void);
 
@@ -176,6 +214,17 @@ void transport_nic_ready(struct sim *s, uint32_t fi);
 void transport_nic_unready(struct sim *s, uint32_t fi);
 /* Calls the flow's transport's timer(s, fi, kind) at time t. */
 void transport_timer_at(struct sim *s, simtime_ps t, uint32_t fi, uint32_t kind);
+/* Calls tp->host_timer(s, host, kind) at time t: a timer of per-host
+ * state, whatever flows come and go (kind < 2^24). */
+void transport_host_timer_at(struct sim *s, simtime_ps t, const struct transport_ops *tp, uint32_t host,
+                             uint32_t kind);
+/* A host timer event fired (aux: the transport's registry index above bit 24). */
+void transport_host_timer(struct sim *s, uint32_t host, uint32_t aux);
+
+/* The registry self-check (transport.c; run at every start-up and by the
+ * tests): every table has its required hooks and a unique name. Returns
+ * NULL, or one line saying what is missing, written to err. */
+const char *transport_registry_check(const struct transport_ops *const *ops, size_t n, char *err, size_t err_len);
 
 struct cc_params;
 /* What a sender's congestion control is told at init, for a flow crossing

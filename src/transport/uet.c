@@ -399,6 +399,21 @@ void uet_sample_seq(const struct sim *s, const struct flow *f, const struct uet_
     out->delivered_bytes = q->rcv_bytes - (uint64_t)q->rcv_pkts * s->cfg.hdr_bytes;
 }
 
+/* UET reads ECN marks (NSCC) and NACKs trimmed headers: it needs its
+ * classes as the run configured them (-ecn, trimming or -disable_trim,
+ * --class-opt), except that receiver credit keeps ports facing a host from
+ * marking (htsim main_uec.cpp: set_ecn_parameters(..., !receiver_driven, ...)). */
+static void uet_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
+{
+    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++)
+        if (classes & (1u << k))
+            need[k] = (struct class_need){
+                .ecn = NEED_BASE,
+                .ecn_lasthop = s->uet_credit ? NEED_OFF : NEED_BASE,
+                .trim = NEED_BASE,
+            };
+}
+
 static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out)
 {
     const struct flow *f = &s->flows[fi];
@@ -417,6 +432,7 @@ const struct transport_ops transport_uet_ops = {
     .nic_pull = uet_nic_pull,
     .receive = uet_receive,
     .timer = uet_timer,
+    .fabric_needs = uet_fabric_needs,
     .on_control_full = uet_on_control_full,
     .free = uet_free,
     .n_counters = sizeof uet_counter_names / sizeof uet_counter_names[0],

@@ -108,10 +108,7 @@ void uet_credit_setup(struct sim *s, bool window)
     r->pacers = xcalloc(s->n_hosts, sizeof(struct pull_pacer));
     for (uint32_t h = 0; h < s->n_hosts; h++)
         pull_pacer_init(&r->pacers[h], &r->cfg, h);
-    /* htsim main_uec.cpp: set_ecn_parameters(..., !receiver_driven, ...) */
-    for (uint32_t i = s->n_hosts; i < s->n_ports; i++)
-        if (s->ports[i].flags & PORTF_LASTHOP)
-            s->ports[i].flags &= (uint16_t)~PORTF_ECN;
+    /* no ECN on ports facing a host: uet_fabric_needs declares it */
 }
 
 void uet_credit_free(struct sim *s)

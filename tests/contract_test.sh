@@ -1,0 +1,87 @@
+#!/bin/sh
+# contract_test.sh: the transport contract from the command line (issue 21;
+# src/transport/transport.h, docs/contributing-transport.md). Run from the
+# repository root by tests/run_all.sh, with SPRAYSIM (default bin/spraysim).
+#   - every transport sets up and finishes a tiny workload on an 18,522-host
+#     (k = 42) fat tree, SIRD's receivers beyond host 16,383 included (its
+#     credit pacer was a flow timer carrying the host in 14 bits);
+#   - two transports that need different things of one switch class are
+#     refused with one line naming both; in separate classes they run, and
+#     summary.json records each class's policy and who set it;
+#   - no file under src/transport or src/cc writes a switch port (the
+#     fabric's policy is net/'s: transports declare needs, fabric_needs).
+# Prints one "ok", "FAIL" or "skip" line per check. About 5 s.
+
+SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+case $SPRAYSIM in /*) ;; *) SPRAYSIM=$(pwd)/$SPRAYSIM ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-contract.XXXXXX") || { echo "FAIL mktemp -d"; exit 1; }
+trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T"; exit 1' HUP INT TERM
+nfail=0
+ok() { echo "ok $*"; }
+fail() { echo "FAIL $*"; nfail=$((nfail + 1)); }
+
+# ---- every transport on k = 42 (18,522 hosts, 2,205 switches) ----------------------
+# three messages: across the tree, into a low host, and two senders into the
+# last host (18,521), whose receiver state (SIRD's pacer, Homa's and EQDS's
+# schedulers) sits past 2^14
+printf 'Nodes 18522\nConnections 3\n0->18521 id 1 start 0 size 100000\n18000->3 id 2 start 0 size 50000\n17000->18521 id 3 start 0 size 2000\n' >"$T/k42.cm"
+for v in uet "uet -receiver_cc" eqds roce "roce -dcqcn 10" homa sird; do
+    name=$(echo "$v" | tr ' ' '_')
+    # shellcheck disable=SC2086
+    "$SPRAYSIM" -tm "$T/k42.cm" --transport $v --no-progress --out "$T/k42_$name" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ] && grep -q "^flows: 3 of 3 finished" "$T/out" &&
+        grep -q "^spraysim: 18522 hosts, 2205 switches, 3-tier tree" "$T/out"; then
+        ok "k = 42 fat tree (18,522 hosts): --transport $v sets up and finishes 3 messages"
+    else
+        fail "k = 42 fat tree, --transport $v: rc $rc, $(grep '^flows:' "$T/out") $(head -n 1 "$T/err")"
+    fi
+done
+
+# ---- conflicting needs refused, separate classes run ---------------------------------
+printf 'Nodes 16\nConnections 2\n1->0 id 1 start 0 size 200000\n14->15 id 2 start 0 size 2000 transport sird\n' >"$T/clash.cm"
+"$SPRAYSIM" -tm "$T/clash.cm" --no-progress --out "$T/clash" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+    grep -q "^spraysim: switch class 1: uet needs ECN marking as configured (RED) but sird needs ECN step marking above [0-9]* bytes; give one of them another class" "$T/err"; then
+    ok "UET and SIRD in one class: refused with one line naming both ($(head -c 90 "$T/err")...)"
+else
+    fail "UET and SIRD in one class: rc $rc, $(head -n 2 "$T/err" | tr '\n' '|')"
+fi
+printf 'Nodes 16\nConnections 2\n1->0 id 1 start 0 size 200000\n14->15 id 2 start 0 size 2000 transport roce\n' >"$T/roce.cm"
+"$SPRAYSIM" -tm "$T/roce.cm" --pfc off --no-progress --out "$T/roce" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] &&
+    grep -q "^spraysim: switch class 1: uet needs trimming but roce needs no trimming" "$T/err"; then
+    ok "UET and lossy RoCE (--pfc off) in one class: refused, trimming named"
+else
+    fail "UET and lossy RoCE in one class: rc $rc, $(head -n 2 "$T/err" | tr '\n' '|')"
+fi
+sed 's/transport sird$/transport sird priority 2/' "$T/clash.cm" >"$T/apart.cm"
+"$SPRAYSIM" -tm "$T/apart.cm" --classes 3 --no-progress --out "$T/apart" >"$T/out" 2>"$T/err"
+rc=$?
+pol=$(grep -o '"class_policy": \[.*\]}\]' "$T/apart/summary.json" 2>/dev/null)
+case $pol in
+*'{"class": 1, "ecn": "red", "ecn_last_hop": true, "trim": true, "lossless": false, "sched": "strict", "set_by": ["uet"]}, {"class": 2, "ecn": "step", "ecn_step_bytes": '*', "ecn_last_hop": true, "trim": false, "lossless": false, "sched": "strict", "set_by": ["sird"]}]'*)
+    if [ "$rc" -eq 0 ] && grep -q "^flows: 2 of 2 finished" "$T/out"; then
+        ok "UET in class 1, SIRD in class 2: both finish; summary.json class_policy says RED + trim for uet, step + no trim for sird"
+    else
+        fail "UET and SIRD in two classes: rc $rc, $(grep '^flows:' "$T/out") $(head -n 1 "$T/err")"
+    fi
+    ;;
+*) fail "summary.json class_policy: rc $rc, got '$pol'" ;;
+esac
+
+# ---- ports are written by net/ only ---------------------------------------------------
+# a write to a port (ports[...] assigned or changed, a non-const pointer to
+# a port or class, a PORTF_ flag set or cleared) under src/transport or src/cc
+writes=$(grep -nE '(->|[.])ports\[[^]]*\][.a-z_>-]*[[:space:]]*([-+|&^]?=[^=]|\+\+|--)|(^|[^t][[:space:]])struct port(_class)?[[:space:]]*\*|PORTF_[A-Z_]*[[:space:]]*\)?[[:space:]]*;' \
+    src/transport/*.c src/transport/*.h src/cc/*.c src/cc/*.h 2>/dev/null | grep -v 'const struct port')
+if [ -z "$writes" ]; then
+    ok "no switch port written under src/transport or src/cc (fabric policy is net/'s)"
+else
+    fail "a transport writes ports: $(echo "$writes" | head -n 3 | tr '\n' '|')"
+fi
+
+[ "$nfail" -eq 0 ]
