@@ -375,6 +375,12 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
         s->pend_bytes = 0;
         s->pend_pkts = 0;
     }
+    /* An ACK without an RTT sample (uet_ack.c's rtt_sample_valid gives none
+     * for a packet sent three times or more, nor for a second send's ACK
+     * without the retransmission echo) is judged on the last sample. The
+     * paper measures every ACK; after a trimmed incast that last sample is
+     * stale and high, so Eq. 4 and FastIncrease stay off (about 3 us of the
+     * tail in experiments/smartt_incast.md). */
     simtime_ps rtt = s->last_rtt;
     bool ecn = a->ecn;
     if (s->signals != SIG_BOTH) {
