@@ -420,6 +420,55 @@ static void test_smartt_quick_adapt(void **st)
     free(s);
 }
 
+/* Sec. 3.3: the packets in flight when QuickAdapt fires carry congestion
+ * information it has already acted on, so while their bytes are being
+ * ignored their trims and timeouts are ignored too: no size off, no second
+ * QuickAdapt once the phase is over. Alg. 1 lines 29-30 read literally
+ * (qa_ignore_loss=0) took an MTU off per trim: in a 16:1 incast the trims
+ * after QuickAdapt drove every window to 1 MTU (experiments/smartt_incast.md). */
+static void test_smartt_loss_during_ignore_phase(void **st)
+{
+    (void)st;
+    for (int literal = 0; literal < 2; literal++) {
+        if (literal)
+            opt("qa_ignore_loss", 0);
+        void *s = make(SM, 100000, true);
+        ack(SM, s, 1 * US, (uint64_t)MTU, 20 * US, false, 90000); /* period ends at 19 us */
+        for (int i = 0; i < 5; i++)
+            ack(SM, s, (simtime_ps)(2 + i) * US, (uint64_t)MTU, 20 * US, false, 90000);
+        nack(SM, s, 8 * US, 90000);
+        ack(SM, s, 20 * US, (uint64_t)MTU, 20 * US, false, 60000); /* QuickAdapt: ignore 60000 bytes */
+        double q = W(s), nack_dec = counter(SM, s, "nack_dec"), quick_dec = counter(SM, s, "quick_dec");
+        assert_win(s, 0.8 * 6 * MTU); /* the ACKs of 2-6 us and of 20 us */
+        /* ten trims and a timeout of packets in flight at QuickAdapt: 45650 bytes < 60000 */
+        for (int i = 0; i < 10; i++)
+            nack(SM, s, (simtime_ps)(21 + i) * US, 60000);
+        SM->on_timeout(s, 31 * US, (uint32_t)MTU);
+        if (!literal) {
+            assert_win(s, q);
+            assert_true(counter(SM, s, "nack_dec") == nack_dec);
+            assert_true(counter(SM, s, "rto_dec") == 0);
+        } else {
+            assert_win(s, MTU); /* 19920 - 11 x 4150, at the 1-MTU floor */
+        }
+        /* three ACKs still ignored (58100 bytes), the fourth ends the phase
+         * after the period's end (38 us): QuickAdapt fires only if armed */
+        for (int i = 0; i < 4; i++)
+            ack(SM, s, (simtime_ps)(35 + i * 2) * US, (uint64_t)MTU, 20 * US, false, 60000);
+        if (!literal) {
+            assert_true(counter(SM, s, "quick_dec") == quick_dec);
+            assert_win(s, q + MTU / q * MTU * 0.25); /* clean and late: a fair increase */
+        } else {
+            assert_win(s, 0.8 * 4 * MTU); /* QuickAdapt on the four ACKs since 20 us */
+        }
+        /* after the phase a trim counts again: its size off, QuickAdapt armed */
+        double w = W(s);
+        nack(SM, s, 42 * US, 60000);
+        assert_win(s, w - MTU < MTU ? MTU : w - MTU);
+        free(s);
+    }
+}
+
 /* seed 000 Sec. III-E a): without trimming, a high RTT with few bytes
  * acknowledged in the period triggers QuickAdapt; a timeout does as a trim. */
 static void test_smartt_quick_adapt_without_trimming(void **st)
@@ -756,7 +805,7 @@ static void test_option_names(void **st)
     (void)st;
     /* every option the code reads is declared */
     const char *sm[] = {"maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold",
-                        "trtt_mult"};
+                        "trtt_mult", "qa_ignore_loss"};
     for (size_t i = 0; i < sizeof sm / sizeof sm[0]; i++) {
         bool found = false;
         for (const char *const *n = SM->option_names; *n; n++)
@@ -865,6 +914,7 @@ int main(void)
         cmocka_unit_test(test_smartt_increase_counters_never_negative),
         cmocka_unit_test(test_smartt_quick_adapt),
         cmocka_unit_test(test_smartt_quick_adapt_without_trimming),
+        cmocka_unit_test(test_smartt_loss_during_ignore_phase),
         cmocka_unit_test(test_smartt_journal_md_form),
         cmocka_unit_test(test_dctcp_alpha_and_cut),
         cmocka_unit_test(test_dctcp_alpha_converges_to_marked_fraction),

@@ -24,6 +24,14 @@
  * end of the current trtt measurement period the window becomes
  * qa_scaling x max(bytes acknowledged in the period, mtu), qa_scaling = 0.8,
  * and the ACKs of the packets then in flight are ignored (bytes-to-ignore).
+ * A trim or timeout of one of those packets is ignored too: it neither takes
+ * its size off nor arms QuickAdapt again. Sec. 3.3's text says so ("ignores
+ * the congestion information carried by all the unacked packets ... from
+ * when QuickAdapt is triggered"; so does the authors' htsim code, whose
+ * NACK handler skips both while its ignore count runs); Alg. 1 lines 29-30
+ * apply both to every trim. Read literally, each of the hundreds of trims
+ * that follow an incast's QuickAdapt takes an MTU off the window it has
+ * just set, down to 1 MTU (experiments/smartt_incast.md).
  * Without trimming (seed 000 Sec. III-E "QuickAdapt without trimming")
  * QuickAdapt is also armed by an RTT above 2 x trtt (a queue beyond what a
  * 1-BDP trimming queue allows) and fires only if the period's acknowledged
@@ -45,7 +53,9 @@
  *   --cc-opt wtd_threshold=0  no Wait-to-Decrease (seed 000 does not have it)
  * Ablations (seed 000 Figs. 8-10): --cc-opt quick_adapt=0 (a trim or a
  * timeout only takes its size off), qa_ignore=0 (QuickAdapt without its
- * bytes-to-ignore phase), fast_increase=0 (or k=0).
+ * bytes-to-ignore phase), fast_increase=0 (or k=0). qa_ignore_loss=0:
+ * Alg. 1 lines 29-30 literally, a trim or timeout during the ignore phase
+ * takes its size off and arms QuickAdapt.
  * fair_increase=0 (seed 000 Sec. IV-C, Fig. 6): additive increase, the
  * constant of Eq. 3 scaled by the network's BDP for every flow instead of
  * by the flow's own path BDP, so short paths gain as fast as long ones.
@@ -121,7 +131,7 @@ static const char *const smartt_counter_names[SC_COUNT] = {
 
 static const char *const smartt_option_names[] = {
     "maxwnd_bdp", "md_form", "md", "fd", "fi", "k", "qa_scaling", "wtd_alpha", "wtd_threshold", "trtt_mult",
-    "quick_adapt", "qa_ignore", "fast_increase", "fair_increase", "ecn_only", "delay_only", "react_every", NULL,
+    "quick_adapt", "qa_ignore", "qa_ignore_loss", "fast_increase", "fair_increase", "ecn_only", "delay_only", "react_every", NULL,
 };
 
 struct smartt {
@@ -134,6 +144,7 @@ struct smartt {
     int md_form;
     /* ablation switches (seed 000 Figs. 8-10, seeds-figures.md Sec. 3) */
     bool qa_on, qa_ignore_on, fi_on;
+    bool qa_ignore_loss_on;     /* 0: Alg. 1 lines 29-30 literally */
     bool fair_inc_on;           /* 0: additive increase (network gamma) */
     enum { SIG_BOTH, SIG_ECN, SIG_DELAY } signals;
     uint32_t react_every_pkts;  /* 1 = every ACK */
@@ -210,6 +221,7 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->md_form = (int)cc_opt_uint(p, "md_form", 0, 0, 1);
     s->qa_on = cc_opt_uint(p, "quick_adapt", 1, 0, 1);
     s->qa_ignore_on = cc_opt_uint(p, "qa_ignore", 1, 0, 1);
+    s->qa_ignore_loss_on = cc_opt_uint(p, "qa_ignore_loss", 1, 0, 1);
     s->fi_on = cc_opt_uint(p, "fast_increase", 1, 0, 1);
     s->fair_inc_on = cc_opt_uint(p, "fair_increase", 1, 0, 1);
     bool ecn_only = cc_opt_uint(p, "ecn_only", 0, 0, 1);
@@ -363,6 +375,12 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
         s->pend_bytes = 0;
         s->pend_pkts = 0;
     }
+    /* An ACK without an RTT sample (uet_ack.c's rtt_sample_valid gives none
+     * for a packet sent three times or more, nor for a second send's ACK
+     * without the retransmission echo) is judged on the last sample. The
+     * paper measures every ACK; after a trimmed incast that last sample is
+     * stale and high, so Eq. 4 and FastIncrease stay off (about 3 us of the
+     * tail in experiments/smartt_incast.md). */
     simtime_ps rtt = s->last_rtt;
     bool ecn = a->ecn;
     if (s->signals != SIG_BOTH) {
@@ -425,10 +443,14 @@ static void smartt_on_ack(void *state, const struct cc_ack *a)
     }
 }
 
-/* Alg. 1 lines 28-34: a trimmed packet or a timeout. */
+/* Alg. 1 lines 28-34: a trimmed packet or a timeout. While the packets in
+ * flight at the last QuickAdapt are being ignored (the test of line 8),
+ * their trims and timeouts are as well (Sec. 3.3; the header comment). */
 static void loss_event(struct smartt *s, simtime_ps now, uint32_t size, uint64_t in_flight, int ctr)
 {
     s->bytes_ignored += size;
+    if (s->qa_ignore_loss_on && s->bytes_ignored < s->bytes_to_ignore)
+        return;
     double before = s->cwnd;
     s->cwnd -= size;
     clamp(s);

@@ -391,11 +391,14 @@ static void on_ack(struct smartt_fixed *s, const struct cc_ack *a)
     }
 }
 
-/* Alg. 1 lines 28-34. */
+/* Alg. 1 lines 28-34; a trim or timeout during the ignore phase is ignored
+ * (Sec. 3.3, as smartt.c's qa_ignore_loss=1, its default). */
 static void loss_event(struct smartt_fixed *s, uint32_t now, uint32_t size, uint64_t in_flight)
 {
     struct smartt_fixed_flow *f = &s->f;
     f->ignore_left_bytes = sat_sub(f->ignore_left_bytes, size);
+    if (f->ignore_left_bytes)
+        return;
     f->cwnd_q8 = sat_sub(f->cwnd_q8, (uint64_t)size << 8);
     clamp(s);
     f->flags |= SF_TRIGGER_QA;
