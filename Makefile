@@ -8,7 +8,8 @@
 #   make debug      the same tests at -O0 -g with the invariant checks on; leaves
 #                   build-debug/spraysim for a debugger
 #   make coverage   the same tests on a gcov build (build-cov), then line and branch coverage of src/
-#   make bench      the benchmark suite (minutes; not part of the tests), then bench-poisson
+#   make bench      the benchmark suite (minutes; not part of the tests), then
+#                   bench-reference (the reference's validate*.txt suite), bench-poisson
 #   make bench-poisson  seed 001's 144-host leaf-spine, WKb at 50% load for 10 ms, NSCC, DCTCP, SIRD, Homa
 #   make bench-stream  memory of ~10 million open-loop messages with --stream (minutes)
 #   make bench-speed   issue 14's targets, side by side with the reference (HTSIM=...), MPI, 65,536 hosts
@@ -77,7 +78,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 SHARED  ?= ../shared
 
 .PHONY: mpi mpi-deps mutation
-.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-reference bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -209,6 +210,7 @@ bench-cc: $(BUILD)/bench/cc_cost
 
 bench: $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
+	@$(MAKE) --no-print-directory bench-reference
 	@SHARED=$(SHARED) sh bench/poisson.sh
 	@SHARED=$(SHARED) sh bench/stream.sh
 	@$(MAKE) --no-print-directory bench-speed
@@ -217,6 +219,14 @@ bench: $(BIN)
 # README "Performance"): plain and 2-process runs, memory per host.
 bench-speed: $(BIN) mpi
 	@SHARED=$(SHARED) sh bench/speed.sh
+
+# The reference's own regression suite (uet-htsim sim/datacenter/
+# validate*.txt, every htsim_uec experiment) on spraysim: side by side with
+# HTSIM=path/htsim_uec, else against bench/reference_suite.tsv; needs the
+# reference's files (HTSIM_SRC=.../htsim/sim/datacenter, or derived from
+# HTSIM), and says it skipped without them.
+bench-reference: $(BIN) py-deps
+	@HTSIM="$(HTSIM)" HTSIM_SRC="$(HTSIM_SRC)" /usr/bin/python3 bench/reference_suite.py --spraysim $(BIN)
 
 bench-poisson: $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh
