@@ -19,6 +19,8 @@
 #include "transport/transport.h"
 
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 static struct sim S;
 
@@ -372,6 +374,52 @@ static void test_pfc_deadlock_detected(void **st)
             assert_int_equal(S.pfc->deadlock_cycle_ports, 2);
         sim_free(&S);
     }
+}
+
+/* The deadlock report names each port of the cycle once, by its owner and
+ * peer ("tor0->agg0"; host NICs "host1->tor0"), as the stderr line and
+ * summary.json show them (issue 26: a name rule that called ToRs "agg",
+ * and a report loop printing one port past the cycle, both survived). */
+static void test_pfc_deadlock_report_names_the_cycle(void **st)
+{
+    (void)st;
+    setup(two_to_one_cm(), 1000, &DEFAULT);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
+    uint32_t b = S.pfc->reverse_port[a];
+    char name[64];
+    pfc_port_name(&S, S.hosts[1].nic_port, name, sizeof name);
+    assert_string_equal(name, "host1->tor0");
+    pfc_port_name(&S, a, name, sizeof name);
+    assert_string_equal(name, "tor0->agg0");
+    pfc_port_name(&S, b, name, sizeof name);
+    assert_string_equal(name, "agg0->tor0");
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
+    port_enqueue(&S, a, data_packet(b));
+    port_enqueue(&S, b, data_packet(a));
+    S.now = S.cfg.pfc_deadlock_ps;
+    /* the report goes to stderr: catch it in a temporary file */
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(cap), 2) >= 0);
+    pfc_event(&S, 0, PFC_CHECK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_true(S.pfc->deadlock);
+    char text[1024];
+    rewind(cap);
+    size_t got = fread(text, 1, sizeof text - 1, cap);
+    fclose(cap);
+    text[got] = 0;
+    const char *line = strstr(text, "the last on the first):");
+    assert_non_null(line);
+    line += strlen("the last on the first):");
+    if (strcmp(line, " tor0->agg0 agg0->tor0\n") != 0 && strcmp(line, " agg0->tor0 tor0->agg0\n") != 0)
+        fail_msg("cycle line \"%s\"", line);
+    sim_free(&S);
 }
 
 /* The same cycle with traffic running into it: the check the first PAUSE
@@ -796,6 +844,7 @@ int main(void)
         cmocka_unit_test(test_pfc_per_class),
         cmocka_unit_test(test_pfc_deadlock_detected),
         cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
+        cmocka_unit_test(test_pfc_deadlock_report_names_the_cycle),
         cmocka_unit_test(test_receiver_ack_nack),
         cmocka_unit_test(test_receiver_cnp_at_most_every_50us),
         cmocka_unit_test(test_sender_pacing_and_go_back_n),
