@@ -348,8 +348,9 @@ fi
 run -tm "$M/incast.cm" -q inf --switch-stats -end 5000 --out "$T/inf"
 if [ "$rc" -eq 0 ] && grep -q "queue inf" "$T/out" && grep -q "0 trims, 0 bounced, 0 drops" "$T/out" &&
     grep -q '"queue_bytes": null' "$T/inf/summary.json" && [ "$(wc -l <"$T/inf/switches.csv" | tr -d ' ')" = 21 ] &&
-    grep -q '"switch_buffers": \[{"kind": "tor", "switches": 8, ' "$T/inf/summary.json"; then
-    ok "-q inf: nothing trimmed or dropped; --switch-stats writes switches.csv (20 switches) and switch_buffers"
+    grep -q '"switch_buffers": \[{"kind": "tor", "switches": 8, ' "$T/inf/summary.json" &&
+    grep -q '"switch_buffers": \[{"kind": "tor", [^]]*}, {"kind": "agg", "switches": 8, [^]]*}, {"kind": "core", "switches": 4, ' "$T/inf/summary.json"; then
+    ok "-q inf: nothing trimmed or dropped; --switch-stats writes switches.csv (20 switches) and switch_buffers (tor, agg, core in order)"
 else
     fail "-q inf --switch-stats: rc $rc, $(grep -E 'network|packets' "$T/out" | tr '\n' '|')"
 fi
