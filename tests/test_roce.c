@@ -793,6 +793,39 @@ static void test_mixed_fabric_lossless_and_lossy(void **st)
     sim_free(&S);
 }
 
+/* -dcqcn K on a mixed fabric: the lossless class (2, the first extra
+ * class) of every switch port marks ECN in steps above K packets; the
+ * lossy class keeps its own thresholds (issue 26: the marking written one
+ * class too low survived). */
+static void test_mixed_fabric_dcqcn_marks_the_lossless_class(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 20000\n"
+                               "1->15 start 0 size 20000 transport uet\n",
+                               ".cm");
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = cm;
+    c.transport_name = "roce";
+    c.end_ps = 100 * PS_PER_US;
+    c.progress = false;
+    c.n_classes = 3;
+    c.class_opts[0] = (struct class_opt){.cls = 2, .name = "lossless", .value = 1};
+    c.n_class_opts = 1;
+    c.dcqcn_k_pkts = 7;
+    sim_setup(&S, &c);
+    for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
+        const struct port *p = &S.ports[i];
+        assert_non_null(p->x);
+        assert_int_equal(p->x->n, 3);
+        assert_true(p->x->c[0].ecn);
+        assert_int_equal(p->x->c[0].ecn_kmin_bytes, 7 * S.cfg.mtu_bytes);
+        assert_int_equal(p->x->c[0].ecn_kmax_bytes, 7 * S.cfg.mtu_bytes);
+        assert_int_not_equal(p->ecn_kmin_bytes, 7 * S.cfg.mtu_bytes); /* class 1: the port's own */
+    }
+    sim_free(&S);
+}
+
 /* DCQCN behind the CC interface (cc_dcqcn_ops): the same schedule as the
  * pure functions, its timer starting with the flow and restarting on a CNP,
  * and the published rate following RC. */
@@ -850,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_pfc_deadlock_detected),
         cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
         cmocka_unit_test(test_pfc_deadlock_report_names_the_cycle),
+        cmocka_unit_test(test_mixed_fabric_dcqcn_marks_the_lossless_class),
         cmocka_unit_test(test_receiver_ack_nack),
         cmocka_unit_test(test_receiver_cnp_at_most_every_50us),
         cmocka_unit_test(test_sender_pacing_and_go_back_n),
