@@ -16,6 +16,7 @@
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
+#include "transport/uet_internal.h"
 
 #include <math.h>
 
@@ -512,6 +513,66 @@ static void test_delayed_ack_at_the_byte_threshold(void **st)
     sim_free(&S);
 }
 
+/* The sender's probe, at the ends of its two times: a state ACK answering
+ * it within probe_period (exactly at it, too) proves the path clear, so the
+ * packets sent before the probe and still unacknowledged are lost; one a
+ * picosecond later proves nothing. And a probe unanswered for min_rto
+ * (exactly, too) counts as lost, so the next probe may go (issue 26: both
+ * comparisons moved off their ends survived). */
+static void probe_answer_at(simtime_ps after_ps, uint32_t want_lost)
+{
+    struct flow *f = sender_with_ten_in_flight();
+    simtime_ps sent = S.now; /* after packets 0..9 */
+    uet_of(f)->probe_outstanding = true;
+    uet_of(f)->probe_sent_ps = sent;
+    S.now = sent + after_ps;
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *a = pkt_at(&S.pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = PKT_PROBE_ACK;
+    a->flow = 0;
+    a->size_bytes = 64;
+    a->src_host = f->dst;
+    a->dst_host = f->src;
+    a->node = f->src;
+    a->seq = 0; /* the receiver has nothing */
+    a->ref_seq = 0;
+    transport_receive(&S, idx);
+    assert_false(uet_of(f)->probe_outstanding);
+    if (uet_of(f)->rtx_len != want_lost)
+        fail_msg("answer %llu ps after the probe: %u packets lost, expected %u", (unsigned long long)after_ps,
+                 uet_of(f)->rtx_len, want_lost);
+    sim_free(&S);
+}
+
+static void probe_timer_at(simtime_ps after_ps, bool still_outstanding)
+{
+    struct flow *f = sender_with_ten_in_flight();
+    simtime_ps sent = S.now;
+    uet_of(f)->probe_outstanding = true;
+    uet_of(f)->probe_sent_ps = sent;
+    uet_of(f)->last_ack_ps = sent;
+    S.now = sent + after_ps;
+    uet_probe_timer(&S, 0);
+    if (uet_of(f)->probe_outstanding != still_outstanding)
+        fail_msg("probe timer %llu ps after the probe: outstanding %d", (unsigned long long)after_ps,
+                 uet_of(f)->probe_outstanding);
+    sim_free(&S);
+}
+
+static void test_probe_times_at_their_ends(void **st)
+{
+    (void)st;
+    setup_rec(CM_0_TO_13_200, 1000000, 0, 1000); /* for the run's periods */
+    simtime_ps period = S.probe_period_ps, rto = S.min_rto_ps;
+    sim_free(&S);
+    assert_true(period > 0 && rto > 0);
+    probe_answer_at(period, 10);
+    probe_answer_at(period + 1, 0);
+    probe_timer_at(rto - 1, true);
+    probe_timer_at(rto, false);
+}
+
 /* The SACK bitmap of an ordinary ACK ends at the packet that triggered it
  * (its bit 63), so it covers the 63 packets before; an urgent packet (AR,
  * CE) starts it; it never starts at or below the cumulative ACK. */
@@ -876,6 +937,7 @@ int main(void)
         cmocka_unit_test(test_answer_allocates_while_pool_is_full),
         cmocka_unit_test(test_delayed_ack_at_the_byte_threshold),
         cmocka_unit_test(test_sack_bitmap_base),
+        cmocka_unit_test(test_probe_times_at_their_ends),
         cmocka_unit_test(test_rtt_sample_only_when_the_transmission_is_known),
         cmocka_unit_test(test_sack_hole_is_lost_at_three_acked_above),
         cmocka_unit_test(test_ecn_echoes_are_counted),
