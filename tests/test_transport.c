@@ -573,6 +573,56 @@ static void test_probe_times_at_their_ends(void **st)
     probe_timer_at(rto, false);
 }
 
+/* A trimmed header bounced by a switch whose control class is full comes
+ * back to its sender as a NACK that names the packet and acknowledges
+ * nothing: the sender retransmits that packet and still waits for packet
+ * 0 (issue 26: a bounced NACK with SACK bit 0 set, acknowledging packet 0
+ * unseen, survived). */
+static void test_bounced_header_acknowledges_nothing(void **st)
+{
+    (void)st;
+    struct flow *f = sender_with_ten_in_flight();
+    uint32_t port = UINT32_MAX;
+    for (uint32_t i = S.n_hosts; i < S.n_ports && port == UINT32_MAX; i++)
+        if (S.ports[i].peer_node == f->dst)
+            port = i; /* the ToR's downlink to the receiver */
+    assert_int_not_equal(port, UINT32_MAX);
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *d = pkt_at(&S.pool, idx);
+    memset(d, 0, sizeof(*d));
+    d->type = PKT_DATA;
+    d->prio = PKT_PRIO_DATA;
+    d->flow = 0;
+    d->seq = 5;
+    d->size_bytes = 64;
+    d->src_host = f->src;
+    d->dst_host = f->dst;
+    d->flags = PKTF_TRIMMED;
+    assert_true(transport_on_control_full(&S, port, idx));
+    /* the NACK is on its way back: take it from the port it was queued at */
+    struct packet nack;
+    bool found = false;
+    for (uint32_t i = S.n_hosts; i < S.n_ports && !found; i++) {
+        struct port *p = &S.ports[i];
+        uint32_t q = p->in_service != PKT_NONE ? p->in_service : p->ctl_head;
+        if (q != PKT_NONE && pkt_at(&S.pool, q)->type == PKT_NACK) {
+            nack = *pkt_at(&S.pool, q);
+            found = true;
+        }
+    }
+    assert_true(found);
+    assert_int_equal(nack.ref_seq, 5);
+    uint32_t n = pkt_alloc(&S.pool);
+    *pkt_at(&S.pool, n) = nack;
+    pkt_at(&S.pool, n)->node = f->src;
+    transport_receive(&S, n);
+    assert_int_equal(uet_of(f)->cum_acked, 0);
+    assert_int_equal(uet_txr(uet_of(f), 0)->state, TX_IN_FLIGHT);
+    assert_int_equal(uet_of(f)->rtx_len, 1);
+    assert_int_equal(rtx_entry(f, 0), 5);
+    sim_free(&S);
+}
+
 /* The SACK bitmap of an ordinary ACK ends at the packet that triggered it
  * (its bit 63), so it covers the 63 packets before; an urgent packet (AR,
  * CE) starts it; it never starts at or below the cumulative ACK. */
@@ -938,6 +988,7 @@ int main(void)
         cmocka_unit_test(test_delayed_ack_at_the_byte_threshold),
         cmocka_unit_test(test_sack_bitmap_base),
         cmocka_unit_test(test_probe_times_at_their_ends),
+        cmocka_unit_test(test_bounced_header_acknowledges_nothing),
         cmocka_unit_test(test_rtt_sample_only_when_the_transmission_is_known),
         cmocka_unit_test(test_sack_hole_is_lost_at_three_acked_above),
         cmocka_unit_test(test_ecn_echoes_are_counted),
