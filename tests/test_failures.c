@@ -185,6 +185,44 @@ static void expect_error(const char *spec, const char *needle)
         fail_msg("'%s': message \"%s\" does not mention \"%s\"", spec, err, needle);
 }
 
+/* --random-failures 1 takes down every inter-switch link, each once, named
+ * as the reference's matrix lines name them: a ToR or an aggregation
+ * switch by its index within its tier (issue 26: aggregation switches
+ * numbered from the ToRs' count on survived). */
+static void test_random_failures_name_every_uplink_once(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->15 start 0 size 1000\n", ".cm");
+    c.random_failure_p = 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    const struct topo *t = &S.topo;
+    assert_int_equal(t->spec.tiers, 3);
+    uint32_t up_ports = 0;
+    for (uint32_t w = 0; w < S.n_switches; w++)
+        up_ports += S.switches[w].n_up;
+    assert_int_equal(S.random_failed_links, up_ports);
+    assert_int_equal(S.cm.n_failures, up_ports);
+    bool *seen = xcalloc(up_ports, 1);
+    for (uint32_t i = 0; i < S.cm.n_failures; i++) {
+        const struct cm_failure *f = &S.cm.failures[i];
+        uint32_t w = f->switch_type == FAILURE_TOR ? f->switch_id : t->n_tor + f->switch_id;
+        assert_true(f->switch_type == FAILURE_TOR || f->switch_type == FAILURE_AGG);
+        assert_true(f->switch_id < (f->switch_type == FAILURE_TOR ? t->n_tor : t->n_agg));
+        assert_true(f->link_id < S.switches[w].n_up);
+        uint32_t slot = 0; /* the link's place among all up ports, switch by switch */
+        for (uint32_t v = 0; v < w; v++)
+            slot += S.switches[v].n_up;
+        slot += f->link_id;
+        assert_false(seen[slot]);
+        seen[slot] = true;
+    }
+    free(seen);
+    sim_free(&S);
+}
+
 /* Routing learns of a failure 100 ms after it by default (README's
  * --detect-us row, seed 003 Sec. 4.1.1: "hundreds of milliseconds"; issue
  * 26: the default moved by one went unnoticed, every test setting its own). */
@@ -1018,6 +1056,7 @@ int main(void)
         cmocka_unit_test(test_failed_links_run_at_quarter_speed),
         cmocka_unit_test(test_conservation_with_failures),
         cmocka_unit_test(test_detection_delay_default),
+        cmocka_unit_test(test_random_failures_name_every_uplink_once),
         cmocka_unit_test(test_long_schedule_keeps_every_event),
         cmocka_unit_test(test_switch_down_takes_every_port),
         cmocka_unit_test(test_reroute_bounce_takes_a_valley),
