@@ -472,6 +472,28 @@ static void test_failed_port_drops_every_extra_class(void **st)
     sim_free(&S);
 }
 
+/* Which node an event belongs to (the origin of what it schedules, whose
+ * sequence numbers break ties between simultaneous events): a transport
+ * timer set at setup (origin 0) belongs to its flow's sender, any other
+ * timer to the node that set it (issue 26: the two cases swapped survived). */
+static void test_timer_event_origin(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    const uint32_t src = S.flows[0].src;
+    struct event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = EV_TRANSPORT_TIMER;
+    ev.id = 0;
+    ev.seq = 0;
+    assert_int_equal(sim_event_origin(&S, &ev), 1 + src);
+    ev.seq = (uint64_t)7 << ORIGIN_SHIFT | 3;
+    assert_int_equal(sim_event_origin(&S, &ev), 7);
+    ev.kind = EV_FLOW_START;
+    assert_int_equal(sim_event_origin(&S, &ev), 1 + src);
+    sim_free(&S);
+}
+
 static void test_fifo_serves_in_arrival_order(void **st)
 {
     (void)st;
@@ -569,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_drr_shares_between_classes),
         cmocka_unit_test(test_failed_drr_port_keeps_on_wire_class_bytes),
         cmocka_unit_test(test_failed_port_drops_every_extra_class),
+        cmocka_unit_test(test_timer_event_origin),
         cmocka_unit_test(test_fifo_serves_in_arrival_order),
         cmocka_unit_test(test_control_has_strict_priority),
         cmocka_unit_test(test_serialisation_and_latency),
