@@ -512,6 +512,16 @@ static void test_ring_structure(void **st)
         same_rank += cm.conns[i].src % 4 == cm.conns[i].dst % 4;
     assert_true(same_rank < 24);
     cm_free(&cm);
+    /* the smallest host-placed rings, one GPU per server: every host sends
+     * to one and hears from one (n = 2 .. 12) */
+    for (uint32_t n = 2; n <= 12; n++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "ring:n=%u,gpus=1,size=1000,placement=host", n);
+        gen_ok(&cm, spec, n);
+        assert_int_equal(cm.n_conns, n);
+        check_cycles(&cm, n);
+        cm_free(&cm);
+    }
 }
 
 /* placement=host shuffles the hosts uniformly: on a 3-host ring all six
