@@ -623,6 +623,33 @@ static void test_bounced_header_acknowledges_nothing(void **st)
     sim_free(&S);
 }
 
+/* EQDS's SACK bitmap starts as late as still covers the packet acknowledged
+ * (htsim's sackBitmapBase), never at or below the cumulative point: packet
+ * 65 arriving first is acknowledged from 2, its own bit the last (issue 26:
+ * a base moved back by one, leaving the packet out of its own bitmap,
+ * survived). */
+static void test_eqds_sack_bitmap_base(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(CM_0_TO_13_200, ".cm");
+    c.transport_name = "eqds";
+    sim_setup(&S, &c);
+    S.now = 0;
+    transport_flow_start(&S, 0);
+    struct packet acks[8];
+    take_nic_ctl(13, acks, 8); /* whatever the receiver sent at the start */
+    deliver_data(65, 0); /* the first packet received: acknowledged at once */
+    int n = take_nic_ctl(13, acks, 8);
+    assert_true(n >= 1);
+    const struct packet *a = &acks[n - 1];
+    assert_int_equal(a->type, PKT_ACK);
+    assert_int_equal(a->sack_base, 2);
+    assert_int_equal(a->sack_bits, 1ULL << 63);
+    sim_free(&S);
+}
+
 /* The SACK bitmap of an ordinary ACK ends at the packet that triggered it
  * (its bit 63), so it covers the 63 packets before; an urgent packet (AR,
  * CE) starts it; it never starts at or below the cumulative ACK. */
@@ -987,6 +1014,7 @@ int main(void)
         cmocka_unit_test(test_answer_allocates_while_pool_is_full),
         cmocka_unit_test(test_delayed_ack_at_the_byte_threshold),
         cmocka_unit_test(test_sack_bitmap_base),
+        cmocka_unit_test(test_eqds_sack_bitmap_base),
         cmocka_unit_test(test_probe_times_at_their_ends),
         cmocka_unit_test(test_bounced_header_acknowledges_nothing),
         cmocka_unit_test(test_rtt_sample_only_when_the_transmission_is_known),
