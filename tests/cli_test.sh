@@ -199,6 +199,14 @@ if [ "$(cat "$T/mine/notes.txt")" = keep ]; then ok "--out refused: the user's f
 bad "--out . is refused" "name a directory of its own" -tm "$M/one.cm" --out .
 printf 'Nodes 16\nConnections 1\n0->5 start 0 size 18446744073709551615\n' >"$T/huge.cm"
 bad "size 2^64-1 (was a 0-packet flow)" "huge.cm:3: size 18446744073709551615 needs more than 2^31 packets" -tm "$T/huge.cm"
+# the packet count's limit at both ends (-mtu 256: 192-byte payloads):
+# 2^31 - 1 packets run, 2^31 are refused (issue 26: the limit moved to
+# 2^32 - 2 survived)
+printf 'Nodes 16\nConnections 1\n0->5 start 0 size 412316860224\n' >"$T/p31.cm"
+run -tm "$T/p31.cm" -mtu 256 -end 1
+if [ "$rc" -eq 0 ]; then ok "a message of 2^31 - 1 packets is taken"; else fail "2^31 - 1 packets: rc $rc, $(head -n 1 "$T/err")"; fi
+printf 'Nodes 16\nConnections 1\n0->5 start 0 size 412316860416\n' >"$T/p31.cm"
+bad "a message of 2^31 packets" "p31.cm:3: size 412316860416 needs more than 2^31 packets" -tm "$T/p31.cm" -mtu 256 -end 1
 bad "-tm /dev/zero (was read until memory ran out)" "/dev/zero:1: contains a NUL byte" -tm /dev/zero
 bad "-end 0x10 (hex was accepted)" "-end: '0x10' is not a number" -tm "$M/one.cm" -end 0x10
 bad "-end ' 100' (blank was accepted)" "-end: ' 100' is not a number" -tm "$M/one.cm" -end ' 100'
@@ -370,8 +378,9 @@ fi
 run -tm "$M/incast.cm" -q inf --switch-stats -end 5000 --out "$T/inf"
 if [ "$rc" -eq 0 ] && grep -q "queue inf" "$T/out" && grep -q "0 trims, 0 bounced, 0 drops" "$T/out" &&
     grep -q '"queue_bytes": null' "$T/inf/summary.json" && [ "$(wc -l <"$T/inf/switches.csv" | tr -d ' ')" = 21 ] &&
-    grep -q '"switch_buffers": \[{"kind": "tor", "switches": 8, ' "$T/inf/summary.json"; then
-    ok "-q inf: nothing trimmed or dropped; --switch-stats writes switches.csv (20 switches) and switch_buffers"
+    grep -q '"switch_buffers": \[{"kind": "tor", "switches": 8, ' "$T/inf/summary.json" &&
+    grep -q '"switch_buffers": \[{"kind": "tor", [^]]*}, {"kind": "agg", "switches": 8, [^]]*}, {"kind": "core", "switches": 4, ' "$T/inf/summary.json"; then
+    ok "-q inf: nothing trimmed or dropped; --switch-stats writes switches.csv (20 switches) and switch_buffers (tor, agg, core in order)"
 else
     fail "-q inf --switch-stats: rc $rc, $(grep -E 'network|packets' "$T/out" | tr '\n' '|')"
 fi

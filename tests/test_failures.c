@@ -185,6 +185,44 @@ static void expect_error(const char *spec, const char *needle)
         fail_msg("'%s': message \"%s\" does not mention \"%s\"", spec, err, needle);
 }
 
+/* --random-failures 1 takes down every inter-switch link, each once, named
+ * as the reference's matrix lines name them: a ToR or an aggregation
+ * switch by its index within its tier (issue 26: aggregation switches
+ * numbered from the ToRs' count on survived). */
+static void test_random_failures_name_every_uplink_once(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->15 start 0 size 1000\n", ".cm");
+    c.random_failure_p = 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    const struct topo *t = &S.topo;
+    assert_int_equal(t->spec.tiers, 3);
+    uint32_t up_ports = 0;
+    for (uint32_t w = 0; w < S.n_switches; w++)
+        up_ports += S.switches[w].n_up;
+    assert_int_equal(S.random_failed_links, up_ports);
+    assert_int_equal(S.cm.n_failures, up_ports);
+    bool *seen = xcalloc(up_ports, 1);
+    for (uint32_t i = 0; i < S.cm.n_failures; i++) {
+        const struct cm_failure *f = &S.cm.failures[i];
+        uint32_t w = f->switch_type == FAILURE_TOR ? f->switch_id : t->n_tor + f->switch_id;
+        assert_true(f->switch_type == FAILURE_TOR || f->switch_type == FAILURE_AGG);
+        assert_true(f->switch_id < (f->switch_type == FAILURE_TOR ? t->n_tor : t->n_agg));
+        assert_true(f->link_id < S.switches[w].n_up);
+        uint32_t slot = 0; /* the link's place among all up ports, switch by switch */
+        for (uint32_t v = 0; v < w; v++)
+            slot += S.switches[v].n_up;
+        slot += f->link_id;
+        assert_false(seen[slot]);
+        seen[slot] = true;
+    }
+    free(seen);
+    sim_free(&S);
+}
+
 /* Routing learns of a failure 100 ms after it by default (README's
  * --detect-us row, seed 003 Sec. 4.1.1: "hundreds of milliseconds"; issue
  * 26: the default moved by one went unnoticed, every test setting its own). */
@@ -938,6 +976,48 @@ static void test_reroute_bounce_takes_a_valley(void **st)
     sim_free(&S);
 }
 
+/* Where no valley leads to the destination either, --reroute bounce routes
+ * as plain up-down routing does. Links tor0-spine0, tor1-spine0,
+ * tor2-spine1 and tor3-spine1 down and known: ToR 2 reaches ToR 1 only over
+ * spine 1, and spine 0 cannot even with a valley (its valleys, ToRs 0, 2
+ * and 3, cannot climb to spine 1), so ToR 2 must not prefer spine 0 (issue
+ * 26: spine 0's valley search running one port past its own, into spine
+ * 1's link to ToR 0, survived). */
+static void test_reroute_bounce_without_a_valley_routes_as_up_down(void **st)
+{
+    (void)st;
+    uint32_t chosen[2][64];
+    for (int bounce = 0; bounce < 2; bounce++) {
+        struct opts o = {.cm = "Nodes 8\nConnections 1\n4->2 start 0 size 1000\n", .topo = LEAF_SPINE_4X2,
+                         .detect_us = -1, .reroute = bounce ? REROUTE_BOUNCE : REROUTE_NONE};
+        setup(&o);
+        const char *down[4] = {"link tor0 spine0 down", "link tor1 spine0 down", "link tor2 spine1 down",
+                               "link tor3 spine1 down"};
+        for (int k = 0; k < 4; k++)
+            apply_now(down[k]);
+        for (int k = 4; k > 0; k--)
+            failures_learn(&S, S.n_link_events - (uint32_t)k);
+        for (uint32_t f = 0; f < 64; f++) {
+            struct packet pk;
+            memset(&pk, 0, sizeof pk);
+            pk.dst_host = 2;
+            pk.flow = f;
+            pk.ingress_port = S.hosts[4].nic_port;
+            chosen[bounce][f] = fabric_route(&S, LS_TOR0 + 2 - S.n_hosts, &pk);
+            assert_int_equal(pk.flags, 0);
+        }
+        assert_int_equal(S.tot.valleys, 0);
+        clear_events();
+        sim_free(&S);
+    }
+    bool both = false;
+    for (uint32_t f = 0; f < 64; f++) {
+        assert_int_equal(chosen[1][f], chosen[0][f]);
+        both |= chosen[0][f] != chosen[0][0];
+    }
+    assert_true(both); /* up-down routing hashes over both uplinks */
+}
+
 /* 3-tier k = 4 tree, link agg0-tor1 down and known: a packet for host 2
  * (ToR 1) that reaches agg0 from core 0 has no down port left and no up-down
  * alternative (it came down from the core). With --reroute bounce agg0 sends
@@ -1018,9 +1098,11 @@ int main(void)
         cmocka_unit_test(test_failed_links_run_at_quarter_speed),
         cmocka_unit_test(test_conservation_with_failures),
         cmocka_unit_test(test_detection_delay_default),
+        cmocka_unit_test(test_random_failures_name_every_uplink_once),
         cmocka_unit_test(test_long_schedule_keeps_every_event),
         cmocka_unit_test(test_switch_down_takes_every_port),
         cmocka_unit_test(test_reroute_bounce_takes_a_valley),
+        cmocka_unit_test(test_reroute_bounce_without_a_valley_routes_as_up_down),
         cmocka_unit_test(test_reroute_bounce_in_a_pod),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

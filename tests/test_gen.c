@@ -512,6 +512,39 @@ static void test_ring_structure(void **st)
         same_rank += cm.conns[i].src % 4 == cm.conns[i].dst % 4;
     assert_true(same_rank < 24);
     cm_free(&cm);
+    /* the smallest host-placed rings, one GPU per server: every host sends
+     * to one and hears from one (n = 2 .. 12) */
+    for (uint32_t n = 2; n <= 12; n++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "ring:n=%u,gpus=1,size=1000,placement=host", n);
+        gen_ok(&cm, spec, n);
+        assert_int_equal(cm.n_conns, n);
+        check_cycles(&cm, n);
+        cm_free(&cm);
+    }
+}
+
+/* placement=host shuffles the hosts uniformly: on a 3-host ring all six
+ * orders appear over 120 seeds (issue 26: a shuffle that skipped its last
+ * swap, so that hosts 0 and 1 never traded places and 3 orders of 6 never
+ * came, survived). Each connection i starts at host[i]. */
+static void test_ring_host_placement_takes_every_order(void **st)
+{
+    (void)st;
+    unsigned seen[3][3][3] = {{{0}}};
+    for (uint64_t seed = 0; seed < 120; seed++) {
+        struct conn_matrix cm;
+        gen_ok(&cm, "ring:n=3,gpus=1,size=1000,placement=host", seed);
+        assert_int_equal(cm.n_conns, 3);
+        seen[cm.conns[0].src][cm.conns[1].src][cm.conns[2].src]++;
+        cm_free(&cm);
+    }
+    unsigned orders = 0;
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+            for (int c = 0; c < 3; c++)
+                orders += seen[a][b][c] != 0;
+    assert_int_equal(orders, 6);
 }
 
 /* ---- determinism ------------------------------------------------------------------------------------ */
@@ -581,6 +614,7 @@ static void test_bad_specifications_name_the_parameter(void **st)
     expect_refused("perm:n=16,size=10,seed=x", "seed 'x' is not a whole number");
     expect_refused("incast:n=16,size=10,degree=16", "degree 16 needs at least 17 hosts (n is 16)");
     expect_refused("incast:n=16,size=10,degree=0", "degree '0' is out of range");
+    expect_refused("incast:n=16777216,size=10,degree=16777216", "degree '16777216' is out of range");
     expect_refused("incast:n=16,size=10,dst=16", "dst 16 is out of range (0 to 15 for n=16)");
     expect_refused("incast:n=16,size=10,dst=far", "dst 'far' is neither a host number nor 'random'");
     expect_refused("uneven:n=16,size=10,factor=0", "factor '0' is out of range (1 to 1024)");
@@ -606,6 +640,9 @@ static void test_bad_specifications_name_the_parameter(void **st)
     assert_true(gen_parse(&g, "incast:n=16,size=10,dst=random,degree=3", err, sizeof err));
     assert_int_equal(g.dst, GEN_RANDOM);
     assert_int_equal(g.degree, 3);
+    /* degree's upper end: every other host of the largest fabric */
+    assert_true(gen_parse(&g, "incast:n=16777216,size=10,degree=16777215", err, sizeof err));
+    assert_int_equal(g.degree, 16777215);
     assert_true(gen_parse(&g, "ring", err, sizeof err));
     assert_int_equal(g.nodes, 128);
     assert_int_equal(g.gpus, 8);
@@ -810,6 +847,7 @@ int main(void)
         cmocka_unit_test(test_alltoall_pairs_and_window),
         cmocka_unit_test(test_alltoall_window_end_to_end),
         cmocka_unit_test(test_ring_structure),
+        cmocka_unit_test(test_ring_host_placement_takes_every_order),
         cmocka_unit_test(test_same_seed_same_matrix_other_seed_other),
         cmocka_unit_test(test_bad_specifications_name_the_parameter),
         cmocka_unit_test(test_written_matrix_reads_back_identical),

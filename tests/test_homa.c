@@ -129,6 +129,15 @@ static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
     const uint64_t big[3] = {100000, 1000000, 50000000};
     homa_cutoffs_from_sizes(&p, big, 3);
     assert_int_equal(p.cutoff_bytes[0], 1000000);
+    /* one size only: the cutoffs still increase strictly, each one byte
+     * above the one before (issue 26: comparing with the cutoff two levels
+     * down instead of the one before survived) */
+    assert_true(parse(&p, "unsched_levels=4", NULL));
+    const uint64_t same[3] = {1000, 1000, 1000};
+    homa_cutoffs_from_sizes(&p, same, 3);
+    assert_int_equal(p.cutoff_bytes[0], 1000);
+    assert_int_equal(p.cutoff_bytes[1], 1001);
+    assert_int_equal(p.cutoff_bytes[2], 1002);
 }
 
 static void test_options_checked(void **state)
@@ -333,6 +342,23 @@ static void run(const char *tm, const char *workload, double end_us, const char 
  * of 170 KB covers it, as 100 KB covers seed 001's 7.5 us network. */
 static const char *const RTT170[] = {"rtt_bytes=170000"};
 
+/* A message that has not started by the end has no Homa state: its
+ * flows.csv counters read 0 grants and 0 resends (issue 26: 1 grant for
+ * it survived). */
+static void test_unstarted_message_counts_nothing(void **state)
+{
+    (void)state;
+    const char *tm = temp_file("Nodes 16\nConnections 2\n1->0 id 1 start 0 size 3000\n2->0 id 2 start 500 size 3000\n",
+                               ".cm");
+    run(tm, NULL, 100, RTT170, 1, 0, false);
+    assert_int_equal(S.flows[1].state, FLOW_WAITING);
+    uint64_t out[2] = {7, 7};
+    S.flows[1].tp->counters(&S, 1, out);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 0);
+    sim_free(&S);
+}
+
 /* One message on an idle network finishes in its idle-network time (the
  * Poisson slowdown's ideal) within 2%: unscheduled (50 KB) and scheduled
  * (2 MB, 1.7 MB of it granted) alike. */
@@ -491,6 +517,7 @@ int main(void)
         cmocka_unit_test(test_one_granted_message_per_sender),
         cmocka_unit_test(test_fully_granted_message_makes_room),
         cmocka_unit_test(test_unscheduled_message_needs_no_grant),
+        cmocka_unit_test(test_unstarted_message_counts_nothing),
         cmocka_unit_test(test_one_message_in_the_idle_network_time),
         cmocka_unit_test(test_incast_delivers_everything_and_fills_the_downlink),
         cmocka_unit_test(test_short_message_overtakes_scheduled_data),

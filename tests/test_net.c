@@ -446,6 +446,54 @@ static void test_failed_drr_port_keeps_on_wire_class_bytes(void **st)
     sim_free(&S);
 }
 
+/* A port with --classes 4 that fails drops every extra class's queue, the
+ * last one too, and keeps only the bytes of the packet on the wire (issue
+ * 26: port_fail's extra-class loop stopping one class early survived). */
+static void test_failed_port_drops_every_extra_class(void **st)
+{
+    (void)st;
+    g_classes = 4;
+    setup_sim(true);
+    g_classes = 2;
+    uint32_t port = tor_down_port();
+    struct port *p = &S.ports[port];
+    assert_int_equal(p->x->n, 4);
+    port_enqueue(&S, port, new_class_pkt(100, 2)); /* on the wire, from class 2 */
+    port_enqueue(&S, port, new_class_pkt(20, 2));
+    port_enqueue(&S, port, new_class_pkt(30, 3));
+    port_enqueue(&S, port, new_class_pkt(31, 3));
+    assert_int_equal(p->x->c[0].bytes, 2 * 4150);
+    assert_int_equal(p->x->c[1].bytes, 2 * 4150);
+    port_fail(&S, port);
+    assert_int_equal(p->st.failure_drops, 3);
+    assert_int_equal(p->x->c[0].bytes, 4150); /* the packet on the wire */
+    assert_int_equal(p->x->c[1].bytes, 0);
+    assert_int_equal(p->x->c[1].head, PKT_NONE);
+    sim_free(&S);
+}
+
+/* Which node an event belongs to (the origin of what it schedules, whose
+ * sequence numbers break ties between simultaneous events): a transport
+ * timer set at setup (origin 0) belongs to its flow's sender, any other
+ * timer to the node that set it (issue 26: the two cases swapped survived). */
+static void test_timer_event_origin(void **st)
+{
+    (void)st;
+    setup_sim(true);
+    const uint32_t src = S.flows[0].src;
+    struct event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = EV_TRANSPORT_TIMER;
+    ev.id = 0;
+    ev.seq = 0;
+    assert_int_equal(sim_event_origin(&S, &ev), 1 + src);
+    ev.seq = (uint64_t)7 << ORIGIN_SHIFT | 3;
+    assert_int_equal(sim_event_origin(&S, &ev), 7);
+    ev.kind = EV_FLOW_START;
+    assert_int_equal(sim_event_origin(&S, &ev), 1 + src);
+    sim_free(&S);
+}
+
 static void test_fifo_serves_in_arrival_order(void **st)
 {
     (void)st;
@@ -542,6 +590,8 @@ int main(void)
         cmocka_unit_test(test_full_control_class_bounces_header_to_sender),
         cmocka_unit_test(test_drr_shares_between_classes),
         cmocka_unit_test(test_failed_drr_port_keeps_on_wire_class_bytes),
+        cmocka_unit_test(test_failed_port_drops_every_extra_class),
+        cmocka_unit_test(test_timer_event_origin),
         cmocka_unit_test(test_fifo_serves_in_arrival_order),
         cmocka_unit_test(test_control_has_strict_priority),
         cmocka_unit_test(test_serialisation_and_latency),

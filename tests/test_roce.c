@@ -19,6 +19,8 @@
 #include "transport/transport.h"
 
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 static struct sim S;
 
@@ -374,6 +376,52 @@ static void test_pfc_deadlock_detected(void **st)
     }
 }
 
+/* The deadlock report names each port of the cycle once, by its owner and
+ * peer ("tor0->agg0"; host NICs "host1->tor0"), as the stderr line and
+ * summary.json show them (issue 26: a name rule that called ToRs "agg",
+ * and a report loop printing one port past the cycle, both survived). */
+static void test_pfc_deadlock_report_names_the_cycle(void **st)
+{
+    (void)st;
+    setup(two_to_one_cm(), 1000, &DEFAULT);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
+    uint32_t b = S.pfc->reverse_port[a];
+    char name[64];
+    pfc_port_name(&S, S.hosts[1].nic_port, name, sizeof name);
+    assert_string_equal(name, "host1->tor0");
+    pfc_port_name(&S, a, name, sizeof name);
+    assert_string_equal(name, "tor0->agg0");
+    pfc_port_name(&S, b, name, sizeof name);
+    assert_string_equal(name, "agg0->tor0");
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
+    port_enqueue(&S, a, data_packet(b));
+    port_enqueue(&S, b, data_packet(a));
+    S.now = S.cfg.pfc_deadlock_ps;
+    /* the report goes to stderr: catch it in a temporary file */
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(cap), 2) >= 0);
+    pfc_event(&S, 0, PFC_CHECK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_true(S.pfc->deadlock);
+    char text[1024];
+    rewind(cap);
+    size_t got = fread(text, 1, sizeof text - 1, cap);
+    fclose(cap);
+    text[got] = 0;
+    const char *line = strstr(text, "the last on the first):");
+    assert_non_null(line);
+    line += strlen("the last on the first):");
+    if (strcmp(line, " tor0->agg0 agg0->tor0\n") != 0 && strcmp(line, " agg0->tor0 tor0->agg0\n") != 0)
+        fail_msg("cycle line \"%s\"", line);
+    sim_free(&S);
+}
+
 /* The same cycle with traffic running into it: the check the first PAUSE
  * armed re-arms itself until the pauses spreading back from the stuck
  * flow settle, then stops the run long before -end. */
@@ -446,6 +494,7 @@ static void test_receiver_ack_nack(void **st)
         struct run_opts o = DEFAULT;
         o.selective = sel;
         roce_one_flow(&o);
+        uint64_t acks0 = S.tot.acks_sent, nacks0 = S.tot.nacks_sent;
         deliver(PKT_DATA, 0, 0);
         deliver(PKT_DATA, 2, 0);
         deliver(PKT_DATA, 3, 0);
@@ -454,6 +503,10 @@ static void test_receiver_ack_nack(void **st)
         uint32_t q[8];
         uint32_t n = answers(t, q, 8);
         assert_int_equal(n, 3);
+        /* the summary's counters see them as sent (issue 26: counting the
+         * NACK as the ACK, and no ACK at all, survived) */
+        assert_int_equal(S.tot.acks_sent - acks0, 2);
+        assert_int_equal(S.tot.nacks_sent - nacks0, 1);
         assert_int_equal(t[0], PKT_ACK);
         assert_int_equal(q[0], 1);
         assert_int_equal(t[1], PKT_NACK);
@@ -740,6 +793,39 @@ static void test_mixed_fabric_lossless_and_lossy(void **st)
     sim_free(&S);
 }
 
+/* -dcqcn K on a mixed fabric: the lossless class (2, the first extra
+ * class) of every switch port marks ECN in steps above K packets; the
+ * lossy class keeps its own thresholds (issue 26: the marking written one
+ * class too low survived). */
+static void test_mixed_fabric_dcqcn_marks_the_lossless_class(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->15 start 0 size 20000\n"
+                               "1->15 start 0 size 20000 transport uet\n",
+                               ".cm");
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = cm;
+    c.transport_name = "roce";
+    c.end_ps = 100 * PS_PER_US;
+    c.progress = false;
+    c.n_classes = 3;
+    c.class_opts[0] = (struct class_opt){.cls = 2, .name = "lossless", .value = 1};
+    c.n_class_opts = 1;
+    c.dcqcn_k_pkts = 7;
+    sim_setup(&S, &c);
+    for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
+        const struct port *p = &S.ports[i];
+        assert_non_null(p->x);
+        assert_int_equal(p->x->n, 3);
+        assert_true(p->x->c[0].ecn);
+        assert_int_equal(p->x->c[0].ecn_kmin_bytes, 7 * S.cfg.mtu_bytes);
+        assert_int_equal(p->x->c[0].ecn_kmax_bytes, 7 * S.cfg.mtu_bytes);
+        assert_int_not_equal(p->ecn_kmin_bytes, 7 * S.cfg.mtu_bytes); /* class 1: the port's own */
+    }
+    sim_free(&S);
+}
+
 /* DCQCN behind the CC interface (cc_dcqcn_ops): the same schedule as the
  * pure functions, its timer starting with the flow and restarting on a CNP,
  * and the published rate following RC. */
@@ -796,6 +882,8 @@ int main(void)
         cmocka_unit_test(test_pfc_per_class),
         cmocka_unit_test(test_pfc_deadlock_detected),
         cmocka_unit_test(test_pfc_deadlock_stops_a_running_sim),
+        cmocka_unit_test(test_pfc_deadlock_report_names_the_cycle),
+        cmocka_unit_test(test_mixed_fabric_dcqcn_marks_the_lossless_class),
         cmocka_unit_test(test_receiver_ack_nack),
         cmocka_unit_test(test_receiver_cnp_at_most_every_50us),
         cmocka_unit_test(test_sender_pacing_and_go_back_n),

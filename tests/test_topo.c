@@ -224,6 +224,14 @@ static void test_default_rejects_nodes_that_fit_no_tree(void **state)
         assert_non_null(strstr(err, "-topo"));
         check_one_line(err);
     }
+    /* the nearest sizes either side (k^3/4: 54 at k=6, 128 at k=8; issue 26:
+     * the size below computed from k+2 in one factor survived) */
+    assert_false(topo_default_spec(&spec, 100, 3, 100000, PS_PER_US, 0, err, sizeof err));
+    if (!strstr(err, "(nearest: 54 with k=6, 128 with k=8)"))
+        fail_msg("error '%s' does not name 54 (k=6) and 128 (k=8)", err);
+    assert_false(topo_default_spec(&spec, 40, 2, 100000, PS_PER_US, 0, err, sizeof err));
+    if (!strstr(err, "(nearest: 32 with k=8, 50 with k=10)"))
+        fail_msg("error '%s' does not name 32 (k=8) and 50 (k=10)", err);
     /* 16 is a 3-tier size but not a 2-tier one (k^2/2: 8, 18, 32, ...) */
     assert_false(topo_default_spec(&spec, 16, 2, 100000, PS_PER_US, 0, err, sizeof err));
     assert_non_null(strstr(err, "16 nodes fit no 2-tier"));
@@ -544,6 +552,10 @@ static void test_err_inconsistent_radices(void **state)
 {
     (void)state;
     expect_derive_err(k4_with("Radix_Up 2", 1, "Radix_Up 3"), "tier 0 Radix_Up 3 does not match");
+    /* the message's numbers, speeds in Gb/s (issue 26: tier 1's speed
+     * printed from a divisor moved by one survived) */
+    expect_derive_err(k4_with("Radix_Up 2", 1, "Radix_Up 3"),
+                      "Radix_Up 3 does not match Radix_Down 2, the speeds 100/100 Gb/s and Oversubscribed 1");
     expect_derive_err(k4_with("Radix_Up 2", 2, "Radix_Up 3"), "tier 1 Radix_Up 3 does not match");
     expect_derive_err(k4_with("Radix_Down 4", 1, "Radix_Down 8"), "cannot be wired");
     expect_derive_err(k4_with("Podsize 4", 1, "Podsize 5"), "Nodes (16) is not a multiple of Podsize (5)");

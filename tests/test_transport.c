@@ -16,6 +16,7 @@
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
+#include "transport/uet_internal.h"
 
 #include <math.h>
 
@@ -512,6 +513,143 @@ static void test_delayed_ack_at_the_byte_threshold(void **st)
     sim_free(&S);
 }
 
+/* The sender's probe, at the ends of its two times: a state ACK answering
+ * it within probe_period (exactly at it, too) proves the path clear, so the
+ * packets sent before the probe and still unacknowledged are lost; one a
+ * picosecond later proves nothing. And a probe unanswered for min_rto
+ * (exactly, too) counts as lost, so the next probe may go (issue 26: both
+ * comparisons moved off their ends survived). */
+static void probe_answer_at(simtime_ps after_ps, uint32_t want_lost)
+{
+    struct flow *f = sender_with_ten_in_flight();
+    simtime_ps sent = S.now; /* after packets 0..9 */
+    uet_of(f)->probe_outstanding = true;
+    uet_of(f)->probe_sent_ps = sent;
+    S.now = sent + after_ps;
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *a = pkt_at(&S.pool, idx);
+    memset(a, 0, sizeof(*a));
+    a->type = PKT_PROBE_ACK;
+    a->flow = 0;
+    a->size_bytes = 64;
+    a->src_host = f->dst;
+    a->dst_host = f->src;
+    a->node = f->src;
+    a->seq = 0; /* the receiver has nothing */
+    a->ref_seq = 0;
+    transport_receive(&S, idx);
+    assert_false(uet_of(f)->probe_outstanding);
+    if (uet_of(f)->rtx_len != want_lost)
+        fail_msg("answer %llu ps after the probe: %u packets lost, expected %u", (unsigned long long)after_ps,
+                 uet_of(f)->rtx_len, want_lost);
+    sim_free(&S);
+}
+
+static void probe_timer_at(simtime_ps after_ps, bool still_outstanding)
+{
+    struct flow *f = sender_with_ten_in_flight();
+    simtime_ps sent = S.now;
+    uet_of(f)->probe_outstanding = true;
+    uet_of(f)->probe_sent_ps = sent;
+    uet_of(f)->last_ack_ps = sent;
+    S.now = sent + after_ps;
+    uet_probe_timer(&S, 0);
+    if (uet_of(f)->probe_outstanding != still_outstanding)
+        fail_msg("probe timer %llu ps after the probe: outstanding %d", (unsigned long long)after_ps,
+                 uet_of(f)->probe_outstanding);
+    sim_free(&S);
+}
+
+static void test_probe_times_at_their_ends(void **st)
+{
+    (void)st;
+    setup_rec(CM_0_TO_13_200, 1000000, 0, 1000); /* for the run's periods */
+    simtime_ps period = S.probe_period_ps, rto = S.min_rto_ps;
+    sim_free(&S);
+    assert_true(period > 0 && rto > 0);
+    probe_answer_at(period, 10);
+    probe_answer_at(period + 1, 0);
+    probe_timer_at(rto - 1, true);
+    probe_timer_at(rto, false);
+}
+
+/* A trimmed header bounced by a switch whose control class is full comes
+ * back to its sender as a NACK that names the packet and acknowledges
+ * nothing: the sender retransmits that packet and still waits for packet
+ * 0 (issue 26: a bounced NACK with SACK bit 0 set, acknowledging packet 0
+ * unseen, survived). */
+static void test_bounced_header_acknowledges_nothing(void **st)
+{
+    (void)st;
+    struct flow *f = sender_with_ten_in_flight();
+    uint32_t port = UINT32_MAX;
+    for (uint32_t i = S.n_hosts; i < S.n_ports && port == UINT32_MAX; i++)
+        if (S.ports[i].peer_node == f->dst)
+            port = i; /* the ToR's downlink to the receiver */
+    assert_int_not_equal(port, UINT32_MAX);
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *d = pkt_at(&S.pool, idx);
+    memset(d, 0, sizeof(*d));
+    d->type = PKT_DATA;
+    d->prio = PKT_PRIO_DATA;
+    d->flow = 0;
+    d->seq = 5;
+    d->size_bytes = 64;
+    d->src_host = f->src;
+    d->dst_host = f->dst;
+    d->flags = PKTF_TRIMMED;
+    assert_true(transport_on_control_full(&S, port, idx));
+    /* the NACK is on its way back: take it from the port it was queued at */
+    struct packet nack;
+    bool found = false;
+    for (uint32_t i = S.n_hosts; i < S.n_ports && !found; i++) {
+        struct port *p = &S.ports[i];
+        uint32_t q = p->in_service != PKT_NONE ? p->in_service : p->ctl_head;
+        if (q != PKT_NONE && pkt_at(&S.pool, q)->type == PKT_NACK) {
+            nack = *pkt_at(&S.pool, q);
+            found = true;
+        }
+    }
+    assert_true(found);
+    assert_int_equal(nack.ref_seq, 5);
+    uint32_t n = pkt_alloc(&S.pool);
+    *pkt_at(&S.pool, n) = nack;
+    pkt_at(&S.pool, n)->node = f->src;
+    transport_receive(&S, n);
+    assert_int_equal(uet_of(f)->cum_acked, 0);
+    assert_int_equal(uet_txr(uet_of(f), 0)->state, TX_IN_FLIGHT);
+    assert_int_equal(uet_of(f)->rtx_len, 1);
+    assert_int_equal(rtx_entry(f, 0), 5);
+    sim_free(&S);
+}
+
+/* EQDS's SACK bitmap starts as late as still covers the packet acknowledged
+ * (htsim's sackBitmapBase), never at or below the cumulative point: packet
+ * 65 arriving first is acknowledged from 2, its own bit the last (issue 26:
+ * a base moved back by one, leaving the packet out of its own bitmap,
+ * survived). */
+static void test_eqds_sack_bitmap_base(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(CM_0_TO_13_200, ".cm");
+    c.transport_name = "eqds";
+    sim_setup(&S, &c);
+    S.now = 0;
+    transport_flow_start(&S, 0);
+    struct packet acks[8];
+    take_nic_ctl(13, acks, 8); /* whatever the receiver sent at the start */
+    deliver_data(65, 0); /* the first packet received: acknowledged at once */
+    int n = take_nic_ctl(13, acks, 8);
+    assert_true(n >= 1);
+    const struct packet *a = &acks[n - 1];
+    assert_int_equal(a->type, PKT_ACK);
+    assert_int_equal(a->sack_base, 2);
+    assert_int_equal(a->sack_bits, 1ULL << 63);
+    sim_free(&S);
+}
+
 /* The SACK bitmap of an ordinary ACK ends at the packet that triggered it
  * (its bit 63), so it covers the 63 packets before; an urgent packet (AR,
  * CE) starts it; it never starts at or below the cumulative ACK. */
@@ -876,6 +1014,9 @@ int main(void)
         cmocka_unit_test(test_answer_allocates_while_pool_is_full),
         cmocka_unit_test(test_delayed_ack_at_the_byte_threshold),
         cmocka_unit_test(test_sack_bitmap_base),
+        cmocka_unit_test(test_eqds_sack_bitmap_base),
+        cmocka_unit_test(test_probe_times_at_their_ends),
+        cmocka_unit_test(test_bounced_header_acknowledges_nothing),
         cmocka_unit_test(test_rtt_sample_only_when_the_transmission_is_known),
         cmocka_unit_test(test_sack_hole_is_lost_at_three_acked_above),
         cmocka_unit_test(test_ecn_echoes_are_counted),
