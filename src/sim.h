@@ -96,6 +96,7 @@ struct config {
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
     const char *oversub_flag;    /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
     const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
+    bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */

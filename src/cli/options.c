@@ -609,6 +609,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->switch_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
         } else if (!strcmp(arg, "-sack_threshold")) {
             TAKE();
+            cfg->ack_threshold_given = true;
             cfg->ack_threshold_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
         } else if (!strcmp(arg, "--out") || !strcmp(arg, "-out")) {
             TAKE();

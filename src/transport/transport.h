@@ -68,6 +68,9 @@ enum {
     TP_READS_SLEEK = 1u << 4,          /* -sleek */
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
+    TP_READS_ACK_THRESHOLD = 1u << 7,  /* -sack_threshold */
+    TP_READS_RATE_CONTROL = 1u << 8,   /* -dcqcn, -timely, -hpcc (--cc dcqcn, timely, hpcc) */
+    TP_READS_OUT_OF_ORDER = 1u << 9,   /* -out_of_order */
 };
 
 struct transport_ops {
