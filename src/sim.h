@@ -91,6 +91,12 @@ struct config {
     int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
                                     -1 = htsim's automatic rule, 0 = off, 1 = on */
     bool recv_oversub_cc;        /* EQDS: -recv_oversub_cc, pulls skipped while ECN and trims are many */
+    /* The last flag given of each group a single transport or balancer reads
+     * (NULL: none), for transport_setup's warning when no connection reads it */
+    const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
+    const char *oversub_flag;    /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
+    const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
+    bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
     const char *lb_name;
     uint32_t routing;            /* enum routing_mode */

@@ -302,7 +302,8 @@ static double class_opt_of(const struct config *cfg, uint32_t cls, const char *n
  * that did. What needs the matrix, the topology or a transport's resolved
  * mode is checked where that is known: -ecn and --class-opt against the
  * BDP's queue in sim_setup, --cc without a sender window in the
- * transports' setups, --sird-opt and --homa-opt values in their transports' setups.
+ * transports' setups, an option no connection's transport or balancer
+ * reads (-sleek, -cwnd, -sender_cc, --reps-buffer, ...) in transport_setup, --sird-opt and --homa-opt values in their transports' setups.
  * Runs after the rate-control names are mapped (--cc timely is -timely). */
 static void check_combinations(struct parse_ctx *x, const struct config *cfg, const struct given *g)
 {
@@ -536,21 +537,27 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
         } else if (!strcmp(arg, "-sender_cc_only")) {
+            cfg->cc_mode_flag = "-sender_cc_only"; /* a literal: arg may be a local copy */
             /* htsim: each flag sets its modes, in the order given */
             cfg->sender_cc = 1;
             cfg->receiver_cc = 0;
         } else if (!strcmp(arg, "-sender_cc")) {
+            cfg->cc_mode_flag = "-sender_cc";
             cfg->sender_cc = 1;
         } else if (!strcmp(arg, "-receiver_cc_only")) {
+            cfg->cc_mode_flag = "-receiver_cc_only";
             cfg->sender_cc = 0;
             cfg->receiver_cc = 1;
         } else if (!strcmp(arg, "-receiver_cc")) {
+            cfg->cc_mode_flag = "-receiver_cc";
             cfg->receiver_cc = 1;
         } else if (!strcmp(arg, "-recv_oversub_cc")) {
             cfg->recv_oversub_cc = true;
         } else if (!strcmp(arg, "-oversubscribed_cc")) {
+            cfg->oversub_flag = "-oversubscribed_cc";
             cfg->oversub_cc = 1;
         } else if (!strcmp(arg, "-force_disable_oversubscribed_cc")) {
+            cfg->oversub_flag = "-force_disable_oversubscribed_cc";
             cfg->oversub_cc = 0;
         } else if (!strcmp(arg, "-use_reps")) {
             TAKE();
@@ -602,6 +609,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->switch_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
         } else if (!strcmp(arg, "-sack_threshold")) {
             TAKE();
+            cfg->ack_threshold_given = true;
             cfg->ack_threshold_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
         } else if (!strcmp(arg, "--out") || !strcmp(arg, "-out")) {
             TAKE();
@@ -701,10 +709,13 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));
         } else if (!strcmp(arg, "--reps-freeze")) {
+            cfg->reps_flag = "--reps-freeze";
             cfg->reps_freeze = true;
         } else if (!strcmp(arg, "--no-reps-freeze")) {
+            cfg->reps_flag = "--no-reps-freeze";
             cfg->reps_freeze = false;
         } else if (!strcmp(arg, "--reps-buffer")) {
+            cfg->reps_flag = "--reps-buffer";
             TAKE();
             cfg->reps_buffer = (uint32_t)get_uint(&x, arg, v, 1, 256);
         } else if (!strcmp(arg, "--progress")) {

@@ -49,6 +49,9 @@ struct lb_ops {
     const char *name;
     const char *description;
     size_t state_size;   /* bytes of per-flow state for any lb_params */
+    /* reads --reps-buffer and --reps-freeze (lb_params.buffer_size and
+     * reps_freeze): the generic layer warns when no flow's balancer does */
+    bool reads_reps_opts;
     /* Optional (NULL = state_size): bytes of per-flow state for these
      * parameters, never more than state_size. Balancers whose state grows
      * with -paths (Bitmap, Mixed) size it here so a flow with 64 paths
@@ -102,6 +105,8 @@ static inline uint32_t xor_cycle_next(struct xor_cycle *c)
 
 const struct lb_ops *lb_find(const char *name);
 const char *lb_names(void);
+/* The registered balancers (*n of them). */
+const struct lb_ops *const *lb_registry(size_t *n);
 
 extern const struct lb_ops lb_single_ops;
 extern const struct lb_ops lb_oblivious_ops;

@@ -26,6 +26,12 @@ const struct lb_ops *lb_find(const char *name)
     return NULL;
 }
 
+const struct lb_ops *const *lb_registry(size_t *n)
+{
+    *n = sizeof all_lb / sizeof all_lb[0];
+    return all_lb;
+}
+
 const char *lb_names(void)
 {
     static char names[256];

@@ -143,6 +143,7 @@ const struct lb_ops lb_reps_ops = {
     .name = "reps",
     .description = "REPS: recycle entropies of clean ACKs, explore on ECN, optionally freeze on timeouts (seed 003 Alg. 4, seed 002 Sec. 7, htsim uec_mp)",
     .state_size = sizeof(struct reps_state),
+    .reads_reps_opts = true,
     .init = reps_init,
     .next_entropy = reps_next,
     .feedback = reps_feedback,

@@ -921,6 +921,7 @@ static void eqds_sample(const struct sim *s, uint32_t fi, struct flow_sample *ou
 
 const struct transport_ops transport_eqds_ops = {
     .name = "eqds",
+    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_RECV_OVERSUB | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
                    "trimming, optional sender window (-sender_cc)",
     .setup = eqds_setup,

@@ -1040,6 +1040,7 @@ static void homa_counters(const struct sim *s, uint32_t fi, uint64_t *out)
 
 const struct transport_ops transport_homa_ops = {
     .name = "homa",
+    .reads = TP_READS_CC,
     .description = "Homa (seed 001's baseline, specs/sird.md Sec. 4): RTTbytes unscheduled, SRPT grants to k "
                    "messages, 8 priority levels, per-packet spraying",
     .configure = homa_configure,

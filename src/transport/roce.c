@@ -558,6 +558,8 @@ static void roce_sample(const struct sim *s, uint32_t fi, struct flow_sample *ou
 
 const struct transport_ops transport_roce_ops = {
     .name = "roce",
+    .reads = TP_READS_RATE_CONTROL | TP_READS_OUT_OF_ORDER,
+    .cc_hint = "RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, timely or hpcc)",
     .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (selective repeat with "
                    "-out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
     .setup = roce_setup,

@@ -1392,6 +1392,8 @@ static uint64_t sird_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 
 const struct transport_ops transport_sird_ops = {
     .name = "sird",
+    .reads = 0,
+    .cc_hint = "SIRD: receivers allocate credit, senders keep no window",
     .description = "SIRD (seed 001): receiver credit with a global bucket B, per-sender AIMD buckets (csn and ECN), "
                    "unscheduled prefixes, paced credits, SRPT",
     .setup = sird_setup,

@@ -159,6 +159,82 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     f->ready_next = f->ready_prev = READY_NONE;
 }
 
+/* Issue 20: an option no connection of the run reads is never silently
+ * ignored. A .cm line picks its own transport and balancer, so this is
+ * decided over the flows (and, for an open-loop workload, the run's
+ * transport and balancer, which the messages added during the run get);
+ * each transport and balancer declares what it reads (transport_ops.reads,
+ * lb_ops.reads_reps_opts), so no protocol is named here. One line per
+ * option group, to stderr, like the --cc warning. */
+static void warn_unread_options(const struct sim *s, const struct transport_ops *run_tp, const bool *used,
+                                bool open_loop)
+{
+    char in_use[128] = "", lbs_in_use[128] = "";
+    unsigned reads = 0;
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        if (used[t] || (open_loop && all_transports[t] == run_tp)) {
+            reads |= all_transports[t]->reads;
+            snprintf(in_use + strlen(in_use), sizeof in_use - strlen(in_use), "%s%s", in_use[0] ? ", " : "",
+                     all_transports[t]->name);
+        }
+    const struct {
+        unsigned bit;
+        const char *flag; /* NULL: not given */
+    } checks[] = {
+        {TP_READS_CC_MODE, s->cfg.cc_mode_flag},
+        {TP_READS_RECV_OVERSUB, s->cfg.recv_oversub_cc ? "-recv_oversub_cc" : NULL},
+        {TP_READS_OVERSUB, s->cfg.oversub_flag},
+        {TP_READS_SLEEK, s->cfg.sleek ? "-sleek" : NULL},
+        {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
+        {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},
+        {TP_READS_ACK_THRESHOLD, s->cfg.ack_threshold_given ? "-sack_threshold" : NULL},
+        {TP_READS_RATE_CONTROL, s->cfg.dcqcn_k_pkts ? "-dcqcn" : s->cfg.timely ? "-timely" : s->cfg.hpcc ? "-hpcc" : NULL},
+        {TP_READS_OUT_OF_ORDER, s->cfg.roce_selective ? "-out_of_order" : NULL},
+    };
+    for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++) {
+        if (!checks[k].flag || (reads & checks[k].bit))
+            continue;
+        char readers[128] = "";
+        for (size_t t = 0; t < N_TRANSPORTS; t++)
+            if (all_transports[t]->reads & checks[k].bit)
+                snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s",
+                         readers[0] ? " or " : "", all_transports[t]->name);
+        warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", checks[k].flag,
+                   readers, in_use[0] ? in_use : "none");
+    }
+    if (!s->cfg.reps_flag)
+        return;
+    /* the balancers in use, each named once */
+    const struct lb_ops *seen[16];
+    size_t n_seen = 0;
+    bool reps_read = false;
+    for (uint32_t i = 0; i <= s->n_flows && !reps_read; i++) {
+        const struct lb_ops *lb = i < s->n_flows ? s->flows[i].lb : open_loop ? s->lb : NULL;
+        if (!lb)
+            continue;
+        reps_read |= lb->reads_reps_opts;
+        bool known = false;
+        for (size_t j = 0; j < n_seen; j++)
+            known |= seen[j] == lb;
+        if (!known && n_seen < sizeof seen / sizeof seen[0]) {
+            seen[n_seen++] = lb;
+            snprintf(lbs_in_use + strlen(lbs_in_use), sizeof lbs_in_use - strlen(lbs_in_use), "%s%s",
+                     lbs_in_use[0] ? ", " : "", lb->name);
+        }
+    }
+    if (reps_read)
+        return;
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    char readers[128] = "";
+    for (size_t j = 0; j < n_lb; j++)
+        if (lbs[j]->reads_reps_opts)
+            snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s", readers[0] ? " or " : "",
+                     lbs[j]->name);
+    warn_input("%s has no effect: no connection of this run uses the %s balancer (its balancers: %s)",
+               s->cfg.reps_flag, readers, lbs_in_use[0] ? lbs_in_use : "none");
+}
+
 void transport_setup(struct sim *s)
 {
     char err[256];
@@ -187,23 +263,24 @@ void transport_setup(struct sim *s)
     for (size_t t = 0; t < N_TRANSPORTS; t++)
         if (used[t] || all_transports[t] == run_tp) {
             all_transports[t]->setup(s);
-            windowed |= all_transports[t] == &transport_uet_ops || all_transports[t] == &transport_eqds_ops ||
-                        all_transports[t] == &transport_homa_ops;
+            windowed |= (all_transports[t]->reads & TP_READS_CC) != 0;
         }
-    /* SIRD and RoCE keep no sender window (RoCE's --cc dcqcn, timely, hpcc
-     * became its rate control in options.c): --cc names nothing here, as
-     * EQDS's and Homa's setups say for theirs */
-    if (s->cfg.cc_given && !windowed && run_tp == &transport_roce_ops)
-        warn_input("--cc %s has no effect on RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, "
-                   "timely or hpcc)", s->cc->name);
-    else if (s->cfg.cc_given && !windowed)
-        warn_input("--cc %s has no effect on %s: receivers allocate credit, senders keep no window", s->cc->name,
-                   run_tp == &transport_sird_ops ? "SIRD" : run_tp->name);
+    /* a transport without a sender window (receiver credit, or rate
+     * control: RoCE's --cc dcqcn, timely, hpcc became its rate control in
+     * options.c): --cc names nothing here, as EQDS's and Homa's setups say
+     * for theirs */
+    if (s->cfg.cc_given && !windowed) {
+        if (run_tp->cc_hint)
+            warn_input("--cc %s has no effect on %s", s->cc->name, run_tp->cc_hint);
+        else
+            warn_input("--cc %s has no effect on %s: senders keep no window", s->cc->name, run_tp->name);
+    }
+    bool open_loop = poisson_is_spec(s->cfg.workload_spec);
+    warn_unread_options(s, run_tp, used, open_loop);
     /* the fabric each needs, for the classes its flows use; the run's
      * transport of an open-loop workload also for the class of the
      * messages it adds during the run (transport_add_flow: class 1, RoCE's
      * lowest lossless class) */
-    bool open_loop = poisson_is_spec(s->cfg.workload_spec);
     for (size_t t = 0; t < N_TRANSPORTS; t++) {
         const struct transport_ops *tp = all_transports[t];
         if (!used[t] && tp != run_tp)

@@ -57,9 +57,30 @@ struct flow_sample {
     uint64_t delivered_bytes; /* payload bytes the receiver holds, duplicates excluded */
 };
 
+/* The shared options (read from struct config by the transport's own code)
+ * a transport reads, for transport_ops.reads: the generic layer warns about
+ * one that no connection's transport reads, without naming protocols. */
+enum {
+    TP_READS_CC = 1u << 0,             /* --cc: a sender window, or the transport's own warning on it */
+    TP_READS_CC_MODE = 1u << 1,        /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
+    TP_READS_RECV_OVERSUB = 1u << 2,   /* -recv_oversub_cc */
+    TP_READS_OVERSUB = 1u << 3,        /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
+    TP_READS_SLEEK = 1u << 4,          /* -sleek */
+    TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
+    TP_READS_CWND = 1u << 6,           /* -cwnd */
+    TP_READS_ACK_THRESHOLD = 1u << 7,  /* -sack_threshold */
+    TP_READS_RATE_CONTROL = 1u << 8,   /* -dcqcn, -timely, -hpcc (--cc dcqcn, timely, hpcc) */
+    TP_READS_OUT_OF_ORDER = 1u << 9,   /* -out_of_order */
+};
+
 struct transport_ops {
     const char *name;
     const char *description;
+    /* TP_READS_* bits: the shared options this transport reads */
+    unsigned reads;
+    /* Optional: why --cc has no effect on a transport without TP_READS_CC,
+     * after "has no effect on " (NULL: its name and "senders keep no window") */
+    const char *cc_hint;
     /* Before t=0, once per run if any flow uses this transport: check the
      * run's options (exit 2 naming the flag), allocate per-run state. */
     void (*setup)(struct sim *s);

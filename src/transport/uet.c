@@ -422,6 +422,7 @@ static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out
 
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
+    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_OVERSUB | TP_READS_SLEEK | TP_READS_LOSS_DETECT | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
     .setup = uet_setup,
     .flow_add = uet_flow_add,
