@@ -301,6 +301,25 @@ run -tm "$T/mixcc.cm" --transport sird --cc swift --classes 3 --quiet
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "--cc in a SIRD run with a UET connection: no warning"; else fail "--cc, SIRD run with a UET line: rc $rc, $(head -n 1 "$T/err")"; fi
 run -tm "$M/one.cm" --transport roce --cc dcqcn -dcqcn 10 --quiet
 if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "--cc dcqcn with RoCE: no warning"; else fail "--cc dcqcn with RoCE: rc $rc, $(head -n 1 "$T/err")"; fi
+# issue 20: an option that no connection's transport (or balancer) reads
+# warns once, naming the flag and the transports the run uses
+warns "-sleek without UET" "-sleek has no effect: no connection of this run uses uet (its transports: sird)" -tm "$M/one.cm" --transport sird -sleek --quiet
+warns "--loss-detect without UET" "--loss-detect has no effect: no connection of this run uses uet (its transports: eqds)" -tm "$M/one.cm" --transport eqds --loss-detect sack --quiet
+warns "-cwnd without a sender window" "-cwnd has no effect: no connection of this run uses uet or eqds (its transports: homa)" -tm "$M/one.cm" --transport homa -cwnd 10 --quiet
+warns "-sender_cc_only on RoCE" "-sender_cc_only has no effect: no connection of this run uses uet or eqds (its transports: roce)" -tm "$M/one.cm" --transport roce -sender_cc_only --quiet
+warns "-receiver_cc on SIRD" "-receiver_cc has no effect: no connection of this run uses uet or eqds (its transports: sird)" -tm "$M/one.cm" --transport sird -receiver_cc --quiet
+warns "-recv_oversub_cc without EQDS" "-recv_oversub_cc has no effect: no connection of this run uses eqds (its transports: uet)" -tm "$M/one.cm" -recv_oversub_cc --quiet
+warns "-force_disable_oversubscribed_cc without UET" "-force_disable_oversubscribed_cc has no effect: no connection of this run uses uet (its transports: eqds)" -tm "$M/one.cm" --transport eqds -force_disable_oversubscribed_cc --quiet
+warns "--reps-buffer without REPS" "--reps-buffer has no effect: no connection of this run uses the reps balancer (its balancers: oblivious)" -tm "$M/one.cm" --lb oblivious --reps-buffer 4 --quiet
+warns "--no-reps-freeze without REPS" "--no-reps-freeze has no effect: no connection of this run uses the reps balancer (its balancers: single)" -tm "$M/one.cm" --transport roce --no-reps-freeze --quiet
+warns "-sack_threshold without UET or EQDS" "-sack_threshold has no effect: no connection of this run uses uet or eqds (its transports: sird)" -tm "$M/one.cm" --transport sird -sack_threshold 8192 --quiet
+printf 'Nodes 16\nConnections 1\n0->13 start 0 size 20000 transport uet\n' >"$T/uetline.cm"
+warns "-out_of_order, RoCE run of UET lines" "-out_of_order has no effect: no connection of this run uses roce (its transports: uet)" -tm "$T/uetline.cm" --transport roce --pfc off -out_of_order --quiet
+warns "-timely, RoCE run of UET lines" "-timely has no effect: no connection of this run uses roce (its transports: uet)" -tm "$T/uetline.cm" --transport roce --pfc off -timely --quiet
+# a .cm line that picks a transport or balancer reading them: no warning
+printf 'Nodes 16\nConnections 3\n0->13 start 0 size 20000 transport uet lb reps priority 2\n1->12 start 0 size 20000\n2->11 start 0 size 20000 transport eqds priority 3\n' >"$T/mixopts.cm"
+run -tm "$T/mixopts.cm" --transport sird --classes 4 --lb oblivious -sleek -cwnd 10 -sender_cc --loss-detect sack -oversubscribed_cc -recv_oversub_cc -sack_threshold 8192 --reps-buffer 4 --no-reps-freeze --quiet
+if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "options read by one .cm line's transport or balancer: no warning"; else fail "mixed .cm with per-line transports and lb: rc $rc, $(head -n 1 "$T/err")"; fi
 printf '5 1\n' >"$T/five.cdf"
 warns "poisson load beyond the links once headers count" "load 0.5 (payload) is 6.9 times the host links' rate once each packet's 64-byte header counts" --workload "poisson:cdf=$T/five.cdf,load=0.5,n=8" -tiers 2 -end 2 --quiet
 run --workload "poisson:cdf=$SHARED/data/workloads/google_all_rpc.cdf,load=0.9,n=8" -tiers 2 -end 2 --quiet
