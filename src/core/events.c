@@ -149,11 +149,6 @@ static inline bool head_before(const struct eq_head *a, const struct eq_head *b)
     return a->key < b->key;
 }
 
-static inline bool head_before_event(const struct eq_head *h, const struct event *e)
-{
-    return h->key < ev_key(e); /* never equal: sequences are unique */
-}
-
 static inline struct eq_head head_of(const struct ev_fifo *f, uint32_t idx)
 {
     const struct event *e = &f->ev[f->head];

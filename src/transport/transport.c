@@ -523,11 +523,15 @@ void transport_msg_sent(struct sim *s, uint32_t fi)
 }
 
 /* A packet (or timer) of an earlier message whose slot was recycled
- * (--stream): nobody is left to take it. */
+ * (--stream): nobody is left to take it. Only the invariant checks read it,
+ * so it exists only where they are compiled in (clang warns of an unused
+ * static inline function otherwise). */
+#ifdef SPRAYSIM_CHECKS
 static inline bool stale(const struct sim *s, const struct packet *p)
 {
     return s->fstream && p->flow_gen != s->flows[p->flow].gen;
 }
+#endif
 
 /* Packet p leaves the network (received or dropped): when it was the last
  * of a message already streamed, the slot can be recycled. */
