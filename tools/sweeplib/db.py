@@ -24,6 +24,7 @@ import json
 import math
 import os
 import sqlite3
+import threading
 
 from .spec import column_name
 
@@ -379,3 +380,23 @@ def aggregate(conn, metric, by, where=None):
     for key, _seed, v in per_run(conn, metric, by, where):
         groups.setdefault(key, []).append(v)
     return [(k,) + mean_ci95(vs) for k, vs in groups.items()]
+
+
+def write_atomic(path, text):
+    """Writes path by write-and-rename; a failed write (a full disk) leaves
+    the old file and no temporary, and names path in its error. One copy for
+    the runner and the reports."""
+    tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise OSError(e.errno, e.strerror, path) from None

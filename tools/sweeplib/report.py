@@ -112,23 +112,6 @@ def page(title, body):
             f"<title>{esc(title)}</title><style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
 
 
-def write_atomic(path, text):
-    """Write-and-rename; a refused write (a full disk) names path and leaves
-    no temporary."""
-    tmp = f"{path}.tmp.{os.getpid()}"
-    try:
-        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise OSError(e.errno, e.strerror, path) from None
-
-
 # -- single-run figures (from a run directory or the database) ------------
 def ecdf(values):
     """Empirical CDF as step points, starting from 0 at the smallest value
@@ -333,7 +316,7 @@ def run_report(rundir, out):
     parts.append(plot_heatmap(r["queues"], s["run"]["simulated_us"], "Per-port utilization"))
     for ts in find_timeseries(rundir):
         parts.append(plot_timeseries(ts, os.path.basename(ts)))
-    write_atomic(out, page(f"spraysim run {os.path.basename(rundir)}", "\n".join(parts)))
+    db.write_atomic(out, page(f"spraysim run {os.path.basename(rundir)}", "\n".join(parts)))
 
 
 # -- sweep report ---------------------------------------------------------
@@ -804,4 +787,4 @@ def sweep_report(sweep, outdir, out):
                  table_html(["point", "axes", "seed", "status", "fct_max_us", "wall s", "events", "command"],
                             [(a, combo_label(b), c, d, e, f, g, h) for a, b, c, d, e, f, g, h in rows]) +
                  "</details>")
-    write_atomic(out, page(sweep.title, "\n".join(parts)))
+    db.write_atomic(out, page(sweep.title, "\n".join(parts)))

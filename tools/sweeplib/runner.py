@@ -45,26 +45,8 @@ def resolve_binary(sweep, override=None):
     return b
 
 
-def write_atomic(path, text):
-    """Writes path by write-and-rename; a failed write (a full disk) leaves
-    the old file and no temporary, and names path in its error."""
-    tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
-    try:
-        with open(tmp, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise OSError(e.errno, e.strerror, path) from None
-
-
 def save_points(outdir, sweep, version, points, binary):
-    write_atomic(os.path.join(outdir, "points.json"), json.dumps({
+    db.write_atomic(os.path.join(outdir, "points.json"), json.dumps({
         "sweep": sweep.name, "sweep_file": sweep.path, "version": version, "binary": binary,
         "points": [p.to_json() for p in points]}, indent=1))
 
@@ -152,7 +134,7 @@ def run_point(binary, version, point, outdir):
             "command": shlex.join([os.path.relpath(binary, root_dir())] + point.argv),
             "version": version, "commit": version_commit(version), "error": err,
             "finished_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")}
-    write_atomic(os.path.join(outdir, "logs", point.id + ".json"), json.dumps(meta))
+    db.write_atomic(os.path.join(outdir, "logs", point.id + ".json"), json.dumps(meta))
     return meta
 
 
@@ -370,7 +352,7 @@ def slurm_script(sweep, outdir, binary, chunk, sbatch_opts):
         "",
     ]
     path = os.path.join(outdir, "slurm.sh")
-    write_atomic(path, "\n".join(lines))
+    db.write_atomic(path, "\n".join(lines))
     os.chmod(path, 0o755)
     return path, ntasks, len(points)
 
