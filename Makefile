@@ -114,8 +114,10 @@ FORCE:
 # (the quick start runs as root on a fresh Debian machine): cmocka (unit
 # tests), python3 and matplotlib (tools/sweep and its report tests), an MPI
 # (tests/mpi_test.sh; Open MPI unless mpicc is already there, so a machine
-# with MPICH keeps it). One call, because several apt-gets at once under
-# `make -j` fail on apt's lock.
+# with MPICH keeps it); then python3-venv and pandas for the Python
+# package's test (tests/python_test.sh), without their recommends (pandas'
+# pull in numba and HDF5). Calls in sequence in one recipe, because several
+# apt-gets at once under `make -j` fail on apt's lock.
 deps:
 	@missing=""; \
 	[ -f /usr/include/cmocka.h ] || missing="$$missing libcmocka-dev"; \
@@ -126,6 +128,14 @@ deps:
 	  echo "installing$$missing (needed by the tests)"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || \
 	  { echo "could not install$$missing; install them and re-run"; exit 1; }; \
+	fi; \
+	pymissing=""; \
+	/usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || pymissing="$$pymissing python3-venv"; \
+	/usr/bin/python3 -c 'import pandas' 2>/dev/null || pymissing="$$pymissing python3-pandas"; \
+	if [ -n "$$pymissing" ]; then \
+	  echo "installing$$pymissing (the Python package's tests)"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$pymissing >/dev/null) || \
+	  { echo "could not install$$pymissing; install them and re-run"; exit 1; }; \
 	fi
 
 $(BUILD)/tests/%: tests/%.c $(OBJ_LIB) | deps
