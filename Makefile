@@ -77,7 +77,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 
 SHARED  ?= ../shared
 
-.PHONY: mpi mpi-deps mutation
+.PHONY: mpi mpi-deps mutation shared-data
 .PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-reference bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
@@ -109,6 +109,12 @@ $(BUILD)/commit.stamp: FORCE
 	@echo '$(GIT_COMMIT)' | cmp -s - $@ || echo '$(GIT_COMMIT)' > $@
 
 FORCE:
+
+# The shared scenario data (../shared beside the checkout, or SHARED=) is
+# where the default experiment and the tests read their matrices: without
+# it, one line saying how to point at it, before anything is built.
+shared-data:
+	@[ -d "$(SHARED)/data" ] || { echo "spraysim: no shared data at $(SHARED)/data: put the shared folder beside the checkout, or give its path: make $(MAKECMDGOALS) SHARED=/path/to/shared"; exit 2; }
 
 # What the tests need from Debian, installed in one apt-get when missing
 # (the quick start runs as root on a fresh Debian machine): cmocka (unit
@@ -163,7 +169,7 @@ plot-deps: py-deps
 	  { echo "could not install python3-matplotlib; install it and re-run"; exit 1; }; \
 	fi
 
-figures: plot-deps $(BIN)
+figures: shared-data plot-deps $(BIN)
 	@SHARED=$(SHARED) SPRAYSIM=$(BIN) sh experiments/figures.sh
 
 test-report: plot-deps $(BIN)
@@ -172,14 +178,14 @@ test-report: plot-deps $(BIN)
 	  { echo "could not install chromium; install it and re-run"; exit 1; }; }
 	@SHARED=$(SHARED) SPRAYSIM=$(BIN) sh tests/report_test.sh
 
-run: $(BIN)
+run: shared-data $(BIN)
 	./$(BIN) -tm $(SHARED)/data/htsim/matrices/one.cm -sender_cc_only
 
 # tests/mpi_test.sh compares 1-, 2- and 3-process runs with the plain
 # binary: deps installs an MPI where none is, so the test runs
 # (not skips) on a fresh machine; bin/spraysim-mpi is built optimised,
 # whatever this build's flags.
-test: deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
+test: shared-data deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
 	@$(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)
 
@@ -218,7 +224,7 @@ bench-cc: $(BUILD)/bench/cc_cost
 	  { echo "could not install valgrind; install it and re-run"; exit 1; }; }
 	@CC_COST=$(BUILD)/bench/cc_cost sh bench/cc_cost.sh
 
-bench: $(BIN)
+bench: shared-data $(BIN)
 	@SHARED=$(SHARED) sh bench/run.sh
 	@$(MAKE) --no-print-directory bench-reference
 	@SHARED=$(SHARED) sh bench/poisson.sh
@@ -227,7 +233,7 @@ bench: $(BIN)
 
 # Issue 14's targets side by side with the reference (HTSIM=path/htsim_uec;
 # README "Performance"): plain and 2-process runs, memory per host.
-bench-speed: $(BIN) mpi
+bench-speed: shared-data $(BIN) mpi
 	@SHARED=$(SHARED) sh bench/speed.sh
 
 # The reference's own regression suite (uet-htsim sim/datacenter/
@@ -235,13 +241,13 @@ bench-speed: $(BIN) mpi
 # HTSIM=path/htsim_uec, else against bench/reference_suite.tsv; needs the
 # reference's files (HTSIM_SRC=.../htsim/sim/datacenter, or derived from
 # HTSIM), and says it skipped without them.
-bench-reference: $(BIN) py-deps
+bench-reference: shared-data $(BIN) py-deps
 	@HTSIM="$(HTSIM)" HTSIM_SRC="$(HTSIM_SRC)" /usr/bin/python3 bench/reference_suite.py --spraysim $(BIN)
 
-bench-poisson: $(BIN)
+bench-poisson: shared-data $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh
 
-bench-stream: $(BIN)
+bench-stream: shared-data $(BIN)
 	@SHARED=$(SHARED) sh bench/stream.sh
 
 # libFuzzer needs clang: install Debian's when it is missing, as deps does cmocka.

@@ -113,7 +113,9 @@ struct config {
     unsigned n_fail_specs;
     struct cc_option cc_opts[16]; /* --cc-opt name=value */
     unsigned n_cc_opts;
-    bool progress;                /* progress line on stderr */
+    bool progress;                /* progress on stderr (--progress, --no-progress) */
+    double progress_every_s;      /* --progress-every S: seconds between progress reports (0: 1 s on a
+                                     terminal, where one line is redrawn; 5 s otherwise, a line each) */
     bool quiet;
     bool check_only; /* --check: parse and validate flags and input files, run nothing */
     bool htsim_output;            /* print htsim's per-flow start/finish lines */

@@ -126,6 +126,17 @@ fi
 
 # ---------------------------------------------------------------- bad input
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus
+# a mistyped flag gets the nearest of --help's flags; a far one gets none
+bad "unknown flag: did you mean (one letter more)" "unknown flag '-endd'; did you mean -end?" -tm "$M/one.cm" -endd 5
+bad "unknown flag: did you mean (two letters swapped)" "did you mean --workload?" --workloda perm:n=16,size=100
+bad "unknown flag: did you mean (htsim's spelling of a long flag)" "did you mean -sender_cc_only?" -tm "$M/one.cm" --sender-cc-only
+bad "unknown flag: did you mean (native spelling with underscores)" "did you mean --cc-opt?" -tm "$M/one.cm" --cc_opt x=1
+run -tm "$M/one.cm" --xyzzy
+if [ "$rc" -eq 2 ] && grep -q "unknown flag '--xyzzy' (see --help)" "$T/err"; then
+    ok "unknown flag: nothing near, no suggestion"
+else
+    fail "unknown flag far from every flag: exit $rc, $(head -1 "$T/err")"
+fi
 bad "flag missing its value" "-paths" -tm "$M/one.cm" -paths
 bad "non-numeric value" "-paths" -tm "$M/one.cm" -paths abc
 printf 'Nodes 16\nConnections 1\n0->5 start 0 size 1000 lb nosuch\n' >"$T/lbx.cm"
@@ -1280,6 +1291,55 @@ if [ "$rc" -eq 0 ] && [ "$(tail -n 1 "$T/ts8/ts_hosts.csv" | cut -d, -f3)" = 400
     ok "ts: Homa incast: each flow's last row delivered 2 MB, host 2 got 4 MB"
 else
     fail "ts: Homa: exit $rc, $(tail -n 1 "$T/ts8/ts_hosts.csv" 2>/dev/null)"
+fi
+
+# Progress in a batch log (stderr not a terminal): whole lines, no carriage
+# returns, at --progress-every; none with --no-progress. 2.3 M events, so
+# the check at every 2^20 events runs twice after the interval has passed.
+run --workload perm:n=1024,size=2097152 -end 60 --progress-every 0.01 --quiet
+np=$(grep -c '^spraysim: progress \[[0-9.]* s\] simulated [0-9.]* of 60.0 us, [0-9]*/1024 flows finished' "$T/err")
+if [ "$rc" -eq 0 ] && [ "$np" -ge 1 ] && ! grep -q "$(printf '\r')" "$T/err"; then
+    ok "progress: $np whole lines in a batch log at --progress-every 0.01"
+else
+    fail "progress: exit $rc, $np progress lines: $(head -c 300 "$T/err" | tr '\r\n' '^|')"
+fi
+run --workload perm:n=1024,size=2097152 -end 60 --progress-every 0.01 --no-progress --quiet
+if [ "$rc" -eq 0 ] && ! grep -q 'progress' "$T/err"; then
+    ok "progress: --no-progress prints none"
+else
+    fail "progress: --no-progress: exit $rc, $(head -c 200 "$T/err")"
+fi
+bad "progress: --progress-every below 0.01" "--progress-every" --workload perm:n=16,size=1000 --progress-every 0.001
+bad "progress: --progress-every needs a number" "--progress-every" --workload perm:n=16,size=1000 --progress-every soon
+
+# Without the shared data, make's targets that read it say how to point at
+# it (SHARED=), in one line, before building anything.
+if command -v make >/dev/null 2>&1 && [ -f Makefile ]; then
+    make -s --no-print-directory shared-data SHARED="$T/no-such-shared" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -ne 0 ] && [ "$(wc -l <"$T/out")" -eq 1 ] && grep -q "no shared data at $T/no-such-shared/data" "$T/out" &&
+        grep -q 'SHARED=/path/to/shared' "$T/out"; then
+        ok "make without the shared data: one line naming SHARED="
+    else
+        fail "make without the shared data: exit $rc, $(head -c 300 "$T/out" "$T/err" | tr '\n' '|')"
+    fi
+else
+    skip "make without the shared data: no make or Makefile here"
+fi
+
+# --help names every parameter the workload generators accept (the names
+# are read from the parsers: gen.c's table, poisson.c's comparisons)
+if [ -f src/workload/gen.c ] && [ -f src/workload/poisson.c ]; then
+    "$SPRAYSIM" --help >"$T/help" 2>&1
+    names=$( (sed -n '/param_names\[[A-Z_]*\] = {/,/};/p' src/workload/gen.c | grep -o '"[a-z_]*"';
+        grep -o 'strcmp(name, "[a-z_]*")' src/workload/poisson.c | grep -o '"[a-z_]*"') | tr -d '"' | sort -u)
+    missing=""
+    for n in $names; do grep -q "[,:[]$n=" "$T/help" || missing="$missing $n"; done
+    if [ -n "$names" ] && [ -z "$missing" ]; then
+        ok "--help names every workload parameter ($(echo $names | wc -w) names)"
+    else
+        fail "--help misses workload parameters:$missing (found: $(echo $names | tr '\n' ' '))"
+    fi
 fi
 
 [ "$nfail" -eq 0 ]

@@ -136,6 +136,10 @@ good "-q 1 (with -ecn 1 1), the smallest queue" -q 1 -ecn 1 1
 bad "-q 0" "-q: '0' is out of range (1 to 1000000)" -q 0
 good "-q 517465, the largest queue in bytes" -q 517465
 bad "-q 517466, one packet more than 2^31 - 1 bytes" "-q 517466: a queue of 2147483900 bytes" -q 517466
+good "--progress-every 0.01, the shortest interval" --progress-every 0.01
+bad "--progress-every 0.009" "--progress-every: '0.009' is out of range" --progress-every 0.009
+good "--progress-every 86400, the longest" --progress-every 86400
+bad "--progress-every 86401" "--progress-every: '86401' is out of range" --progress-every 86401
 bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
 bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
 bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5

@@ -15,6 +15,7 @@
 #include "../workload/gen.h"
 #include "../workload/poisson.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -80,7 +81,8 @@ void options_usage(FILE *out)
             "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
             "                        ring[:n=128,gpus=8,size=13697024,placement=block|host]; each takes seed=S\n"
             "                        poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W][,stop_us=S]\n"
-            "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B]: open-loop arrivals\n"
+            "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B][,conns=K][,seed=S]: open-loop\n"
+            "                        arrivals; conns=K: K persistent connections per host pair\n"
             "                        (README \"Poisson workloads\")\n"
             "  --write-cm FILE       write the simulated workload as a .cm file (failures included)\n"
             "  --random-failures P   each inter-switch link down from t=0 with probability P (0..1)\n"
@@ -138,7 +140,9 @@ void options_usage(FILE *out)
             "  --ts-interval US|change  sample every US (default: the base RTT), or at every change\n"
             "  --ts-window START:END time series only between START and END us (default: the whole run)\n"
             "  --ts-max-mb MB        refuse a time series estimated above MB megabytes (default 512)\n"
-            "  --progress, --no-progress  progress line on stderr when it is a terminal (default on)\n"
+            "  --progress, --no-progress  progress on stderr (default on): a line redrawn every second on a\n"
+            "                        terminal, else a whole line every 5 s (batch logs)\n"
+            "  --progress-every S    seconds between progress reports (0.01..86400)\n"
             "  --quiet               no summary on stdout\n"
             "  --check               validate the flags and read the input files as a run would, then\n"
             "                        exit 0 without running (or the run's one-line error, exit 2)\n"
@@ -285,6 +289,99 @@ static bool is_switch_flag(const char *a)
         if (!strcmp(a, names[i]))
             return true;
     return false;
+}
+
+/* "did you mean": the flag of --help nearest to a mistyped one. The names
+ * come from the usage text itself (a line's first word when it starts with
+ * a dash, and the ones after its commas), so a flag added to --help is
+ * suggested without another list to keep. Names are compared without their
+ * dashes, '-' and '_' alike and case ignored (htsim's -sender_cc_only
+ * against --sender-cc-only), by edit distance: at most 1 for names of up to
+ * 4 letters, 2 beyond, so a suggestion is a likely typo, not a guess. */
+static void normalise_flag(const char *in, char *out, size_t n)
+{
+    while (*in == '-')
+        in++;
+    size_t k = 0;
+    for (; *in && *in != '=' && k + 1 < n; in++)
+        out[k++] = *in == '-' ? '_' : (char)tolower((unsigned char)*in);
+    out[k] = '\0';
+}
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return UINT32_MAX;
+    unsigned row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* Writes "; did you mean X?" into out (empty when nothing is near). */
+static void suggest_flag(const char *arg, char *out, size_t n)
+{
+    out[0] = '\0';
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem)
+        return;
+    options_usage(mem);
+    fclose(mem);
+    char want[64];
+    normalise_flag(arg, want, sizeof want);
+    size_t wl = strlen(want);
+    unsigned limit = wl <= 4 ? 1 : 2, best = UINT32_MAX;
+    char best_name[64] = "";
+    for (char *line = text; line && *line;) {
+        char *end = strchr(line, '\n');
+        if (end)
+            *end = '\0';
+        /* "  -flag ..." or "  -a, -b  ...": the flags a help line defines */
+        const char *p = line;
+        if (p[0] == ' ' && p[1] == ' ' && p[2] == '-') {
+            p += 2;
+            for (;;) {
+                size_t k = strcspn(p, " ,=");
+                char name[64], norm[64];
+                if (k == 0 || k >= sizeof name)
+                    break;
+                memcpy(name, p, k);
+                name[k] = '\0';
+                normalise_flag(name, norm, sizeof norm);
+                unsigned d = edit_distance(want, norm);
+                if (d < best) {
+                    best = d;
+                    snprintf(best_name, sizeof best_name, "%s", name);
+                }
+                p += k;
+                if (p[0] == ',' && p[1] == ' ' && p[2] == '-')
+                    p += 2;
+                else
+                    break;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    free(text);
+    if (best <= limit && strcmp(best_name, arg))
+        snprintf(out, n, "; did you mean %s?", best_name);
 }
 
 /* One class's --class-opt values; a NaN is an option not given. */
@@ -722,6 +819,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->progress = true;
         } else if (!strcmp(arg, "--no-progress")) {
             cfg->progress = false;
+        } else if (!strcmp(arg, "--progress-every")) {
+            TAKE();
+            cfg->progress_every_s = get_real(&x, arg, v, 0.01, 86400);
         } else if (!strcmp(arg, "--quiet")) {
             cfg->quiet = true;
         } else if (!strcmp(arg, "--check")) {
@@ -765,7 +865,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
                 x.failed = true;
         } else {
-            bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
+            char hint[96];
+            suggest_flag(arg, hint, sizeof hint);
+            bad(&x, "unknown flag '%s'%s (see --help)", shown(arg, b), hint);
         }
     next:;
 #undef TAKE

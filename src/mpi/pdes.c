@@ -401,7 +401,7 @@ void pdes_run(struct sim *s)
      * so a long parallel run shows it too and a short one prints nothing */
     bool tty = isatty(STDERR_FILENO);
     bool progress = P.rank == 0 && s->cfg.progress, printed = false;
-    double every_s = tty ? 1.0 : 5.0;
+    double every_s = s->cfg.progress_every_s > 0 ? s->cfg.progress_every_s : tty ? 1.0 : 5.0;
     double last_print = t_start;
     while (t != SIMTIME_NEVER && t <= s->cfg.end_ps && !all_done) {
         double t1 = wall_s(), c1 = cpu_s();
