@@ -616,6 +616,7 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
     bool printed = false;
     bool tty = progress && isatty(STDERR_FILENO);
     double progress_every_s = s->cfg.progress_every_s > 0 ? s->cfg.progress_every_s : tty ? 1.0 : 5.0;
+    uint64_t checked_events = 0;
     for (;;) {
         if (s->stop)
             break;
@@ -631,22 +632,27 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
             dispatch(s, &ev, sim_event_origin(s, &ev));
             if (__builtin_expect(ts_each_event, 0))
                 ts_after_event(s);
-            if (progress && (s->events_processed & 0xfffff) == 0) {
-                double w = wall_seconds();
-                if (w - last_print >= progress_every_s) {
-                    last_print = w;
-                    printed = tty;
-                    /* the time left at this run's pace of simulated time: an
-                     * upper bound, as the run also ends when every flow is done */
-                    double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
-                    /* a terminal redraws one line; a batch log (Slurm, a
-                     * sweep's point log) gets whole lines it can keep */
-                    fprintf(stderr, "%s[%.1f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
-                            "ETA <= %.0f s%s",
-                            tty ? "\r" : "spraysim: progress ", w - wall_start, (double)s->now / PS_PER_US,
-                            (double)s->cfg.end_ps / PS_PER_US, s->flows_finished, s->n_msgs,
-                            s->events_processed / (w - wall_start) / 1e6, eta, tty ? "   " : "\n");
-                }
+        }
+        /* progress: the clock is read between windows (a window is about
+         * one link latency of simulated time) once 2^18 events have run
+         * since the last reading, never per event: perm_128 runs 274.4 M
+         * instructions (callgrind), 278.0 M with the per-event test */
+        if (progress && s->events_processed - checked_events >= (1u << 18)) {
+            checked_events = s->events_processed;
+            double w = wall_seconds();
+            if (w - last_print >= progress_every_s) {
+                last_print = w;
+                printed = tty;
+                /* the time left at this run's pace of simulated time: an
+                 * upper bound, as the run also ends when every flow is done */
+                double eta = s->now ? (w - wall_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
+                /* a terminal redraws one line; a batch log (Slurm, a
+                 * sweep's point log) gets whole lines it can keep */
+                fprintf(stderr, "%s[%.1f s] simulated %.1f of %.1f us, %u/%u flows finished, %.2fM events/s, "
+                        "ETA <= %.0f s%s",
+                        tty ? "\r" : "spraysim: progress ", w - wall_start, (double)s->now / PS_PER_US,
+                        (double)s->cfg.end_ps / PS_PER_US, s->flows_finished, s->n_msgs,
+                        s->events_processed / (w - wall_start) / 1e6, eta, tty ? "   " : "\n");
             }
         }
     }
