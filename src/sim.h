@@ -57,7 +57,8 @@ struct config {
     uint32_t tiers;              /* default tree when no -topo */
     uint32_t linkspeed_mbps;     /* host NIC speed (and all links without -topo) */
     uint32_t mtu_bytes;          /* full data packet on the wire */
-    uint32_t hdr_bytes;          /* header: ACK, NACK and trimmed sizes */
+    uint32_t hdr_bytes;          /* header: ACK, NACK and (without -trimsize) trimmed sizes */
+    uint32_t trim_bytes;         /* -trimsize: a trimmed data packet's size (0: hdr_bytes) */
     uint32_t queue_pkts;         /* -q; 0 = auto (one BDP, five without trimming) */
     bool queue_infinite;         /* -q inf: switch queues never overflow (seed 001's setup) */
     uint32_t ecn_low_pkts;       /* -ecn; 0 = auto (20% / 80% of one BDP) */
@@ -119,6 +120,8 @@ struct config {
     bool quiet;
     bool check_only; /* --check: parse and validate flags and input files, run nothing */
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
+    bool htsim_logtime;           /* -logtime set the time series' interval */
+    bool ar_sticky_given;         /* -ar_sticky_delta (accepted, warned: flowlet routing is not modelled) */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */

@@ -1342,4 +1342,62 @@ if [ -f src/workload/gen.c ] && [ -f src/workload/poisson.c ]; then
     fi
 fi
 
+# The rest of htsim_uec's command line: each flag runs with the reference's
+# meaning, warns naming what replaces an htsim log, or exits 2 as "not
+# modelled" (never "unknown flag").
+run -tm "$M/incast.cm" -end 300 --out "$T/trim64"
+rc64=$rc
+run -tm "$M/incast.cm" -end 300 --out "$T/trimdef" -trimsize 64
+rcd=$rc
+run -tm "$M/incast.cm" -end 300 --out "$T/trim1k" -trimsize 1000
+if [ "$rc64" -eq 0 ] && [ "$rcd" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/trim64/flows.csv" "$T/trimdef/flows.csv" &&
+    ! cmp -s "$T/trim64/flows.csv" "$T/trim1k/flows.csv" && [ "$(grep -o '"trims": [0-9]*' "$T/trim1k/summary.json")" != '"trims": 0' ]; then
+    ok "-trimsize: 64 is the default (identical flows.csv); 1000-byte trimmed packets change the incast"
+else
+    fail "-trimsize: exit $rc64/$rcd/$rc or flows.csv not as expected"
+fi
+bad "-trimsize below the header" "-trimsize 63: a trimmed packet keeps at least its 64-byte header" -tm "$M/one.cm" -trimsize 63
+bad "-trimsize above -mtu" "at most -mtu 4150" -tm "$M/one.cm" -trimsize 4151
+run -tm "$M/perm_16n_16c_2MB.cm" -end 300 --out "$T/strat" -strat ecmp_ar
+run2rc=$rc
+run -tm "$M/perm_16n_16c_2MB.cm" -end 300 --out "$T/strat2" -paths 1 --routing ar
+if [ "$run2rc" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/strat/flows.csv" "$T/strat2/flows.csv" && cmp -s "$T/strat/queues.csv" "$T/strat2/queues.csv"; then
+    ok "-strat ecmp_ar is -paths 1 --routing ar (identical flows.csv and queues.csv)"
+else
+    fail "-strat ecmp_ar: exit $run2rc/$rc or outputs differ from -paths 1 --routing ar"
+fi
+run -tm "$M/one.cm" -end 100 -log switch --out "$T/logsw"
+if [ "$rc" -eq 0 ] && [ -f "$T/logsw/switches.csv" ]; then ok "-log switch is --switch-stats (switches.csv)"; else fail "-log switch: exit $rc, no switches.csv"; fi
+for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5"; do
+    run -tm "$M/one.cm" -end 100 $a --quiet
+    if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^spraysim: warning: ${a%% *}" "$T/err"; then
+        ok "$a: runs with one warning line naming it"
+    else
+        fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
+    fi
+done
+for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method pause" "-ar_granularity flow" "-path_burst 4" "-strat rr_ecmp" "-conns 4" "-pcie 100" "-disable_fd" "-enable_qa_gate"; do
+    bad "$a: not modelled" "not" -tm "$M/one.cm" $a
+done
+for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-path_burst 1" "-strat ecmp_host" "-debug"; do
+    run -tm "$M/one.cm" -end 100 $a --quiet
+    if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "$a: the reference's default, accepted silently"; else fail "$a: exit $rc, $(head -1 "$T/err")"; fi
+done
+run -tm "$M/one.cm" -end 50 --ts-hosts 0 -logtime_us 5 --out "$T/logtime"
+if [ "$rc" -eq 0 ] && [ "$(awk -F, 'NR == 3 { print $1 - 5 }' "$T/logtime/ts_hosts.csv")" = "$(awk -F, 'NR == 2 { print $1 + 0 }' "$T/logtime/ts_hosts.csv")" ]; then
+    ok "-logtime_us 5 sets the time series' interval to 5 us"
+else
+    fail "-logtime_us: exit $rc, $(head -3 "$T/logtime/ts_hosts.csv" 2>/dev/null | tr '\n' '|')"
+fi
+bad "-strat with no such strategy" "-strat: 'bogus' is no htsim route strategy" -tm "$M/one.cm" -strat bogus
+bad "-log with no such kind" "-log: 'bogus' is no htsim log kind" -tm "$M/one.cm" -log bogus
+# called as htsim_uec (a symlink), the reference's per-flow lines by default
+ln -s "$SPRAYSIM" "$T/htsim_uec"
+"$T/htsim_uec" -tm "$M/bidir.cm" >"$T/out" 2>"$T/err"
+if [ $? -eq 0 ] && [ "$(grep -c 'finished at' "$T/out")" -eq 2 ]; then
+    ok "a binary called htsim_uec prints htsim's per-flow lines by default"
+else
+    fail "htsim_uec symlink: $(grep -c 'finished at' "$T/out") 'finished at' lines"
+fi
+
 [ "$nfail" -eq 0 ]

@@ -72,6 +72,18 @@ void options_usage(FILE *out)
             "  -hpcc                 RoCE: HPCC window/rate control on in-band telemetry (not with -dcqcn)\n"
             "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
+            "  -trimsize BYTES       size of a trimmed packet (default: the 64-byte header; at most -mtu)\n"
+            "  -strat ecmp_host|ecmp_ar  htsim's route strategy: ecmp_host (default) or ecmp_ar (-paths 1,\n"
+            "                        --routing ar); its other strategies are refused as not modelled\n"
+            "  -log KIND             htsim's logs: flow_events is --htsim-output, switch is --switch-stats;\n"
+            "                        the others name the output that replaces them\n"
+            "  -logtime MS, -logtime_us US  htsim's logging period: the time series' --ts-interval\n"
+            "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
+            "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue,\n"
+            "  -ar_granularity packet, -path_burst 1  htsim's defaults, which spraysim models; other values\n"
+            "                        exit 2 as not modelled (as do -conns, -pcie, -disable_fd, -enable_qa_gate)\n"
+            "  -ar_sticky_delta US   accepted with a warning (flowlet routing is not modelled)\n"
+            "  -debug                accepted; prints nothing more\n"
             "  -h, -help             this text\n"
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
@@ -453,6 +465,146 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     }
 }
 
+/* The rest of htsim_uec's command line (its main_uec.cpp, uet-htsim
+ * 40ccb05, and the usage text of the htsim binaries), so a script written
+ * for the reference runs unchanged or is told, in one line, why not:
+ *  - flags with a spraysim equivalent set it (-strat ecmp_ar is -paths 1
+ *    --routing ar; -log switch is --switch-stats; -trimsize sets the
+ *    trimmed header's size);
+ *  - flags about htsim's own log file (-o, most -log kinds, -logtime)
+ *    warn naming the output that replaces it;
+ *  - values the reference has and spraysim does not model (multi-plane
+ *    NICs, flowlet or pause-based adaptive routing, Aeolus queues, the
+ *    Swift host scheduler) exit 2 "not modelled", never "unknown flag".
+ * Returns false when `arg` is none of them; *used is how many of the
+ * following arguments it took. */
+static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char *arg, const char *v, int *used)
+{
+    char b[SHOWN_BUF];
+    static const char *const one_value[] = {"-o",      "-strat",         "-trimsize",       "-log",
+                                            "-logtime", "-logtime_us",   "-queue_type",     "-host_queue_type",
+                                            "-planes",  "-ar_sticky_delta", "-ar_granularity", "-ar_method",
+                                            "-path_burst", "-conns",     "-pcie"};
+    static const char *const no_value[] = {"-disable_fd", "-enable_qa_gate", "-debug"};
+    bool takes_value = false, known = false;
+    for (size_t k = 0; k < sizeof one_value / sizeof one_value[0]; k++)
+        known |= takes_value |= !strcmp(arg, one_value[k]);
+    for (size_t k = 0; k < sizeof no_value / sizeof no_value[0]; k++)
+        known |= !strcmp(arg, no_value[k]);
+    if (!known)
+        return false;
+    *used = 0;
+    if (takes_value) {
+        if (!v) {
+            bad(x, "%s needs a value", arg);
+            return true;
+        }
+        *used = 1;
+    }
+    if (!strcmp(arg, "-o")) {
+        warn_input("-o %s: htsim's binary event log is not written; spraysim writes flows.csv, queues.csv and "
+                   "summary.json (--out DIR) and time series with --ts-* (README \"Outputs\")", shown(v, b));
+    } else if (!strcmp(arg, "-strat")) {
+        /* htsim_uec: ecmp_host is its default (hash of flow and path id);
+         * ecmp_ar one path and switch-side adaptive routing on queue size */
+        if (!strcmp(v, "ecmp_host")) {
+        } else if (!strcmp(v, "ecmp_ar")) {
+            cfg->paths = 1;
+            cfg->paths_given = true;
+            cfg->routing = ROUTE_AR;
+        } else if (!strcmp(v, "ecmp_host_ar") || !strcmp(v, "ecmp_rr") || !strcmp(v, "rr_ecmp") ||
+                   !strcmp(v, "ecmp_host_ecn") || !strcmp(v, "reactive_ecn")) {
+            bad(x, "-strat %s: htsim's route strategy %s is not modelled (spraysim has ecmp_host, the default, "
+                   "and ecmp_ar; --lb and --routing choose paths)", v, v);
+        } else if (!strcmp(v, "perm") || !strcmp(v, "single") || !strcmp(v, "rand") || !strcmp(v, "pull") ||
+                   !strcmp(v, "ecmp")) {
+            /* other htsim binaries' strategies (htsim_ndp -strat perm):
+             * htsim_uec ignores them, and so does spraysim, saying so */
+            warn_input("-strat %s: a strategy of other htsim binaries, which htsim_uec ignores: paths come from "
+                       "--lb (default mixed) and -paths", v);
+        } else {
+            bad(x, "-strat: '%s' is no htsim route strategy (ecmp_host, ecmp_ar, ecmp_host_ar, ecmp_rr, rr_ecmp, "
+                   "ecmp_host_ecn, reactive_ecn)", shown(v, b));
+        }
+    } else if (!strcmp(arg, "-trimsize")) {
+        /* checked against -mtu and the header once both are known */
+        cfg->trim_bytes = (uint32_t)get_uint(x, arg, v, 1, 65535);
+    } else if (!strcmp(arg, "-log")) {
+        static const struct {
+            const char *kind, *instead;
+        } logs[] = {
+            {"flow_events", "--htsim-output (htsim's per-flow lines) and flows.csv"},
+            {"sink", "--ts-hosts (delivered bytes and goodput per host)"},
+            {"nic", "--ts-hosts, and --ts-flows for each flow's window and rate"},
+            {"tor_downqueue", "--ts-ports with queues.csv's port numbers"},
+            {"tor_upqueue", "--ts-ports with queues.csv's port numbers"},
+            {"traffic", "flows.csv and queues.csv"},
+            {"queue_usage", "queues.csv (peak and mean occupancy per port) and --ts-ports"},
+            {"switch", NULL},
+        };
+        size_t k = 0;
+        while (k < sizeof logs / sizeof logs[0] && strcmp(v, logs[k].kind))
+            k++;
+        if (k == sizeof logs / sizeof logs[0])
+            bad(x, "-log: '%s' is no htsim log kind (flow_events, sink, nic, tor_downqueue, tor_upqueue, switch, "
+                   "traffic, queue_usage)", shown(v, b));
+        else if (!logs[k].instead)
+            cfg->switch_stats = true; /* htsim's total switch queues: switches.csv */
+        else if (!strcmp(v, "flow_events"))
+            cfg->htsim_output = true;
+        else
+            warn_input("-log %s: htsim's log file is not written; the same quantities: %s", v, logs[k].instead);
+    } else if (!strcmp(arg, "-logtime") || !strcmp(arg, "-logtime_us")) {
+        /* -logtime is in ms, -logtime_us in us; the range is --ts-interval's, 0.001 us to 1e9 us */
+        double us = arg[8] ? get_real(x, arg, v, 1e-3, 1e9) : get_real(x, arg, v, 1e-6, 1e6) * 1000.0;
+        /* htsim's sampling period of its loggers: the time series' interval */
+        if (!cfg->ts.interval_given) {
+            cfg->ts.interval_ps = us_to_ps(us);
+            cfg->htsim_logtime = true;
+        }
+    } else if (!strcmp(arg, "-queue_type")) {
+        if (strcmp(v, "composite")) /* htsim_uec's default: the trimming queue spraysim models */
+            bad(x, "-queue_type %s: not modelled (spraysim's switch queue is htsim's composite: trimming, "
+                   "ECN with -ecn, a strict-priority control class)", shown(v, b));
+    } else if (!strcmp(arg, "-host_queue_type")) {
+        if (strcmp(v, "fair_prio")) /* htsim_uec's default: control first, data round robin among flows */
+            bad(x, "-host_queue_type %s: not modelled (spraysim's NIC is htsim's fair_prio: control first, "
+                   "flows in round robin)", shown(v, b));
+    } else if (!strcmp(arg, "-planes")) {
+        if (get_uint(x, arg, v, 1, 8) > 1)
+            bad(x, "-planes %s: multi-plane fabrics (several NIC ports, one fat tree each) are not modelled; "
+                   "-planes 1 is the single-plane fabric", v);
+    } else if (!strcmp(arg, "-ar_method")) {
+        if (strcmp(v, "queue")) /* htsim's default, compare_queuesize: what --routing ar does */
+            bad(x, "-ar_method %s: not modelled (spraysim's adaptive routing compares queue sizes, htsim's "
+                   "default 'queue')", shown(v, b));
+    } else if (!strcmp(arg, "-ar_granularity")) {
+        if (strcmp(v, "packet")) /* htsim's default: every packet routed anew */
+            bad(x, "-ar_granularity %s: not modelled (spraysim's adaptive routing chooses per packet, htsim's "
+                   "default 'packet')", shown(v, b));
+    } else if (!strcmp(arg, "-ar_sticky_delta")) {
+        get_real(x, arg, v, 0, 1e9);
+        cfg->ar_sticky_given = true; /* checked once every flag is read */
+    } else if (!strcmp(arg, "-path_burst")) {
+        if (get_uint(x, arg, v, 1, 1u << 20) != 1) /* htsim_ndp's default: a new path every packet */
+            bad(x, "-path_burst %s: htsim_ndp's packets per path before moving on; not modelled beyond 1 "
+                   "(paths come from --lb)", v);
+    } else if (!strcmp(arg, "-conns")) {
+        bad(x, "-conns: htsim_tcp's parallel connections per flow are not modelled (a .cm file or --workload "
+               "gives the connections)");
+    } else if (!strcmp(arg, "-pcie")) {
+        bad(x, "-pcie: htsim_uec's receiver PCIe model is not modelled");
+    } else if (!strcmp(arg, "-disable_fd")) {
+        bad(x, "-disable_fd: not modelled (htsim_uec has it commented out; SMaRTT's fair decrease is --cc-opt "
+               "fd=0)");
+    } else if (!strcmp(arg, "-enable_qa_gate")) {
+        bad(x, "-enable_qa_gate: not a flag of htsim_uec 40ccb05; NSCC's Quick Adapt gate is -qa_gate N");
+    } else if (!strcmp(arg, "-debug")) {
+        /* htsim's debug prints: accepted, nothing more is printed */
+    }
+    return true;
+}
+
 enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
 {
     struct parse_ctx x = {err, errlen, false};
@@ -464,8 +616,13 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         const char *base = strrchr(argv[0], '/');
         if (!strcmp(base ? base + 1 : argv[0], "htsim_eqds"))
             cfg->transport_name = "eqds";
+        /* called as the reference (a symlink htsim_uec or htsim_eqds):
+         * its per-flow lines, which users' parsers read, by default */
+        if (!strcmp(base ? base + 1 : argv[0], "htsim_uec") || !strcmp(base ? base + 1 : argv[0], "htsim_eqds"))
+            cfg->htsim_output = true;
     }
     struct given given = {0};
+    int used_htsim = 0;
     for (int i = 1; i < argc && !x.failed; i++) {
         const char *arg = argv[i];
         /* --flag=value for the native long flags; the name is copied so argv stays intact */
@@ -864,6 +1021,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
                 x.failed = true;
+        } else if (parse_htsim_flag(&x, cfg, arg, v, &used_htsim)) {
+            i += used_htsim;
         } else {
             char hint[96];
             suggest_flag(arg, hint, sizeof hint);
@@ -876,6 +1035,22 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         return OPTIONS_ERROR;
     if (!given.ar_quantum)
         cfg->ar_quantum_bytes = cfg->mtu_bytes;
+    /* -trimsize: htsim asserts 64 <= trimsize <= mtu; here the header
+     * (ACKs' size, 64 B) is the least a trimmed packet keeps */
+    if (cfg->trim_bytes && (cfg->trim_bytes < cfg->hdr_bytes || cfg->trim_bytes > cfg->mtu_bytes)) {
+        bad(&x, "-trimsize %u: a trimmed packet keeps at least its %u-byte header and at most -mtu %u", cfg->trim_bytes,
+            cfg->hdr_bytes, cfg->mtu_bytes);
+        return OPTIONS_ERROR;
+    }
+    if (cfg->ar_sticky_given && cfg->routing != ROUTE_AR)
+        warn_input("-ar_sticky_delta: adaptive routing's flowlet gap has no effect without adaptive routing "
+                   "(-strat ecmp_ar or --routing ar)");
+    else if (cfg->ar_sticky_given)
+        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow, which is not modelled: every packet "
+                   "is routed anew, as htsim's default -ar_granularity packet does");
+    if (cfg->htsim_logtime && !ts_wanted(&cfg->ts))
+        warn_input("-logtime: htsim's logging period has no effect without a time series (--ts-flows, --ts-ports, "
+                   "--ts-hosts), whose interval it then sets");
     /* RoCE's rate controls by name: --cc dcqcn|timely|hpcc is -dcqcn K,
      * -timely, -hpcc; the window algorithm of any other transport's
      * connections then stays the default */

@@ -585,7 +585,8 @@ void ts_setup(struct sim *s)
     t->msg_col = s->cm_has_msgs;
     t->n_classes = s->cfg.n_classes;
     /* default: one sample per base RTT (the network's largest unloaded RTT) */
-    t->interval_ps = c->change ? 0 : c->interval_given ? c->interval_ps : s->base_rtt_ps;
+    /* an interval from --ts-interval, or from htsim's -logtime (interval_ps set, not "given") */
+    t->interval_ps = c->change ? 0 : c->interval_ps ? c->interval_ps : s->base_rtt_ps;
     t->start_ps = c->window_given ? c->win_start_ps : 0;
     t->end_ps = c->window_given && c->win_end_ps < s->cfg.end_ps ? c->win_end_ps : s->cfg.end_ps;
     t->tot.interval_ps = t->interval_ps;

@@ -202,7 +202,7 @@ static void failure_drop(struct sim *s, struct port *p, uint32_t pkt_idx)
 static void trim(struct sim *s, struct port *p, struct packet *pkt)
 {
     s->tot.class_trims[pkt->prio % PORT_MAX_CLASSES]++;
-    pkt->size_bytes = s->cfg.hdr_bytes;
+    pkt->size_bytes = s->cfg.trim_bytes ? s->cfg.trim_bytes : s->cfg.hdr_bytes; /* -trimsize (htsim's) */
     pkt->prio = PKT_PRIO_CONTROL;
     pkt->flags |= PKTF_TRIMMED;
     if (p->flags & PORTF_LASTHOP)
