@@ -458,6 +458,23 @@ if [ "$rc" -eq 0 ] && grep -q "2 of 2 finished" "$T/out" && [ "${hdr##*,}" = mea
 else
     fail "--classes 3: rc $rc, header ...${hdr##*,}, $(head -n 1 "$T/err")"
 fi
+# a class's own occupancy columns account to the end of the run: the same
+# three-to-one incast, cut by -end while queues still hold packets, in class
+# 2 (priority 2) and in the default class gives each port's class 2 peak and
+# mean exactly the default class's peak_bytes and mean_bytes
+printf 'Nodes 16\nConnections 3\n4->0 id 1 start 0 size 1000000 priority 2\n8->0 id 2 start 0 size 1000000 priority 2\n12->0 id 3 start 0 size 1000000 priority 2\n' >"$T/prio3.cm"
+sed 's/ priority 2//' "$T/prio3.cm" >"$T/prio0.cm"
+run -tm "$T/prio3.cm" --classes 3 -end 60 --out "$T/prio3"
+rc3=$rc
+run -tm "$T/prio0.cm" --classes 3 -end 60 --out "$T/prio0"
+sed 1d "$T/prio3/queues.csv" | cut -d, -f18,19 >"$T/prio3.cols"
+sed 1d "$T/prio0/queues.csv" | cut -d, -f11,12 >"$T/prio0.cols"
+if [ "$rc3" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/prio3.cols" "$T/prio0.cols" &&
+    awk -F, '$2 > 100000 { n++ } END { exit !n }' "$T/prio3.cols"; then
+    ok "--classes 3: class 2's peak and mean bytes per port are the default class's on the same traffic (cut mid-run)"
+else
+    fail "--classes 3: class 2 columns differ from the default class's: $(cmp "$T/prio3.cols" "$T/prio0.cols" 2>&1)"
+fi
 # a class --class-opt leaves alone has class 1's ECN thresholds (--help's
 # "default: those of class 1"): giving class 1's thresholds explicitly
 # changes nothing. Extra classes once copied them before they were set,
@@ -891,6 +908,12 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" && cmp -
 else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi
+# the measurement window printed is the one asked for: warmup_us to stop_us
+if grep -q '^poisson: .* in \[50\.000, 400\.000) us measured' "$T/ps_on.stdout"; then
+    ok "Poisson stdout: the measured window [50.000, 400.000) us of warmup_us=50,stop_us=400"
+else
+    fail "Poisson stdout: no '[50.000, 400.000) us measured': $(grep '^poisson:' "$T/ps_on.stdout" | head -c 300)"
+fi
 # unfinished messages (at -end 600, some measured, in group D) count at the
 # run's end in every figure; each figure says how many of its population
 # are unfinished (as summary.json does), with '>=' and one warning line; and
@@ -1098,6 +1121,14 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r
 else
     fail "RoCE reruns: exit $rc, or outputs differ or lack the PFC columns"
 fi
+# pfc_paused_us is time spent paused: some ports were paused and resumed in
+# this incast, and none was paused longer than the simulated time
+sim_us=$(sed -n 's/.*"simulated_us": \([0-9.]*\).*/\1/p' "$T/r1/summary.json")
+if awk -F, -v t="$sim_us" 'NR > 1 && $NF > 0 { n++ } NR > 1 && $NF > t { bad++ } END { exit !(t > 0 && n > 0 && !bad) }' "$T/r1/queues.csv"; then
+    ok "RoCE with DCQCN: ports paused, each for at most the simulated $sim_us us"
+else
+    fail "RoCE with DCQCN: pfc_paused_us missing, zero everywhere, or above the simulated $sim_us us"
+fi
 run -tm "$M/incast.cm" -end 200 --out "$T/r3"
 if [ "$rc" -eq 0 ] && ! grep -q pfc "$T/r3/queues.csv" "$T/r3/summary.json"; then
     ok "without PFC: no PFC columns or summary entry"
@@ -1189,6 +1220,15 @@ bad "ts interval word" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flow
 bad "ts window reversed" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 50:10
 bad "ts window after -end" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 2000:3000
 bad "ts max-mb zero" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-max-mb 0
+# flow ids checked against a large matrix (2862 flows: the id table is
+# sized by the flow count): the flows named, and only they, have rows
+run --workload alltoall:n=54,size=4150 -end 5 --out "$T/tsbig" --ts-flows 5,2800-2803
+ids=$(cut -d, -f2 "$T/tsbig/ts_flows.csv" 2>/dev/null | sed 1d | sort -un | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$ids" = "5 2800 2801 2802 2803 " ]; then
+    ok "--ts-flows 5,2800-2803 of 2862 flows: rows for exactly those flows"
+else
+    fail "--ts-flows on 2862 flows: rc $rc, flows '$ids', $(head -n 1 "$T/err")"
+fi
 bad "ts unknown flow id" "--ts-flows: no flow has id 7" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows 1,7
 bad "ts port beyond the fabric" "--ts-ports: port 96" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 96
 bad "ts host beyond the fabric" "--ts-hosts: host 16" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 3-16

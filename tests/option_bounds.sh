@@ -7,7 +7,9 @@
 # went unnoticed where only values inside the range were ever tried.
 # Ranges are the ones the code states (src/cc/*.c opt_in, cc_opt_uint,
 # the percentile checks); --sird-opt's are in test_sird.c. Then flags
-# given fewer values than they take, and --class-opt's 32-entry limit.
+# at both ends of their ranges (-q, -pfc_thresholds, --drr-quantum,
+# --reps-buffer), flags given fewer values than they take, and
+# --class-opt's 32-entry limit.
 # Run from the repository root by tests/run_all.sh, with SPRAYSIM and SHARED
 # as tests/cli_test.sh takes them. Prints one "ok"/"FAIL" line per option.
 
@@ -136,6 +138,24 @@ good "-q 1 (with -ecn 1 1), the smallest queue" -q 1 -ecn 1 1
 bad "-q 0" "-q: '0' is out of range (1 to 1000000)" -q 0
 good "-q 517465, the largest queue in bytes" -q 517465
 bad "-q 517466, one packet more than 2^31 - 1 bytes" "-q 517466: a queue of 2147483900 bytes" -q 517466
+# -pfc_thresholds: each value 1 to 1000000 packets (a small -mtu keeps the
+# high one under 2^31 bytes); the low end is checked before low <= high
+good "-pfc_thresholds 1 1" --transport roce -mtu 1000 -pfc_thresholds 1 1
+good "-pfc_thresholds 1000000 1000000" --transport roce -mtu 1000 -pfc_thresholds 1000000 1000000
+bad "-pfc_thresholds low 0" "-pfc_thresholds (low): '0' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 0 10
+bad "-pfc_thresholds low 1000001" "-pfc_thresholds (low): '1000001' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1000001 1000000
+bad "-pfc_thresholds high 0" "-pfc_thresholds (high): '0' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1 0
+bad "-pfc_thresholds high 1000001" "-pfc_thresholds (high): '1000001' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1 1000001
+# --drr-quantum: 64 B to 2^24 B
+good "--drr-quantum 64" --sched drr --drr-quantum 64
+good "--drr-quantum 16777216" --sched drr --drr-quantum 16777216
+bad "--drr-quantum 63" "--drr-quantum: '63' is out of range (64 to 16777216)" --sched drr --drr-quantum 63
+bad "--drr-quantum 16777217" "--drr-quantum: '16777217' is out of range (64 to 16777216)" --sched drr --drr-quantum 16777217
+# --reps-buffer: 1 to 256 entries
+good "--reps-buffer 1" --lb reps --reps-buffer 1
+good "--reps-buffer 256" --lb reps --reps-buffer 256
+bad "--reps-buffer 0" "--reps-buffer: '0' is out of range (1 to 256)" --lb reps --reps-buffer 0
+bad "--reps-buffer 257" "--reps-buffer: '257' is out of range (1 to 256)" --lb reps --reps-buffer 257
 bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
 bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
 bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5
