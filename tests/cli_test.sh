@@ -475,6 +475,18 @@ if [ "$rc3" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/prio3.cols" "$T/prio0.cols"
 else
     fail "--classes 3: class 2 columns differ from the default class's: $(cmp "$T/prio3.cols" "$T/prio0.cols" 2>&1)"
 fi
+# --class-opt K:ecn=0 turns class K's marking off, ecn=1 leaves it on: the
+# priority-2 incast above marks 241 packets by default
+ecn_sum() { awk -F, 'NR > 1 { m += $13 } END { print m + 0 }' "$1"; }
+run -tm "$T/prio3.cm" --classes 3 -end 60 --class-opt 2:ecn=0 --out "$T/prio3e0"
+e0=$(ecn_sum "$T/prio3e0/queues.csv")
+run -tm "$T/prio3.cm" --classes 3 -end 60 --class-opt 2:ecn=1 --out "$T/prio3e1"
+e1=$(ecn_sum "$T/prio3e1/queues.csv")
+if [ "$e0" -eq 0 ] && [ "$e1" -gt 0 ] && [ "$e1" -eq "$(ecn_sum "$T/prio3/queues.csv")" ]; then
+    ok "--class-opt 2:ecn=0 marks nothing in class 2; ecn=1 marks as the default does ($e1)"
+else
+    fail "--class-opt 2:ecn: ecn=0 marked $e0, ecn=1 marked $e1, default $(ecn_sum "$T/prio3/queues.csv")"
+fi
 # a class --class-opt leaves alone has class 1's ECN thresholds (--help's
 # "default: those of class 1"): giving class 1's thresholds explicitly
 # changes nothing. Extra classes once copied them before they were set,
@@ -1120,6 +1132,18 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r
     ok "RoCE with DCQCN: byte-identical reruns, PFC columns in queues.csv, pfc in summary.json"
 else
     fail "RoCE reruns: exit $rc, or outputs differ or lack the PFC columns"
+fi
+# ts_flows.csv's rtt_us is left empty where the rate control has no RTT
+# (DCQCN), and filled where it has one (TIMELY, once sampled)
+run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 100 --ts-flows all --out "$T/rtd"
+rtt_d=$(awk -F, 'NR > 1 && $5 != ""' "$T/rtd/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+rows_d=$(sed 1d "$T/rtd/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+run -tm "$M/incast.cm" --transport roce -timely -paths 1 -end 100 --ts-flows all --out "$T/rtt"
+rtt_t=$(awk -F, 'NR > 1 && $5 != ""' "$T/rtt/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+if [ "$rows_d" -gt 0 ] && [ "$rtt_d" -eq 0 ] && [ "$rtt_t" -gt 0 ]; then
+    ok "RoCE time series: no rtt_us under DCQCN ($rows_d rows), rtt_us under TIMELY ($rtt_t rows)"
+else
+    fail "RoCE time series rtt_us: DCQCN $rtt_d of $rows_d rows, TIMELY $rtt_t rows"
 fi
 # pfc_paused_us is time spent paused: some ports were paused and resumed in
 # this incast, and none was paused longer than the simulated time

@@ -354,11 +354,11 @@ def link_test(work, build, t):
                      "-lcmocka", "-lm", "-Wl,-rpath,$ORIGIN/.."])
 
 
-def run_test(work, build, t, env, limit_s):
+def run_test(work, build, t, env, limit_s, show=False):
     """True when the test passed within limit_s seconds. The test runs in a
     session of its own, and a test past its time is killed with everything
     it started (a script's simulator runs too, or a mutant that loops would
-    outlive it)."""
+    outlive it). show: print the end of a failing test's output."""
     cmd = ["sh", t] if t.startswith("tests/") else [build + "/tests/" + t]
     p = subprocess.Popen(cmd, cwd=work, env=env[build], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, start_new_session=True)
@@ -367,6 +367,8 @@ def run_test(work, build, t, env, limit_s):
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
+        if show:
+            print("%s: past its %.0f s" % (t, limit_s), file=sys.stderr)
         return False
     finally:
         # whatever the test left running in its session goes too
@@ -374,11 +376,12 @@ def run_test(work, build, t, env, limit_s):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    if p.returncode != 0:
-        return False
-    if t.startswith("tests/"):
-        return not re.search(rb"^FAIL", out, re.M)
-    return True
+    ok = p.returncode == 0 and not (t.startswith("tests/") and re.search(rb"^FAIL", out, re.M))
+    if not ok and show:
+        lines = out.decode(errors="replace").splitlines()
+        fails = [ln for ln in lines if ln.startswith("FAIL") or "FAILED" in ln or "ERROR" in ln]
+        print("\n".join((fails or lines)[-10:]), file=sys.stderr)
+    return ok
 
 
 def site_name(s):
@@ -519,7 +522,7 @@ def run(a, sites, equiv, work, shared):
     for b in BUILDS:
         for t in tests:
             t0 = time.monotonic()
-            if not run_test(work, b, t, env, 600):
+            if not run_test(work, b, t, env, 600, show=True):
                 print("mutation: %s fails on the unmutated tree (%s)" % (t, b), file=sys.stderr)
                 return 1
             base_s[b, t] = time.monotonic() - t0
