@@ -232,6 +232,28 @@ if [ "$rc" -eq 0 ] && grep -q "queues by tier (down/up B): tier 0 50000/" "$T/ou
 else
     fail "a .topo Queue_Down is not reported: rc $rc, $(grep -i queue "$T/out" | head -2 | tr '\n' '|')"
 fi
+# one connection's end starts N - 1 others through a oneshot trigger: every
+# connection finishes, for connection counts whose per-connection tables
+# end exactly at a heap chunk's end (2, 6, 14, 22: 4N bytes = 8 mod 16)
+trig_ok=""
+for n in 2 6 14 22; do
+    {
+        printf 'Nodes 16\nConnections %d\nTriggers 1\n0->1 id 1 start 0 size 1000 send_done_trigger 1\n' "$n"
+        i=2
+        while [ "$i" -le "$n" ]; do
+            printf '%d->%d id %d trigger 1 size 1000\n' $((i % 16)) $(((i + 1) % 16)) "$i"
+            i=$((i + 1))
+        done
+        printf 'trigger id 1 oneshot\n'
+    } >"$T/trig$n.cm"
+    run -tm "$T/trig$n.cm"
+    [ "$rc" -eq 0 ] && grep -q "$n of $n finished" "$T/out" && trig_ok="$trig_ok $n"
+done
+if [ "$trig_ok" = " 2 6 14 22" ]; then
+    ok "a oneshot trigger starting N - 1 connections: all N finish (N = 2, 6, 14, 22)"
+else
+    fail "a oneshot trigger starting N - 1 connections: only N =$trig_ok ran to the end"
+fi
 printf 'Nodes 16\nConnections 2\nTriggers 1\n0->1 start 0 size 1000\n1->2 trigger 1 size 1000\ntrigger id 1 oneshot\n' >"$T/never.cm"
 bad "a trigger nothing fires (connection silently never started)" "never.cm:5: trigger 1 can never fire" -tm "$T/never.cm"
 printf 'Nodes 16\nConnections 2\n0->1 start 0 size 1000\n1->2 start 2000 size 10\n' >"$T/late.cm"
@@ -1170,6 +1192,17 @@ if [ "$rc" -eq 0 ] && [ -n "$c1" ] && [ -n "$c2" ]; then
     ok "mixed fabric: summary.json pfc.by_class (lossless class paused, lossy class trimmed)"
 else
     fail "mixed fabric: rc $rc, $(grep -o '"by_class".*' "$T/mixed/summary.json" 2>/dev/null)"
+fi
+# the same fabric cut at 300 us, while the lossless class's queues still
+# hold paused packets: the run ends cleanly (with the invariant checks, make
+# debug, PFC's per-link ingress counts must match the packets each class
+# queue holds at the end) and class 2 has paused
+run -tm "$T/mixed.cm" --classes 3 --class-opt 2:lossless=1 --sched class-drr -end 300 --out "$T/mixedcut"
+if [ "$rc" -eq 0 ] && grep -q '{"class": 2, "lossless": true, "pauses_sent": [1-9]' "$T/mixedcut/summary.json" &&
+    ! grep -q "8 of 8 finished" "$T/out"; then
+    ok "mixed fabric cut mid-run with class 2 paused: ends cleanly"
+else
+    fail "mixed fabric cut at 300 us: rc $rc, $(head -n 1 "$T/err")"
 fi
 if ! grep -q '"pfc": {' "$T/r1/summary.json" 2>/dev/null || grep -q '"by_class"' "$T/r1/summary.json"; then
     fail "RoCE+PFC without a lossless class: pfc entry missing or by_class written"

@@ -50,7 +50,9 @@ nscc_fixed_incast|-tm M/incast.cm --cc nscc-fixed -end 3000
 smartt_fixed_notrim_qa_ignore0|-tm M/incast.cm --cc smartt-fixed -disable_trim --cc-opt qa_ignore=0 -end 3000
 sird_perm|-tm M/perm_16n_16c_2MB.cm --transport sird
 sird_incast|-tm M/incast.cm --transport sird -end 3000
+sird_alltoall|--workload alltoall:n=16,size=300000 --transport sird -end 2000
 homa_perm|-tm M/perm_16n_16c_2MB.cm --transport homa
+homa_timeouts|-tm M/incast.cm --transport homa -end 3000 --homa-opt timeout_us=20 -q 20
 homa_incast|-tm M/incast.cm --transport homa -end 3000
 eqds_perm|-tm M/perm_16n_16c_2MB.cm --transport eqds
 roce_hpcc_incast|-tm M/incast.cm --transport roce -hpcc -end 3000

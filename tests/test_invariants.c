@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "lb/lb.h"
 #include "sim.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
@@ -55,7 +56,8 @@
     X(test_flow_in_flight_underflow_on_loss)                                                                           \
     X(test_flow_in_flight_underflow_on_nack)                                                                           \
     X(test_flow_in_flight_underflow_on_timeout)                                                                        \
-    X(test_flow_in_flight_underflow_on_go_back_n)
+    X(test_flow_in_flight_underflow_on_go_back_n)                                                                      \
+    X(test_mixed_entropy_beyond_narrow_paths)
 
 #ifdef SPRAYSIM_CHECKS
 
@@ -853,6 +855,24 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet_recovery.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
+}
+
+/* Mixed keeps fed-back entropies in bytes while paths <= 256: an entropy
+ * of 256 cannot be stored there (it would come back as 0), one of 255 can. */
+static void test_mixed_entropy_beyond_narrow_paths(void **st)
+{
+    (void)st;
+    struct lb_params p = {.paths = 256, .trimming = true, .seed = 13};
+    void *m = calloc(1, lb_state_bytes(&lb_mixed_ops, &p));
+    assert_non_null(m);
+    lb_mixed_ops.init(m, &p);
+    lb_mixed_ops.feedback(m, 255, LB_GOOD, 0);
+    expect_none();
+    lb_mixed_ops.feedback(m, 256, LB_GOOD, 0);
+    expect_fired("mixed.c", "Mixed: entropy 256 fed back with at most 256 paths");
+    if (lb_mixed_ops.release)
+        lb_mixed_ops.release(m);
+    free(m);
 }
 
 #else /* no checks compiled in: every test is skipped */
