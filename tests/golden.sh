@@ -46,7 +46,8 @@ ar_drr|-tm M/perm_16n_16c_2MB.cm --routing ar --sched drr
 evmod_failed|-tm M/perm_16n_16c_2MB.cm --routing ev-mod -failed 1
 topo128|-tm M/perm_128n_128c_2MB.cm -topo T/fat_tree_128_1os.topo -paths 64
 plb|-tm M/perm_16n_16c_2MB.cm --lb plb
-nscc_fixed_incast|-tm M/incast.cm --cc nscc-fixed -end 3000
+sleek_receiver_cc_incast|-tm M/incast.cm -sleek -receiver_cc -end 3000
+nscc_fixed_qa_ignore0_incast|-tm M/incast.cm --cc nscc-fixed --cc-opt qa_ignore=0 -end 3000
 smartt_fixed_notrim_qa_ignore0|-tm M/incast.cm --cc smartt-fixed -disable_trim --cc-opt qa_ignore=0 -end 3000
 sird_perm|-tm M/perm_16n_16c_2MB.cm --transport sird
 sird_incast|-tm M/incast.cm --transport sird -end 3000
@@ -55,7 +56,7 @@ homa_perm|-tm M/perm_16n_16c_2MB.cm --transport homa
 homa_timeouts|-tm M/incast.cm --transport homa -end 3000 --homa-opt timeout_us=20 -q 20
 homa_incast|-tm M/incast.cm --transport homa -end 3000
 eqds_perm|-tm M/perm_16n_16c_2MB.cm --transport eqds
-roce_hpcc_incast|-tm M/incast.cm --transport roce -hpcc -end 3000
+roce_hpcc_incast|-tm M/incast.cm --transport roce -hpcc -mtu 1500 -end 3000
 roce_dcqcn_perm|-tm M/perm_16n_16c_2MB.cm --transport roce -dcqcn 10
 L
 }

@@ -573,6 +573,11 @@ static void test_port_queue_cycle(void **st)
     char want[128];
     snprintf(want, sizeof want, "port 16 control queue is longer than the %u packets in use (a cycle)", S.pool.in_use);
     expect_fired("net.c", want);
+    /* the walk stops after as many packets as are in use (a, b, a, b: 64 B
+     * each), and the one on the wire adds its 64 B */
+    snprintf(want, sizeof want, "port 16 ctl_bytes %u but its control packets hold %u bytes", S.ports[port].ctl_bytes,
+             (S.pool.in_use + 1) * 64);
+    expect_fired("net.c", want);
     sim_free(&S);
 }
 
