@@ -69,7 +69,7 @@ def make_vars(build):
             "CFLAGS=-fPIC", "CHECKS=-DSPRAYSIM_CHECKS" if build == CHK_BUILD else "CHECKS="]
 
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
-# unit tests come first; golden.sh (whole runs, 40 scenarios, ~3 s),
+# unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
 # binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
@@ -83,14 +83,14 @@ MODULE_TESTS = {
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
     "cli": ["test_options", "test_timeseries", GOLDEN, BOUNDS, CLI],
     "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
-    "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_scenario", "test_receiver_credit",
-           "test_transport", GOLDEN, CLI],
+    "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
+           "test_receiver_credit", "test_transport", GOLDEN, CLI],
     "metrics": ["test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
                 "test_poisson", GOLDEN, CLI, OUTDIR],
-    "net": ["test_net", "test_contract", "test_pull_pacer", "test_roce", "test_failures", "test_topo",
-            "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
-    "sim": ["test_transport", "test_contract", "test_scenario", "test_messages", "test_net", "test_failures",
-            GOLDEN, BOUNDS, CLI, CONTRACT],
+    "net": ["test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
+            "test_topo", "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
+    "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
+            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
     "transport": ["test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
