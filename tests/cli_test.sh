@@ -243,6 +243,28 @@ if [ "$rc" -eq 0 ] && grep -q "queues by tier (down/up B): tier 0 50000/" "$T/ou
 else
     fail "a .topo Queue_Down is not reported: rc $rc, $(grep -i queue "$T/out" | head -2 | tr '\n' '|')"
 fi
+# one connection's end starts N - 1 others through a oneshot trigger: every
+# connection finishes, for connection counts whose per-connection tables
+# end exactly at a heap chunk's end (2, 6, 14, 22: 4N bytes = 8 mod 16)
+trig_ok=""
+for n in 2 6 14 22; do
+    {
+        printf 'Nodes 16\nConnections %d\nTriggers 1\n0->1 id 1 start 0 size 1000 send_done_trigger 1\n' "$n"
+        i=2
+        while [ "$i" -le "$n" ]; do
+            printf '%d->%d id %d trigger 1 size 1000\n' $((i % 16)) $(((i + 1) % 16)) "$i"
+            i=$((i + 1))
+        done
+        printf 'trigger id 1 oneshot\n'
+    } >"$T/trig$n.cm"
+    run -tm "$T/trig$n.cm"
+    [ "$rc" -eq 0 ] && grep -q "$n of $n finished" "$T/out" && trig_ok="$trig_ok $n"
+done
+if [ "$trig_ok" = " 2 6 14 22" ]; then
+    ok "a oneshot trigger starting N - 1 connections: all N finish (N = 2, 6, 14, 22)"
+else
+    fail "a oneshot trigger starting N - 1 connections: only N =$trig_ok ran to the end"
+fi
 printf 'Nodes 16\nConnections 2\nTriggers 1\n0->1 start 0 size 1000\n1->2 trigger 1 size 1000\ntrigger id 1 oneshot\n' >"$T/never.cm"
 bad "a trigger nothing fires (connection silently never started)" "never.cm:5: trigger 1 can never fire" -tm "$T/never.cm"
 printf 'Nodes 16\nConnections 2\n0->1 start 0 size 1000\n1->2 start 2000 size 10\n' >"$T/late.cm"
@@ -468,6 +490,35 @@ if [ "$rc" -eq 0 ] && grep -q "2 of 2 finished" "$T/out" && [ "${hdr##*,}" = mea
     ok "--classes 3 with a priority-2 connection: runs, queues.csv has class 2 columns, summary records the options"
 else
     fail "--classes 3: rc $rc, header ...${hdr##*,}, $(head -n 1 "$T/err")"
+fi
+# a class's own occupancy columns account to the end of the run: the same
+# three-to-one incast, cut by -end while queues still hold packets, in class
+# 2 (priority 2) and in the default class gives each port's class 2 peak and
+# mean exactly the default class's peak_bytes and mean_bytes
+printf 'Nodes 16\nConnections 3\n4->0 id 1 start 0 size 1000000 priority 2\n8->0 id 2 start 0 size 1000000 priority 2\n12->0 id 3 start 0 size 1000000 priority 2\n' >"$T/prio3.cm"
+sed 's/ priority 2//' "$T/prio3.cm" >"$T/prio0.cm"
+run -tm "$T/prio3.cm" --classes 3 -end 60 --out "$T/prio3"
+rc3=$rc
+run -tm "$T/prio0.cm" --classes 3 -end 60 --out "$T/prio0"
+sed 1d "$T/prio3/queues.csv" | cut -d, -f18,19 >"$T/prio3.cols"
+sed 1d "$T/prio0/queues.csv" | cut -d, -f11,12 >"$T/prio0.cols"
+if [ "$rc3" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/prio3.cols" "$T/prio0.cols" &&
+    awk -F, '$2 > 100000 { n++ } END { exit !n }' "$T/prio3.cols"; then
+    ok "--classes 3: class 2's peak and mean bytes per port are the default class's on the same traffic (cut mid-run)"
+else
+    fail "--classes 3: class 2 columns differ from the default class's: $(cmp "$T/prio3.cols" "$T/prio0.cols" 2>&1)"
+fi
+# --class-opt K:ecn=0 turns class K's marking off, ecn=1 leaves it on: the
+# priority-2 incast above marks 241 packets by default
+ecn_sum() { awk -F, 'NR > 1 { m += $13 } END { print m + 0 }' "$1"; }
+run -tm "$T/prio3.cm" --classes 3 -end 60 --class-opt 2:ecn=0 --out "$T/prio3e0"
+e0=$(ecn_sum "$T/prio3e0/queues.csv")
+run -tm "$T/prio3.cm" --classes 3 -end 60 --class-opt 2:ecn=1 --out "$T/prio3e1"
+e1=$(ecn_sum "$T/prio3e1/queues.csv")
+if [ "$e0" -eq 0 ] && [ "$e1" -gt 0 ] && [ "$e1" -eq "$(ecn_sum "$T/prio3/queues.csv")" ]; then
+    ok "--class-opt 2:ecn=0 marks nothing in class 2; ecn=1 marks as the default does ($e1)"
+else
+    fail "--class-opt 2:ecn: ecn=0 marked $e0, ecn=1 marked $e1, default $(ecn_sum "$T/prio3/queues.csv")"
 fi
 # a class --class-opt leaves alone has class 1's ECN thresholds (--help's
 # "default: those of class 1"): giving class 1's thresholds explicitly
@@ -902,6 +953,12 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" && cmp -
 else
     fail "--stream on/off differ: $(cmp "$T/ps_on/flows.csv" "$T/ps_off/flows.csv" 2>&1) $(cmp "$T/ps_on/queues.csv" "$T/ps_off/queues.csv" 2>&1) $(diff "$T/ps_on/summary.json" "$T/ps_off/summary.json" | head -c 300)"
 fi
+# the measurement window printed is the one asked for: warmup_us to stop_us
+if grep -q '^poisson: .* in \[50\.000, 400\.000) us measured' "$T/ps_on.stdout"; then
+    ok "Poisson stdout: the measured window [50.000, 400.000) us of warmup_us=50,stop_us=400"
+else
+    fail "Poisson stdout: no '[50.000, 400.000) us measured': $(grep '^poisson:' "$T/ps_on.stdout" | head -c 300)"
+fi
 # unfinished messages (at -end 600, some measured, in group D) count at the
 # run's end in every figure; each figure says how many of its population
 # are unfinished (as summary.json does), with '>=' and one warning line; and
@@ -1109,6 +1166,26 @@ if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r
 else
     fail "RoCE reruns: exit $rc, or outputs differ or lack the PFC columns"
 fi
+# ts_flows.csv's rtt_us is left empty where the rate control has no RTT
+# (DCQCN), and filled where it has one (TIMELY, once sampled)
+run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 100 --ts-flows all --out "$T/rtd"
+rtt_d=$(awk -F, 'NR > 1 && $5 != ""' "$T/rtd/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+rows_d=$(sed 1d "$T/rtd/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+run -tm "$M/incast.cm" --transport roce -timely -paths 1 -end 100 --ts-flows all --out "$T/rtt"
+rtt_t=$(awk -F, 'NR > 1 && $5 != ""' "$T/rtt/ts_flows.csv" 2>/dev/null | wc -l | tr -d ' ')
+if [ "$rows_d" -gt 0 ] && [ "$rtt_d" -eq 0 ] && [ "$rtt_t" -gt 0 ]; then
+    ok "RoCE time series: no rtt_us under DCQCN ($rows_d rows), rtt_us under TIMELY ($rtt_t rows)"
+else
+    fail "RoCE time series rtt_us: DCQCN $rtt_d of $rows_d rows, TIMELY $rtt_t rows"
+fi
+# pfc_paused_us is time spent paused: some ports were paused and resumed in
+# this incast, and none was paused longer than the simulated time
+sim_us=$(sed -n 's/.*"simulated_us": \([0-9.]*\).*/\1/p' "$T/r1/summary.json")
+if awk -F, -v t="$sim_us" 'NR > 1 && $NF > 0 { n++ } NR > 1 && $NF > t { bad++ } END { exit !(t > 0 && n > 0 && !bad) }' "$T/r1/queues.csv"; then
+    ok "RoCE with DCQCN: ports paused, each for at most the simulated $sim_us us"
+else
+    fail "RoCE with DCQCN: pfc_paused_us missing, zero everywhere, or above the simulated $sim_us us"
+fi
 run -tm "$M/incast.cm" -end 200 --out "$T/r3"
 if [ "$rc" -eq 0 ] && ! grep -q pfc "$T/r3/queues.csv" "$T/r3/summary.json"; then
     ok "without PFC: no PFC columns or summary entry"
@@ -1126,6 +1203,17 @@ if [ "$rc" -eq 0 ] && [ -n "$c1" ] && [ -n "$c2" ]; then
     ok "mixed fabric: summary.json pfc.by_class (lossless class paused, lossy class trimmed)"
 else
     fail "mixed fabric: rc $rc, $(grep -o '"by_class".*' "$T/mixed/summary.json" 2>/dev/null)"
+fi
+# the same fabric cut at 300 us, while the lossless class's queues still
+# hold paused packets: the run ends cleanly (with the invariant checks, make
+# debug, PFC's per-link ingress counts must match the packets each class
+# queue holds at the end) and class 2 has paused
+run -tm "$T/mixed.cm" --classes 3 --class-opt 2:lossless=1 --sched class-drr -end 300 --out "$T/mixedcut"
+if [ "$rc" -eq 0 ] && grep -q '{"class": 2, "lossless": true, "pauses_sent": [1-9]' "$T/mixedcut/summary.json" &&
+    ! grep -q "8 of 8 finished" "$T/out"; then
+    ok "mixed fabric cut mid-run with class 2 paused: ends cleanly"
+else
+    fail "mixed fabric cut at 300 us: rc $rc, $(head -n 1 "$T/err")"
 fi
 if ! grep -q '"pfc": {' "$T/r1/summary.json" 2>/dev/null || grep -q '"by_class"' "$T/r1/summary.json"; then
     fail "RoCE+PFC without a lossless class: pfc entry missing or by_class written"
@@ -1200,6 +1288,15 @@ bad "ts interval word" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flow
 bad "ts window reversed" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 50:10
 bad "ts window after -end" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 2000:3000
 bad "ts max-mb zero" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-max-mb 0
+# flow ids checked against a large matrix (2862 flows: the id table is
+# sized by the flow count): the flows named, and only they, have rows
+run --workload alltoall:n=54,size=4150 -end 5 --out "$T/tsbig" --ts-flows 5,2800-2803
+ids=$(cut -d, -f2 "$T/tsbig/ts_flows.csv" 2>/dev/null | sed 1d | sort -un | tr '\n' ' ')
+if [ "$rc" -eq 0 ] && [ "$ids" = "5 2800 2801 2802 2803 " ]; then
+    ok "--ts-flows 5,2800-2803 of 2862 flows: rows for exactly those flows"
+else
+    fail "--ts-flows on 2862 flows: rc $rc, flows '$ids', $(head -n 1 "$T/err")"
+fi
 bad "ts unknown flow id" "--ts-flows: no flow has id 7" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows 1,7
 bad "ts port beyond the fabric" "--ts-ports: port 96" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 96
 bad "ts host beyond the fabric" "--ts-hosts: host 16" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 3-16

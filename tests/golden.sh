@@ -1,8 +1,9 @@
 #!/bin/sh
 # golden.sh: outputs that must not change by accident. Runs a set of small
 # scenarios covering every congestion control, every load balancer, SLEEK,
-# no trimming, failures, adaptive routing, DRR, single paths and a .topo
-# file, and compares the SHA-256 of each flows.csv and queues.csv with the
+# no trimming, failures, adaptive routing, DRR, single paths, a .topo
+# file and the other transports (SIRD, Homa, EQDS, RoCE with HPCC and
+# DCQCN), and compares the SHA-256 of each flows.csv and queues.csv with the
 # stored ones in tests/golden/outputs.sha256. A refactor must leave them all
 # unchanged; a change of behaviour updates them on purpose:
 #
@@ -44,6 +45,19 @@ link_failure|-tm M/perm_16n_16c_2MB.cm --lb reps --fail "link agg0 core0 down at
 ar_drr|-tm M/perm_16n_16c_2MB.cm --routing ar --sched drr
 evmod_failed|-tm M/perm_16n_16c_2MB.cm --routing ev-mod -failed 1
 topo128|-tm M/perm_128n_128c_2MB.cm -topo T/fat_tree_128_1os.topo -paths 64
+plb|-tm M/perm_16n_16c_2MB.cm --lb plb
+sleek_receiver_cc_incast|-tm M/incast.cm -sleek -receiver_cc -end 3000
+nscc_fixed_qa_ignore0_incast|-tm M/incast.cm --cc nscc-fixed --cc-opt qa_ignore=0 -end 3000
+smartt_fixed_notrim_qa_ignore0|-tm M/incast.cm --cc smartt-fixed -disable_trim --cc-opt qa_ignore=0 -end 3000
+sird_perm|-tm M/perm_16n_16c_2MB.cm --transport sird
+sird_incast|-tm M/incast.cm --transport sird -end 3000
+sird_alltoall|--workload alltoall:n=16,size=300000 --transport sird -end 2000
+homa_perm|-tm M/perm_16n_16c_2MB.cm --transport homa
+homa_timeouts|-tm M/incast.cm --transport homa -end 3000 --homa-opt timeout_us=20 -q 20
+homa_incast|-tm M/incast.cm --transport homa -end 3000
+eqds_perm|-tm M/perm_16n_16c_2MB.cm --transport eqds
+roce_hpcc_incast|-tm M/incast.cm --transport roce -hpcc -mtu 1500 -end 3000
+roce_dcqcn_perm|-tm M/perm_16n_16c_2MB.cm --transport roce -dcqcn 10
 L
 }
 

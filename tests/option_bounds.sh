@@ -7,7 +7,9 @@
 # went unnoticed where only values inside the range were ever tried.
 # Ranges are the ones the code states (src/cc/*.c opt_in, cc_opt_uint,
 # the percentile checks); --sird-opt's are in test_sird.c. Then flags
-# given fewer values than they take, and --class-opt's 32-entry limit.
+# at both ends of their ranges (-q, -pfc_thresholds, --drr-quantum,
+# --reps-buffer, then every get_uint/get_real range of src/cli/options.c),
+# flags given fewer values than they take, and --class-opt's 32-entry limit.
 # Run from the repository root by tests/run_all.sh, with SPRAYSIM and SHARED
 # as tests/cli_test.sh takes them. Prints one "ok"/"FAIL" line per option.
 
@@ -140,6 +142,24 @@ good "--progress-every 0.01, the shortest interval" --progress-every 0.01
 bad "--progress-every 0.009" "--progress-every: '0.009' is out of range" --progress-every 0.009
 good "--progress-every 86400, the longest" --progress-every 86400
 bad "--progress-every 86401" "--progress-every: '86401' is out of range" --progress-every 86401
+# -pfc_thresholds: each value 1 to 1000000 packets (a small -mtu keeps the
+# high one under 2^31 bytes); the low end is checked before low <= high
+good "-pfc_thresholds 1 1" --transport roce -mtu 1000 -pfc_thresholds 1 1
+good "-pfc_thresholds 1000000 1000000" --transport roce -mtu 1000 -pfc_thresholds 1000000 1000000
+bad "-pfc_thresholds low 0" "-pfc_thresholds (low): '0' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 0 10
+bad "-pfc_thresholds low 1000001" "-pfc_thresholds (low): '1000001' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1000001 1000000
+bad "-pfc_thresholds high 0" "-pfc_thresholds (high): '0' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1 0
+bad "-pfc_thresholds high 1000001" "-pfc_thresholds (high): '1000001' is out of range (1 to 1000000)" --transport roce -mtu 1000 -pfc_thresholds 1 1000001
+# --drr-quantum: 64 B to 2^24 B
+good "--drr-quantum 64" --sched drr --drr-quantum 64
+good "--drr-quantum 16777216" --sched drr --drr-quantum 16777216
+bad "--drr-quantum 63" "--drr-quantum: '63' is out of range (64 to 16777216)" --sched drr --drr-quantum 63
+bad "--drr-quantum 16777217" "--drr-quantum: '16777217' is out of range (64 to 16777216)" --sched drr --drr-quantum 16777217
+# --reps-buffer: 1 to 256 entries
+good "--reps-buffer 1" --lb reps --reps-buffer 1
+good "--reps-buffer 256" --lb reps --reps-buffer 256
+bad "--reps-buffer 0" "--reps-buffer: '0' is out of range (1 to 256)" --lb reps --reps-buffer 0
+bad "--reps-buffer 257" "--reps-buffer: '257' is out of range (1 to 256)" --lb reps --reps-buffer 257
 bad "-timely_thresholds with one value, last" "-timely_thresholds needs two values" -timely_thresholds 5
 bad "-ecn with one value, last" "-ecn needs two values" -ecn 5
 bad "-pfc_thresholds with one value, last" "-pfc_thresholds needs two values" -pfc_thresholds 5
@@ -152,5 +172,68 @@ done
 # "$@" is now 36 options; 32 are the most, given or repeated
 while [ $# -gt 66 ]; do shift 2; done
 bad "--class-opt: 33 distinct options" "--class-opt: at most 32 options" --classes 8 "$@"
+
+# Every flag's range at both ends (src/cli/options.c's get_uint/get_real
+# ranges): LO and HI get past the range check (the run may still stop for
+# another reason: -nodes 1 fits no tree), BELOW and ABOVE are refused with
+# exit 2 and one line "NAME: 'VALUE' is out of range" (BELOW "-": the
+# range starts at 0 and "-1" is refused as not a whole number instead).
+# range NAME LO HI BELOW ABOVE ARGS...: @ in ARGS stands for the value
+range() {
+    name=$1 lo=$2 hi=$3 below=$4 above=$5
+    shift 5
+    tmpl=$* # the arguments hold no spaces: split again below
+    why=""
+    for v in "$lo" "$hi" "$below" "$above"; do
+        [ "$v" = - ] && continue # nothing below 0 is a whole number: no value to try
+        # shellcheck disable=SC2046
+        "$SPRAYSIM" -tm "$M/one.cm" -end 1 --quiet --no-progress --out "$T/o" $(echo "$tmpl" | sed "s/@/$v/") \
+            >"$T/out" 2>"$T/err" </dev/null
+        rc=$?
+        refused=false
+        grep -q -F -- "$name: '$v' is out of range" "$T/err" && refused=true
+        if [ "$v" = "$lo" ] || [ "$v" = "$hi" ]; then
+            if $refused || [ $rc -gt 2 ]; then
+                why="$why $v: exit $rc, $(head -n 1 "$T/err");"
+            fi
+        elif ! $refused || [ $rc -ne 2 ] || [ "$(wc -l <"$T/err")" -ne 1 ]; then
+            why="$why $v: exit $rc, want 2 and one line '$name: '$v' is out of range': $(head -n 2 "$T/err" | tr '\n' ' ');"
+        fi
+    done
+    if [ -z "$why" ]; then
+        echo "ok $name: [$lo, $hi] at both ends"
+    else
+        echo "FAIL $name:$why"
+        nfail=$((nfail + 1))
+    fi
+}
+range --random-failures 0 1 -0.0000001 1.0000001 --random-failures @
+range -end 1e-6 1e9 0.99e-6 1.0000001e9 -end @
+range -nodes 1 16777216 0 16777217 -nodes @
+range -tiers 2 3 1 4 -tiers @
+range -linkspeed 1 100000000 0 100000001 -linkspeed @
+range -mtu 256 65535 255 65536 -mtu @
+range -q 1 1000000 0 1000001 -q @
+range "-ecn (low)" 1 1000000 0 1000001 -ecn @ 1000000
+range "-ecn (high)" 1 1000000 0 1000001 -ecn 1 @
+range "-timely_thresholds (low)" 1e-3 1e6 0.99e-3 1.0000001e6 --transport roce -timely -timely_thresholds @ 1e6
+range "-timely_thresholds (high)" 1e-3 1e6 0.99e-3 1.0000001e6 --transport roce -timely -timely_thresholds 1e-3 @
+range --pfc-deadlock-us 1e-3 1e9 0.99e-3 1.0000001e9 --transport roce --pfc-deadlock-us @
+range -dcqcn 1 1000000 0 1000001 --transport roce -dcqcn @
+range -cwnd 1 1000000 0 1000001 -cwnd @
+range -paths 1 65536 0 65537 -paths @
+range -seed 0 18446744073709551615 - 18446744073709551616 -seed @
+range -use_reps 0 1 - 2 -use_reps @
+range -target_q_delay 0.001 1e6 0.00099 1.0000001e6 -target_q_delay @
+range -qa_gate 0 30 - 31 -qa_gate @
+range -hop_latency 0 1e6 -0.0000001 1.0000001e6 -hop_latency @
+range -switch_latency 0 1e6 -0.0000001 1.0000001e6 -switch_latency @
+range -sack_threshold 1 1073741824 0 1073741825 -sack_threshold @
+range --q3-pressure 0 0.5 -0.0000001 0.5000001 --q3-pressure @
+range --ar-quantum 1 1073741824 0 1073741825 --routing ar --ar-quantum @
+range -failed 0 1048576 - 1048577 -failed @
+range --min-rto-us 0.001 1e9 0.00099 1.0000001e9 --min-rto-us @
+range --detect-us 0 1e9 -0.0000001 1.0000001e9 --detect-us @
+range --classes 2 8 1 9 --classes @
 
 [ "$nfail" -eq 0 ]

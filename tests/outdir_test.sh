@@ -101,6 +101,25 @@ else
     fail "staging after SIGKILL: left '$left', rc $rc, now '$(stagings "$T/k")'"
 fi
 rm -rf "$T/k"
+# a dead process's staging directory holding only spraysim's own files, its
+# temporaries of both kinds (NAME.tmp.PID, .NAME.spraysim-tmp.PID) included,
+# is removed without a word; one whose "PID" is beyond any process ID
+# (2147483649 > INT_MAX) is not a staging name and stays
+mkdir -p "$T/k"
+dead=$(sh -c 'echo $$')
+stale="$T/k/.set.spraysim-$host-$dead-abcdef"
+huge="$T/k/.set.spraysim-$host-2147483649-abcdef"
+mkdir "$stale" "$huge"
+: >"$stale/flows.csv"
+: >"$stale/queues.csv.tmp.$dead"
+: >"$stale/.summary.json.spraysim-tmp.$dead"
+run -tm "$M/one.cm" --out "$T/k/set"
+if [ "$rc" -eq 0 ] && [ ! -e "$stale" ] && [ -d "$huge" ] && [ ! -s "$T/err" ]; then
+    ok "a dead run's staging with its temporaries is removed quietly; a PID beyond INT_MAX is not a staging name"
+else
+    fail "stale staging: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
+fi
+rm -rf "$T/k"
 
 # --- mount points: written into in place
 if [ "$(id -u)" != 0 ] || ! command -v mount >/dev/null 2>&1; then

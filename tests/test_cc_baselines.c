@@ -791,6 +791,12 @@ static void test_newreno(void **st)
         ack(NR, r, (simtime_ps)(602 + i) * US, (uint64_t)MTU, 0, false, (uint64_t)MTU);
     assert_win(r, ss); /* up to ssthresh exactly */
     free(r);
+    /* RFC 5681 eq. (4): ssthresh = max(FlightSize / 2, 2 * SMSS), in packets
+     * here (NR_MIN_SSTHRESH_PKTS): a loss at 3 packets leaves 2, not 1.5 */
+    r = make(NR, (uint64_t)(3 * MTU), true);
+    NR->on_loss(r, 1 * US, (uint32_t)MTU);
+    assert_win(r, 2 * MTU);
+    free(r);
     /* a trimmed packet's NACK halves like a loss, once per window */
     r = make(NR, 100000, true);
     nack(NR, r, 1 * US, 100000);
@@ -817,6 +823,9 @@ static void test_option_names(void **st)
     assert_non_null(cc_find("mprdma"));
     assert_non_null(cc_find("newreno"));
     assert_non_null(strstr(cc_names(), "newreno"));
+    /* a name no algorithm has: NULL, after looking at each of them only */
+    assert_null(cc_find("no-such-cc"));
+    assert_null(cc_find(""));
 }
 
 /* ---- end to end ------------------------------------------------------------------------------ */

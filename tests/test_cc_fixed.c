@@ -47,6 +47,10 @@ static const struct net NETS[] = {
     {400000, 8 * US, false},  /* no trimming: timeouts, QuickAdapt by delay (SMaRTT) */
 };
 
+/* --cc-opt options both algorithms of a pair get (none unless a test sets them) */
+static const struct cc_option *pair_opts;
+static unsigned pair_n_opts;
+
 static struct pair make_pair(const char *ref, const char *fix, const struct net *n, simtime_ps base_rtt)
 {
     struct pair p = {cc_find(ref), cc_find(fix), NULL, NULL, 0, 0, 0, false};
@@ -61,6 +65,8 @@ static struct pair make_pair(const char *ref, const char *fix, const struct net 
         .qa_gate = -1,
         .trimming = n->trimming,
         .path_hops = 6,
+        .opts = pair_opts,
+        .n_opts = pair_n_opts,
     };
     p.a = calloc(1, p.ref->state_size);
     p.b = calloc(1, p.fix->state_size);
@@ -225,6 +231,24 @@ static void test_smartt_fixed_tracks_float(void **st)
     run_all("smartt", "smartt-fixed", true);
 }
 
+/* With the switches off (qa_ignore=0, then fast_increase=0 and
+ * fair_increase=0), the integer variants still track the float ones:
+ * each switch maps to its own flag, on every network, trimming or not. */
+static void test_fixed_track_float_with_switches_off(void **st)
+{
+    (void)st;
+    static const struct cc_option off[][1] = {{{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}};
+    for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
+        pair_opts = off[i];
+        pair_n_opts = 1;
+        run_all("smartt", "smartt-fixed", true);
+        if (strcmp(off[i][0].name, "fair_increase"))
+            run_all("nscc", "nscc-fixed", true);
+    }
+    pair_opts = NULL;
+    pair_n_opts = 0;
+}
+
 /* The NIC state stays small: what the README reports. */
 static void test_state_sizes(void **st)
 {
@@ -293,6 +317,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nscc_fixed_tracks_float),
         cmocka_unit_test(test_smartt_fixed_tracks_float),
+        cmocka_unit_test(test_fixed_track_float_with_switches_off),
         cmocka_unit_test(test_state_sizes),
         cmocka_unit_test(test_e2e_two_to_one),
         cmocka_unit_test(test_e2e_incast),

@@ -482,6 +482,8 @@ static void test_err_size(void **state)
     (void)state;
     expect_err("Nodes 4\nConnections 1\n0->1 start 0\n", "x.cm:3:", "no size");
     expect_err("Nodes 4\nConnections 1\n0->1 start 0 size 0\n", "x.cm:3:", "size value '0' is out of range");
+    /* a node one past the last names the range that is valid */
+    expect_err("Nodes 4\nConnections 1\n0->4 start 0 size 1\n", "x.cm:3:", "destination 4 is out of range (Nodes is 4, so 0 to 3)");
     expect_err("Nodes 4\nConnections 1\n0->1 start 0 size 99999999999999999999999\n", "x.cm:3:",
                "out of range");
 }

@@ -1011,6 +1011,14 @@ static void test_sb_printf_grows_for_long_strings(void **state)
     free(big);
     sb_free(&b);
     assert_null(b.data);
+    /* freed, the buffer is empty: nothing held, nothing counted, and text
+     * written into it again is that text alone */
+    assert_int_equal(b.len, 0);
+    assert_int_equal(b.cap, 0);
+    sb_printf(&b, "again %d", 2);
+    assert_int_equal(b.len, 7);
+    assert_string_equal(b.data, "again 2");
+    sb_free(&b);
 }
 
 static void test_sb_printf_many_appends_and_boundaries(void **state)

@@ -616,6 +616,9 @@ static void test_bad_specifications_name_the_parameter(void **st)
     expect_refused("incast:n=16,size=10,degree=0", "degree '0' is out of range");
     expect_refused("incast:n=16777216,size=10,degree=16777216", "degree '16777216' is out of range");
     expect_refused("incast:n=16,size=10,dst=16", "dst 16 is out of range (0 to 15 for n=16)");
+    /* dst's own range ends at the largest fabric's last host, before n is known */
+    expect_refused("incast:n=16,size=10,dst=16777216", "dst '16777216' is out of range (0 to 16777215)");
+    expect_refused("incast:n=16,size=10,dst=16777215", "dst 16777215 is out of range (0 to 15 for n=16)");
     expect_refused("incast:n=16,size=10,dst=far", "dst 'far' is neither a host number nor 'random'");
     expect_refused("uneven:n=16,size=10,factor=0", "factor '0' is out of range (1 to 1024)");
     expect_refused("uneven:n=16,size=1099511627776,factor=2", "size 1099511627776 x factor 2 is beyond");

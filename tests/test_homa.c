@@ -150,6 +150,13 @@ static void test_options_checked(void **state)
     assert_int_equal(p.unsched_bytes, 20000);
     assert_true(parse(&p, "levels=4", NULL));
     assert_int_equal(p.unsched_levels, 1); /* 4 - min(7, 3) */
+    /* unsched_levels = levels - min(k, levels - 1) on both sides of the min */
+    assert_true(parse(&p, "k=6", NULL));
+    assert_int_equal(p.unsched_levels, 2); /* 8 - min(6, 7) */
+    assert_true(parse(&p, "k=7", NULL));
+    assert_int_equal(p.unsched_levels, 1); /* 8 - min(7, 7) */
+    assert_true(parse(&p, "k=8", NULL));
+    assert_int_equal(p.unsched_levels, 1); /* 8 - min(8, 7) */
     assert_true(parse(&p, "timeout_us=0", NULL));
     assert_false(parse(&p, "nosuch=1", NULL));
     assert_false(parse(&p, "k", NULL));

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "lb/lb.h"
 #include "sim.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
@@ -48,6 +49,7 @@
     X(test_census_in_use_mismatch)                                                                                     \
     X(test_census_packet_in_two_places)                                                                                \
     X(test_census_released_packet_in_network)                                                                          \
+    X(test_census_packet_beyond_the_pool)                                                                              \
     X(test_census_data_packets_unaccounted)                                                                            \
     X(test_census_runs_during_the_run)                                                                                 \
     X(test_flow_in_flight_bytes)                                                                                       \
@@ -55,7 +57,8 @@
     X(test_flow_in_flight_underflow_on_loss)                                                                           \
     X(test_flow_in_flight_underflow_on_nack)                                                                           \
     X(test_flow_in_flight_underflow_on_timeout)                                                                        \
-    X(test_flow_in_flight_underflow_on_go_back_n)
+    X(test_flow_in_flight_underflow_on_go_back_n)                                                                      \
+    X(test_mixed_entropy_beyond_narrow_paths)
 
 #ifdef SPRAYSIM_CHECKS
 
@@ -571,6 +574,11 @@ static void test_port_queue_cycle(void **st)
     char want[128];
     snprintf(want, sizeof want, "port 16 control queue is longer than the %u packets in use (a cycle)", S.pool.in_use);
     expect_fired("net.c", want);
+    /* the walk stops after as many packets as are in use (a, b, a, b: 64 B
+     * each), and the one on the wire adds its 64 B */
+    snprintf(want, sizeof want, "port 16 ctl_bytes %u but its control packets hold %u bytes", S.ports[port].ctl_bytes,
+             (S.pool.in_use + 1) * 64);
+    expect_fired("net.c", want);
     sim_free(&S);
 }
 
@@ -710,6 +718,27 @@ static void test_census_released_packet_in_network(void **st)
     char want[128];
     snprintf(want, sizeof want, "the wire of port %u holds packet %u, which is not allocated", port, idx);
     expect_fired("sim.c", want);
+    sim_free(&S);
+}
+
+/* A wire holding an index one past the pool: reported as not allocated,
+ * and not counted as a packet in the network (the census stops there, so
+ * the pool's in-use count and the network's still agree). */
+static void test_census_packet_beyond_the_pool(void **st)
+{
+    (void)st;
+    mid_run();
+    uint32_t idx = S.pool.capacity;
+    uint32_t port = idle_port();
+    S.ports[port].in_service = idx;
+    S.ports[port].in_service_queue = SERVED_FROM_TRANSPORT;
+    run_to(3);
+    char want[128];
+    snprintf(want, sizeof want, "the wire of port %u holds packet %u, which is not allocated", port, idx);
+    expect_fired("sim.c", want);
+    for (unsigned i = 0; i < fired.n && i < MAX_FIRED; i++)
+        if (!strncmp(fired.message[i], "the pool has ", 13))
+            fail_msg("counted as in the network: %s", fired.message[i]);
     sim_free(&S);
 }
 
@@ -853,6 +882,24 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet_recovery.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
+}
+
+/* Mixed keeps fed-back entropies in bytes while paths <= 256: an entropy
+ * of 256 cannot be stored there (it would come back as 0), one of 255 can. */
+static void test_mixed_entropy_beyond_narrow_paths(void **st)
+{
+    (void)st;
+    struct lb_params p = {.paths = 256, .trimming = true, .seed = 13};
+    void *m = calloc(1, lb_state_bytes(&lb_mixed_ops, &p));
+    assert_non_null(m);
+    lb_mixed_ops.init(m, &p);
+    lb_mixed_ops.feedback(m, 255, LB_GOOD, 0);
+    expect_none();
+    lb_mixed_ops.feedback(m, 256, LB_GOOD, 0);
+    expect_fired("mixed.c", "Mixed: entropy 256 fed back with at most 256 paths");
+    if (lb_mixed_ops.release)
+        lb_mixed_ops.release(m);
+    free(m);
 }
 
 #else /* no checks compiled in: every test is skipped */

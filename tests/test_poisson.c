@@ -197,6 +197,11 @@ static void test_spec_parse(void **state)
     assert_true(p.incast_share == 0.07);
     assert_int_equal(p.incast_senders, 31);
     assert_int_equal(p.incast_bytes, 100);
+    /* incast_senders' upper end: every host but the receiver (n - 1), not n */
+    assert_true(poisson_parse(&p, "poisson:cdf=a,load=0.5,n=8,incast=0.1,incast_senders=7", err, sizeof err));
+    assert_int_equal(p.incast_senders, 7);
+    assert_false(poisson_parse(&p, "poisson:cdf=a,load=0.5,n=8,incast=0.1,incast_senders=8", err, sizeof err));
+    assert_non_null(strstr(err, "incast_senders 8 needs more hosts than n=8"));
     static const struct {
         const char *spec, *want;
     } bad[] = {

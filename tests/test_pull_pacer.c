@@ -279,6 +279,15 @@ static void test_rate_control_follows_trims_and_marks(void **st)
     k->trimmed_other += 100;
     pull_rate_update(&S, &cfg, pp);
     assert_true(fabs(k->rate - 0.225) < 1e-12);
+    /* never above the line rate: calm updates double the step until the
+     * rate is capped at 1, and the quantum is then the configured one */
+    for (int i = 0; i < 20; i++) {
+        k->received += 100;
+        pull_rate_update(&S, &cfg, pp);
+        assert_true(k->rate <= 1.0);
+    }
+    assert_true(k->rate == 1.0);
+    assert_int_equal(pp->quantum_ps, cfg.quantum_ps);
     teardown();
 }
 

@@ -536,6 +536,12 @@ static void test_err_too_many_ports_per_side(void **state)
                       "Downlink_Latency_ns 1000\n"
                       "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 1\nDownlink_Latency_ns 1000\n",
                       "a ToR's down ports (tier 0 Radix_Down) would be 65536; at most 65535");
+    /* a 3-tier tree of 65,536 one-host pods: one core with 65,536 down ports */
+    expect_derive_err("Nodes 65536\nTiers 3\nPodsize 1\n"
+                      "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 1\nRadix_Up 1\nDownlink_Latency_ns 1000\n"
+                      "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 1\nRadix_Up 1\nDownlink_Latency_ns 1000\n"
+                      "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 65536\nDownlink_Latency_ns 1000\n",
+                      "a core's down ports would be 65536; at most 65535");
 }
 
 static void test_err_cannot_open(void **state)
@@ -543,9 +549,14 @@ static void test_err_cannot_open(void **state)
     (void)state;
     struct topo_spec spec;
     char err[512];
+    memset(&spec, 0xab, sizeof spec);
     assert_false(topo_read_file(&spec, "/nonexistent/dir/x.topo", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/dir/x.topo: cannot open"));
     check_one_line(err);
+    /* a file that cannot be opened leaves no stale spec behind: all zero,
+     * as every failing read path leaves it */
+    static const struct topo_spec zero;
+    assert_memory_equal(&spec, &zero, sizeof spec);
 }
 
 static void test_err_inconsistent_radices(void **state)

@@ -87,12 +87,35 @@ static void test_zero_and_empty(void **st)
     vc_free(&c);
 }
 
+/* Values beyond the sketch's range (its last bucket starts near 6.7e11)
+ * count in its last bucket: the median of two such values is that
+ * bucket's, whatever they are, below both; the largest stays exact. */
+static void test_sketch_above_its_range(void **st)
+{
+    (void)st;
+    struct vcollect a, b;
+    vc_init(&a, true);
+    vc_init(&b, true);
+    vc_add(&a, 1e13);
+    vc_add(&a, 2e13);
+    vc_add(&b, 1e13);
+    vc_add(&b, 3e13);
+    double ma = vc_percentile(&a, 50), mb = vc_percentile(&b, 50);
+    assert_true(ma == mb);
+    assert_true(ma > 1e11 && ma < 1e13);
+    assert_true(vc_percentile(&a, 100) == 2e13);
+    assert_true(vc_percentile(&b, 100) == 3e13);
+    vc_free(&a);
+    vc_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_is_nearest_rank),
         cmocka_unit_test(test_sketch_within_a_tenth_of_a_percent),
         cmocka_unit_test(test_zero_and_empty),
+        cmocka_unit_test(test_sketch_above_its_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,13 +15,27 @@ The objects (build-mut: -O1, -fPIC, no LTO) make one shared library that
 the test programs and build-mut/spraysim load, so a mutant recompiles one
 object and relinks one library: seconds.
 
+The invariant checks (invariant() in src/core/core.h) are compiled in only
+with SPRAYSIM_CHECKS, and that is how they are tested (make debug, make
+asan; test_invariants skips without them). So a second tree, build-mut-chk,
+is built with -DSPRAYSIM_CHECKS, and a mutant that the plain build's tests
+do not kill -- an invariant's argument, code that feeds only a check, or a
+wrong state that only a check notices -- runs the same tests there too;
+"killed by T (checks)" says a check or a checks-build test saw it. A mutant
+whose object is byte-identical to the unmutated one in both builds is
+equivalent without review (the compiler proved it); identical in the
+plain build alone, it skips the plain tests (they cannot fail).
+
 Mutants that cannot change behaviour (equivalent mutants) are listed once,
 with the reason, in tools/mutation_equivalent.tsv and no longer count.
 A site is named by its file, the text of its line (stripped), the operator
 and its occurrence among that line's sites of the same operator, so the list
-survives edits elsewhere in the file.
+survives edits elsewhere in the file. --site takes either FILE:LINE:COL (as
+a report prints it; 1-based column) or FILE:TEXT:OP:OCC (the stripped line
+text, the operator or constant, its occurrence on the line: stable across
+edits elsewhere), and any site of the tree, sampled or not.
 
-  tools/mutation.py [--sites N] [--seed S] [--module M ...] [--site F:L:C ...]
+  tools/mutation.py [--sites N] [--seed S] [--module M ...] [--site SITE ...]
                     [--min-score PCT] [--list] [--keep DIR]
 
 Prints one line per mutant, then killed / survived / equivalent / did not
@@ -44,13 +58,18 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EQUIV_FILE = os.path.join("tools", "mutation_equivalent.tsv")
 BUILD = "build-mut"
-# -O1: a mutant's object compiles in about a second, and the tests still run
-# at near the speed of the shipped -O2 build.
-MAKE_VARS = ["BUILD=" + BUILD, "BIN=" + BUILD + "/spraysim", "LTO=", "STATIC=", "OPT=-O1",
-             "CFLAGS=-fPIC"]
+CHK_BUILD = "build-mut-chk"
+BUILDS = (BUILD, CHK_BUILD)
+
+
+def make_vars(build):
+    """-O1: a mutant's object compiles in about a second, and the tests still
+    run at near the speed of the shipped -O2 build. CHK_BUILD has the checks."""
+    return ["BUILD=" + build, "BIN=" + build + "/spraysim", "LTO=", "STATIC=", "OPT=-O1",
+            "CFLAGS=-fPIC", "CHECKS=-DSPRAYSIM_CHECKS" if build == CHK_BUILD else "CHECKS="]
 
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
-# unit tests come first; golden.sh (whole runs, 40 scenarios, ~3 s),
+# unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
 # binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
@@ -62,16 +81,16 @@ CONTRACT = "tests/contract_test.sh"
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
-    "cli": ["test_timeseries", GOLDEN, BOUNDS, CLI],
+    "cli": ["test_options", "test_timeseries", GOLDEN, BOUNDS, CLI],
     "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
-    "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_scenario", "test_receiver_credit",
-           "test_transport", GOLDEN, CLI],
-    "metrics": ["test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
+    "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
+           "test_receiver_credit", "test_transport", GOLDEN, CLI],
+    "metrics": ["test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
                 "test_poisson", GOLDEN, CLI, OUTDIR],
-    "net": ["test_net", "test_contract", "test_pull_pacer", "test_roce", "test_failures", "test_topo",
-            "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
-    "sim": ["test_transport", "test_contract", "test_scenario", "test_messages", "test_net", "test_failures",
-            GOLDEN, BOUNDS, CLI, CONTRACT],
+    "net": ["test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
+            "test_topo", "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
+    "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
+            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
     "transport": ["test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
@@ -292,22 +311,22 @@ def copy_tree(dst):
         shutil.copy2(os.path.join(ROOT, rel), os.path.join(dst, rel))
 
 
-def make(work, targets, quiet=True):
-    r = subprocess.run(["make", "-j1", "--no-print-directory"] + MAKE_VARS + targets, cwd=work,
+def make(work, build, targets, quiet=True):
+    r = subprocess.run(["make", "-j1", "--no-print-directory"] + make_vars(build) + targets, cwd=work,
                        stdout=subprocess.DEVNULL if quiet else None,
                        stderr=subprocess.DEVNULL if quiet else None)
     return r.returncode == 0
 
 
-def objects(work):
+def objects(work, build):
     """The objects make builds from src/ (src/mpi/ aside): (library, main)."""
     lib = []
     for d, _, files in sorted(os.walk(os.path.join(work, "src"))):
         for fn in sorted(files):
             rel = os.path.relpath(os.path.join(d, fn), work)
             if fn.endswith(".c") and module_of(rel) not in SKIP_DIRS and rel != "src/cli/main.c":
-                lib.append(BUILD + "/" + rel[4:-2] + ".o")
-    return lib, BUILD + "/cli/main.o"
+                lib.append(build + "/" + rel[4:-2] + ".o")
+    return lib, build + "/cli/main.o"
 
 
 def cc(work, args):
@@ -316,36 +335,40 @@ def cc(work, args):
     return r.returncode == 0
 
 
-def link_lib(work, lib_objs):
+def link_lib(work, build, lib_objs):
     # The library is shared, so a mutant relinks one .so and no test program.
-    return cc(work, ["-shared", "-o", BUILD + "/libspraysim.so"] + lib_objs + ["-lm"])
+    return cc(work, ["-shared", "-o", build + "/libspraysim.so"] + lib_objs + ["-lm"])
 
 
-def link_bin(work):
-    return cc(work, ["-o", BUILD + "/spraysim", BUILD + "/cli/main.o", "-L" + BUILD,
+def link_bin(work, build):
+    return cc(work, ["-o", build + "/spraysim", build + "/cli/main.o", "-L" + build,
                      "-lspraysim", "-lm", "-Wl,-rpath,$ORIGIN"])
 
 
-def link_test(work, t):
-    os.makedirs(os.path.join(work, BUILD, "tests"), exist_ok=True)
-    return cc(work, ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g", "-Isrc", "-o",
-                     BUILD + "/tests/" + t, "tests/" + t + ".c", "-L" + BUILD, "-lspraysim",
+def link_test(work, build, t):
+    # test programs see the checks too (test_invariants runs only with them)
+    os.makedirs(os.path.join(work, build, "tests"), exist_ok=True)
+    chk = ["-DSPRAYSIM_CHECKS"] if build == CHK_BUILD else []
+    return cc(work, ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g"] + chk + ["-Isrc", "-o",
+                     build + "/tests/" + t, "tests/" + t + ".c", "-L" + build, "-lspraysim",
                      "-lcmocka", "-lm", "-Wl,-rpath,$ORIGIN/.."])
 
 
-def run_test(work, t, env, limit_s):
+def run_test(work, build, t, env, limit_s, show=False):
     """True when the test passed within limit_s seconds. The test runs in a
     session of its own, and a test past its time is killed with everything
     it started (a script's simulator runs too, or a mutant that loops would
-    outlive it)."""
-    cmd = ["sh", t] if t.startswith("tests/") else [BUILD + "/tests/" + t]
-    p = subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         start_new_session=True)
+    outlive it). show: print the end of a failing test's output."""
+    cmd = ["sh", t] if t.startswith("tests/") else [build + "/tests/" + t]
+    p = subprocess.Popen(cmd, cwd=work, env=env[build], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=limit_s)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.communicate()
+        if show:
+            print("%s: past its %.0f s" % (t, limit_s), file=sys.stderr)
         return False
     finally:
         # whatever the test left running in its session goes too
@@ -353,11 +376,42 @@ def run_test(work, t, env, limit_s):
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-    if p.returncode != 0:
-        return False
-    if t.startswith("tests/"):
-        return not re.search(rb"^FAIL", out, re.M)
-    return True
+    ok = p.returncode == 0 and not (t.startswith("tests/") and re.search(rb"^FAIL", out, re.M))
+    if not ok and show:
+        lines = out.decode(errors="replace").splitlines()
+        fails = [ln for ln in lines if ln.startswith("FAIL") or "FAILED" in ln or "ERROR" in ln]
+        print("\n".join((fails or lines)[-10:]), file=sys.stderr)
+    return ok
+
+
+def site_name(s):
+    return "%s:%d:%d" % (s["file"], s["line"], s["col"] + 1)
+
+
+def find_sites(wanted, sites, every):
+    """The sites that --site names: FILE:LINE:COL among the sample (as the
+    report prints them) or the tree, or FILE:TEXT:OP:OCC anywhere in the
+    tree. Raises BadInput naming the argument."""
+    by_where = {site_name(s): s for s in every}
+    by_key = {(s["file"], s["text"], s["op"], s["occ"]): s for s in every}
+    out = []
+    for w in wanted:
+        m = re.fullmatch(r"([^:]+):(\d+):(\d+)", w)
+        if m:
+            if w not in by_where:
+                raise BadInput("--site %s: no mutation site at that line and column (see --list)" % w)
+            out.append(by_where[w])
+            continue
+        parts = w.split(":", 1)
+        rest = parts[1].rsplit(":", 2) if len(parts) == 2 else []
+        if len(rest) != 3 or not rest[2].isdigit():
+            raise BadInput("--site %s: want FILE:LINE:COL or FILE:TEXT:OP:OCC (the line's stripped "
+                           "text, the operator, its occurrence on the line)" % w)
+        key = (parts[0], rest[0].strip(), rest[1], int(rest[2]))
+        if key not in by_key:
+            raise BadInput("--site %s: no site with that file, line text, operator and occurrence" % w)
+        out.append(by_key[key])
+    return out
 
 
 def main(argv):
@@ -375,8 +429,9 @@ def main(argv):
                     help="only the sampled sites of this module (repeatable): " + ", ".join(sorted(MODULE_TESTS)))
     ap.add_argument("--min-score", type=float, default=90.0,
                     help="percent of non-equivalent mutants each module must kill (default 90)")
-    ap.add_argument("--site", action="append", default=[], metavar="FILE:LINE:COL",
-                    help="only this sampled site (repeatable; as the report prints it)")
+    ap.add_argument("--site", action="append", default=[], metavar="SITE",
+                    help="only this site, sampled or not (repeatable): FILE:LINE:COL as the report "
+                         "prints it, or FILE:TEXT:OP:OCC (stripped line text, operator, occurrence)")
     ap.add_argument("--summarize", nargs="+", metavar="LOG",
                     help="no run: the table from these runs' printed lines (later lines win, so a "
                          "rerun's log goes last), with the equivalents list as it is now")
@@ -403,15 +458,18 @@ def main(argv):
         return 2
     # the sample is drawn from every module, then cut to --module: the same
     # sites as a whole run's, so runs of parts add up to it
-    sites = [s for s in sample_sites(all_sites(set()), a.sites, a.seed, a.min_per_module)
+    every = all_sites(set())
+    sites = [s for s in sample_sites(every, a.sites, a.seed, a.min_per_module)
              if not a.module or module_of(s["file"]) in a.module]
     if a.site:
-        where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
-        for w in a.site:
-            if w not in where:
-                print("mutation: --site %s: not a sampled site (see --list)" % w, file=sys.stderr)
-                return 2
-        sites = [where[w] for w in a.site]
+        if a.summarize:
+            print("mutation: --site and --summarize: give one", file=sys.stderr)
+            return 2
+        try:
+            sites = find_sites(a.site, sites, every)
+        except BadInput as e:
+            print("mutation: " + str(e), file=sys.stderr)
+            return 2
     if a.summarize:
         return summarize_logs(a, sites, equiv)
     if a.list:
@@ -431,33 +489,49 @@ def main(argv):
             shutil.rmtree(work, ignore_errors=True)
 
 
+def restore_leftovers(work):
+    """A --keep directory whose run was killed mid-mutant (SIGKILL: no
+    finally block ran) still holds the mutant's object and library, newer
+    than the restored source, so make would keep them: the saved originals
+    go back first."""
+    for b in BUILDS:
+        for d, _, files in os.walk(os.path.join(work, b)):
+            for fn in files:
+                if fn.endswith(".orig"):
+                    shutil.move(os.path.join(d, fn), os.path.join(d, fn[:-5]))
+
+
 def run(a, sites, equiv, work, shared):
     os.makedirs(work, exist_ok=True)
+    restore_leftovers(work)
     copy_tree(work)
-    env = dict(os.environ, SHARED=shared, SPRAYSIM=BUILD + "/spraysim", BUILD=BUILD,
-               TEST_TIMEOUT="120")
+    env = {b: dict(os.environ, SHARED=shared, SPRAYSIM=b + "/spraysim", BUILD=b, TEST_TIMEOUT="120")
+           for b in BUILDS}
     mods = sorted({module_of(s["file"]) for s in sites})
     tests = sorted({t for m in mods for t in MODULE_TESTS[m]})
-    print("mutation: %d sites, seed %d, in %s; building the unmutated tree" %
+    print("mutation: %d sites, seed %d, in %s; building the unmutated tree, plain and with the checks" %
           (len(sites), a.seed, work), flush=True)
-    lib_objs, main_obj = objects(work)
-    if not (make(work, lib_objs + [main_obj], quiet=False) and link_lib(work, lib_objs)
-            and link_bin(work) and all(link_test(work, t) for t in tests if "/" not in t)):
-        print("mutation: the unmutated tree does not build", file=sys.stderr)
-        return 1
-    base_s = {}
-    for t in tests:
-        t0 = time.monotonic()
-        if not run_test(work, t, env, 600):
-            print("mutation: %s fails on the unmutated tree" % t, file=sys.stderr)
+    lib_objs = {}
+    for b in BUILDS:
+        lib_objs[b], main_obj = objects(work, b)
+        if not (make(work, b, lib_objs[b] + [main_obj], quiet=False) and link_lib(work, b, lib_objs[b])
+                and link_bin(work, b) and all(link_test(work, b, t) for t in tests if "/" not in t)):
+            print("mutation: the unmutated tree does not build (%s)" % b, file=sys.stderr)
             return 1
-        base_s[t] = time.monotonic() - t0
-    order = {m: sorted(MODULE_TESTS[m], key=lambda t: base_s[t]) for m in mods}
+    base_s = {}
+    for b in BUILDS:
+        for t in tests:
+            t0 = time.monotonic()
+            if not run_test(work, b, t, env, 600, show=True):
+                print("mutation: %s fails on the unmutated tree (%s)" % (t, b), file=sys.stderr)
+                return 1
+            base_s[b, t] = time.monotonic() - t0
+    order = {m: sorted(MODULE_TESTS[m], key=lambda t: base_s[BUILD, t]) for m in mods}
     results = []
     t_start = time.monotonic()
     for i, s in enumerate(sites):
         mod = module_of(s["file"])
-        where = "%s:%d:%d %s -> %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"])
+        where = "%s %s -> %s" % (site_name(s), s["op"], s["repl"])
         if site_key(s) in equiv:
             results.append((s, "equivalent", None))
             print("[%d/%d] %s: equivalent" % (i + 1, len(sites), where), flush=True)
@@ -471,12 +545,16 @@ def run(a, sites, equiv, work, shared):
     return summarize(a, results, mods, time.monotonic() - t_start)
 
 
+def same_file(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
 def mutate_and_test(work, s, tests, env, base_s, lib_objs):
+    """Build the mutant in the plain tree and run the tests; if none fails,
+    build it with the checks and run them there. Returns (outcome, by)."""
     src = os.path.join(work, s["file"])
-    rel_obj = BUILD + "/" + s["file"][4:-2] + ".o"
-    obj = os.path.join(work, rel_obj)
     is_main = s["file"] == "src/cli/main.c"
-    linked = os.path.join(work, BUILD, "spraysim" if is_main else "libspraysim.so")
     with open(src, encoding="utf-8") as f:
         orig = f.read()
     st = os.stat(src)
@@ -486,29 +564,43 @@ def mutate_and_test(work, s, tests, env, base_s, lib_objs):
     if line[col:col + len(s["op"])] != s["op"]:
         raise RuntimeError("%s:%d: site moved" % (s["file"], s["line"]))
     lines[s["line"] - 1] = line[:col] + s["repl"] + line[col + len(s["op"]):]
-    shutil.copy2(obj, obj + ".orig")
-    shutil.copy2(linked, linked + ".orig")
+    saved = []
     try:
         with open(src, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))
-        if not make(work, [rel_obj]) or not (link_bin(work) if is_main
-                                             else link_lib(work, lib_objs)):
-            return "not built", None
-        for t in tests:
-            if not run_test(work, t, env, max(10.0, 5 * base_s[t])):
-                return "killed", t
+        same = []
+        for b in BUILDS:
+            rel_obj = b + "/" + s["file"][4:-2] + ".o"
+            obj = os.path.join(work, rel_obj)
+            linked = os.path.join(work, b, "spraysim" if is_main else "libspraysim.so")
+            for p in (obj, linked):
+                shutil.copy2(p, p + ".orig")
+                saved.append(p)
+            if not make(work, b, [rel_obj]):
+                return "not built", None
+            if same_file(obj, obj + ".orig"):
+                # the compiler proved the mutant changes nothing in this build
+                same.append(b)
+                continue
+            if not (link_bin(work, b) if is_main else link_lib(work, b, lib_objs[b])):
+                return "not built", None
+            for t in tests:
+                if not run_test(work, b, t, env, max(10.0, 5 * base_s[b, t])):
+                    return "killed", t + (" (checks)" if b == CHK_BUILD else "")
+        if len(same) == len(BUILDS):
+            return "equivalent", "the same object code"
         return "survived", None
     finally:
-        # the original source (with its old time), object and library
+        # the original source (with its old time), objects and libraries
         with open(src, "w", encoding="utf-8") as f:
             f.write(orig)
         os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
-        shutil.move(obj + ".orig", obj)
-        shutil.move(linked + ".orig", linked)
+        for p in saved:
+            shutil.move(p + ".orig", p)
 
 
 LOG_LINE = re.compile(r"^\[\d+/\d+\] (\S+:\d+:\d+) \S+ -> \S+: (killed|survived|not built|equivalent)"
-                      r"(?: by (\S+))?(?: \(([\d.]+) s\))?$")
+                      r"(?: by (\S+(?: \(checks\))?|the same object code))?(?: \(([\d.]+) s\))?$")
 
 
 def summarize_logs(a, sites, equiv):
@@ -589,7 +681,15 @@ def summarize(a, results, mods, secs):
     return 0 if ok else 1
 
 
+def on_sigterm(signum, frame):
+    # kill(1) and a make that is stopped send SIGTERM: raising SystemExit
+    # runs the finally blocks, which put the unmutated source, object and
+    # library back
+    sys.exit(128 + signum)
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, on_sigterm)
     try:
         sys.exit(main(sys.argv[1:]))
     except BrokenPipeError:
