@@ -334,14 +334,19 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         }
     }
     printf("flows: %u of %u finished", r->finished, s->n_msgs);
-    if (r->finished < s->n_msgs) {
-        printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished, (double)s->now / PS_PER_US);
+    /* a GOAL schedule's messages that it never reached (a deadlock, -end)
+     * are its own story (goal_stdout), not unfinished flows */
+    uint32_t unreached = s->goal ? r->not_started : 0;
+    if (unreached)
+        printf(" (%u never started: the schedule did not reach them)", unreached);
+    if (r->finished + unreached < s->n_msgs) {
+        printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished - unreached, (double)s->now / PS_PER_US);
         /* the first ten in message order (slots are not in that order
          * when --stream recycles them) */
         uint32_t first[10], shown = 0;
         for (uint32_t i = 0; i < s->n_flows; i++) {
             const struct flow *f = &s->flows[i];
-            if (f->state == FLOW_DONE || f->state == FLOW_FREE)
+            if (f->state == FLOW_DONE || f->state == FLOW_FREE || (unreached && !f->posted))
                 continue;
             uint32_t k = shown < 10 ? shown++ : 10;
             if (k == 10 && f->ordinal > s->flows[first[9]].ordinal)
@@ -356,7 +361,7 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         }
         for (uint32_t k = 0; k < shown; k++)
             printf(" %u", s->flows[first[k]].id);
-        printf("%s)", s->n_msgs - r->finished > 10 ? " ..." : "");
+        printf("%s)", s->n_msgs - r->finished - unreached > 10 ? " ..." : "");
     }
     printf("\n");
     /* every figure names its population and how much of it is censored */

@@ -1752,14 +1752,25 @@ void goal_stdout(const struct sim *s)
         free(v);
     }
     if (G->deadlock_ps != SIMTIME_NEVER || (G->done_ps == SIMTIME_NEVER && unfinished)) {
-        char why[256];
+        char why[1024], one[256];
+        size_t used = 0;
         uint32_t shown_n = 0;
-        for (uint32_t r = 0; r < g->n_ranks && shown_n < 4; r++)
+        for (uint32_t r = 0; r < g->n_ranks && shown_n < 3; r++)
             if (G->rank_left[r]) {
-                stuck_reason(G, r, why, sizeof why);
-                printf("%s%s", shown_n++ ? "; " : "goal stuck: ", why);
+                stuck_reason(G, r, one, sizeof one);
+                used += (size_t)snprintf(why + used, sizeof why - used, "%s%s", shown_n++ ? "; " : "", one);
             }
-        printf("%s\n", unfinished > shown_n ? " ..." : "");
+        if (unfinished > shown_n)
+            snprintf(why + used, sizeof why - used, "; ...");
+        printf("goal stuck: %s\n", why);
+        /* on stderr too: a deadlock is the schedule's fault, not the
+         * network's, and no completion time exists */
+        if (G->deadlock_ps != SIMTIME_NEVER)
+            warn_input("%s: the schedule deadlocked at %.3f us: %u of %u ranks stuck (%s)", g->name,
+                       (double)G->deadlock_ps / PS_PER_US, unfinished, g->n_ranks, why);
+        else
+            warn_input("%s: the schedule did not complete by -end %.3f us: %u of %u ranks unfinished (%s)", g->name,
+                       (double)s->cfg.end_ps / PS_PER_US, unfinished, g->n_ranks, why);
     }
 }
 
