@@ -1210,8 +1210,13 @@ struct bucket {
 struct goal_run {
     struct goal_sched g;
     uint32_t *hosts;          /* [rank * n_nics + nic] */
-    uint32_t *conn_of;        /* [op]: a send's connection, UINT32_MAX when both ends share a host */
-    uint32_t *op_of_conn;     /* [conn] */
+    uint32_t *conn_of;        /* [op]: a send's connection (GOAL_LAZY: made when it starts), UINT32_MAX when
+                                 both ends share a host */
+    uint32_t *op_of_conn;     /* [conn]: the send op whose message a connection (a flow slot) carries */
+    uint32_t cap_op_of_conn;
+    uint32_t *flow_id;        /* [op]: a send's row in flows.csv (its flow's id), 0 until it has one */
+    bool lazy;                /* flows made as sends start (the transport adds flows during a run) */
+    uint32_t n_net_msgs;      /* sends between two hosts */
     uint32_t *left;           /* [op]: dependencies not met yet */
     uint8_t *state;           /* [op]: enum op_state */
     uint32_t *next;           /* [op]: link in a CPU FIFO, then in a matching queue */
@@ -1236,6 +1241,8 @@ struct goal_run {
 };
 
 #define GOAL_EV_START UINT32_MAX
+#define GOAL_EV_SEND 0x80000000u /* id | op: make and start send op's flow (ops < GOAL_MAX_OPS < 2^31) */
+#define GOAL_LAZY (UINT32_MAX - 1)
 
 static void fifo_push(struct goal_run *G, struct fifo *f, uint32_t op)
 {
@@ -1482,6 +1489,10 @@ static void start_op(struct sim *s, uint32_t op)
         uint32_t c = G->conn_of[op];
         if (c == UINT32_MAX) {
             message_arrived(s, op); /* both ends on one host: no network */
+        } else if (c == GOAL_LAZY) {
+            /* its flow is made by an event of its own: this may run inside a
+             * transport's delivery, which must not see the flow table move */
+            sim_at(s, s->now, EV_GOAL, GOAL_EV_SEND | op);
         } else {
             s->flows[c].start_scheduled = true;
             sim_at(s, s->now, EV_FLOW_START, c);
@@ -1547,26 +1558,41 @@ uint32_t goal_build_matrix(struct sim *s)
             need = G->hosts[i] + 1;
     if (need < 2)
         need = 2; /* the smallest fabric */
-    /* one connection per send between two hosts */
+    /* one connection per send between two hosts: made when the send starts
+     * where the run's transport can add flows during a run (then --stream
+     * recycles finished ones and the network's state is the messages in
+     * flight), else all before the run */
+    const struct transport_ops *tp = transport_find(c->transport_name);
+    G->lazy = tp && tp->flow_add;
     G->conn_of = xmalloc(((size_t)g->n_ops + 1) * sizeof(uint32_t));
+    G->flow_id = xcalloc((size_t)g->n_ops + 1, sizeof(uint32_t));
     uint32_t n_conns = 0;
     for (uint32_t i = 0; i < g->n_ops; i++) {
         const struct goal_op *o = &g->ops[i];
         G->conn_of[i] = UINT32_MAX;
-        if (o->type == GOAL_SEND && G->hosts[o->rank * g->n_nics + o->nic] != G->hosts[o->peer * g->n_nics + o->nic])
-            G->conn_of[i] = n_conns++;
+        if (o->type == GOAL_SEND && G->hosts[o->rank * g->n_nics + o->nic] != G->hosts[o->peer * g->n_nics + o->nic]) {
+            G->conn_of[i] = G->lazy ? GOAL_LAZY : n_conns;
+            n_conns++;
+        }
     }
+    G->n_net_msgs = n_conns;
+    if (n_conns >= GOAL_TRIGGER_BASE)
+        die_input("%s: %u messages between hosts, more than %u", g->name, n_conns, GOAL_TRIGGER_BASE - 1);
+    if (G->lazy)
+        n_conns = 0;
     struct conn_matrix *cm = &s->cm;
     memset(cm, 0, sizeof *cm);
     cm->nodes = need;
     cm->conns = xcalloc(n_conns ? n_conns : 1, sizeof *cm->conns);
     G->op_of_conn = xmalloc(((size_t)n_conns + 1) * sizeof(uint32_t));
+    G->cap_op_of_conn = n_conns + 1;
     for (uint32_t i = 0; i < g->n_ops; i++) {
         uint32_t k = G->conn_of[i];
-        if (k == UINT32_MAX)
+        if (k >= GOAL_LAZY)
             continue;
         const struct goal_op *o = &g->ops[i];
         G->op_of_conn[k] = i;
+        G->flow_id[i] = k + 1;
         cm->conns[k] = (struct cm_conn){
             .src = G->hosts[o->rank * g->n_nics + o->nic],
             .dst = G->hosts[o->peer * g->n_nics + o->nic],
@@ -1585,8 +1611,6 @@ uint32_t goal_build_matrix(struct sim *s)
         };
     }
     cm->n_conns = n_conns;
-    if (n_conns >= GOAL_TRIGGER_BASE)
-        die_input("%s: %u messages between hosts, more than %u", g->name, n_conns, GOAL_TRIGGER_BASE - 1);
     return need;
 }
 
@@ -1637,6 +1661,25 @@ void goal_start(struct sim *s)
 void goal_event(struct sim *s, uint32_t id)
 {
     struct goal_run *G = s->goal;
+    if (id != GOAL_EV_START && (id & GOAL_EV_SEND)) {
+        /* a send's message: a flow of the run's transport and balancer */
+        uint32_t op = id & ~GOAL_EV_SEND;
+        const struct goal_op *o = &G->g.ops[op];
+        uint32_t nn = G->g.n_nics;
+        uint32_t fi = transport_add_flow(s, G->hosts[o->rank * nn + o->nic], G->hosts[o->peer * nn + o->nic],
+                                         o->size ? o->size : 1);
+        s->cm.conns[fi].recv_done_trigger = GOAL_TRIGGER_BASE + fi;
+        s->cm.conns[fi].line = G->g.binary ? 0 : o->line;
+        if (fi >= G->cap_op_of_conn) {
+            G->cap_op_of_conn = s->cap_flows > fi ? s->cap_flows : fi + 1;
+            G->op_of_conn = xrealloc(G->op_of_conn, (size_t)G->cap_op_of_conn * sizeof(uint32_t));
+        }
+        G->op_of_conn[fi] = op;
+        G->flow_id[op] = s->cm.conns[fi].id;
+        s->flows[fi].start_scheduled = true;
+        transport_flow_start(s, fi);
+        return;
+    }
     if (id == GOAL_EV_START) {
         for (uint32_t i = 0; i < G->g.n_ops; i++)
             if (!G->left[i])
@@ -1664,7 +1707,7 @@ void goal_event(struct sim *s, uint32_t id)
 void goal_delivered(struct sim *s, uint32_t conn)
 {
     struct goal_run *G = s->goal;
-    if (conn >= s->cm.n_conns)
+    if (conn >= s->cm.n_conns || conn >= G->cap_op_of_conn)
         die_internal("GOAL: delivery of unknown connection %u", conn);
     uint32_t op = G->op_of_conn[conn];
     if (G->arrived[op])
@@ -1716,7 +1759,7 @@ void goal_stdout(const struct sim *s)
     const struct goal_run *G = s->goal;
     const struct goal_sched *g = &G->g;
     printf("goal: %s, %u ranks, %u ops (%u sends, %u recvs, %u calcs), %u messages between hosts; %s",
-           g->name, g->n_ranks, g->n_ops, g->n_sends, g->n_recvs, g->n_calcs, s->cm.n_conns, goal_status(G));
+           g->name, g->n_ranks, g->n_ops, g->n_sends, g->n_recvs, g->n_calcs, G->n_net_msgs, goal_status(G));
     if (G->done_ps != SIMTIME_NEVER)
         printf(": completion %.3f us\n", (double)G->done_ps / PS_PER_US);
     else
@@ -1780,7 +1823,7 @@ void goal_json(const struct sim *s, struct strbuf *b)
     const struct goal_sched *g = &G->g;
     sb_printf(b, "  \"goal\": {\"ranks\": %u, \"ops\": %u, \"sends\": %u, \"recvs\": %u, \"calcs\": %u, "
                  "\"messages\": %u, \"format\": \"%s\", \"cpus\": %u, \"nics\": %u, \"status\": \"%s\", ",
-              g->n_ranks, g->n_ops, g->n_sends, g->n_recvs, g->n_calcs, s->cm.n_conns, g->binary ? "binary" : "text",
+              g->n_ranks, g->n_ops, g->n_sends, g->n_recvs, g->n_calcs, G->n_net_msgs, g->binary ? "binary" : "text",
               g->n_cpus, g->n_nics, goal_status(G));
     if (G->done_ps != SIMTIME_NEVER)
         sb_printf(b, "\"completion_us\": %.6f, ", (double)G->done_ps / PS_PER_US);
@@ -1835,8 +1878,8 @@ void goal_ops_csv(const struct sim *s, struct strbuf *b)
         }
         sb_printf(b, "%u,%u,%s,%s,%s,%llu,%u,%u,", o->rank, o->line, op_name(o->type), p, t,
                   (unsigned long long)o->size, o->cpu, o->nic);
-        if (o->type == GOAL_SEND && G->conn_of[i] != UINT32_MAX)
-            sb_printf(b, "%u", s->cm.conns[G->conn_of[i]].id);
+        if (G->flow_id[i])
+            sb_printf(b, "%u", G->flow_id[i]);
         sb_printf(b, ",");
         if (G->t_start && G->t_start[i] != SIMTIME_NEVER)
             sb_printf(b, "%.6f", (double)G->t_start[i] / PS_PER_US);
@@ -1856,6 +1899,7 @@ void goal_free(struct sim *s)
     free(G->hosts);
     free(G->conn_of);
     free(G->op_of_conn);
+    free(G->flow_id);
     free(G->left);
     free(G->state);
     free(G->next);
