@@ -198,6 +198,15 @@ static void test_binary_bad_records(void **state)
     assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
     assert_non_null(strstr(err, "bad.bin: rank 0, record 0: operation type 7"));
     memcpy(d, data, len);
+    /* rank 7 claims 1000 records: more than its extent holds */
+    uint64_t start7 = 0;
+    for (int i = 7; i >= 0; i--)
+        start7 = start7 << 8 | data[8 + 6 + 16 * 7 + i];
+    d[8 + start7] = 0xe8;
+    d[8 + start7 + 1] = 0x03;
+    assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
+    assert_non_null(strstr(err, "bad.bin: rank 7: truncated: 1000 records and 1 roots need 39012 bytes, the rank has 51"));
+    memcpy(d, data, len);
     d[rec0] = 1; /* record 0 says it waits for one op, none names it */
     assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
     assert_non_null(strstr(err, "bad.bin: rank 0, record 0: dependency count 1, but 0 records name it"));
