@@ -239,6 +239,7 @@ static void test_text_bad_input(void **state)
     read_bad("num_ranks 1\nrank 0 {\ncalc 5\n", "t.goal:2: rank 0's block is never closed");
     read_bad("num_ranks 1\nrank 0 {\n/* calc 5\n}\n", "t.goal:3: a comment opened here is never closed");
     read_bad("rank 0 {\n}\n", "t.goal:1: a rank block before the num_ranks line");
+    read_bad("num_ranks 2100000000\nrank 0 {\n}\n", "t.goal:1: num_ranks 2100000000, but the file's 32 bytes cannot hold");
     read_bad("num_ranks 1\nrank 0 {\nsend 99999999999999999999b to 0\n}\n", "out of range");
     read_bad("num_ranks 1\nrank 0 {\nsend 5b to 0 cpu 256\n}\n", "a cpu 256 is out of range (at most 255)");
 }

@@ -519,6 +519,14 @@ static bool parse_text(struct goal_sched *g, const unsigned char *data, size_t l
                     ok = perr(&P, n.line, "num_ranks 0: a schedule needs at least one rank");
                     break;
                 }
+                /* every rank needs a block of several bytes ("rank 0{}"): a
+                 * count past the file's length cannot be complete, and is
+                 * refused before any table is sized by it */
+                if (v > len) {
+                    ok = perr(&P, n.line, "num_ranks %llu, but the file's %zu bytes cannot hold that many rank blocks",
+                              (unsigned long long)v, len);
+                    break;
+                }
                 g->n_ranks = (uint32_t)v;
                 have_ranks = true;
                 num_ranks_line = t.line;
@@ -1620,6 +1628,8 @@ void goal_start(struct sim *s)
     const struct goal_sched *g = &G->g;
     if (s->n_hosts < s->cm.nodes) /* a -topo with fewer hosts than the map names (sim.c checks Nodes) */
         die_input("%s: the schedule needs %u hosts, the fabric has %u", g->name, s->cm.nodes, s->n_hosts);
+    if ((uint64_t)g->n_ranks * g->n_cpus > (1u << 28))
+        die_input("%s: %u ranks x %u CPUs is more than %u CPUs in all", g->name, g->n_ranks, g->n_cpus, 1u << 28);
     uint32_t n = g->n_ops, ncpu = g->n_ranks * g->n_cpus;
     G->left = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
     G->state = xcalloc((size_t)n + 1, 1);
