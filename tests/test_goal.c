@@ -207,6 +207,12 @@ static void test_binary_bad_records(void **state)
     assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
     assert_non_null(strstr(err, "bad.bin: rank 7: truncated: 1000 records and 1 roots need 39012 bytes, the rank has 51"));
     memcpy(d, data, len);
+    d[rec0 + 4] = GOAL_CALC; /* a calc whose dependants run past the table (fuzz_goal found calcs unchecked) */
+    d[rec0 + 23] = 0xe8;
+    d[rec0 + 24] = 0x03;
+    assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
+    assert_non_null(strstr(err, "bad.bin: rank 0, record 0: its dependants run past the rank's 0 entries"));
+    memcpy(d, data, len);
     d[rec0] = 1; /* record 0 says it waits for one op, none names it */
     assert_false(goal_read_buffer(&g, "bad.bin", d, len, err, sizeof err));
     assert_non_null(strstr(err, "bad.bin: rank 0, record 0: dependency count 1, but 0 records name it"));

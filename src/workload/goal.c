@@ -761,7 +761,9 @@ static bool parse_binary(struct goal_sched *g, const unsigned char *data, size_t
                 errf(err, errlen, "%s: rank %u, record %u: %s %s rank %u, out of range: the schedule has %u ranks", nm,
                      r, k, op_name(o->type), o->type == GOAL_SEND ? "to" : "from", o->peer, n_ranks);
                 ok = false;
-            } else if ((uint64_t)fd + nd > n_apx || (uint64_t)fs + ns > n_apx) {
+            }
+            /* every type's, calcs' too */
+            if (ok && ((uint64_t)fd + nd > n_apx || (uint64_t)fs + ns > n_apx)) {
                 errf(err, errlen, "%s: rank %u, record %u: its dependants run past the rank's %llu entries", nm, r, k,
                      (unsigned long long)n_apx);
                 ok = false;
