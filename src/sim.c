@@ -196,7 +196,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
         die_input("%s and %s both give the workload: give one of them", c->tm_path ? "-tm" : "--workload",
                   c->goal_path ? "--goal" : "--workload");
     if (!c->tm_path && !c->workload_spec && !c->goal_path)
-        die_input("no connection matrix: give -tm FILE, --workload SPEC or --goal FILE");
+        die_input("no connection matrix: give -tm FILE or --workload SPEC (or --goal FILE, a GOAL schedule)");
     const char *cm_name = c->tm_path ? c->tm_path : c->goal_path ? c->goal_path : "--workload";
     /* open-loop arrivals: no matrix before the run, only its hosts */
     struct poisson_spec poisson;

@@ -317,7 +317,7 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
         bad(x, "%s and %s both give the workload: give one of them", cfg->tm_path ? "-tm" : "--workload",
             cfg->goal_path ? "--goal" : "--workload");
     if (!cfg->tm_path && !cfg->workload_spec && !cfg->goal_path)
-        bad(x, "no connection matrix: give -tm FILE, --workload SPEC or --goal FILE (see --help)");
+        bad(x, "no connection matrix: give -tm FILE or --workload SPEC (or --goal FILE, a GOAL schedule; see --help)");
     if (!cfg->goal_path && (cfg->goal_map_path || cfg->goal_ops))
         bad(x, "%s: only with --goal FILE", cfg->goal_map_path ? "--goal-map" : "--goal-ops");
     if (cfg->goal_path && cfg->write_cm_path)
