@@ -30,6 +30,7 @@
 #include "transport/hpcc.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
+#include "workload/goal.h"
 #include "workload/poisson.h"
 
 #include <math.h>
@@ -189,12 +190,14 @@ void sim_setup(struct sim *s, const struct config *cfg)
         if (!known)
             die_input("--cc-opt: '%s' is not an option of %s (see README)", c->cc_opts[i].name, s->cc->name);
     }
-    /* the workload: read (-tm) or generated (--workload), never both */
-    if (c->tm_path && c->workload_spec)
-        die_input("-tm and --workload both give the workload: give one of them");
-    if (!c->tm_path && !c->workload_spec)
-        die_input("no connection matrix: give -tm FILE or --workload SPEC");
-    const char *cm_name = c->tm_path ? c->tm_path : "--workload";
+    /* the workload: read (-tm), generated (--workload) or a GOAL schedule
+     * (--goal), exactly one */
+    if ((c->tm_path != NULL) + (c->workload_spec != NULL) + (c->goal_path != NULL) > 1)
+        die_input("%s and %s both give the workload: give one of them", c->tm_path ? "-tm" : "--workload",
+                  c->goal_path ? "--goal" : "--workload");
+    if (!c->tm_path && !c->workload_spec && !c->goal_path)
+        die_input("no connection matrix: give -tm FILE or --workload SPEC (or --goal FILE, a GOAL schedule)");
+    const char *cm_name = c->tm_path ? c->tm_path : c->goal_path ? c->goal_path : "--workload";
     /* open-loop arrivals: no matrix before the run, only its hosts */
     struct poisson_spec poisson;
     bool open_loop = poisson_is_spec(c->workload_spec);
@@ -205,6 +208,23 @@ void sim_setup(struct sim *s, const struct config *cfg)
             die_input("--write-cm: a poisson workload is generated during the run, so there is no matrix to write");
         s->cm.nodes = poisson.nodes;
         s->cm.conns = xcalloc(1, sizeof *s->cm.conns);
+    } else if (c->goal_path) {
+        if (c->write_cm_path)
+            die_input("--write-cm: a GOAL schedule's messages start when their dependencies are met, which a .cm "
+                      "file cannot say");
+        goal_build_matrix(s); /* Nodes: the hosts the schedule needs; -nodes or -topo may give more */
+        if (c->nodes && c->nodes < s->cm.nodes)
+            die_input("-nodes %u: %s needs %u hosts", c->nodes, c->goal_path, s->cm.nodes);
+        if (c->nodes)
+            s->cm.nodes = c->nodes;
+        else if (!c->topo_path)
+            for (uint64_t k = 2;; k += 2) { /* the smallest default fat tree (even k) with hosts enough */
+                uint64_t n = c->tiers == 3 ? k * k * k / 4 : k * k / 2;
+                if (n >= s->cm.nodes) {
+                    s->cm.nodes = (uint32_t)n;
+                    break;
+                }
+            }
     } else if (c->workload_spec ? !gen_workload(&s->cm, c->workload_spec, c->seed, err, sizeof err)
                                 : !cm_read_file(&s->cm, c->tm_path, err, sizeof err)) {
         die_input("%s", err);
@@ -217,6 +237,10 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (c->topo_path) {
         if (!topo_read_file(&spec, c->topo_path, err, sizeof err))
             die_input("%s", err);
+        if (s->goal && spec.nodes < s->cm.nodes)
+            die_input("%s says Nodes %u but %s needs %u hosts", c->topo_path, spec.nodes, c->goal_path, s->cm.nodes);
+        if (s->goal)
+            s->cm.nodes = spec.nodes;
         if (spec.nodes != s->cm.nodes)
             die_input("%s says Nodes %u but %s %s %u", c->topo_path, spec.nodes, cm_name,
                       c->tm_path ? "says Nodes" : "makes n =", s->cm.nodes);
@@ -351,6 +375,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     /* open-loop arrivals: each host's first, after the transports exist */
     if (open_loop)
         poisson_setup(s, &poisson);
+    if (s->goal)
+        goal_start(s); /* the schedule's first ops at t = 0 */
     ts_setup(s); /* time series: nothing unless --ts-* selects something */
     /* legal (a matrix written for a longer run) but surely worth a word:
      * such connections are reported unfinished, as failures after -end are
@@ -415,6 +441,10 @@ static void index_triggers(struct sim *s)
 
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
 {
+    if (trigger_id >= GOAL_TRIGGER_BASE && s->goal) {
+        goal_delivered(s, trigger_id - GOAL_TRIGGER_BASE); /* a schedule's message reached its receiver */
+        return;
+    }
     uint32_t ti = trigger_index_of(s, trigger_id);
     if (ti == UINT32_MAX)
         return;
@@ -579,6 +609,9 @@ static inline void dispatch(struct sim *s, const struct event *ev, uint32_t orig
     case EV_TS_SAMPLE:
         ts_sample_event(s);
         break;
+    case EV_GOAL:
+        goal_event(s, ev->id);
+        break;
     default:
         die_internal("unknown event kind %u", ev->kind);
     }
@@ -707,6 +740,7 @@ void sim_free(struct sim *s)
     flowstream_free(s);
     ts_free(s);
     poisson_free(s);
+    goal_free(s);
     transport_free(s);
     failures_free(s);
     pfc_free(s);

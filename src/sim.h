@@ -28,6 +28,7 @@ enum event_kind {
     EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
     EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
     EV_HOST_TIMER = 13,  /* id = host, aux = a transport's host timer (transport_host_timer_at) */
+    EV_GOAL = 14,        /* id = a GOAL calc that ends, or the schedule's start (src/workload/goal.h) */
 };
 
 enum routing_mode {
@@ -47,6 +48,9 @@ enum reroute_mode {
 struct config {
     const char *tm_path;
     const char *workload_spec;   /* --workload KIND:NAME=VALUE,... (src/workload/gen.h); excludes -tm */
+    const char *goal_path;       /* --goal FILE (-goal): a GOAL schedule (src/workload/goal.h); excludes -tm, --workload */
+    const char *goal_map_path;   /* --goal-map FILE: rank to host (default: rank x NICs + NIC) */
+    bool goal_ops;               /* --goal-ops: goal_ops.csv, each operation's start and end */
     const char *write_cm_path;   /* --write-cm FILE: the simulated matrix, failures included */
     double random_failure_p;     /* --random-failures P: each inter-switch link down from t=0 */
     const char *topo_path;
@@ -241,6 +245,7 @@ struct sim {
                                     recycling needs; every transport that makes packets adds it (README
                                     "Adding a transport") */
     struct poisson_run *poisson; /* open-loop arrivals (NULL when unused) */
+    struct goal_run *goal;       /* a GOAL schedule being run (src/workload/goal.h), NULL when unused */
     bool arrivals_open;          /* more flows will come: all finished does not end the run */
     uint32_t flows_finished;
     uint32_t flows_started;

@@ -49,7 +49,7 @@ for t in "$@"; do
         echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
     fi
 done
-for script in tests/cli_test.sh tests/outdir_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/python_test.sh; do
+for script in tests/cli_test.sh tests/goal_test.sh tests/outdir_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/python_test.sh; do
     [ -f "$script" ] || continue
     out=$(run_limited sh "$script" 2>&1)
     rc=$?

@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     if (cfg.write_cm_path && root)
         write_workload(&s, &cfg);
     /* --stream (default: for open-loop workloads) */
-    if (cfg.stream == 1 || (cfg.stream < 0 && s.poisson))
+    if (cfg.stream == 1 || (cfg.stream < 0 && (s.poisson || s.goal)))
         flowstream_setup(&s, out ? report_out_path(out, "flows.csv") : NULL);
     if (out)
         report_out_attach_ts(out, &s); /* time series stream into the output set during the run */

@@ -96,6 +96,10 @@ void options_usage(FILE *out)
             "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B][,conns=K][,seed=S]: open-loop\n"
             "                        arrivals; conns=K: K persistent connections per host pair\n"
             "                        (README \"Poisson workloads\")\n"
+            "  --goal FILE, -goal FILE  run a GOAL schedule (LogGOPSim/Schedgen/ATLAHS, text or binary)\n"
+            "                        instead of -tm (docs/goal.md)\n"
+            "  --goal-map FILE       GOAL rank to host: lines \"RANK HOST...\" (default host = rank)\n"
+            "  --goal-ops            with --out: goal_ops.csv, every operation's start and end\n"
             "  --write-cm FILE       write the simulated workload as a .cm file (failures included)\n"
             "  --random-failures P   each inter-switch link down from t=0 with probability P (0..1)\n"
             "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet;\n"
@@ -418,10 +422,16 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
 {
     if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird"))
         bad(x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
-    if (cfg->tm_path && cfg->workload_spec)
-        bad(x, "-tm and --workload both give the workload: give one of them");
-    if (!cfg->tm_path && !cfg->workload_spec)
-        bad(x, "no connection matrix: give -tm FILE or --workload SPEC (see --help)");
+    if ((cfg->tm_path != NULL) + (cfg->workload_spec != NULL) + (cfg->goal_path != NULL) > 1)
+        bad(x, "%s and %s both give the workload: give one of them", cfg->tm_path ? "-tm" : "--workload",
+            cfg->goal_path ? "--goal" : "--workload");
+    if (!cfg->tm_path && !cfg->workload_spec && !cfg->goal_path)
+        bad(x, "no connection matrix: give -tm FILE or --workload SPEC (or --goal FILE, a GOAL schedule; see --help)");
+    if (!cfg->goal_path && (cfg->goal_map_path || cfg->goal_ops))
+        bad(x, "%s: only with --goal FILE", cfg->goal_map_path ? "--goal-map" : "--goal-ops");
+    if (cfg->goal_path && cfg->write_cm_path)
+        bad(x, "--write-cm: a GOAL schedule's messages start when their dependencies are met, which a .cm file "
+               "cannot say");
     if (cfg->mtu_bytes <= cfg->hdr_bytes)
         bad(x, "-mtu %u must exceed the %u-byte header", cfg->mtu_bytes, cfg->hdr_bytes);
     /* the default tree's shape and latencies; a .topo file gives its own */
@@ -674,6 +684,18 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             if (poisson_is_spec(v) ? !poisson_parse(&ps, v, gerr, sizeof gerr) : !gen_parse(&g, v, gerr, sizeof gerr))
                 bad(&x, "%s", gerr);
             cfg->workload_spec = v;
+        } else if (!strcmp(arg, "--goal") || !strcmp(arg, "-goal")) {
+            TAKE();
+            if (!*v)
+                bad(&x, "%s: empty file name", arg);
+            cfg->goal_path = v;
+        } else if (!strcmp(arg, "--goal-map")) {
+            TAKE();
+            if (!*v)
+                bad(&x, "%s: empty file name", arg);
+            cfg->goal_map_path = v;
+        } else if (!strcmp(arg, "--goal-ops")) {
+            cfg->goal_ops = true;
         } else if (!strcmp(arg, "--write-cm")) {
             TAKE();
             if (!*v)

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define OUTDIR_MAX_FILES 8
+#define OUTDIR_MAX_FILES 12
 /* the part of a staging name after "spraysim-": HOST-PID-XXXXXX (mkdtemp's six) */
 #define STAGING_TAG "spraysim-"
 #define STAGING_RANDOM_CHARS 6

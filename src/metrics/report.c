@@ -14,6 +14,7 @@
 #include "../transport/flow.h"
 #include "../transport/transport.h"
 #include "../workload/poisson.h"
+#include "../workload/goal.h"
 #include "outdir.h"
 
 #include <errno.h>
@@ -333,14 +334,19 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         }
     }
     printf("flows: %u of %u finished", r->finished, s->n_msgs);
-    if (r->finished < s->n_msgs) {
-        printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished, (double)s->now / PS_PER_US);
+    /* a GOAL schedule's messages that it never reached (a deadlock, -end)
+     * are its own story (goal_stdout), not unfinished flows */
+    uint32_t unreached = s->goal ? r->not_started : 0;
+    if (unreached)
+        printf(" (%u never started: the schedule did not reach them)", unreached);
+    if (r->finished + unreached < s->n_msgs) {
+        printf(" (%u unfinished at %.1f us:", s->n_msgs - r->finished - unreached, (double)s->now / PS_PER_US);
         /* the first ten in message order (slots are not in that order
          * when --stream recycles them) */
         uint32_t first[10], shown = 0;
         for (uint32_t i = 0; i < s->n_flows; i++) {
             const struct flow *f = &s->flows[i];
-            if (f->state == FLOW_DONE || f->state == FLOW_FREE)
+            if (f->state == FLOW_DONE || f->state == FLOW_FREE || (unreached && !f->posted))
                 continue;
             uint32_t k = shown < 10 ? shown++ : 10;
             if (k == 10 && f->ordinal > s->flows[first[9]].ordinal)
@@ -355,7 +361,7 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         }
         for (uint32_t k = 0; k < shown; k++)
             printf(" %u", s->flows[first[k]].id);
-        printf("%s)", s->n_msgs - r->finished > 10 ? " ..." : "");
+        printf("%s)", s->n_msgs - r->finished - unreached > 10 ? " ..." : "");
     }
     printf("\n");
     /* every figure names its population and how much of it is censored */
@@ -406,6 +412,8 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
                    tb[t].max_mean_bytes);
         printf("\n");
     }
+    if (s->goal)
+        goal_stdout(s);
     printf("run: simulated %.3f us in %.3f s wall, %llu events, %.2f M events/s, peak memory %.1f MB\n",
            (double)s->now / PS_PER_US, r->wall_s, (unsigned long long)s->events_processed,
            r->wall_s > 0 ? s->events_processed / r->wall_s / 1e6 : 0.0, r->peak_rss_kb / 1024.0);
@@ -632,6 +640,10 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         json_str(b, c->workload_spec);
     else
         sb_printf(b, "null");
+    if (c->goal_path) { /* only then, so other runs keep their summary */
+        sb_printf(b, ", \"goal\": ");
+        json_str(b, c->goal_path);
+    }
     sb_printf(b, ", \"topo\": ");
     if (c->topo_path)
         json_str(b, c->topo_path);
@@ -742,6 +754,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     }
     if (s->poisson)
         poisson_json(s, b);
+    if (s->goal)
+        goal_json(s, b);
     if (s->pfc) {
         uint64_t pauses = 0;
         for (uint32_t i = 0; i < s->n_ports; i++)
@@ -802,7 +816,8 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
 /* Every file a run may write (switches.csv only with --switch-stats): a
  * directory holding only these is one spraysim may replace. */
 static const char *const output_names[] = {"flows.csv", "queues.csv", "switches.csv", "summary.json",
-                                           "ts_flows.csv", "ts_ports.csv", "ts_hosts.csv", NULL};
+                                           "ts_flows.csv", "ts_ports.csv", "ts_hosts.csv", "ranks.csv",
+                                           "goal_ops.csv", NULL};
 static const char *const ts_names[] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
 
 struct report_out {
@@ -878,6 +893,16 @@ void report_out_commit(struct report_out *o, const struct sim *s, const struct r
         b.len = 0;
         switches_csv(s, &b);
         write_or_die(o, "switches.csv", &b);
+    }
+    if (s->goal) { /* GOAL schedules: each rank's finish, and with --goal-ops each operation */
+        b.len = 0;
+        goal_ranks_csv(s, &b);
+        write_or_die(o, "ranks.csv", &b);
+        if (s->cfg.goal_ops) {
+            b.len = 0;
+            goal_ops_csv(s, &b);
+            write_or_die(o, "goal_ops.csv", &b);
+        }
     }
     b.len = 0;
     summary_json(s, r, &b);

@@ -185,6 +185,8 @@ static void check_supported(const struct sim *s)
         refuse("--workload poisson: spraysim-mpi needs a closed workload");
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
+    if (s->goal) /* its messages start, like triggers' connections, on whichever process completes an op */
+        refuse("--goal: parallel runs refuse GOAL schedules (run them with one process)");
     if (strcmp(c->transport_name, "uet") != 0)
         refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
     for (uint32_t i = 0; i < s->cm.n_conns; i++)

@@ -275,7 +275,8 @@ void transport_setup(struct sim *s)
         else
             warn_input("--cc %s has no effect on %s: senders keep no window", s->cc->name, run_tp->name);
     }
-    bool open_loop = poisson_is_spec(s->cfg.workload_spec);
+    /* flows added during the run: open-loop arrivals, a GOAL schedule's sends */
+    bool open_loop = poisson_is_spec(s->cfg.workload_spec) || s->goal;
     warn_unread_options(s, run_tp, used, open_loop);
     /* the fabric each needs, for the classes its flows use; the run's
      * transport of an open-loop workload also for the class of the

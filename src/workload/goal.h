@@ -1,0 +1,116 @@
+/* goal.h: GOAL schedules (LogGOPSim's "Group Operation Assembly Language",
+ * as Schedgen and ATLAHS write them) run on the simulated fabric.
+ *
+ * A schedule lists, for each of num_ranks ranks, operations: send SIZE
+ * bytes to a peer with a tag, recv SIZE bytes from a peer (or any, -1) with
+ * a tag (or any, -1), calc for a time (nanoseconds, as ATLAHS's htsim
+ * backend reads it), each on a CPU and a NIC of its rank; and dependencies
+ * between a rank's operations: "a requires b" (a starts after b finished),
+ * "a irequires b" (a starts after b started). The text form is Schedgen's
+ * .goal; the binary form is LogGOPSim txt2bin's (Parser.hpp's layout: a
+ * magic number 4223, a jump table of every rank's extent, then each rank's
+ * records and their dependants). docs/goal.md describes both and the
+ * execution model; the reading here is ours, written from that description.
+ *
+ * Execution (goal.c): an operation whose dependencies are met waits for its
+ * CPU (a calc holds it for its length; sends and receives take no CPU time,
+ * LogGOPSim with o = 0); a send starts a message on the run's transport from
+ * the rank's host to the peer's; a message that reached its receiver is
+ * matched with a posted receive of the same source and tag (MPI order:
+ * receives in the order posted, messages in the order they arrived, as
+ * LogGOPSim's matching queues), and the send and the receive both complete
+ * then (ATLAHS's htsim backend: a send completes when its message is
+ * received). A schedule that can make no more progress is reported as
+ * deadlocked, with its stuck ranks.
+ */
+#ifndef SPRAYSIM_GOAL_H
+#define SPRAYSIM_GOAL_H
+
+#include "../core/core.h"
+
+struct sim;
+struct strbuf;
+
+/* The binary format's operation codes (LogGOPSim Parser.hpp OPTYPE_*). */
+enum goal_op_type {
+    GOAL_SEND = 1,
+    GOAL_RECV = 2,
+    GOAL_CALC = 3,
+};
+
+/* MPI_ANY_SOURCE and MPI_ANY_TAG: "-1" in the text, UINT32_MAX in the binary. */
+#define GOAL_ANY UINT32_MAX
+
+/* Triggers at or above this id are the schedule's messages (id - base =
+ * the message's connection): a transport's "receiver has every byte"
+ * trigger reaches goal_delivered through sim_trigger_activate. */
+#define GOAL_TRIGGER_BASE 0x80000000u
+
+struct goal_op {
+    uint64_t size;         /* bytes (send, recv) or nanoseconds (calc) */
+    uint32_t rank;
+    uint32_t peer;         /* send: destination rank; recv: source rank or GOAL_ANY */
+    uint32_t tag;          /* or GOAL_ANY */
+    uint32_t n_deps;       /* requires + irequires naming this op as the waiting one */
+    uint32_t done_first;   /* succ[done_first .. +n_done): ops that require this one */
+    uint32_t n_done;
+    uint32_t start_first;  /* succ[start_first .. +n_start): ops that irequire this one */
+    uint32_t n_start;
+    uint32_t line;         /* text: its line; binary: its record number within its rank */
+    uint8_t type;          /* enum goal_op_type */
+    uint8_t cpu, nic;
+};
+
+struct goal_sched {
+    char *name;            /* the file, for messages */
+    bool binary;
+    uint32_t n_ranks;
+    uint32_t n_cpus, n_nics; /* largest cpu and nic used, plus one */
+    uint32_t n_ops;
+    struct goal_op *ops;   /* rank by rank, each rank's in file (record) order */
+    uint32_t *rank_first;  /* [n_ranks + 1]: rank r's ops are rank_first[r] .. rank_first[r+1]-1 */
+    uint32_t n_succ;
+    uint32_t *succ;        /* dependants (global op indices) */
+    uint32_t n_sends, n_recvs, n_calcs;
+    bool has_wildcards;    /* some recv has source or tag -1 (or a send tag -1) */
+};
+
+/* Reads a schedule, text or binary (told apart by the magic number), and
+ * checks it: ranks, peers and labels in range, no dependency cycle, every
+ * receive and send able to find a partner (counts per source and tag). On
+ * error returns false with one line "path:line: message" (text) or
+ * "path: rank R, record K: message" (binary) in err. */
+bool goal_read_file(struct goal_sched *g, const char *path, char *err, size_t errlen);
+/* Same, from memory; `name` is used in messages. */
+bool goal_read_buffer(struct goal_sched *g, const char *name, const unsigned char *data, size_t len, char *err,
+                      size_t errlen);
+void goal_sched_free(struct goal_sched *g);
+
+/* --goal-map FILE: lines "RANK HOST [HOST ...]" (one host per NIC of the
+ * schedule), '#' comments; every rank exactly once. hosts[rank * n_nics +
+ * nic]. Without a map: host = rank * n_nics + nic (ATLAHS's htsim backend). */
+bool goal_read_map(const struct goal_sched *g, const char *path, uint32_t *hosts, char *err, size_t errlen);
+
+/* ---- in a run (sim.c, report.c) ---------------------------------------------------------- */
+
+/* sim_setup with cfg.goal_path: reads the schedule and the map (exit 2 on
+ * bad input) and builds s->cm: one connection per send between two hosts,
+ * started by the schedule, never by time. Returns the hosts it needs. */
+uint32_t goal_build_matrix(struct sim *s);
+/* After the transports exist: schedules the start at t = 0. */
+void goal_start(struct sim *s);
+/* EV_GOAL: id = a calc that ends now, or the start. */
+void goal_event(struct sim *s, uint32_t id);
+/* The receiver of the schedule's connection `conn` has every byte. */
+void goal_delivered(struct sim *s, uint32_t conn);
+/* Outputs: stdout lines, summary.json's "goal" member (with its trailing
+ * ",\n"), ranks.csv and, with --goal-ops, goal_ops.csv. */
+void goal_stdout(const struct sim *s);
+void goal_json(const struct sim *s, struct strbuf *b);
+void goal_ranks_csv(const struct sim *s, struct strbuf *b);
+void goal_ops_csv(const struct sim *s, struct strbuf *b);
+/* The schedule's completion time, SIMTIME_NEVER when it did not complete. */
+simtime_ps goal_completion_ps(const struct sim *s);
+void goal_free(struct sim *s);
+
+#endif

@@ -1,0 +1,76 @@
+#!/bin/sh
+# goal_test.sh: GOAL schedules from the command line (--goal, -goal,
+# --goal-map, --goal-ops; docs/goal.md). Bad schedules and maps exit 2 with
+# one line naming the file and the line or record; a schedule that
+# deadlocks at run time is reported as deadlocked with its stuck ranks
+# (stdout, summary.json, one warning line on stderr), not as unfinished
+# flows; a run writes ranks.csv and, with --goal-ops, goal_ops.csv; the
+# same schedule and seed give byte-identical files, text or binary.
+# Prints one "ok" or "FAIL" line per check (run_all.sh counts them).
+# Environment: SPRAYSIM (default bin/spraysim).
+
+SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+G=tests/goal
+T=$(mktemp -d "${TMPDIR:-/tmp}/spraysim-goal.XXXXXX") || { echo "FAIL goal: mktemp -d"; exit 1; }
+trap 'rm -rf "$T"' EXIT
+
+# refused NAME WANT ARGS...: exit 2, one line on stderr holding WANT, nothing on stdout
+refused() {
+    name=$1 want=$2
+    shift 2
+    "$SPRAYSIM" "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    lines=$(wc -l <"$T/err")
+    if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$want" "$T/err" && [ ! -s "$T/out" ]; then
+        echo "ok goal: $name"
+    else
+        echo "FAIL goal: $name: exit $rc, $lines lines: $(head -c 300 "$T/err")"
+    fi
+}
+
+printf 'num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb requires a\n}\nrank 1 {\n}\n' >"$T/cycle.goal"
+refused "dependency cycle" "$T/cycle.goal:3: dependency cycle in rank 0" --goal "$T/cycle.goal"
+printf 'num_ranks 2\nrank 0 {\nrecv 10b from 1 tag 1\n}\nrank 1 {\nsend 10b to 0 tag 2\n}\n' >"$T/unmatched.goal"
+refused "unmatched receive" "$T/unmatched.goal:3: unmatched receive" --goal "$T/unmatched.goal"
+printf 'num_ranks 2\nrank 0 {\nsend 10b to 2\n}\nrank 1 {\n}\n' >"$T/range.goal"
+refused "rank out of range" "$T/range.goal:3: rank 2 is out of range" --goal "$T/range.goal"
+head -c 700 $G/bcast8.bin >"$T/cut.bin"
+refused "truncated binary" "$T/cut.bin: rank 5: truncated: its records end at byte 706 but the file has 700 bytes" -goal "$T/cut.bin"
+refused "missing file" "$T/none.goal: cannot open" --goal "$T/none.goal"
+refused "--goal with -tm" "-tm and --goal both give the workload" --goal $G/ring8.goal -tm "$T/x.cm"
+refused "--goal-map without --goal" "--goal-map: only with --goal" --goal-map "$T/m" -tm "$T/x.cm"
+printf '0 0\n1 5\n0 3\n' >"$T/twice.map"
+refused "map: rank twice" "$T/twice.map:3: rank 0 is mapped twice" --goal $G/bcast8.goal --goal-map "$T/twice.map"
+printf '0 0\n' >"$T/short.map"
+refused "map: rank missing" "$T/short.map: rank 1 has no line" --goal $G/bcast8.goal --goal-map "$T/short.map"
+refused "-nodes too small" "-nodes 4: tests/goal/ring8.goal needs 8 hosts" --goal $G/ring8.goal -nodes 4
+
+# a deadlock: both ranks receive before they send
+printf 'num_ranks 2\nrank 0 {\nr: recv 8b from 1\ns: send 8b to 1\ns requires r\n}\nrank 1 {\nr: recv 8b from 0\ns: send 8b to 0\ns requires r\n}\n' >"$T/dead.goal"
+"$SPRAYSIM" --goal "$T/dead.goal" --out "$T/dead" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^goal: .* deadlocked at 0.000 us, 0 of 4 ops done' "$T/out" &&
+    grep -q '^goal stuck: rank 0 waits in recv from 1 tag 0 (line 3); rank 1 waits in recv from 0 tag 0 (line 8)' "$T/out" &&
+    [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'deadlocked at 0.000 us: 2 of 2 ranks stuck' "$T/err" &&
+    grep -q '"status": "deadlocked"' "$T/dead/summary.json" && grep -q '"stuck_ranks": \[0, 1\]' "$T/dead/summary.json"; then
+    echo "ok goal: deadlock reported with its stuck ranks"
+else
+    echo "FAIL goal: deadlock: exit $rc: $(cat "$T/out" "$T/err" | head -c 600)"
+fi
+
+# outputs, and the same bytes from the text and the binary schedule, twice
+ok=1
+for f in ring8.goal ring8.bin ring8.goal; do
+    "$SPRAYSIM" --goal $G/$f --goal-ops -seed 7 --out "$T/run-$f" >"$T/out.$f" 2>"$T/err" || ok=0
+done
+for x in flows.csv queues.csv ranks.csv; do
+    cmp -s "$T/run-ring8.goal/$x" "$T/run-ring8.bin/$x" || ok=0
+done
+[ -s "$T/run-ring8.goal/goal_ops.csv" ] && [ "$(wc -l <"$T/run-ring8.goal/ranks.csv")" -eq 9 ] || ok=0
+grep -q '^goal: .*ring8.goal, 8 ranks, 224 ops (112 sends, 112 recvs, 0 calcs), 112 messages between hosts; complete: completion' "$T/out.ring8.goal" || ok=0
+grep -q '"completion_us": [0-9]' "$T/run-ring8.goal/summary.json" || ok=0
+if [ $ok -eq 1 ]; then
+    echo "ok goal: outputs, text and binary alike"
+else
+    echo "FAIL goal: outputs: $(head -c 400 "$T/out.ring8.goal") $(head -c 300 "$T/err")"
+fi
