@@ -240,9 +240,11 @@ bench-speed: shared-data $(BIN) mpi
 # validate*.txt, every htsim_uec experiment) on spraysim: side by side with
 # HTSIM=path/htsim_uec, else against bench/reference_suite.tsv; needs the
 # reference's files (HTSIM_SRC=.../htsim/sim/datacenter, or derived from
-# HTSIM), and says it skipped without them.
+# HTSIM), and says it skipped without them. REFSUITE_ARGS goes to the
+# script, e.g. REFSUITE_ARGS="--only 'both.txt#13' -j 1".
+REFSUITE_ARGS ?=
 bench-reference: shared-data $(BIN) py-deps
-	@HTSIM="$(HTSIM)" HTSIM_SRC="$(HTSIM_SRC)" /usr/bin/python3 bench/reference_suite.py --spraysim $(BIN)
+	@HTSIM="$(HTSIM)" HTSIM_SRC="$(HTSIM_SRC)" /usr/bin/python3 bench/reference_suite.py --spraysim $(BIN) $(REFSUITE_ARGS)
 
 bench-poisson: shared-data $(BIN)
 	@SHARED=$(SHARED) sh bench/poisson.sh

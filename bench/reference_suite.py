@@ -19,7 +19,11 @@ makespan (the slowest flow's completion time) with the reference's:
 Usage (Debian's python3):
   HTSIM_SRC=/path/uet-htsim/htsim/sim/datacenter [HTSIM=.../htsim_uec] \\
     bench/reference_suite.py [--spraysim bin/spraysim] [-j N] [--files GLOB]
-    [--record] [--markdown FILE]
+    [--only REGEX] [--record] [--markdown FILE]
+
+--only keeps the experiments whose tag (FILE#INDEX, e.g.
+validate_uec_both.txt#13) matches REGEX (Python re.search), to iterate on
+a few; --record refuses it (the record holds the whole suite).
 
 Prints one row per experiment and a closing line with the median ratio and
 the shares within 5% and 10% (the goal: every experiment within 10%, at
@@ -32,6 +36,7 @@ import concurrent.futures
 import glob
 import json
 import os
+import re
 import shlex
 import statistics
 import subprocess
@@ -131,6 +136,7 @@ def main():
     ap.add_argument("--spraysim", default=os.path.join(os.path.dirname(HERE), "bin", "spraysim"))
     ap.add_argument("-j", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--files", default="validate*.txt", help="which plan files (glob in HTSIM_SRC)")
+    ap.add_argument("--only", help="only the experiments whose tag FILE#INDEX matches this regular expression")
     ap.add_argument("--record", action="store_true", help="write the reference's makespans to " + RECORDED)
     ap.add_argument("--markdown", help="also write the table as Markdown to this file")
     a = ap.parse_args()
@@ -150,12 +156,22 @@ def main():
         die(f"HTSIM={htsim}: not an executable")
     if a.record and not htsim:
         die("--record needs HTSIM (the reference's makespans come from running it)")
+    only = None
+    if a.only is not None:
+        if a.record:
+            die("--only: --record writes the whole suite's makespans; run it without --only")
+        try:
+            only = re.compile(a.only)
+        except re.error as e:
+            die(f"--only: not a regular expression: {e}")
     spraysim = os.path.abspath(a.spraysim)
     exps = []
     for plan in sorted(glob.glob(os.path.join(src, a.files))):
         exps += read_plan(plan)
+    if only:
+        exps = [e for e in exps if only.search(f"{e['file']}#{e['index']}")]
     if not exps:
-        die(f"no htsim_uec experiments in {src}/{a.files}")
+        die(f"no htsim_uec experiments in {src}/{a.files}" + (f" match --only {a.only}" if only else ""))
     recorded = {} if htsim else load_recorded()
 
     def one(exp):

@@ -1,9 +1,11 @@
 /* test_messages.c: messages over connections (README "Messages over
  * connections"). Lines of a .cm that share an id are one connection's
- * messages: how they are grouped and checked, that they run one after
- * another in file order with the FCT counted from posting, and that a
- * message inherits its connection's congestion state (--msg-cc inherit) or
- * starts fresh (--msg-cc fresh), for UET and for RoCE's rate control.
+ * messages: how they are grouped and checked, that UET pipelines a
+ * connection's messages in one sequence space as htsim -conn_reuse does,
+ * that otherwise they run one after another in file order with the FCT
+ * counted from posting, and that a message inherits its connection's
+ * congestion state (--msg-cc inherit) or starts fresh (--msg-cc fresh), for
+ * UET and for RoCE's rate control.
  */
 #include "testutil.h"
 
@@ -11,6 +13,7 @@
 #include "cc/cc.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
+#include "transport/uet.h"
 #include "workload/cm.h"
 
 static struct sim S;
@@ -82,10 +85,11 @@ static void run(const char *cm_text, int msg_cc, const char *transport, const st
     sim_run(&S);
 }
 
+/* With --msg-cc fresh each message has its own state: no pipelining. */
 static void test_messages_run_one_after_another(void **st)
 {
     (void)st;
-    run(THREE_MSGS, -1, NULL, NULL);
+    run(THREE_MSGS, 0, NULL, NULL);
     assert_int_equal(S.flows_finished, 4);
     const struct flow *m1 = &S.flows[0], *m2 = &S.flows[2], *m3 = &S.flows[3];
     /* posted together, the second starts when the first is acknowledged */
@@ -98,6 +102,58 @@ static void test_messages_run_one_after_another(void **st)
     assert_int_equal(m3->start_ps, 200 * PS_PER_US);
     /* the other connection ran alongside from t = 0 */
     assert_int_equal(S.flows[1].start_ps, 0);
+    sim_free(&S);
+}
+
+/* UET with its default (inherit): a message posted while the one before it
+ * is in flight goes out at once behind it, in one sequence space, as htsim
+ * -conn_reuse's UecPdcSes does; the connection finishes when a single
+ * message of both sizes would (sizes whole MSSs: the same packets), each
+ * message when its own last packet is acknowledged. One posted after the
+ * connection finished starts then. */
+static void test_uet_pipelines_a_connection_s_messages(void **st)
+{
+    (void)st;
+    const uint32_t mss = 4150 - 64;
+    char text[512];
+    snprintf(text, sizeof text, "Nodes 16\nConnections 1\n0->5 id 7 start 0 size %u\n", 60 * mss);
+    run(text, -1, NULL, NULL);
+    simtime_ps alone_ps = S.flows[0].finish_ps;
+    sim_free(&S);
+    snprintf(text, sizeof text,
+             "Nodes 16\nConnections 3\n0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n"
+             "0->5 id 7 start 300 size 1000\n", 40 * mss, 20 * mss);
+    run(text, -1, NULL, NULL);
+    assert_int_equal(S.flows_finished, 3);
+    const struct flow *m1 = &S.flows[0], *m2 = &S.flows[1], *m3 = &S.flows[2];
+    assert_int_equal(m2->start_ps, 0);
+    assert_int_equal(m2->finish_ps, alone_ps);
+    assert_true(m1->finish_ps < m2->finish_ps);
+    assert_true(m1->rcv_done_ps < m2->rcv_done_ps);
+    assert_true(m2->rcv_complete);
+    /* the carrier sent both messages' packets, no more */
+    assert_int_equal(m1->c.pkts_sent, 60);
+    assert_int_equal(m2->c.pkts_sent, 0);
+    assert_true(m2->finish_ps < 300 * PS_PER_US);
+    assert_int_equal(m3->start_ps, 300 * PS_PER_US);
+    sim_free(&S);
+}
+
+/* Each message is cut into packets of its own (htsim UecMsg::getNextSegment):
+ * two messages of 1.5 MSS take four packets, not three, and the bytes on
+ * the wire are each message's payload plus four headers. */
+static void test_pipelined_messages_keep_their_own_last_packet(void **st)
+{
+    (void)st;
+    const uint32_t mss = 4150 - 64;
+    char text[512];
+    snprintf(text, sizeof text, "Nodes 16\nConnections 2\n0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n",
+             mss + mss / 2, mss + mss / 2);
+    run(text, -1, NULL, NULL);
+    assert_int_equal(S.flows_finished, 2);
+    assert_int_equal(S.flows[1].start_ps, 0);
+    assert_int_equal(S.flows[0].c.pkts_sent, 4);
+    assert_int_equal(uet_of(&S.flows[0])->rcv_bytes, 2 * (mss + mss / 2) + 4 * 64);
     sim_free(&S);
 }
 
@@ -159,7 +215,7 @@ static const struct cc_ops count_cc_ops = {
 static const char *const TWO_MSGS =
     "Nodes 16\nConnections 2\n"
     "0->5 id 1 start 0 size 400000\n"
-    "0->5 id 1 start 0 size 400000\n";
+    "0->5 id 1 start 100 size 400000\n"; /* after the first finished: not pipelined */
 
 static void test_inherit_hands_the_cc_state_over(void **st)
 {
@@ -286,6 +342,8 @@ int main(void)
         cmocka_unit_test(test_lines_sharing_an_id_are_one_connection),
         cmocka_unit_test(test_a_connection_s_lines_must_agree),
         cmocka_unit_test(test_messages_run_one_after_another),
+        cmocka_unit_test(test_uet_pipelines_a_connection_s_messages),
+        cmocka_unit_test(test_pipelined_messages_keep_their_own_last_packet),
         cmocka_unit_test(test_inherit_hands_the_cc_state_over),
         cmocka_unit_test(test_fresh_starts_each_message_anew),
         cmocka_unit_test(test_uet_inherits_by_default),

@@ -444,7 +444,8 @@ void transport_free(struct sim *s)
 /* ---- dispatch ---------------------------------------------------------------------- */
 
 /* A message is posted when its start time or trigger comes; it starts
- * sending when the connection's message before it (if any) has been
+ * sending at once behind the connection's message before it when its
+ * transport pipelines them (msg_pipeline), else when that one has been
  * acknowledged in full (transport_msg_sent), so a connection carries its
  * messages one after another, in file order. */
 void transport_flow_start(struct sim *s, uint32_t fi)
@@ -456,8 +457,11 @@ void transport_flow_start(struct sim *s, uint32_t fi)
         f->posted = true;
         f->posted_ps = s->now;
     }
-    if (s->cm.conns[f->conn_index].msg_prev != CM_NO_MSG && !f->prev_done)
+    if (s->cm.conns[f->conn_index].msg_prev != CM_NO_MSG && !f->prev_done) {
+        if (f->tp->msg_pipeline && f->tp->msg_pipeline(s, fi))
+            return; /* sent behind the earlier ones, in their sequence space */
         return; /* started by transport_msg_sent(prev) */
+    }
     f->tp->flow_start(s, fi);
     invariant(f->state != FLOW_WAITING, "flow %u: its transport did not start it", fi);
 }

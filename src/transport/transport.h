@@ -94,6 +94,11 @@ struct transport_ops {
     void (*flow_add)(struct sim *s, uint32_t fi);
     /* The flow's start time or trigger came. */
     void (*flow_start)(struct sim *s, uint32_t fi);
+    /* Optional: message fi was posted while the message before it on its
+     * connection has not finished; true when the transport sends it at
+     * once, pipelined behind that one (UET: htsim -conn_reuse), false when
+     * it waits for that one's last ACK (transport_msg_sent). */
+    bool (*msg_pipeline)(struct sim *s, uint32_t fi);
     /* The host NIC is free and flow fi is next in its ready ring: the flow's
      * next packet, or PKT_NONE (the flow then leaves the ring until it calls
      * transport_nic_ready again). */

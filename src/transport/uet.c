@@ -1,6 +1,6 @@
 /* uet.c: the Ultra Ethernet packet delivery sublayer as the reference
- * simulator models it (seed 002 Sec. 6 and 8): one message per connection,
- * per-packet sequence numbers and entropy values, a receiver reassembly
+ * simulator models it (seed 002 Sec. 6 and 8): a connection's messages in
+ * one sequence space (uet_msg_pipeline), per-packet sequence numbers and entropy values, a receiver reassembly
  * bitmap, cumulative plus 64-bit selective ACKs, delayed ACKs, NACKs for
  * trimmed packets, retransmission, and a retransmission timeout.
  *
@@ -37,7 +37,7 @@
 void uet_check_in_flight(const struct sim *s, uint32_t fi)
 {
     const struct flow *f = &s->flows[fi];
-    if (f->state != FLOW_ACTIVE)
+    if (!uet_live(f))
         return; /* a finished flow's records are gone */
     uint64_t bytes = 0;
     for (uint32_t q = uet_of(f)->cum_acked; q < uet_of(f)->next_new_seq; q++)
@@ -178,6 +178,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
     uet_free_sender_state(f, uet_of(f));
     rcv_window_free(&uet_of(f)->rcv_win);
     free(uet_of(f)->credit);
+    free(uet_of(f)->spans);
     free(f->cc_counters);
     free(f->tp_state);
     f->cc_counters = NULL;
@@ -200,6 +201,7 @@ static void uet_free(struct sim *s)
             all = uet_of(&s->flows[i]);
         uet_free_sender_state(&s->flows[i], uet_of(&s->flows[i]));
         rcv_window_free(&uet_of(&s->flows[i])->rcv_win);
+        free(uet_of(&s->flows[i])->spans);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
         if (i >= s->n_flows_matrix)
@@ -234,9 +236,12 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
     uet_sender_wake(s, fi);
 }
 
-void uet_flow_finish(struct sim *s, uint32_t fi)
+/* Message mi's last packet is acknowledged: it finished (its n_pkts
+ * packets, for htsim's line). Its sender's state is another matter
+ * (uet_flow_finish). */
+static void msg_finish(struct sim *s, uint32_t mi, uint32_t n_pkts, uint64_t in_flight_bytes)
 {
-    struct flow *f = &s->flows[fi];
+    struct flow *f = &s->flows[mi];
     f->state = FLOW_DONE;
     f->finish_ps = s->now;
     s->flows_finished++;
@@ -245,17 +250,145 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
          * (the time is whitespace field 8, absolute, in microseconds) work */
         printf("Flow Uec_%u_%u flowId %u uecSrc %u finished at %g total packets %u RTS %llu total bytes %llu "
                "in_flight now %llu\n",
-               f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
-               (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
-               (unsigned long long)uet_of(f)->in_flight_bytes);
+               f->src, f->dst, f->id, mi, (double)s->now / PS_PER_US, n_pkts, (unsigned long long)f->c.rts,
+               (unsigned long long)n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes), (unsigned long long)in_flight_bytes);
+}
+
+static uint32_t span_pkts(const struct uet_flow *u, uint32_t k)
+{
+    return u->spans[k].end_seq - (k ? u->spans[k - 1].end_seq : 0);
+}
+
+/* Everything flow fi sends is acknowledged: its last message finishes and
+ * the sender's state goes, to the connection's next message (not posted
+ * yet) when it inherits (transport_msg_sent). */
+void uet_flow_finish(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct uet_flow *u = uet_of(f);
+    uint32_t last = u->spans ? u->spans[u->n_spans - 1].fi : fi;
+    msg_finish(s, last, u->spans ? span_pkts(u, u->n_spans - 1) : f->n_pkts, u->in_flight_bytes);
+    u->spans_acked = u->n_spans;
+    u->carrying = false;
     transport_nic_unready(s, fi);
     if (s->cc->n_counters) {
         f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
         s->cc->counters(f->cc_state, f->cc_counters);
     }
-    transport_msg_sent(s, fi);
-    uet_free_sender_state(f, uet_of(f));
-    transport_flow_finished(s, fi);
+    struct flow *l = &s->flows[last];
+    if (last != fi) { /* the connection's state goes on from its last message */
+        l->cc_state = f->cc_state;
+        l->lb_state = f->lb_state;
+        f->cc_state = f->lb_state = NULL;
+    }
+    transport_msg_sent(s, last);
+    uet_free_sender_state(l, u);
+    transport_flow_finished(s, last);
+}
+
+/* After an acknowledgement: finishes each message the flow carries whose
+ * last packet the cumulative ACK passed (all but the last: that one ends
+ * the flow). True when the flow finished (the caller stops there). */
+bool uet_sender_progress(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct uet_flow *u = uet_of(f);
+    if (__builtin_expect(u->spans != NULL, 0))
+        while (u->spans_acked + 1 < u->n_spans && u->cum_acked >= u->spans[u->spans_acked].end_seq) {
+            uint32_t k = u->spans_acked++;
+            uint32_t mi = u->spans[k].fi;
+            if (mi == fi)
+                u->carrying = true; /* its own message: the sender goes on for the later ones */
+            msg_finish(s, mi, span_pkts(u, k), u->in_flight_bytes);
+            transport_flow_finished(s, mi);
+        }
+    if (u->cum_acked >= f->n_pkts) {
+        uet_flow_finish(s, fi);
+        return true;
+    }
+    return false;
+}
+
+uint32_t uet_span_payload(const struct uet_flow *u, uint32_t seq, uint32_t mss)
+{
+    /* the first span ending after seq */
+    uint32_t lo = 0, hi = u->n_spans;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (u->spans[mid].end_seq <= seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    invariant(lo < u->n_spans, "packet %u is beyond the flow's last message", seq);
+    return seq + 1 == u->spans[lo].end_seq ? u->spans[lo].last_payload_bytes : mss;
+}
+
+/* Wire bytes of the packets flow fi has not sent yet (receiver credit's
+ * pull target). */
+uint64_t uet_unsent_wire_bytes(const struct sim *s, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    const struct uet_flow *u = uet_of(f);
+    if (!u->spans)
+        return transport_unsent_wire_bytes(s, fi, u->next_new_seq);
+    if (u->next_new_seq >= f->n_pkts)
+        return 0;
+    uint64_t bytes = (uint64_t)(f->n_pkts - u->next_new_seq) * s->cfg.mtu_bytes;
+    for (uint32_t k = 0; k < u->n_spans; k++)
+        if (u->spans[k].end_seq > u->next_new_seq)
+            bytes -= mss_bytes(s) - u->spans[k].last_payload_bytes;
+    return bytes;
+}
+
+static void span_push(struct uet_flow *u, uint32_t fi, uint32_t end_seq, uint32_t last_payload_bytes)
+{
+    if (u->n_spans == u->cap_spans) {
+        u->cap_spans = u->cap_spans ? 2 * u->cap_spans : 4;
+        u->spans = xrealloc(u->spans, (size_t)u->cap_spans * sizeof *u->spans);
+    }
+    u->spans[u->n_spans++] = (struct uet_span){fi, end_seq, last_payload_bytes};
+}
+
+/* Message fi was posted while the message before it on its connection is
+ * still on its way: as htsim_uec -conn_reuse runs a connection (one UecSrc
+ * with a UecPdcSes: UecPdcSes::updateScheduledMsgs makes a message eligible
+ * at its start time, UecSrc::addToBacklog appends its bytes to the backlog
+ * the connection is sending, UecMsg::getNextSegment cuts it into packets of
+ * its own), its packets follow the earlier messages' in the same sequence
+ * space, under the same window, credit and balancer, from the flow that
+ * carries them, at once. It finishes when the cumulative ACK passes its
+ * last packet. Not pipelined (false: it waits for the earlier one to be
+ * acknowledged, transport_msg_sent): with --msg-cc fresh (each message its
+ * own state), on pooled connections (--workload poisson conns), with
+ * --stream, in parallel runs, or when the message before it has not
+ * started yet (messages keep file order) or has finished with its sender. */
+static bool uet_msg_pipeline(struct sim *s, uint32_t fi)
+{
+    struct flow *m = &s->flows[fi];
+    uint32_t prev = s->cm.conns[m->conn_index].msg_prev;
+    if (prev == CM_NO_MSG || s->fstream || s->node_remote || m->pool_conn || !m->n_pkts ||
+        !transport_msg_inherits(s, m))
+        return false;
+    const struct flow *pf = &s->flows[prev];
+    if (pf->tp != &transport_uet_ops)
+        return false;
+    uint32_t ci = uet_of(pf)->carrier ? uet_of(pf)->carrier - 1 : prev;
+    struct flow *c = &s->flows[ci];
+    struct uet_flow *u = uet_of(c);
+    if (!uet_live(c) || c->pool_conn || (uint64_t)c->n_pkts + m->n_pkts >= UINT32_MAX)
+        return false;
+    if (!u->spans) {
+        span_push(u, ci, c->n_pkts, c->last_payload_bytes);
+        u->spans_acked = 0;
+        u->spans_rcvd = c->rcv_complete ? 1 : 0;
+    }
+    c->n_pkts += m->n_pkts;
+    span_push(u, fi, c->n_pkts, m->last_payload_bytes);
+    uet_of(m)->carrier = ci + 1;
+    transport_flow_activate(s, m);
+    uet_sender_wake(s, ci);
+    return true;
 }
 
 static void uet_receive(struct sim *s, uint32_t pkt_idx)
@@ -277,12 +410,12 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
         break;
     case PKT_ACK:
         s->tot.ctl_delivered++;
-        if (f->state == FLOW_ACTIVE)
+        if (uet_live(f))
             uet_sender_on_ack(s, fi, p);
         break;
     case PKT_NACK:
         s->tot.ctl_delivered++;
-        if (f->state == FLOW_ACTIVE)
+        if (uet_live(f))
             uet_sender_on_nack(s, fi, p);
         break;
     case PKT_RTS:
@@ -295,12 +428,12 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
         break;
     case PKT_PULL:
         s->tot.ctl_delivered++;
-        if (f->state == FLOW_ACTIVE)
+        if (uet_live(f))
             uet_credit_on_pull(s, fi, p);
         break;
     case PKT_PROBE_ACK:
         s->tot.ctl_delivered++;
-        if (f->state == FLOW_ACTIVE)
+        if (uet_live(f))
             uet_sender_on_state_ack(s, fi, p);
         break;
     default:
@@ -427,6 +560,7 @@ const struct transport_ops transport_uet_ops = {
     .setup = uet_setup,
     .flow_add = uet_flow_add,
     .flow_start = uet_flow_start,
+    .msg_pipeline = uet_msg_pipeline,
     .flow_release = uet_flow_release,
     .can_release = uet_can_release,
     .msg_inherit_default = true, /* htsim -conn_reuse: one UecSrc (NSCC and balancer state) per connection */

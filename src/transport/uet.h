@@ -40,6 +40,16 @@ struct tx_rec {
 } __attribute__((packed, aligned(4)));
 _Static_assert(sizeof(struct tx_rec) == 12, "a send record is 12 bytes");
 
+/* One message a flow carries in its sequence space (uet_msg_pipeline):
+ * its flow slot, the sequence number after its last packet, and that
+ * packet's payload (each message is cut into packets on its own, as
+ * htsim's UecMsg::getNextSegment cuts it). */
+struct uet_span {
+    uint32_t fi;
+    uint32_t end_seq;
+    uint32_t last_payload_bytes;
+};
+
 /* A UET flow's own state: the sender's sequence space and loss recovery,
  * and the receiver's reassembly and delayed-ACK accounting. */
 struct uet_flow {
@@ -92,6 +102,17 @@ struct uet_flow {
     bool rcv_ack_request;    /* an AR arrived while holes remained */
 
     struct uet_credit *credit; /* receiver credit's state (uet_credit.c); NULL when it is off */
+
+    /* Messages of its connection pipelined behind its own in one sequence
+     * space (uet_msg_pipeline, htsim -conn_reuse): spans[0] is its own
+     * message, the others follow in order. NULL while it carries only its
+     * own. */
+    struct uet_span *spans;
+    uint32_t n_spans, cap_spans;
+    uint32_t spans_acked;    /* spans below are acknowledged through (their messages finished) */
+    uint32_t spans_rcvd;     /* spans below are received in full */
+    bool carrying;           /* its own message finished; it still sends the later ones */
+    uint32_t carrier;        /* a message pipelined on another flow: 1 + that flow, else 0 */
 };
 
 static inline struct uet_flow *uet_of(const struct flow *f)

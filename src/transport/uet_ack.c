@@ -209,10 +209,8 @@ void uet_sender_on_state_ack(struct sim *s, uint32_t fi, const struct packet *a)
     }
     if (uet_of(f)->credit)
         uet_credit_stop_speculating(f);
-    if (uet_of(f)->cum_acked >= f->n_pkts) {
-        uet_flow_finish(s, fi);
+    if (uet_sender_progress(s, fi))
         return;
-    }
     uet_sender_wake(s, fi);
 }
 
@@ -257,10 +255,8 @@ void uet_sender_on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         s->cc->on_ack(f->cc_state, &ev);
     else
         uet_credit_on_ack(s, f, &ev);
-    if (uet_of(f)->cum_acked >= f->n_pkts) {
-        uet_flow_finish(s, fi);
+    if (uet_sender_progress(s, fi))
         return;
-    }
     uet_sender_wake(s, fi);
 }
 
@@ -269,10 +265,8 @@ void uet_sender_on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     struct flow *f = &s->flows[fi];
     f->c.nacks++;
     apply_ack_state(s, f, n, true);
-    if (uet_of(f)->cum_acked >= f->n_pkts) {
-        uet_flow_finish(s, fi);
+    if (uet_sender_progress(s, fi))
         return;
-    }
     uint32_t seq = n->ref_seq;
     if (seq >= f->n_pkts || uet_txr(uet_of(f), seq)->state != TX_IN_FLIGHT) {
         uet_sender_wake(s, fi);

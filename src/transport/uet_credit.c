@@ -138,7 +138,7 @@ static int64_t pull_target(struct sim *s, uint32_t fi)
     const struct uet_credit *c = uet_of(f)->credit;
     const struct uet_credit_run *r = s->uet_credit;
     int64_t mtu = s->cfg.mtu_bytes;
-    int64_t unsent = (int64_t)transport_unsent_wire_bytes(s, fi, uet_of(&s->flows[fi])->next_new_seq);
+    int64_t unsent = (int64_t)uet_unsent_wire_bytes(s, fi);
     int64_t want = unsent + uet_credit_rtx_bytes(s, f);
     if (r->window && want > (int64_t)cc_cwnd(f->cc_state) + mtu)
         want = (int64_t)cc_cwnd(f->cc_state) + mtu;

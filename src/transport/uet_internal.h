@@ -19,9 +19,20 @@ static inline uint32_t mss_bytes(const struct sim *s)
     return s->cfg.mtu_bytes - s->cfg.hdr_bytes;
 }
 
+uint32_t uet_span_payload(const struct uet_flow *u, uint32_t seq, uint32_t mss);
+
 static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
 {
+    if (__builtin_expect(uet_of(f)->spans != NULL, 0)) /* several messages, each with its own last packet */
+        return uet_span_payload(uet_of(f), seq, mss_bytes(s)) + s->cfg.hdr_bytes;
     return flow_pkt_payload(f, seq, mss_bytes(s)) + s->cfg.hdr_bytes;
+}
+
+/* Whether the flow's sender still runs: active, or carrying the later
+ * messages of its connection after its own finished (uet_msg_pipeline). */
+static inline bool uet_live(const struct flow *f)
+{
+    return f->state == FLOW_ACTIVE || uet_of(f)->carrying;
 }
 
 static inline bool rcv_has(const struct flow *f, uint32_t seq)
@@ -50,6 +61,8 @@ static inline void uet_check_in_flight(const struct sim *s, uint32_t fi)
 
 /* uet.c */
 void uet_flow_finish(struct sim *s, uint32_t fi);
+bool uet_sender_progress(struct sim *s, uint32_t fi);
+uint64_t uet_unsent_wire_bytes(const struct sim *s, uint32_t fi);
 
 /* uet_send.c */
 void uet_rtx_push(struct flow *f, uint32_t seq);

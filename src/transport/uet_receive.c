@@ -67,6 +67,16 @@ static inline __attribute__((always_inline)) void send_ack(struct sim *s, struct
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
 }
 
+/* Message f's receiver holds every byte of it. */
+static void rcv_done(struct sim *s, struct flow *f)
+{
+    f->rcv_complete = true;
+    f->rcv_done_ps = s->now;
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    if (c->recv_done_trigger != CM_NO_TRIGGER)
+        sim_trigger_activate(s, c->recv_done_trigger);
+}
+
 void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
 {
     if (uet_of(f)->credit)
@@ -106,12 +116,14 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     uet_of(f)->rcv_unacked_bytes += p->size_bytes;
     uint32_t old_cum = uet_of(f)->rcv_cum;
     uet_of(f)->rcv_cum = rcv_window_walk(&uet_of(f)->rcv_win, old_cum, f->n_pkts);
-    if (uet_of(f)->rcv_cum == f->n_pkts && !f->rcv_complete) {
-        f->rcv_complete = true;
-        f->rcv_done_ps = s->now;
-        const struct cm_conn *c = &s->cm.conns[f->conn_index];
-        if (c->recv_done_trigger != CM_NO_TRIGGER)
-            sim_trigger_activate(s, c->recv_done_trigger);
+    struct uet_flow *u = uet_of(f);
+    if (__builtin_expect(u->spans != NULL, 0)) {
+        /* the messages it carries (uet_msg_pipeline), each received whole
+         * when the in-order prefix passes its last packet */
+        while (u->spans_rcvd < u->n_spans && u->rcv_cum >= u->spans[u->spans_rcvd].end_seq)
+            rcv_done(s, &s->flows[u->spans[u->spans_rcvd++].fi]);
+    } else if (u->rcv_cum == f->n_pkts && !f->rcv_complete) {
+        rcv_done(s, f);
     }
     /* An AR that arrives while holes remain is remembered: the ACK that
      * matters is the one sent when the holes fill (the reference's

@@ -57,7 +57,7 @@ void uet_probe_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     uet_of(f)->probe_event_pending = false;
-    if (f->state != FLOW_ACTIVE || uet_of(f)->in_flight_bytes == 0)
+    if (!uet_live(f) || uet_of(f)->in_flight_bytes == 0)
         return;
     simtime_ps quiet_since = uet_of(f)->last_ack_ps > uet_of(f)->probe_sent_ps ? uet_of(f)->last_ack_ps : uet_of(f)->probe_sent_ps;
     if (quiet_since < f->start_ps)
@@ -78,7 +78,7 @@ void uet_rto_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     uet_of(f)->rto_event_pending = false;
-    if (f->state != FLOW_ACTIVE)
+    if (!uet_live(f))
         return;
     /* The oldest transmission still unacknowledged. */
     uint32_t oldest = UINT32_MAX;

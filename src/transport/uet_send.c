@@ -47,7 +47,7 @@ static uint32_t next_seq_to_send(struct flow *f)
  * sent and more, and a call cost 0.4% of all instructions (callgrind). */
 static inline __attribute__((always_inline)) bool can_send(const struct sim *s, struct flow *f, uint32_t *seq_out)
 {
-    if (f->state != FLOW_ACTIVE)
+    if (!uet_live(f))
         return false;
     uint32_t seq = next_seq_to_send(f);
     if (seq == UINT32_MAX)
@@ -110,7 +110,7 @@ void uet_sender_wake(struct sim *s, uint32_t fi)
 void uet_pace_timer(struct sim *s, uint32_t fi)
 {
     uet_of(&s->flows[fi])->pace_event_pending = false;
-    if (s->flows[fi].state == FLOW_ACTIVE)
+    if (uet_live(&s->flows[fi]))
         uet_sender_wake(s, fi);
 }
 

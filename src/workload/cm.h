@@ -14,8 +14,9 @@
  * spraysim's lb NAME (per-connection load balancer, e.g. "lb ecmp" for an
  * ECMP flow among sprayed ones), transport NAME (per-connection transport)
  * and class 0|1 (switch traffic class). Lines that share an explicit id
- * are the messages of one connection (htsim's -conn_reuse): they start one
- * after another, in file order. Counts in the header must match the body.
+ * are the messages of one connection (htsim's -conn_reuse), in file order
+ * (UET pipelines them, the others start one after another: README
+ * "Messages over connections"). Counts in the header must match the body.
  * Every error names file:line.
  */
 #ifndef SPRAYSIM_CM_H
