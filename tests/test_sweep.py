@@ -214,6 +214,8 @@ size_bytes = [1000, 2000]
              "report.claim[0].partly.bogus: unknown key"),
             ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\nall_seeds = 1\n",
              "report.claim[0].all_seeds: true or false"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\nsubset = 'yes'\n",
+             "report.claim[0].subset: true or false"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'metric'\n", "report.plot[0].x"),
             ("[sweep]\nname='a'\n[report]\nplot = 5\n", "report.plot"),
@@ -640,6 +642,13 @@ select = { variant = "trim" }
 at_most = 100
 all_seeds = true
 [[report.claim]]
+figure = "a subset"
+source = "paper: a mean over nine scenarios, here one"
+metric = "seedval"
+select = { variant = "trim" }
+at_most = 100
+subset = true
+[[report.claim]]
 figure = "neither"
 source = "reference: a number"
 metric = "seedval"
@@ -651,14 +660,15 @@ partly = { at_least = 5 }
         html = os.path.join(self.tmp, "r.html")
         sweep_cmd("report", f, "--out", self.out, "--html", html)
         text = open(html).read()
-        self.assertEqual(text.count('Verdict: <span class="partly">partly: '), 2, text)
+        self.assertEqual(text.count('Verdict: <span class="partly">partly: '), 3, text)
+        self.has(text, "partly: expected at most 100, met on a subset of what the paper states")
         self.has(text, "partly: expected at least 13 is not met; expected at least 1 (the weaker reading) is")
         self.has(text, "partly: expected at most 1.6 on the mean, but only 1 of 2 seeds meet it")
         self.assertEqual(text.count('Verdict: <span class="agrees">'), 1)
         self.assertEqual(text.count('Verdict: <span class="disagrees">'), 1)
         self.has(text, "<td>threshold from</td><td>paper: Fig. 4 text, &#x27;some 13x&#x27;</td>")
         from sweeplib import index
-        self.assertEqual(index.verdicts(html), (1, 2, 1, 0))
+        self.assertEqual(index.verdicts(html), (1, 3, 1, 0))
         self.assertEqual(index.sources([{"source": "paper: a"}, {"source": "ours: b"}, {"source": "paper: c"},
                                         {"source": "reference: d"}]), (2, 1, 1))
 
