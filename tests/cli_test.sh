@@ -886,7 +886,7 @@ fi
 bad "-tm and --workload together" "-tm and --workload both give the workload" -tm "$M/one.cm" --workload perm:n=16,size=10
 bad "neither -tm nor --workload" "give -tm FILE or --workload SPEC" -end 5
 bad "--workload unknown kind" "--workload: unknown kind 'shuffle'" --workload shuffle:n=16
-bad "--workload unknown parameter" "--workload perm: unknown parameter 'nodes' (perm takes n, size, seed)" --workload perm:nodes=16,size=10
+bad "--workload unknown parameter" "--workload perm: unknown parameter 'nodes' (perm takes n, size, seed, podsize)" --workload perm:nodes=16,size=10
 bad "--workload missing size" "--workload incast: parameter 'size' (bytes per flow) is required" --workload incast:n=16
 bad "--workload n out of range" "--workload perm: n '1' is out of range" --workload perm:n=1,size=10
 bad "--workload dst beyond n" "--workload incast: dst 16 is out of range (0 to 15 for n=16)" --workload incast:n=16,size=10,dst=16

@@ -764,6 +764,45 @@ static void test_ev_mod_routing(void **st)
     sim_free(&S);
 }
 
+/* "mark" (seed 004 App. A's congested path, issue 23): every data packet
+ * the link sends is ECN-marked, both directions, whatever its queue;
+ * control packets are not; "unmark" gives the port back to RED. */
+static void test_mark_event_marks_every_data_packet(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = CROSS_POD_CM, .detect_us = -1};
+    setup(&o);
+    clear_events();
+    expect_error("switch core1 mark", "marks a link's packets: use 'link'");
+    uint32_t port = S.switches[0].first_port; /* ToR 0 -> host 0 */
+    simtime_ps t[4];
+    char err[256];
+    uint32_t ev = S.n_link_events;
+    assert_true(failures_parse_spec(&S, "link tor0 host0 mark", err, sizeof err));
+    assert_true(failures_parse_spec(&S, "link tor0 host0 unmark at 10", err, sizeof err));
+    assert_int_equal(S.n_link_events, ev + 2);
+    assert_int_equal(S.link_events[ev].kind, LC_MARK);
+    assert_int_equal(S.link_events[ev + 1].value, 0);
+    /* two data packets on an empty queue: RED alone would mark neither */
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 0, 4150, 0));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 1, 4150, 0));
+    assert_int_equal(drain(t, 4), 2);
+    assert_int_equal(S.ports[port].st.ecn_marks, 0);
+    failures_apply(&S, ev);
+    assert_true(S.ports[S.hosts[0].nic_port].flags & PORTF_MARK_ALL); /* the other direction too */
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 2, 4150, 0));
+    port_enqueue(&S, port, new_pkt(PKT_ACK, 3, 64, 0));
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 4, 4150, 0));
+    assert_int_equal(drain(t, 4), 3);
+    assert_int_equal(S.ports[port].st.ecn_marks, 2);
+    failures_apply(&S, ev + 1);
+    assert_false(S.ports[S.hosts[0].nic_port].flags & PORTF_MARK_ALL);
+    port_enqueue(&S, port, new_pkt(PKT_DATA, 5, 4150, 0));
+    assert_int_equal(drain(t, 4), 1);
+    assert_int_equal(S.ports[port].st.ecn_marks, 2);
+    sim_free(&S);
+}
+
 static void test_slow_link_slows_its_flow(void **st)
 {
     (void)st;
@@ -1086,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_reference_failure_on_a_bundle_member),
         cmocka_unit_test(test_down_link_drops_queue_wire_and_arrivals),
         cmocka_unit_test(test_rate_and_delay_changes),
+        cmocka_unit_test(test_mark_event_marks_every_data_packet),
         cmocka_unit_test(test_routing_learns_after_detection_delay),
         cmocka_unit_test(test_link_back_up_carries_traffic_again),
         cmocka_unit_test(test_switch_failure_reroutes_after_detection),

@@ -142,6 +142,35 @@ static void test_perm_is_a_derangement_for_every_seed(void **st)
     }
 }
 
+/* podsize (seeds 000 Sec. IV-c, 003 Sec. 4: "each packet crosses the core
+ * switches"): every flow leaves its pod, every host sends and receives
+ * one, for every seed; the same seed gives the same matrix; two pods of
+ * one host each is the swap. */
+static void test_perm_cross_pod(void **st)
+{
+    (void)st;
+    static const char *const specs[] = {"perm:n=1024,size=4096,podsize=64", "perm:n=12,size=1,podsize=6",
+                                        "perm:n=9,size=1,podsize=3", "perm:n=2,size=1,podsize=1"};
+    static const uint32_t pods[] = {64, 6, 3, 1};
+    for (size_t k = 0; k < sizeof specs / sizeof specs[0]; k++) {
+        for (uint64_t seed = 0; seed < 100; seed++) {
+            struct conn_matrix cm;
+            gen_ok(&cm, specs[k], seed);
+            check_derangement(&cm, 0, cm.nodes);
+            for (uint32_t i = 0; i < cm.n_conns; i++)
+                if (cm.conns[i].src / pods[k] == cm.conns[i].dst / pods[k])
+                    fail_msg("%s seed %llu: flow %u -> %u stays in its pod", specs[k], (unsigned long long)seed,
+                             cm.conns[i].src, cm.conns[i].dst);
+            struct conn_matrix again;
+            gen_ok(&again, specs[k], seed);
+            for (uint32_t i = 0; i < cm.n_conns; i++)
+                assert_int_equal(again.conns[i].dst, cm.conns[i].dst);
+            cm_free(&again);
+            cm_free(&cm);
+        }
+    }
+}
+
 /* Uniform over derangements: the 9 derangements of 4 hosts each come up
  * about 1/9 of the time (4,500 draws: 500 +- 4.7 standard deviations). A
  * cyclic shuffle (Sattolo's) would never give the three products of two
@@ -602,7 +631,11 @@ static void test_bad_specifications_name_the_parameter(void **st)
     expect_refused("perm:n=16,size", "parameter 'size' has no value");
     expect_refused("perm:n=16,size=", "parameter 'size' has no value");
     expect_refused("perm:n=16,n=8,size=10", "parameter 'n' given twice");
-    expect_refused("perm:n=16,sz=10", "perm: unknown parameter 'sz' (perm takes n, size, seed)");
+    expect_refused("perm:n=16,sz=10", "perm: unknown parameter 'sz' (perm takes n, size, seed, podsize)");
+    expect_refused("perm:n=16,size=10,podsize=5", "podsize 5 must divide n=16 into two or more pods");
+    expect_refused("perm:n=16,size=10,podsize=16", "podsize 16 must divide n=16 into two or more pods");
+    expect_refused("perm:n=16,size=10,podsize=0", "podsize");
+    expect_refused("uneven:n=16,size=10,podsize=4", "unknown parameter 'podsize'");
     expect_refused("perm:n=16,size=10,window=2", "unknown parameter 'window'");
     expect_refused("perm:n=1,size=10", "n '1' is out of range (2 to 16777216)");
     expect_refused("perm:n=16777217,size=10", "n '16777217' is out of range");
@@ -843,6 +876,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_perm_is_a_derangement_for_every_seed),
+        cmocka_unit_test(test_perm_cross_pod),
         cmocka_unit_test(test_perm_is_uniform_over_derangements),
         cmocka_unit_test(test_uneven_has_one_long_flow),
         cmocka_unit_test(test_parallel_permutations_are_independent),

@@ -134,11 +134,30 @@ static void test_alg1_eligibility(void **st)
     assert_true(sird_eligible(bkt, B, 0, bkt, MSS));               /* another sender: served */
 }
 
-/* sird.md Sec. 1.5 step 3: DCTCP's AIMD, one window = the bucket's bytes. */
+/* The default alpha0 is 0 (issue 23: seed 001 Sec. 4.3 runs "the DCTCP
+ * algorithm", whose ns-2 form, the paper's baseline, starts alpha at 0): a
+ * pair's first fully marked window trims its bucket by g / 2 = 4%, where
+ * sird.md A1's alpha0 = 1 halved it (group C p99 4x Homa's, README "SIRD"). */
+static void test_aimd_default_alpha0_zero(void **st)
+{
+    (void)st;
+    struct sird_params p = defaults();
+    assert_true(p.alpha0 == 0.0);
+    struct sird_aimd a;
+    sird_aimd_init(&a, &p);
+    assert_true(a.alpha == 0.0);
+    sird_aimd_update(&a, BDP, true, &p);
+    assert_true(fabs(a.alpha - 0.08) < 1e-12);
+    assert_int_equal(a.bkt_bytes, (uint64_t)((double)BDP * (1 - 0.08 / 2)));
+}
+
+/* sird.md Sec. 1.5 step 3: DCTCP's AIMD, one window = the bucket's bytes;
+ * here from sird.md A1's alpha0 = 1 (RFC 8257), now the option alpha0=1. */
 static void test_aimd_dctcp_form(void **st)
 {
     (void)st;
     struct sird_params p = defaults();
+    p.alpha0 = 1.0;
     struct sird_aimd a;
     sird_aimd_init(&a, &p);
     assert_int_equal(a.bkt_bytes, BDP);
@@ -488,7 +507,9 @@ static void test_bkt_idle_reset(void **st)
     const char *cm = "Nodes 144\nConnections 2\n0->20 start 0 size 300000\n0->20 start 1000 size 1000\n";
     uint64_t bkt[2];
     for (int k = 0; k < 2; k++) {
-        const char *opts[] = {"sthr=0", k ? "bkt_idle_reset=2" : NULL, NULL};
+        /* alpha0=1: the first marked windows halve the bucket (the default's
+         * alpha0 = 0 trims it by 4% a window), so what is kept shows */
+        const char *opts[] = {"sthr=0", "alpha0=1", k ? "bkt_idle_reset=2" : NULL, NULL};
         setup_cm(cm, 1020, opts, true, 0);
         sim_run(&S);
         assert_int_equal(S.flows_finished, 2);
@@ -620,6 +641,7 @@ int main(void)
         cmocka_unit_test(test_csn_threshold),
         cmocka_unit_test(test_alg1_eligibility),
         cmocka_unit_test(test_aimd_dctcp_form),
+        cmocka_unit_test(test_aimd_default_alpha0_zero),
         cmocka_unit_test(test_sird_opt_parsing),
         cmocka_unit_test(test_sird_opt_ranges_at_both_ends),
         cmocka_unit_test(test_idle_network_latency),

@@ -203,6 +203,19 @@ size_bytes = [1000, 2000]
             ("[sweep]\nname='a'\n[[report.claim]]\nexpect = 'x'\n", "report.claim[0].expect: a number"),
             ("[sweep]\nname='a'\n[[report.claim]]\nratio = [{}]\n", "report.claim[0].ratio"),
             ("[sweep]\nname='a'\n[[report.claim]]\nat_most = nan\n", "report.claim[0].at_most"),
+            # a claim names where its threshold comes from (issue 23 item 2)
+            ("[sweep]\nname='a'\n[[report.claim]]\nat_most = 1\n", "report.claim[0].source: required"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'mine: x'\nat_most = 1\n", "report.claim[0].source: required"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper:'\nat_most = 1\n", "report.claim[0].source: required"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 5\n", "report.claim[0].source: a string"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\npartly = { at_most = 1, at_least = 0 }\n",
+             "report.claim[0].partly: one weaker bound"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\npartly = { bogus = 1 }\n",
+             "report.claim[0].partly.bogus: unknown key"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\nall_seeds = 1\n",
+             "report.claim[0].all_seeds: true or false"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\nsubset = 'yes'\n",
+             "report.claim[0].subset: true or false"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'metric'\n", "report.plot[0].x"),
             ("[sweep]\nname='a'\n[report]\nplot = 5\n", "report.plot"),
@@ -299,6 +312,7 @@ size_bytes = [1000, 2000]
 peak_cwnd = "(SELECT max(t.cwnd_bytes) FROM ts_flows t WHERE t.point_id = r.point_id)"
 [[report.claim]]
 figure = "trace"
+source = "ours: a test"
 metric = "peak_cwnd"
 select = { variant = "trim" }
 at_least = 1
@@ -569,17 +583,20 @@ exec {BIN} "$@"
 nothing = "(0 * r.seed)"
 [[report.claim]]
 figure = "zero"
+source = "ours: a test"
 metric = "nothing"
 ratio = [{ variant = "trim" }, { variant = "notrim" }]
 expect = 1
 [[report.claim]]
 figure = "scaled by zero"
+source = "ours: a test"
 metric = "fct_max_us"
 diff = [{ variant = "trim" }, { variant = "notrim" }]
 scale = "nothing"
 at_most = 1
 [[report.claim]]
 figure = "fine"
+source = "ours: a test"
 metric = "fct_max_us"
 ratio = [{ variant = "trim" }, { variant = "notrim" }]
 at_least = 0
@@ -592,6 +609,68 @@ at_least = 0
         self.assertIn("(ratio 0 / 0)", text)
         self.assertNotIn('class="disagrees"', text)
         self.assertEqual(text.count('Verdict: <span class="agrees"'), 1)
+
+    def test_partly_verdicts_and_threshold_sources(self):
+        # a claim whose paper bound fails while its weaker `partly` bound (the
+        # direction) holds reads "partly"; one whose bound holds on the mean
+        # but not in every seed, where the paper says always (`all_seeds`),
+        # reads "partly" too; the report shows each claim's threshold source
+        # and the index counts partly verdicts and the sources
+        f = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]") + """
+[report]
+[report.define]
+seedval = "(r.seed * 1.0)"
+[[report.claim]]
+figure = "direction only"
+source = "paper: Fig. 4 text, 'some 13x'"
+metric = "seedval"
+select = { variant = "trim" }
+at_least = 13
+partly = { at_least = 1 }
+[[report.claim]]
+figure = "always"
+source = "paper: Sec. 7, 'always within two'"
+metric = "seedval"
+select = { variant = "trim" }
+at_most = 1.6
+all_seeds = true
+[[report.claim]]
+figure = "always, every seed"
+source = "ours: a bound every seed meets"
+metric = "seedval"
+select = { variant = "trim" }
+at_most = 100
+all_seeds = true
+[[report.claim]]
+figure = "a subset"
+source = "paper: a mean over nine scenarios, here one"
+metric = "seedval"
+select = { variant = "trim" }
+at_most = 100
+subset = true
+[[report.claim]]
+figure = "neither"
+source = "reference: a number"
+metric = "seedval"
+select = { variant = "trim" }
+at_least = 13
+partly = { at_least = 5 }
+""")
+        sweep_cmd("run", f, "--out", self.out, "--quiet")
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", f, "--out", self.out, "--html", html)
+        text = open(html).read()
+        self.assertEqual(text.count('Verdict: <span class="partly">partly: '), 3, text)
+        self.has(text, "partly: expected at most 100, met on a subset of what the paper states")
+        self.has(text, "partly: expected at least 13 is not met; expected at least 1 (the weaker reading) is")
+        self.has(text, "partly: expected at most 1.6 on the mean, but only 1 of 2 seeds meet it")
+        self.assertEqual(text.count('Verdict: <span class="agrees">'), 1)
+        self.assertEqual(text.count('Verdict: <span class="disagrees">'), 1)
+        self.has(text, "<td>threshold from</td><td>paper: Fig. 4 text, &#x27;some 13x&#x27;</td>")
+        from sweeplib import index
+        self.assertEqual(index.verdicts(html), (1, 3, 1, 0))
+        self.assertEqual(index.sources([{"source": "paper: a"}, {"source": "ours: b"}, {"source": "paper: c"},
+                                        {"source": "reference: d"}]), (2, 1, 1))
 
     # -- the sweep file reader under random input ----------------------------
     def expand_in_process(self, path):
@@ -769,7 +848,7 @@ at_least = 0
         with open(os.path.join(exp, "reports", "a.html"), "w") as f:
             f.write('Verdict: <span class="agrees">x</span> Verdict: <span class="open">y</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>1</td>', page)
+        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>0</td><td>1</td>', page)
         self.assertIn('<a href="../run.sh">run.sh</a>', page)
         self.assertIn("gone", page)
         r = sweep_cmd("coverage", exp, check=False)
@@ -797,7 +876,7 @@ at_least = 0
         with open(os.path.join(exp, "reports", "big.html"), "w") as f:
             f.write('Verdict: <span class="disagrees">x</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>1</td><td>0</td>', page)
+        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>0</td><td>1</td><td>0</td>', page)
         self.assertIn('<a href="big.html">large/big</a>', page)
         self.assertFalse(index.is_sweep(exp, "../large/big"))
         # a sweep file that is not TOML: one line naming it, no traceback
@@ -861,6 +940,7 @@ at_least = 0
 [report]
 [[report.claim]]
 figure = "D tail"
+source = "ours: a test"
 metric = "poisson_slowdown_d_slowdown_p99"
 select = { variant = "trim" }
 at_least = 0

@@ -510,7 +510,10 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
             p->drr->bytes[c] -= pkt->size_bytes;
             q = p->drr->bytes[c];
         }
-        if (p->flags & PORTF_ECN) {
+        if (__builtin_expect(p->flags & PORTF_MARK_ALL, 0)) {
+            pkt->flags |= PKTF_ECN_CE;
+            p->st.ecn_marks++;
+        } else if (p->flags & PORTF_ECN) {
             if (red_mark_u64(red_port_draw(s->ecn_salt, port_idx, p->st.tx_packets), q, p->ecn_kmin_bytes, p->ecn_kmax_bytes)) {
                 pkt->flags |= PKTF_ECN_CE;
                 p->st.ecn_marks++;

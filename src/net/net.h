@@ -30,6 +30,8 @@ enum port_flag {
     PORTF_PAUSED = 1 << 8,    /* PFC: the far end paused one or more data classes (pfc.h) */
     PORTF_CLASS_DRR = 1 << 10,/* data classes 1 .. n-1 served by DRR, not strict priority (--sched class-drr) */
     PORTF_PFC = 1 << 9,       /* a switch port of a PFC run: its data counts towards its ingress links */
+    PORTF_MARK_ALL = 1 << 11, /* ECN-marks every data packet it sends (--fail "link A B mark"): a
+                               * congested path as seed 004 App. A models it, queue or not */
 };
 
 enum served_from {

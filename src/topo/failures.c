@@ -12,7 +12,11 @@
  *   link NODE NODE [member K] EVENT [EVENT ...]      NODE: host3 tor0 agg5 spine1 core2
  *   switch NODE EVENT [EVENT ...]
  * with EVENT one of "down [at US]", "up [at US]", "rate GBPS [at US]",
- * "delay US [at US]" (times in microseconds, default 0). The reference
+ * "delay US [at US]", "mark [at US]", "unmark [at US]" (times in
+ * microseconds, default 0). "mark" ECN-marks every data packet the link
+ * sends, in both directions: seed 004's model of a congested path (App. A:
+ * long-path packets "get ECN-marked", short-path ones do not), which a
+ * pure extra delay, never queueing, would not give (Thm. 2 (ii), Thm. 4). The reference
  * simulator's "failure switch_type AGG switch_id S link_id L" takes that
  * switch's up port L (TOR, AGG) or down port L (CORE) down from the start.
  * -failed N (htsim): N links run at 25% speed with 25% of the queue.
@@ -202,7 +206,7 @@ static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32
         SPEC_FAIL("'%s': expected 'link' or 'switch', not '%s'", shown(spec, qb), shown(w[0], qb2));
     }
     if (i >= n)
-        SPEC_FAIL("'%s': no event (down, up, rate GBPS, delay US)", shown(spec, qb));
+        SPEC_FAIL("'%s': no event (down, up, rate GBPS, delay US, mark, unmark)", shown(spec, qb));
     /* events in the order they happen: "down at 50 up at 10" would leave
      * the link down for ever, surely not what was meant */
     double last_at_us = 0;
@@ -215,7 +219,12 @@ static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32
             kind = LC_DOWN;
         else if (!strcmp(ev, "up"))
             kind = LC_UP;
-        else if (!strcmp(ev, "rate") || !strcmp(ev, "delay")) {
+        else if (!strcmp(ev, "mark") || !strcmp(ev, "unmark")) {
+            kind = LC_MARK;
+            value = ev[0] == 'm';
+            if (w[0][0] == 's')
+                SPEC_FAIL("'%s' marks a link's packets: use 'link'", ev);
+        } else if (!strcmp(ev, "rate") || !strcmp(ev, "delay")) {
             kind = ev[0] == 'r' ? LC_RATE : LC_DELAY;
             if (i >= n || !parse_us(w[i], &value))
                 SPEC_FAIL("'%s' needs a number from 0 to %g (%s)", ev, FAILURE_MAX_US,
@@ -224,7 +233,7 @@ static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32
             if (kind == LC_RATE && w[0][0] == 's')
                 SPEC_FAIL("a switch has no rate: use 'link'");
         } else
-            SPEC_FAIL("unknown event '%s' (down, up, rate GBPS, delay US)", shown(ev, qb));
+            SPEC_FAIL("unknown event '%s' (down, up, rate GBPS, delay US, mark, unmark)", shown(ev, qb));
         double at_us = 0;
         if (i < n && !strcmp(w[i], "at")) {
             if (i + 1 >= n || !parse_us(w[i + 1], &at_us))
@@ -246,6 +255,8 @@ static bool parse_words(struct sim *s, const char *spec, char **w, int n, uint32
                 v = (uint64_t)llround(mbps);
             } else if (kind == LC_DELAY) {
                 v = (uint64_t)llround(value * PS_PER_US);
+            } else if (kind == LC_MARK) {
+                v = (uint64_t)value;
             }
             add_event(s, at, kind, ports[k], ports[k + 1], v);
         }
@@ -433,6 +444,12 @@ void failures_apply(struct sim *s, uint32_t ei)
             break;
         case LC_DELAY:
             p->latency_ps = p->base_latency_ps + e->value; /* "delay 0" restores the link */
+            break;
+        case LC_MARK:
+            if (e->value)
+                p->flags |= PORTF_MARK_ALL;
+            else
+                p->flags &= (uint16_t)~PORTF_MARK_ALL;
             break;
         }
     }

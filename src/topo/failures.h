@@ -12,6 +12,7 @@ enum link_change {
     LC_UP = 1,
     LC_RATE = 2,  /* runs at `value` Mb/s */
     LC_DELAY = 3, /* `value` ps of extra propagation delay */
+    LC_MARK = 4,  /* `value` 1: ECN-mark every data packet sent ("mark"), 0: RED again ("unmark") */
 };
 
 /* One change to one direction-pair of a link (both ports). */

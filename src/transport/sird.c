@@ -163,7 +163,10 @@ void sird_params_default(struct sird_params *p, uint32_t mss_bytes, uint32_t hdr
         .nthr_bytes = bdp * 5 / 4,    /* P Table 2, Sec. 4.3: NThr = 1.25 BDP */
         .g = 0.08,                    /* sird.md A1 [ours]: the DCTCP baseline's g in P Table 2 */
         .ai_bytes = mss_bytes,        /* sird.md A1 [ours]: +1 MSS per window */
-        .alpha0 = 1.0,                /* sird.md A1 [ours]: RFC 8257 alpha init */
+        .alpha0 = 0.0,                /* P Sec. 4.3 "execute the DCTCP algorithm", whose
+                                       * ns-2 form (the baseline of P Sec. 5.1) starts
+                                       * alpha at 0; sird.md A1's RFC 8257 1.0 is
+                                       * alpha0=1 (README "SIRD", issue 23) */
         .pacing = true,               /* P Sec. 4.5 */
         .pace_factor = 1.0,           /* P Sec. 4.5 "downlink's capacity"; sird.md A7 */
         .rx_policy = SIRD_RX_SRPT,    /* P Sec. 5.1 */

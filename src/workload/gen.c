@@ -38,10 +38,11 @@
 
 /* Parameter names; each kind accepts those of its mask. */
 enum param {
-    P_N, P_SIZE, P_DEGREE, P_DST, P_FACTOR, P_COUNT, P_WINDOW, P_ORDER, P_GPUS, P_PLACEMENT, P_SEED, P_COUNT_ALL
+    P_N, P_SIZE, P_DEGREE, P_DST, P_FACTOR, P_COUNT, P_WINDOW, P_ORDER, P_GPUS, P_PLACEMENT, P_SEED, P_PODSIZE,
+    P_COUNT_ALL
 };
 static const char *const param_names[P_COUNT_ALL] = {
-    "n", "size", "degree", "dst", "factor", "count", "window", "order", "gpus", "placement", "seed",
+    "n", "size", "degree", "dst", "factor", "count", "window", "order", "gpus", "placement", "seed", "podsize",
 };
 #define BIT(p) (1u << (p))
 
@@ -54,7 +55,7 @@ struct kind_def {
 static const struct kind_def kinds[GEN_KINDS] = {
     [GEN_INCAST] = {"incast", BIT(P_N) | BIT(P_SIZE) | BIT(P_DEGREE) | BIT(P_DST) | BIT(P_SEED),
                     "n, size, degree, dst, seed"},
-    [GEN_PERM] = {"perm", BIT(P_N) | BIT(P_SIZE) | BIT(P_SEED), "n, size, seed"},
+    [GEN_PERM] = {"perm", BIT(P_N) | BIT(P_SIZE) | BIT(P_SEED) | BIT(P_PODSIZE), "n, size, seed, podsize"},
     [GEN_UNEVEN] = {"uneven", BIT(P_N) | BIT(P_SIZE) | BIT(P_FACTOR) | BIT(P_SEED), "n, size, factor, seed"},
     [GEN_PARALLEL] = {"parallel", BIT(P_N) | BIT(P_SIZE) | BIT(P_COUNT) | BIT(P_SEED), "n, size, count, seed"},
     [GEN_ALLTOALL] = {"alltoall", BIT(P_N) | BIT(P_SIZE) | BIT(P_WINDOW) | BIT(P_ORDER) | BIT(P_SEED),
@@ -167,6 +168,11 @@ static bool set_param(struct gen_parser *p, struct gen_spec *g, enum param prm, 
             return false;
         g->has_seed = true;
         return true;
+    case P_PODSIZE:
+        if (!get_u64(p, name, v, 1, GEN_MAX_NODES / 2, &u))
+            return false;
+        g->podsize = (uint32_t)u;
+        return true;
     case P_COUNT_ALL:
         break;
     }
@@ -231,6 +237,10 @@ static bool check_spec(struct gen_parser *p, struct gen_spec *g, const bool *see
                         n, g->gpus);
         break;
     case GEN_PERM:
+        /* a cross-pod permutation needs whole pods, and at least two */
+        if (g->podsize && (n % g->podsize || n / g->podsize < 2))
+            return fail(p, "podsize %u must divide n=%u into two or more pods", g->podsize, n);
+        break;
     case GEN_PARALLEL:
     case GEN_KINDS:
         break;
@@ -407,6 +417,31 @@ static void build_incast(struct conn_matrix *cm, const struct gen_spec *g, struc
     free(others);
 }
 
+/* podsize (seeds 000 Sec. IV-c, 003 Sec. 4: permutations "selected so that
+ * each packet crosses the core switches"): a random permutation whose every
+ * flow leaves its pod (hosts i and j share a pod when i / podsize == j /
+ * podsize). Draw a uniform permutation, then repair each same-pod pair by
+ * swapping its destination with a random sender's whose swap is valid both
+ * ways; with n >= 2 podsize at least n - 2 podsize + 1 senders qualify, so
+ * the retry loop ends. Not uniform over cross-pod permutations, but random
+ * and the same for a given seed. */
+static void cross_pod_perm(struct rng *r, uint32_t *p, uint32_t n, uint32_t podsize)
+{
+    for (uint32_t i = 0; i < n; i++)
+        p[i] = i;
+    shuffle(r, p, n);
+    for (uint32_t i = 0; i < n; i++) {
+        while (p[i] / podsize == i / podsize) {
+            uint32_t j = (uint32_t)rng_below(r, n);
+            if (j / podsize != i / podsize && p[j] / podsize != i / podsize) {
+                uint32_t t = p[i];
+                p[i] = p[j];
+                p[j] = t;
+            }
+        }
+    }
+}
+
 /* perm and uneven: one derangement; parallel (seed 003 Sec. 4.4, Fig. 11c:
  * "multiple permutations run in parallel"): count of them, one after the
  * other in the matrix. */
@@ -416,7 +451,10 @@ static void build_perms(struct conn_matrix *cm, const struct gen_spec *g, struct
     uint32_t *p = xmalloc((size_t)n * sizeof *p);
     uint32_t perms = g->kind == GEN_PARALLEL ? g->count : 1;
     for (uint32_t k = 0; k < perms; k++) {
-        derangement(r, p, n);
+        if (g->podsize)
+            cross_pod_perm(r, p, n, g->podsize);
+        else
+            derangement(r, p, n);
         for (uint32_t i = 0; i < n; i++)
             add_conn(cm, i, p[i], g->size_bytes);
     }

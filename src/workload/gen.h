@@ -58,6 +58,7 @@ struct gen_spec {
     bool order_random;        /* alltoall: each sender's destinations shuffled, else i+1, i+2, ... */
     uint32_t gpus;            /* ring: GPUs (hosts) per server */
     bool placement_host;      /* ring: each GPU on a random host, else each server on a random block */
+    uint32_t podsize;         /* perm: hosts per pod; 0: any derangement, else every flow leaves its pod */
     bool has_seed;            /* seed=S given: the workload's own seed */
     uint64_t seed;
 };

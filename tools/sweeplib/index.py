@@ -128,9 +128,18 @@ def markdown(expdir):
 
 
 def verdicts(report_html):
-    """Counts of agreeing, disagreeing and within-noise/open claims in a report."""
+    """Counts of agreeing, partly agreeing, disagreeing and within-noise/open
+    claims in a report."""
     text = open(report_html, encoding="utf-8").read()
-    return tuple(len(re.findall(rf'Verdict: <span class="{c}"', text)) for c in ("agrees", "disagrees", "open"))
+    return tuple(len(re.findall(rf'Verdict: <span class="{c}"', text))
+                 for c in ("agrees", "partly", "disagrees", "open"))
+
+
+def sources(claims):
+    """How many claims take their threshold from the paper, the reference
+    simulator and ourselves (a claim's `source`, 'KIND: ...')."""
+    kinds = [str(c.get("source", "")).split(":", 1)[0].strip() for c in claims]
+    return tuple(kinds.count(k) for k in ("paper", "reference", "ours"))
 
 
 def write_index(expdir, out=None):
@@ -140,6 +149,7 @@ def write_index(expdir, out=None):
     out = out or os.path.join(reports, "index.html")
     esc = html.escape
     rows = []
+    total = [[0] * 7]
     for f in sweep_files(expdir):
         name = report_name(f[:-5])
         rep = os.path.join(reports, name + ".html")
@@ -147,11 +157,17 @@ def write_index(expdir, out=None):
             continue
         try:
             with open(os.path.join(expdir, f), "rb") as fh:
-                title = tomllib.load(fh).get("sweep", {}).get("title", name)
+                spec = tomllib.load(fh)
         except ValueError as e:  # TOMLDecodeError: one line, as tools/sweep reports bad sweep files
             raise SpecError(f"{os.path.join(expdir, f)}: {e}")
-        ok, bad, noisy = verdicts(rep)
-        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{bad}</td><td>{noisy}</td></tr>')
+        title = spec.get("sweep", {}).get("title", name)
+        claims = spec.get("report", {}).get("claim", [])
+        claims = claims if isinstance(claims, list) else []
+        ok, part, bad, noisy = verdicts(rep)
+        src = sources(c for c in claims if isinstance(c, dict))
+        total[0] = [a + b for a, b in zip(total[0], (ok, part, bad, noisy) + src)]
+        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{part}</td>'
+                    f'<td>{bad}</td><td>{noisy}</td><td>{src[0]}</td><td>{src[1]}</td><td>{src[2]}</td></tr>')
     cov = []
     for r in read(expdir):
         links = []
@@ -172,8 +188,14 @@ def write_index(expdir, out=None):
             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}"
             "table{border-collapse:collapse}.reproduced{color:#070}.proxy{color:#06a}.partial,.not_yet{color:#a60}"
             ".diagram,.not_expressible{color:#666}</style></head><body><h1>spraysim experiment reports</h1>"
-            "<p>Written by <code>make figures</code>; each report is self-contained.</p><table><tr><th>report</th>"
-            "<th>claims agreeing</th><th>disagreeing</th><th>within noise or open</th></tr>" + "".join(rows) + "</table>"
+            "<p>Written by <code>make figures</code>; each report is self-contained. A claim agrees, agrees "
+            "<em>partly</em> (only the direction or a subset holds, or the paper's \"always\" holds on the mean but "
+            "not in every seed), disagrees, or is within noise or open; its threshold comes from the paper, the "
+            "reference simulator's recorded numbers, or from us (each claim's <code>source</code>, shown in its "
+            "report).</p><table><tr><th>report</th><th>claims agreeing</th><th>partly</th><th>disagreeing</th>"
+            "<th>within noise or open</th><th>thresholds from the paper</th><th>from the reference</th>"
+            "<th>ours</th></tr>" + "".join(rows) +
+            "<tr><th>total</th>" + "".join(f"<th>{n}</th>" for n in total[0]) + "</tr></table>"
             "<h2 id=\"coverage\">Figure coverage: seeds 000, 003 and 004</h2>"
             f"<p>Every figure of the three seeds and what reproduces it ({esc(summary)}); from "
             "<code>experiments/coverage.tsv</code>.</p><table><tr><th>seed</th><th>figure</th><th>content</th>"

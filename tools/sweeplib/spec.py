@@ -48,7 +48,17 @@ REPORT_KEYS = {"claim", "define", "metrics", "plot", "setup", "reading"}
 NUM = (int, float)
 CLAIM_KEYS = {"figure": str, "paper": str, "note": str, "metric": str, "where": str, "scale": str,
               "ratio": list, "diff": list, "select": dict, "expect": NUM, "tolerance": NUM,
-              "at_most": NUM, "at_least": NUM}
+              "at_most": NUM, "at_least": NUM, "source": str, "partly": dict, "all_seeds": bool,
+              "subset": bool}
+# where a claim's threshold comes from (issue 23 item 2): the paper's text or
+# figure, the reference simulator's recorded numbers, or a bound we chose;
+# every claim names one, so no verdict rests on a threshold of unknown origin
+SOURCE_KINDS = ("paper", "reference", "ours")
+# a claim's weaker bound (`partly`): met while the main one is not, the
+# verdict is "partly" (only the direction, or only a subset, holds); a claim
+# marked `subset` tests part of what the paper states (one scenario of a
+# mean over nine, one load of "every load"): met, it reads "partly" too
+BOUND_KEYS = {"expect": NUM, "tolerance": NUM, "at_most": NUM, "at_least": NUM}
 PLOT_KEYS = {"kind": str, "x": str, "y": str, "group": (str, list), "where": str, "flows_where": str,
              "rows_where": str, "values": str, "from": str, "title": str, "xlabel": str, "ylabel": str,
              "logx": bool, "logy": bool, "max": int}
@@ -303,6 +313,15 @@ class Sweep:
             raise self.err(f"{where}.ratio", "give ratio, diff or select, one of them")
         if "tolerance" in c and c["tolerance"] < 0:
             raise self.err(f"{where}.tolerance", "a relative tolerance >= 0")
+        src = c.get("source")
+        if src is None or not re.match(rf"^({'|'.join(SOURCE_KINDS)}): *\S", src):
+            kinds = ", ".join(f"'{k}: ...'" for k in SOURCE_KINDS)
+            raise self.err(f"{where}.source", f"required: where the threshold comes from, {kinds} "
+                           "(e.g. source = \"paper: Sec. 7, 'always within two base RTTs'\")")
+        if "partly" in c:
+            self._check_table(c["partly"], BOUND_KEYS, f"{where}.partly")
+            if sum(k in c["partly"] for k in ("expect", "at_most", "at_least")) != 1:
+                raise self.err(f"{where}.partly", "one weaker bound: expect (with tolerance), at_most or at_least")
 
     @staticmethod
     def _label(v):
