@@ -47,7 +47,8 @@
  * trimming no data packet is lost. Here a packet lost all the same (a
  * control queue overflow drops a header or its NACK) is retransmitted when
  * that RTO expires, so no flow can hang; in the reference's cases it never
- * fires. The RTO has no random jitter (htsim draws 0.75-1.25 x the minimum).
+ * fires. The RTO has no random jitter (htsim draws 0.75-1.25 x the minimum),
+ * and it drops the pulls the sender banked while it waited (rto_timer).
  *
  * Departures, each small: the last packet carries its real payload (htsim
  * sends every packet full size); the pacer's round robin takes flows in the
@@ -445,9 +446,14 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
 
 /* A NACK: packet a->ref_seq arrived trimmed; it waits for a pull. As htsim
  * processNack, a NACK's pull number is taken when the NACK carries the pull
- * or when pulls are already banked (the number then counts pulls still
- * waiting in the receiver's pacer: the sender gets ahead of them, and the
- * PULLs, when they come, add nothing). */
+ * or when the sender holds pulls it had nothing to send for (the number
+ * then also counts pulls still waiting in the receiver's pacer: the sender
+ * gets ahead of them, and those PULLs, when they come, add nothing). htsim
+ * sends on a pull at once, so its banked pulls (_last_pull < _max_pull)
+ * always mean "nothing to send"; here a pull also waits for the NIC, and
+ * such a pull does not count as banked: taking the NACK's number then
+ * would bypass the pacer (a 1023-to-1 incast spun 9.7 million
+ * retransmissions in 100 ms that way). */
 static void on_nack(struct sim *s, uint32_t fi, const struct packet *a)
 {
     struct flow *f = &s->flows[fi];
@@ -456,12 +462,13 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *a)
     uint32_t seq = a->ref_seq;
     bool last_hop = a->flags & PKTF_TRIM_LASTHOP;
     f->lb->feedback(f->lb_state, a->entropy, last_hop ? LB_GOOD : LB_NACK, s->now);
+    bool banked = n->used_pulls < n->max_pull && next_seq(f, n) == UINT32_MAX;
     if (seq < f->n_pkts && n->tx[seq] == NDP_TX_IN_FLIGHT) {
         n->tx[seq] = NDP_TX_RTX_QUEUED;
         rtx_set(n, seq);
     }
     int64_t pull_no = a->pull_q > 0 ? a->pull_q : -a->pull_q;
-    if (a->pull_q > 0 || n->used_pulls < n->max_pull)
+    if (a->pull_q > 0 || banked)
         pull_heard(s, fi, pull_no);
     else
         sender_wake(s, fi);
@@ -495,6 +502,12 @@ static void rto_timer(struct sim *s, uint32_t fi)
     if (fired) {
         f->c.timeouts++;
         s->tot.rtos++;
+        /* Pulls banked while the sender waited for this timeout answered
+         * arrivals long gone. Kept, they would let every NACK clock its
+         * packet out again at once (on_nack), past the pacer: after a
+         * 1023-to-1 incast lost 6,373 headers, the retransmissions spun
+         * at the senders' line rate (5 million in 50 ms). */
+        n->used_pulls = n->max_pull;
     }
     if (oldest != SIMTIME_NEVER)
         arm_rto(s, fi, oldest + n->rto_ps);
