@@ -153,8 +153,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
         die_input("%s: a RoCE option; add --transport roce",
                   c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");
-    if (c->n_homa_opts && strcmp(c->transport_name, "homa"))
-        die_input("--homa-opt: a Homa option; add --transport homa");
+    transport_check_flags(s);
     if (c->dcqcn_k_pkts && c->timely)
         die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
     if (c->hpcc && c->dcqcn_k_pkts)

@@ -89,8 +89,6 @@ void options_usage(FILE *out)
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
-            "  --homa-opt NAME=VALUE a Homa option (--transport homa): levels, k, unsched_levels, rtt_bytes,\n"
-            "                        unsched_bytes, cutoffs, timeout_us; repeatable (README \"Transport: Homa\")\n"
             "  --sird-opt NAME=VALUE a SIRD parameter (--transport sird); repeatable (README \"Transport: SIRD\")\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
@@ -145,6 +143,7 @@ void options_usage(FILE *out)
             "  --version             print the version and the git commit, and exit\n"
             "  --help                this text\n",
             transport_names(), cc_names(), lb_names());
+    transport_flags_usage(out);
 }
 
 struct parse_ctx {
@@ -284,7 +283,8 @@ static bool is_switch_flag(const char *a)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
             return true;
-    return false;
+    const struct transport_flag *owned = transport_flag_find(a);
+    return owned && owned->n_args == 0;
 }
 
 /* One class's --class-opt values; a NaN is an option not given. */
@@ -750,13 +750,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);
             cfg->classes_given = true;
-        } else if (!strcmp(arg, "--homa-opt")) {
-            TAKE();
-            /* names and values are checked with the transport's setup (homa.c) */
-            if (cfg->n_homa_opts == sizeof cfg->homa_opts / sizeof cfg->homa_opts[0])
-                bad(&x, "--homa-opt: at most %zu options", sizeof cfg->homa_opts / sizeof cfg->homa_opts[0]);
-            else
-                cfg->homa_opts[cfg->n_homa_opts++] = v;
         } else if (!strcmp(arg, "--class-opt")) {
             TAKE();
             parse_class_opt(&x, cfg, v);
@@ -764,6 +757,35 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
                 x.failed = true;
+        } else if (transport_flag_find(arg)) {
+            /* a flag a transport owns: stored as given, parsed by its owner's
+             * code (transport.h transport_flag_*) */
+            const struct transport_flag *owned = transport_flag_find(arg);
+            struct tp_flag_given rec = {owned->name, {NULL, NULL}};
+            if (owned->n_args == 1) {
+                TAKE();
+                rec.args[0] = v;
+            } else if (owned->n_args == 2) {
+                if (i + 2 >= argc || eq) {
+                    bad(&x, "%s needs two values: %s", owned->name, owned->args);
+                    break;
+                }
+                rec.args[0] = argv[i + 1];
+                rec.args[1] = argv[i + 2];
+                i += 2;
+            }
+            unsigned k = cfg->n_tp_flags;
+            if (!owned->repeats) /* a later occurrence replaces the earlier one, as shared flags do */
+                for (unsigned j = 0; j < cfg->n_tp_flags; j++)
+                    if (!strcmp(cfg->tp_flags[j].name, owned->name))
+                        k = j;
+            if (k == CONFIG_MAX_TP_FLAGS) {
+                bad(&x, "%s: at most %d flags of transports on one command line", owned->name, CONFIG_MAX_TP_FLAGS);
+                break;
+            }
+            cfg->tp_flags[k] = rec;
+            if (k == cfg->n_tp_flags)
+                cfg->n_tp_flags++;
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }
