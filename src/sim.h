@@ -150,8 +150,6 @@ struct config {
     double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
     double timely_t_high_us;
     bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
-    const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
-    unsigned n_sird_opts;
     struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
     struct tp_flag_given tp_flags[CONFIG_MAX_TP_FLAGS]; /* flags transports own, in command-line order */
     unsigned n_tp_flags;
@@ -267,7 +265,6 @@ struct sim {
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
-    struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
     const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */

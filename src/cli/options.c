@@ -89,7 +89,6 @@ void options_usage(FILE *out)
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
-            "  --sird-opt NAME=VALUE a SIRD parameter (--transport sird); repeatable (README \"Transport: SIRD\")\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
@@ -307,8 +306,6 @@ static double class_opt_of(const struct config *cfg, uint32_t cls, const char *n
  * Runs after the rate-control names are mapped (--cc timely is -timely). */
 static void check_combinations(struct parse_ctx *x, const struct config *cfg, const struct given *g)
 {
-    if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird"))
-        bad(x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
     if (cfg->tm_path && cfg->workload_spec)
         bad(x, "-tm and --workload both give the workload: give one of them");
     if (!cfg->tm_path && !cfg->workload_spec)
@@ -643,15 +640,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->n_cc_opts++;
             }
             cfg->cc_opts[k].value = value;
-        } else if (!strcmp(arg, "--sird-opt")) {
-            TAKE();
-            const char *eqs = strchr(v, '=');
-            if (!eqs || eqs == v || !eqs[1])
-                bad(&x, "--sird-opt: '%s' is not NAME=VALUE", shown(v, b));
-            else if (cfg->n_sird_opts == sizeof cfg->sird_opts / sizeof cfg->sird_opts[0])
-                bad(&x, "--sird-opt: at most %zu options", sizeof cfg->sird_opts / sizeof cfg->sird_opts[0]);
-            else
-                cfg->sird_opts[cfg->n_sird_opts++] = v; /* names and values are checked by SIRD's setup */
         } else if (!strcmp(arg, "--routing")) {
             TAKE();
             if (!strcmp(v, "ecmp"))
