@@ -144,12 +144,8 @@ struct config {
     uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */
     uint32_t pfc_high_pkts;
     simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
-    uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
-    bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
-    bool timely;                  /* -timely: TIMELY rate control for RoCE (src/transport/timely.h) */
-    double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
-    double timely_t_high_us;
-    bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
+    const char *rate_cc_name;     /* --cc NAME of a rate-based control (cc.h rate_based): the run's transport's
+                                     rate control, read by the transport that has one; NULL: none named */
     struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
     struct tp_flag_given tp_flags[CONFIG_MAX_TP_FLAGS]; /* flags transports own, in command-line order */
     unsigned n_tp_flags;
@@ -225,6 +221,7 @@ struct sim {
     /* each data class's queueing policy, merged from the transports' needs
      * (net/policy.c; class 0, control, never marks or trims) */
     struct class_policy class_policy[PORT_MAX_CLASSES];
+    bool class_egress;           /* some class has an egress hook (class_policy[k].egress) */
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;
@@ -266,8 +263,6 @@ struct sim {
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
-    struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
-    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
     struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 

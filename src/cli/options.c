@@ -65,11 +65,6 @@ void options_usage(FILE *out)
             "  -switch_latency US    per-switch latency without -topo (default 0)\n"
             "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
             "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
-            "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
-            "  -timely               RoCE: TIMELY rate control from RTT samples (not with -dcqcn)\n"
-            "  -timely_thresholds LOW HIGH  TIMELY: T_low and T_high in us (default 4 200)\n"
-            "  -hpcc                 RoCE: HPCC window/rate control on in-band telemetry (not with -dcqcn)\n"
-            "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -h, -help             this text\n"
             "\n"
@@ -265,7 +260,6 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
 struct given {
     bool tiers, hop_latency, switch_latency; /* the default tree's: a .topo file gives its own */
     bool pfc_thresholds, pfc_deadlock;       /* PFC's */
-    bool timely_thresholds;                  /* TIMELY's */
     bool drr_quantum;                        /* DRR's (--sched drr, class-drr) */
     bool ar_quantum;                         /* adaptive routing's (--routing ar) */
 };
@@ -277,7 +271,7 @@ static bool is_switch_flag(const char *a)
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
-        "--switch-stats", "-out_of_order", "-timely", "-conn_reuse", "--aggressive-rto",
+        "--switch-stats", "-conn_reuse", "--aggressive-rto",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
@@ -325,8 +319,6 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
-    if (g->timely_thresholds && !cfg->timely)
-        bad(x, "-timely_thresholds: TIMELY's thresholds; add -timely (RoCE's rate control)");
     if (g->drr_quantum && !cfg->drr && !cfg->class_drr)
         bad(x, "--drr-quantum: the quantum of DRR; add --sched drr or --sched class-drr");
     if (g->ar_quantum && cfg->routing != ROUTE_AR)
@@ -469,18 +461,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", cfg->pfc_low_pkts,
                     cfg->pfc_high_pkts);
             i += 2;
-        } else if (!strcmp(arg, "-timely_thresholds")) {
-            if (i + 2 >= argc || eq) {
-                bad(&x, "-timely_thresholds needs two values: LOW HIGH (us)");
-                break;
-            }
-            given.timely_thresholds = true;
-            cfg->timely_t_low_us = get_real(&x, "-timely_thresholds (low)", argv[i + 1], 1e-3, 1e6);
-            cfg->timely_t_high_us = get_real(&x, "-timely_thresholds (high)", argv[i + 2], 1e-3, 1e6);
-            if (!x.failed && cfg->timely_t_low_us > cfg->timely_t_high_us)
-                bad(&x, "-timely_thresholds: T_low %g us exceeds T_high %g us", cfg->timely_t_low_us,
-                    cfg->timely_t_high_us);
-            i += 2;
         } else if (!strcmp(arg, "--msg-cc")) {
             TAKE();
             if (!strcmp(v, "inherit"))
@@ -520,9 +500,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             given.pfc_deadlock = true;
             cfg->pfc_deadlock_ps = us_to_ps(get_real(&x, arg, v, 1e-3, 1e9));
-        } else if (!strcmp(arg, "-dcqcn")) {
-            TAKE();
-            cfg->dcqcn_k_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
         } else if (!strcmp(arg, "-cwnd")) {
             TAKE();
             cfg->cwnd_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
@@ -716,12 +693,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->check_only = true;
         } else if (!strcmp(arg, "--htsim-output")) {
             cfg->htsim_output = true;
-        } else if (!strcmp(arg, "-out_of_order")) {
-            cfg->roce_selective = true;
-        } else if (!strcmp(arg, "-timely")) {
-            cfg->timely = true;
-        } else if (!strcmp(arg, "-hpcc")) {
-            cfg->hpcc = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {
@@ -789,16 +760,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
      * connections then stays the default */
     const struct cc_ops *named = cc_find(cfg->cc_name);
     if (named && named->rate_based) {
-        if (strcmp(cfg->transport_name, "roce")) {
-            bad(&x, "--cc %s: a rate control of RoCE's: give --transport roce", cfg->cc_name);
-            return OPTIONS_ERROR;
-        }
-        if (named == &cc_dcqcn_ops && !cfg->dcqcn_k_pkts) {
-            bad(&x, "--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
-            return OPTIONS_ERROR;
-        }
-        cfg->timely |= named == &cc_timely_ops;
-        cfg->hpcc |= named == &cc_hpcc_ops;
+        /* kept aside for the run's transport, which checks and reads it
+         * (RoCE: roce.c); the window algorithm stays the default */
+        cfg->rate_cc_name = named->name;
         cfg->cc_name = "nscc";
         cfg->cc_given = false;
     }

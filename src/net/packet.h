@@ -23,7 +23,6 @@ enum pkt_type {
     PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
     PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
-    PKT_CNP = 7,       /* RoCE: congestion notification, the receiver saw CE (at most one per flow per 50 us) */
     /* A transport numbers its own packet types from here, in its own header,
      * and names them in its ops (transport.h pkt_type_names); only its own
      * code reads them, so two transports' numbers may coincide. */

@@ -425,8 +425,6 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
         {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},
         {TP_READS_ACK_THRESHOLD, s->cfg.ack_threshold_given ? "-sack_threshold" : NULL},
-        {TP_READS_RATE_CONTROL, s->cfg.dcqcn_k_pkts ? "-dcqcn" : s->cfg.timely ? "-timely" : s->cfg.hpcc ? "-hpcc" : NULL},
-        {TP_READS_OUT_OF_ORDER, s->cfg.roce_selective ? "-out_of_order" : NULL},
     };
     for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++) {
         if (!checks[k].flag || (reads & checks[k].bit))

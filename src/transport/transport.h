@@ -46,6 +46,7 @@
 struct sim;
 struct packet;
 struct flow;
+struct strbuf;
 
 /* Registered transports at most: struct sim keeps one per-run state slot
  * per registry position (transport_run_state), and host timers carry the
@@ -91,8 +92,6 @@ enum {
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
     TP_READS_ACK_THRESHOLD = 1u << 7,  /* -sack_threshold */
-    TP_READS_RATE_CONTROL = 1u << 8,   /* -dcqcn, -timely, -hpcc (--cc dcqcn, timely, hpcc) */
-    TP_READS_OUT_OF_ORDER = 1u << 9,   /* -out_of_order */
 };
 
 struct transport_ops {
@@ -195,6 +194,9 @@ struct transport_ops {
      * A packet's type is read only by its flow's transport. */
     const char *const *pkt_type_names;
     unsigned n_pkt_types;
+    /* Optional, for the run's transport (--transport) only: its own
+     * section of summary.json, whole lines ("  \"name\": {...},\n"). */
+    void (*summary_json)(const struct sim *s, struct strbuf *b);
 };
 
 extern const struct transport_ops transport_uet_ops;
