@@ -26,8 +26,6 @@
 #include "net/pfc.h"
 #include "topo/fabric.h"
 #include "transport/flow.h"
-#include "transport/timely.h"
-#include "transport/hpcc.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
 #include "workload/poisson.h"
@@ -75,8 +73,6 @@ void config_defaults(struct config *c)
     c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
     c->pfc_high_pkts = 15;               /* htsim main_roce.cpp: high_pfc = 15 */
     c->pfc_deadlock_ps = 500 * PS_PER_US; /* ours: 500 us without a PAUSE or RESUME anywhere */
-    c->timely_t_low_us = TIMELY_T_LOW_US;   /* our choice, see timely.h */
-    c->timely_t_high_us = TIMELY_T_HIGH_US; /* our choice, see timely.h */
 }
 
 static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
@@ -150,19 +146,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     }
     if (c->class_drr && c->n_classes < 3)
         die_input("--sched class-drr: DRR between data classes needs --classes 3 or more");
-    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
-        die_input("%s: a RoCE option; add --transport roce",
-                  c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");
-    if (c->n_homa_opts && strcmp(c->transport_name, "homa"))
-        die_input("--homa-opt: a Homa option; add --transport homa");
-    if (c->dcqcn_k_pkts && c->timely)
-        die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
-    if (c->hpcc && c->dcqcn_k_pkts)
-        die_input("-hpcc and -dcqcn: choose one rate control for RoCE, not both");
-    if (c->hpcc && c->timely)
-        die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
-    if (c->timely_t_low_us > c->timely_t_high_us)
-        die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", c->timely_t_low_us, c->timely_t_high_us);
+    transport_check_flags(s);
     if (c->pfc_low_pkts > c->pfc_high_pkts)
         die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
                   c->pfc_high_pkts);
@@ -335,8 +319,6 @@ void sim_setup(struct sim *s, const struct config *cfg)
         rng_seed(&s->ar_rng[i], c->seed, RNG_STREAM_ROUTING, i);
     setup_order_and_windows(s);
     failures_setup(s);
-    if (c->hpcc)
-        hpcc_int_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     index_triggers(s);
@@ -700,7 +682,6 @@ void sim_free(struct sim *s)
     transport_free(s);
     failures_free(s);
     pfc_free(s);
-    hpcc_int_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)
         port_free(&s->ports[i]);
     free(s->ports);

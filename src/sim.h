@@ -15,6 +15,7 @@
 #include "cc/cc.h"
 #include "topo/failures.h"
 #include "metrics/timeseries.h"
+#include "transport/transport.h"
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
@@ -41,6 +42,15 @@ enum reroute_mode {
     REROUTE_NONE = 0,   /* hash over its ports anyway (the packet is likely lost) */
     REROUTE_BOUNCE = 1, /* a valley: down to another lower switch that still reaches the destination */
 };
+
+/* One occurrence of a flag a transport owns (transport.h's struct
+ * transport_flag): the CLI stores it, the owner parses it. name points at
+ * the owner's table entry, args into argv. */
+struct tp_flag_given {
+    const char *name;
+    const char *args[2];
+};
+#define CONFIG_MAX_TP_FLAGS 128
 
 /* Everything a run is configured with; filled by the CLI, defaults in
  * config_defaults(). Sizes in bytes, times in picoseconds, rates in Mb/s. */
@@ -120,8 +130,6 @@ struct config {
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */
-    const char *homa_opts[16];    /* --homa-opt NAME=VALUE, in order (src/transport/homa.h checks them) */
-    unsigned n_homa_opts;
     int loss_detect;              /* --loss-detect: enum cc_loss_mode, or -1 for the algorithm's own */
     struct class_opt {            /* --class-opt K:NAME=VALUE for data classes 2 .. n_classes-1 */
         uint32_t cls;
@@ -136,15 +144,11 @@ struct config {
     uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */
     uint32_t pfc_high_pkts;
     simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
-    uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
-    bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
-    bool timely;                  /* -timely: TIMELY rate control for RoCE (src/transport/timely.h) */
-    double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
-    double timely_t_high_us;
-    bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
-    const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
-    unsigned n_sird_opts;
+    const char *rate_cc_name;     /* --cc NAME of a rate-based control (cc.h rate_based): the run's transport's
+                                     rate control, read by the transport that has one; NULL: none named */
     struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
+    struct tp_flag_given tp_flags[CONFIG_MAX_TP_FLAGS]; /* flags transports own, in command-line order */
+    unsigned n_tp_flags;
 };
 
 void config_defaults(struct config *c);
@@ -217,6 +221,7 @@ struct sim {
     /* each data class's queueing policy, merged from the transports' needs
      * (net/policy.c; class 0, control, never marks or trims) */
     struct class_policy class_policy[PORT_MAX_CLASSES];
+    bool class_egress;           /* some class has an egress hook (class_policy[k].egress) */
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;
@@ -253,14 +258,11 @@ struct sim {
     uint32_t loss_mode;          /* enum cc_loss_mode: the algorithm's, or --loss-detect's */
     uint32_t dupack_threshold;   /* for CC_LOSS_DUPACK / CC_LOSS_SACK_HOLE */
     const struct lb_ops *lb;
+    void *tp_run[TRANSPORT_MAX]; /* each transport's per-run state, by registry position (transport_run_state) */
     /* per-run state of the receiver-credit transports (NULL when unused) */
     struct eqds_run *eqds;
     struct uet_credit_run *uet_credit;
-    struct homa_run *homa;       /* Homa's per-run state (transport/homa.c), NULL when unused */
-    struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
-    struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
-    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
     struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 

@@ -773,16 +773,10 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         }
         sb_printf(b, "},\n");
     }
-    if (!strcmp(s->cfg.transport_name, "roce")) {
-        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s", s->cfg.dcqcn_k_pkts,
-                  s->cfg.roce_selective ? "true" : "false");
-        if (s->cfg.timely) /* only then: runs without TIMELY keep their summary unchanged */
-            sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", s->cfg.timely_t_low_us,
-                      s->cfg.timely_t_high_us);
-        if (s->cfg.hpcc) /* likewise */
-            sb_printf(b, ", \"hpcc\": true");
-        sb_printf(b, "},\n");
-    }
+    /* the run's transport's own section (transport_ops.summary_json) */
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    if (run_tp && run_tp->summary_json)
+        run_tp->summary_json(s, b);
     if (s->ts) { /* only then, so other runs keep their summary */
         struct ts_totals tt;
         ts_totals(s->ts, &tt);

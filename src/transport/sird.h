@@ -7,6 +7,15 @@
 #define SPRAYSIM_SIRD_H
 
 #include "../core/core.h"
+#include "../net/packet.h"
+
+/* SIRD's own packet types (transport.h: numbered from PKT_TP_FIRST) */
+enum sird_pkt_type {
+    SIRD_PKT_CREDIT = PKT_TP_FIRST, /* receiver credit for one data packet (bytes in recvd_bytes) */
+    SIRD_PKT_CREDIT_REQ,            /* a message's scheduled bytes (pull_q), asked of the receiver */
+    SIRD_PKT_RESEND,                /* receiver timeout, resend packets [seq, seq + recvd_bytes) */
+    SIRD_PKT_BUSY,                  /* the sender has not sent what a RESEND asked for yet (Homa's BUSY) */
+};
 
 struct sim;
 struct flow;

@@ -18,6 +18,9 @@
 #include "../workload/poisson.h"
 #include "flow.h"
 
+#include "../core/parse.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +41,7 @@ static const struct transport_ops *const all_transports[] = {
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
 /* host timers carry the transport's index in the top 8 bits of their aux */
 #define HOST_TIMER_KIND_BITS 24
-#define TRANSPORT_MAX (1u << (32 - HOST_TIMER_KIND_BITS))
+_Static_assert(TRANSPORT_MAX <= (1u << (32 - HOST_TIMER_KIND_BITS)), "a host timer's aux holds the registry index");
 
 const struct transport_ops *transport_find(const char *name)
 {
@@ -73,6 +76,37 @@ const char *transport_registry_check(const struct transport_ops *const *ops, siz
             snprintf(err, err_len, "transport %s: its ops table lacks %s", name, missing);
             return err;
         }
+        if ((t->n_flags && !t->flags) || (t->n_pkt_types && !t->pkt_type_names)) {
+            snprintf(err, err_len, "transport %s: its ops table lacks %s", name, !t->flags ? "flags" : "pkt_type_names");
+            return err;
+        }
+        if (PKT_TP_FIRST + t->n_pkt_types > 256) {
+            snprintf(err, err_len, "transport %s: %u packet types from %u do not fit a packet's 8-bit type", name,
+                     t->n_pkt_types, PKT_TP_FIRST);
+            return err;
+        }
+        for (unsigned k = 0; k < t->n_pkt_types; k++)
+            if (!t->pkt_type_names[k] || !t->pkt_type_names[k][0]) {
+                snprintf(err, err_len, "transport %s: packet type %u has no name", name, PKT_TP_FIRST + k);
+                return err;
+            }
+        for (unsigned k = 0; k < t->n_flags; k++) {
+            const struct transport_flag *fl = &t->flags[k];
+            if (!fl->name || fl->name[0] != '-' || fl->n_args > 2 || !fl->help || (fl->n_args && !fl->args)) {
+                snprintf(err, err_len, "transport %s: flag %u (%s) needs a name starting with '-', 0 to 2 arguments "
+                         "(named in args) and a help line", name, k, fl->name ? fl->name : "unnamed");
+                return err;
+            }
+            /* a name two transports own must take the same arguments: the CLI parses it once */
+            for (size_t j = 0; j <= i; j++)
+                for (unsigned m = 0; m < ops[j]->n_flags && (j < i || m < k); m++)
+                    if (!strcmp(ops[j]->flags[m].name, fl->name) &&
+                        (ops[j]->flags[m].n_args != fl->n_args || ops[j]->flags[m].repeats != fl->repeats)) {
+                        snprintf(err, err_len, "transport %s: flag %s takes other arguments in transport %s", name,
+                                 fl->name, ops[j]->name);
+                        return err;
+                    }
+        }
         for (size_t j = 0; j < i; j++)
             if (!strcmp(ops[j]->name, t->name)) {
                 snprintf(err, err_len, "transport %s: registered twice", name);
@@ -103,6 +137,209 @@ const char *transport_names(void)
             strcat(names, all_transports[i]->name);
         }
     return names;
+}
+
+/* ---- per-run state ------------------------------------------------------------------ */
+
+unsigned transport_index(const struct transport_ops *ops)
+{
+    for (unsigned t = 0; t < N_TRANSPORTS; t++)
+        if (all_transports[t] == ops)
+            return t;
+    die_internal("transport %s is not registered", ops && ops->name ? ops->name : "(unnamed)");
+}
+
+void *transport_run_state(const struct sim *s, const struct transport_ops *ops)
+{
+    return s->tp_run[transport_index(ops)];
+}
+
+void transport_set_run_state(struct sim *s, const struct transport_ops *ops, void *state)
+{
+    s->tp_run[transport_index(ops)] = state;
+}
+
+/* ---- flags transports own ------------------------------------------------------------ */
+
+const struct transport_flag *transport_flag_find(const char *name)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+            if (!strcmp(all_transports[t]->flags[k].name, name))
+                return &all_transports[t]->flags[k];
+    return NULL;
+}
+
+void transport_flags_usage(FILE *out)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++) {
+        const struct transport_ops *tp = all_transports[t];
+        if (!tp->n_flags)
+            continue;
+        fprintf(out, "\nFlags of --transport %s (read only by its connections):\n", tp->name);
+        for (unsigned k = 0; k < tp->n_flags; k++) {
+            const struct transport_flag *fl = &tp->flags[k];
+            char head[64];
+            snprintf(head, sizeof head, "%s%s%s", fl->name, fl->n_args ? " " : "", fl->n_args ? fl->args : "");
+            if (strlen(head) < 22)
+                fprintf(out, "  %-22s%s\n", head, fl->help);
+            else
+                fprintf(out, "  %s\n  %-22s%s\n", head, "", fl->help);
+        }
+    }
+}
+
+bool transport_flag_given(const struct sim *s, const char *name)
+{
+    return transport_flag_count(s, name) > 0;
+}
+
+unsigned transport_flag_count(const struct sim *s, const char *name)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        n += !strcmp(s->cfg.tp_flags[i].name, name);
+    return n;
+}
+
+const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k)
+{
+    if (k >= 2)
+        return NULL;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        if (!strcmp(s->cfg.tp_flags[i].name, name) && occurrence-- == 0)
+            return s->cfg.tp_flags[i].args[k];
+    return NULL;
+}
+
+const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k)
+{
+    unsigned n = transport_flag_count(s, name);
+    return n ? transport_flag_arg_at(s, name, n - 1, k) : NULL;
+}
+
+/* "-flag" or, for a flag of two arguments, "-flag (low)" / "-flag (high)"
+ * after its args' words ("LOW HIGH"), as the shared two-value flags say. */
+static void flag_label(char *out, size_t len, const char *name, unsigned k)
+{
+    const struct transport_flag *fl = transport_flag_find(name);
+    if (!fl || fl->n_args < 2 || !fl->args) {
+        snprintf(out, len, "%s", name);
+        return;
+    }
+    const char *w = fl->args;
+    for (unsigned i = 0; i < k && strchr(w, ' '); i++)
+        w = strchr(w, ' ') + 1;
+    size_t wl = strcspn(w, " ");
+    char word[32];
+    size_t n = wl < sizeof word - 1 ? wl : sizeof word - 1;
+    for (size_t i = 0; i < n; i++)
+        word[i] = (char)(w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+    word[n] = '\0';
+    snprintf(out, len, "%s (%s)", name, word);
+}
+
+uint64_t transport_flag_uint(const struct sim *s, const char *name, unsigned k, uint64_t min, uint64_t max,
+                             uint64_t dflt)
+{
+    const char *v = transport_flag_arg(s, name, k);
+    if (!v)
+        return dflt;
+    char b[SHOWN_BUF], label[96];
+    flag_label(label, sizeof label, name, k);
+    uint64_t u = 0;
+    enum num_status st = parse_u64(v, &u);
+    if (st == NUM_BAD)
+        die_input("%s: '%s' is not a non-negative whole number", label, shown(v, b));
+    if (st == NUM_RANGE || u < min || u > max)
+        die_input("%s: '%s' is out of range (%llu to %llu)", label, shown(v, b), (unsigned long long)min,
+                  (unsigned long long)max);
+    return u;
+}
+
+double transport_flag_real(const struct sim *s, const char *name, unsigned k, double min, double max, double dflt)
+{
+    const char *v = transport_flag_arg(s, name, k);
+    if (!v)
+        return dflt;
+    char b[SHOWN_BUF], label[96];
+    flag_label(label, sizeof label, name, k);
+    double d = 0;
+    enum num_status st = parse_real(v, &d);
+    if (st == NUM_BAD)
+        die_input("%s: '%s' is not a number", label, shown(v, b));
+    if (st == NUM_RANGE || d < min || d > max)
+        die_input("%s: '%s' is out of range (%g to %g)", label, shown(v, b), min, max);
+    return d;
+}
+
+void transport_flag_opts(const struct sim *s, const char *name, const struct transport_opt *table, unsigned n)
+{
+    char b[SHOWN_BUF], b2[SHOWN_BUF];
+    unsigned count = transport_flag_count(s, name);
+    for (unsigned o = 0; o < count; o++) {
+        const char *v = transport_flag_arg_at(s, name, o, 0), *eq = strchr(v, '=');
+        if (!eq || eq == v || !eq[1])
+            die_input("%s: '%s' is not NAME=VALUE", name, shown(v, b));
+        size_t nl = (size_t)(eq - v);
+        unsigned k = 0;
+        while (k < n && (strlen(table[k].name) != nl || strncmp(table[k].name, v, nl)))
+            k++;
+        if (k == n) {
+            char names[256] = "";
+            for (unsigned j = 0; j < n; j++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "", table[j].name);
+            die_input("%s %s: unknown option (known: %s)", name, shown(v, b), names);
+        }
+        double d = 0;
+        enum num_status st = parse_real(eq + 1, &d);
+        if (st == NUM_BAD || (table[k].whole && d != floor(d)))
+            die_input("%s %s: '%s' is not %s", name, table[k].name, shown(eq + 1, b2),
+                      table[k].whole ? "a whole number" : "a number");
+        if (st == NUM_RANGE || d < table[k].min || d > table[k].max)
+            die_input("%s %s: '%s' is out of range (%g to %g)", name, table[k].name, shown(eq + 1, b2), table[k].min,
+                      table[k].max);
+        *table[k].out = d;
+        if (table[k].given)
+            *table[k].given = true;
+    }
+}
+
+void transport_check_flags(const struct sim *s)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        if (all_transports[t]->check_flags)
+            all_transports[t]->check_flags(s);
+}
+
+/* ---- packets ---------------------------------------------------------------------------- */
+
+uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
+{
+    struct flow *f = &s->flows[fi];
+    uint32_t idx = pkt_alloc(&s->pool);
+    struct packet *p = pkt_at(&s->pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = type;
+    p->seq = seq;
+    p->size_bytes = size_bytes;
+    p->flow = fi;
+    p->flow_gen = f->gen;
+    p->src_host = f->src;
+    p->dst_host = f->dst;
+    p->prio = type == PKT_DATA ? f->prio_class : PKT_PRIO_CONTROL;
+    p->tclass = f->tclass;
+    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
+    return idx;
+}
+
+uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
+{
+    uint32_t idx = transport_make_packet(s, fi, type, seq, size_bytes);
+    struct packet *p = pkt_at(&s->pool, idx);
+    p->src_host = s->flows[fi].dst;
+    p->dst_host = s->flows[fi].src;
+    return idx;
 }
 
 /* ---- flows ------------------------------------------------------------------------ */
@@ -190,8 +427,6 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
         {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},
         {TP_READS_ACK_THRESHOLD, s->cfg.ack_threshold_given ? "-sack_threshold" : NULL},
-        {TP_READS_RATE_CONTROL, s->cfg.dcqcn_k_pkts ? "-dcqcn" : s->cfg.timely ? "-timely" : s->cfg.hpcc ? "-hpcc" : NULL},
-        {TP_READS_OUT_OF_ORDER, s->cfg.roce_selective ? "-out_of_order" : NULL},
     };
     for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++) {
         if (!checks[k].flag || (reads & checks[k].bit))
@@ -203,6 +438,25 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
                          readers[0] ? " or " : "", all_transports[t]->name);
         warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", checks[k].flag,
                    readers, in_use[0] ? in_use : "none");
+    }
+    /* the flags transports own: each name once, warned when none of its
+     * owners is in use */
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++) {
+        const char *name = s->cfg.tp_flags[i].name;
+        bool seen = false, read = false;
+        for (unsigned j = 0; j < i && !seen; j++)
+            seen = !strcmp(s->cfg.tp_flags[j].name, name);
+        char readers[128] = "";
+        for (size_t t = 0; t < N_TRANSPORTS && !seen; t++)
+            for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+                if (!strcmp(all_transports[t]->flags[k].name, name)) {
+                    read |= used[t] || (open_loop && all_transports[t] == run_tp);
+                    snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s",
+                             readers[0] ? " or " : "", all_transports[t]->name);
+                }
+        if (!seen && !read)
+            warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", name, readers,
+                       in_use[0] ? in_use : "none");
     }
     if (!s->cfg.reps_flag)
         return;

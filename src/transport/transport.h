@@ -41,9 +41,32 @@
 #include "../core/core.h"
 #include "../net/net.h"
 
+#include <stdio.h>
+
 struct sim;
 struct packet;
 struct flow;
+struct strbuf;
+
+/* Registered transports at most: struct sim keeps one per-run state slot
+ * per registry position (transport_run_state), and host timers carry the
+ * position in their top bits. */
+#define TRANSPORT_MAX 16
+
+/* A flag a transport owns (issue 21): the CLI knows no protocol's flags; a
+ * flag no shared option knows is looked up in every registered transport's
+ * table, stored in struct config as a generic record (struct tp_flag_given,
+ * in command-line order) and parsed by the owner's own code through the
+ * lookups below. Two transports may share a flag name only if n_args agree
+ * (transport_registry_check). */
+struct transport_flag {
+    const char *name; /* as typed: "-dcqcn", "--homa-opt", "--ndp-opt" */
+    unsigned n_args;  /* 0, 1 or 2 */
+    bool repeats;     /* may be given many times, each kept in order (an options block: --homa-opt K=V);
+                         false: a later occurrence replaces an earlier one (lookups read the last) */
+    const char *args; /* for --help: "K", "LOW HIGH", "NAME=VALUE" (NULL for n_args 0) */
+    const char *help; /* one line for --help */
+};
 
 /* What a transport knows of one flow at an instant, for time series
  * (src/metrics/timeseries.h). A field it does not know keeps its has_ flag
@@ -69,8 +92,6 @@ enum {
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
     TP_READS_ACK_THRESHOLD = 1u << 7,  /* -sack_threshold */
-    TP_READS_RATE_CONTROL = 1u << 8,   /* -dcqcn, -timely, -hpcc (--cc dcqcn, timely, hpcc) */
-    TP_READS_OUT_OF_ORDER = 1u << 9,   /* -out_of_order */
 };
 
 struct transport_ops {
@@ -159,6 +180,23 @@ struct transport_ops {
     /* Time series (optional, NULL: the flow's rows have delivered bytes
      * only, counted as 0): fills *out for flow fi. */
     void (*sample)(const struct sim *s, uint32_t fi, struct flow_sample *out);
+    /* The flags this transport owns (NULL/0: none), parsed by its own code. */
+    const struct transport_flag *flags;
+    unsigned n_flags;
+    /* Optional: called for every registered transport at the start of the
+     * setup, whether or not a connection uses it (so --check runs it too):
+     * refuses, with one line naming the flag (exit 2), its own flags that
+     * this run cannot honour, e.g. given while --transport names another. */
+    void (*check_flags)(const struct sim *s);
+    /* The transport's own packet types, numbered from PKT_TP_FIRST in its
+     * own header (net/packet.h keeps only the shared ones): their names,
+     * pkt_type_names[t - PKT_TP_FIRST], for traces and the registry check.
+     * A packet's type is read only by its flow's transport. */
+    const char *const *pkt_type_names;
+    unsigned n_pkt_types;
+    /* Optional, for the run's transport (--transport) only: its own
+     * section of summary.json, whole lines ("  \"name\": {...},\n"). */
+    void (*summary_json)(const struct sim *s, struct strbuf *b);
 };
 
 extern const struct transport_ops transport_uet_ops;
@@ -174,8 +212,73 @@ const struct transport_ops *const *transport_registry(size_t *n);
 /* Comma-separated names, for --help and error messages (from the registry). */
 const char *transport_names(void);
 
+/* ---- per-run state and owned flags ------------------------------------------------ */
+
+/* Per-run state of a transport: one slot per registered transport
+ * (struct sim's tp_run, indexed by registry position; nothing in struct
+ * sim names a protocol). NULL until the transport sets it (its setup or
+ * configure), and again after its free(). */
+void *transport_run_state(const struct sim *s, const struct transport_ops *ops);
+void transport_set_run_state(struct sim *s, const struct transport_ops *ops, void *state);
+/* The registry position of ops (die_internal if it is not registered). */
+unsigned transport_index(const struct transport_ops *ops);
+
+/* The owner of a flag name, or NULL: the first registered transport whose
+ * table has it (options.c, for parsing and --help). */
+const struct transport_flag *transport_flag_find(const char *name);
+/* --help: each transport's flags, under its name. */
+void transport_flags_usage(FILE *out);
+
+/* Lookups for the owning transport's check_flags(), configure() and
+ * setup(), in s->cfg's records: */
+bool transport_flag_given(const struct sim *s, const char *name);
+/* The last occurrence's k-th argument (0-based), NULL if not given. */
+const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k);
+/* Occurrences on the command line (a repeated flag's count). */
+unsigned transport_flag_count(const struct sim *s, const char *name);
+/* The k-th argument of the occurrence-th occurrence (both 0-based), NULL if
+ * there is no such occurrence. */
+const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k);
+/* Typed parsing of the last occurrence's k-th argument, dflt when the flag
+ * is not given; a value that is not a number, or outside [min, max], exits 2
+ * with one line naming the flag (and which argument, for a two-argument flag). */
+uint64_t transport_flag_uint(const struct sim *s, const char *name, unsigned k, uint64_t min, uint64_t max,
+                             uint64_t dflt);
+double transport_flag_real(const struct sim *s, const char *name, unsigned k, double min, double max, double dflt);
+
+/* An options block: "--X-opt NAME=VALUE", repeated. Each entry names one
+ * option, its range and where its value goes (untouched when not given; a
+ * later occurrence of a NAME replaces an earlier one). */
+struct transport_opt {
+    const char *name;
+    double min, max;
+    double *out;
+    bool whole;       /* the value must be a whole number */
+    bool *given;      /* optional: set true when the option is given */
+};
+/* Walks every occurrence of flag `name` against table[0 .. n-1]; an
+ * occurrence that is not NAME=VALUE, a NAME not in the table or a value
+ * that is not a number in range exits 2 with one line naming the flag and
+ * the NAME (and the table's names, for an unknown one). */
+void transport_flag_opts(const struct sim *s, const char *name, const struct transport_opt *table, unsigned n);
+
+/* ---- packets made by transports ---------------------------------------------------- */
+
+/* One packet constructor (issue 21): a packet of flow fi from its sender to
+ * its receiver, every other field zero but these: type, seq, size_bytes,
+ * flow and flow_gen, src_host = f->src and dst_host = f->dst, entropy 0,
+ * prio the flow's data class for PKT_DATA (else control), tclass; and it
+ * counts the packet in the flow (f->pkts_out, --stream) here, once, for
+ * every transport. Returns its index in s->pool. */
+uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
+/* The same from the receiver back to the sender (src and dst swapped). */
+uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
+
 /* ---- the generic layer, called by the core ---------------------------------- */
 
+/* Every registered transport's check_flags (sim_setup, before the fabric;
+ * so --check refuses what a run would). */
+void transport_check_flags(const struct sim *s);
 /* Builds the flows from the connection matrix and sets up every transport
  * in use (before the run). */
 void transport_setup(struct sim *s);
