@@ -20,7 +20,7 @@
  * htsim's incast_collateral_128 within 10% of htsim_ndp's tail, collateral
  * flow and retransmissions (12.9% more retransmissions before the fix in
  * on_nack). The contract: trimming on and ECN off on
- * NDP's class, -disable_trim refused with exit 2, a UET run's flows
+ * NDP's class, -disable_trim and bad --ndp-opt values refused with exit 2, a UET run's flows
  * unchanged by an unrelated NDP message, an 18,522-host tree set up and
  * finished, one seed one result.
  */
@@ -53,10 +53,15 @@ static const struct transport_ops *ndp_ops(void)
     return t;
 }
 
+/* --ndp-opt's value for the next setup_ndp (NULL: none). */
+static const char *ndp_opt;
+
 static void setup_ndp(const char *tm, double end_us, uint32_t cwnd_pkts)
 {
     struct config c;
     config_defaults(&c);
+    if (ndp_opt)
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--ndp-opt", {ndp_opt, NULL}};
     c.tm_path = tm;
     c.transport_name = "ndp";
     c.lb_name = "oblivious";
@@ -167,15 +172,17 @@ static void test_first_window_is_cwnd_packets(void **st)
  * first windows was clocked out by a pull; the pulls used never outrun one
  * per pull gap over the run, and the pacer kept the receiver's link busy
  * (at least 90% of that clock); each NACK brought exactly one
- * retransmission (no timeout). */
-static void test_incast_senders_follow_the_receivers_pulls(void **st)
+ * retransmission (no timeout). The same at half the pull rate
+ * (--ndp-opt pull_rate=0.5: twice the gap). */
+static void check_incast_follows_pulls(const char *opt, double gap_us)
 {
-    (void)st;
+    ndp_opt = opt;
     run_ndp(shared_path("htsim/matrices/incast.cm"), 10000, 0);
+    ndp_opt = NULL;
     assert_int_equal(S.flows_finished, 15);
     uint64_t used = counter_sum("pulls_used");
     assert_int_equal(S.tot.data_pkts_sent, 15 * 15 + used);
-    double clock = last_finish_us() / PULL_GAP_US;
+    double clock = last_finish_us() / gap_us;
     if ((double)used > clock + 1 || (double)used < 0.9 * clock)
         fail_msg("%llu pulls used in %.1f us: the pacer's clock allows %.0f", (unsigned long long)used,
                  last_finish_us(), clock);
@@ -186,6 +193,13 @@ static void test_incast_senders_follow_the_receivers_pulls(void **st)
     for (uint32_t i = 0; i < S.n_flows; i++)
         assert_true(S.flows[i].rcv_complete);
     sim_free(&S);
+}
+
+static void test_incast_senders_follow_the_receivers_pulls(void **st)
+{
+    (void)st;
+    check_incast_follows_pulls(NULL, PULL_GAP_US);
+    check_incast_follows_pulls("pull_rate=0.5", PULL_GAP_US * 0.99 / 0.5);
 }
 
 /* 1023 senders of 100 KB (12 packets each, all in the first window) into
@@ -280,10 +294,9 @@ static void test_fabric_needs_trimming_and_no_ecn(void **st)
     sim_free(&S);
 }
 
-/* Without trimming NDP has no loss signal: refused, exit 2, one line. */
-static void test_disable_trim_refused(void **st)
+/* A setup that must stop with exit 2 (its one line goes to /dev/null). */
+static void check_setup_exits_2(bool trimming, const char *opt)
 {
-    (void)st;
     const char *cm = temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 20000\n", ".cm");
     fflush(NULL);
     pid_t pid = fork();
@@ -295,8 +308,10 @@ static void test_disable_trim_refused(void **st)
         config_defaults(&c);
         c.tm_path = cm;
         c.transport_name = "ndp";
-        c.trimming = false;
+        c.trimming = trimming;
         c.progress = false;
+        if (opt)
+            c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--ndp-opt", {opt, NULL}};
         sim_setup(&S, &c);
         _exit(0);
     }
@@ -304,6 +319,17 @@ static void test_disable_trim_refused(void **st)
     waitpid(pid, &status, 0);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 2);
+}
+
+/* Without trimming NDP has no loss signal: refused, exit 2, one line; so
+ * are a pull rate outside (0, 1] and an unknown --ndp-opt name. */
+static void test_disable_trim_and_bad_options_refused(void **st)
+{
+    (void)st;
+    check_setup_exits_2(false, NULL);
+    check_setup_exits_2(true, "pull_rate=1.5");
+    check_setup_exits_2(true, "pull_rate=0");
+    check_setup_exits_2(true, "rate=0.5");
 }
 
 /* Seven UET senders into host 0 trim; an NDP message between two hosts none
@@ -409,7 +435,7 @@ int main(void)
         cmocka_unit_test(test_header_loss_recovered_without_a_storm),
         cmocka_unit_test(test_incast_collateral_128_within_10_percent_of_htsim_ndp),
         cmocka_unit_test(test_fabric_needs_trimming_and_no_ecn),
-        cmocka_unit_test(test_disable_trim_refused),
+        cmocka_unit_test(test_disable_trim_and_bad_options_refused),
         cmocka_unit_test(test_unrelated_ndp_message_leaves_uet_alone),
         cmocka_unit_test(test_k42_fat_tree),
         cmocka_unit_test(test_same_seed_same_result),

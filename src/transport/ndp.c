@@ -21,7 +21,7 @@
  * PULL per packet received"). The receiving host's pull pacer (one per
  * host, shared by all flows to it) lets at most one pull out per time of
  * one full packet at 0.99 of the link rate (htsim main_ndp.cpp builds each
- * NdpPullPacer at 0.99): when its queue is empty and the last pull left at
+ * NdpPullPacer at 0.99; --ndp-opt pull_rate=F sets it): when its queue is empty and the last pull left at
  * least that long ago, the ACK or NACK itself carries the pull; otherwise
  * it goes out without one and a PULL waits in the pacer, which serves the
  * flows with waiting pulls in round robin, one pull each (htsim's
@@ -56,9 +56,8 @@
  * oversubscribed-tree control (-oversubscribed_cc) and return-to-sender are
  * not modelled (htsim_ndp runs without either by default).
  */
-#include "data_packet.h"
 #include "flow.h"
-#include "rcv_window.h"
+#include "rcv_bitmap.h"
 #include "transport.h"
 
 #include "../lb/lb.h"
@@ -112,8 +111,7 @@ struct ndp_flow {
     bool rto_pending;
     simtime_ps rto_at_ps;
     /* receiver */
-    struct rcv_window rcv;
-    uint32_t rcv_cum;        /* every packet below it has arrived */
+    struct rcv_bitmap rcv;   /* the packets that arrived (rcv.cum: every one below it) */
     int64_t pull_no;         /* arrivals so far: the flow's cumulative pull number (htsim _pull_no) */
     uint32_t pulls_waiting;  /* its PULLs queued in the receiving host's pacer */
     uint32_t rr_next, rr_prev; /* the pacer's round robin of flows with waiting pulls */
@@ -135,21 +133,16 @@ struct ndp_run {
     struct ndp_pacer *pacers; /* [n_hosts] */
     uint32_t n_hosts;
     uint32_t iw_pkts;
-    simtime_ps pull_gap_ps;   /* one full packet's time at 0.99 of the link rate */
+    simtime_ps pull_gap_ps;   /* one full packet's time at the pull rate (0.99 of the link's) */
 };
 
 #define RR_NONE UINT32_MAX
 
-/* The per-run state. The contract's transport_run_state() (contract3) is
- * not on this branch yet; until it is, NDP keeps the one pointer here, set
- * in setup() and cleared in free(), which is all a run needs (one run at a
- * time per process). */
-static struct ndp_run *ndp_run_state;
-
+/* The per-run state: NDP's slot of struct sim's tp_run (the contract's
+ * transport_run_state), set in setup() and cleared in free(). */
 static inline struct ndp_run *run_of(const struct sim *s)
 {
-    (void)s;
-    return ndp_run_state;
+    return transport_run_state(s, &transport_ndp_ops);
 }
 
 static inline struct ndp_flow *nf(const struct sim *s, uint32_t fi)
@@ -169,8 +162,13 @@ static void ndp_setup(struct sim *s)
     const struct config *c = &s->cfg;
     if (!c->trimming)
         die_input("--transport ndp: NDP needs switches that trim (-disable_trim turns trimming off)");
+    double pull_rate = NDP_PULL_RATE_FACTOR;
+    const struct transport_opt opts[] = {
+        {.name = "pull_rate", .min = 0.01, .max = 1, .out = &pull_rate},
+    };
+    transport_flag_opts(s, "--ndp-opt", opts, sizeof opts / sizeof opts[0]);
     struct ndp_run *r = xcalloc(1, sizeof(*r));
-    ndp_run_state = r;
+    transport_set_run_state(s, &transport_ndp_ops, r);
     r->n_hosts = s->n_hosts;
     r->pacers = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof(struct ndp_pacer));
     for (uint32_t h = 0; h < s->n_hosts; h++)
@@ -178,7 +176,7 @@ static void ndp_setup(struct sim *s)
     r->iw_pkts = c->cwnd_pkts ? c->cwnd_pkts : NDP_DEFAULT_IW_PKTS;
     /* htsim NdpPullPacer: (data packet + 64-byte header) x 8 / link rate /
      * 0.99; spraysim's -mtu is that whole wire size */
-    r->pull_gap_ps = (simtime_ps)((double)c->mtu_bytes * 8e6 / c->linkspeed_mbps / NDP_PULL_RATE_FACTOR);
+    r->pull_gap_ps = (simtime_ps)((double)c->mtu_bytes * 8e6 / c->linkspeed_mbps / pull_rate);
     if (!strcmp(c->transport_name, "ndp"))
         s->no_sender_window = true;
 }
@@ -224,18 +222,18 @@ static void ndp_free(struct sim *s)
             continue;
         struct ndp_flow *n = f->tp_state;
         free_sender(n);
-        rcv_window_free(&n->rcv);
+        rcv_bitmap_free(&n->rcv);
         lb_state_free(f->lb, f->lb_state);
         f->lb_state = NULL;
         free(n);
         f->tp_state = NULL;
     }
-    struct ndp_run *r = ndp_run_state;
+    struct ndp_run *r = run_of(s);
     if (!r)
         return;
     free(r->pacers);
     free(r);
-    ndp_run_state = NULL;
+    transport_set_run_state(s, &transport_ndp_ops, NULL);
 }
 
 /* ---- sender --------------------------------------------------------------------- */
@@ -312,7 +310,7 @@ static void ndp_flow_start(struct sim *s, uint32_t fi)
     n->iw_left = r->iw_pkts < np ? r->iw_pkts : np;
     n->rto_ps = s->min_rto_ps;
     n->rr_next = n->rr_prev = RR_NONE;
-    rcv_window_init(&n->rcv, np);
+    rcv_bitmap_init(&n->rcv, np);
     transport_lb_start(s, fi);
     sender_wake(s, fi);
 }
@@ -328,11 +326,16 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         n->next_new++;
     n->tx[seq] = NDP_TX_IN_FLIGHT;
     n->sent_ps[seq] = s->now;
-    uint32_t idx = transport_data_packet(s, fi, seq, wire_bytes(s, f, seq));
+    uint32_t idx = transport_make_packet(s, fi, PKT_DATA, seq, wire_bytes(s, f, seq));
+    struct packet *p = pkt_at(&s->pool, idx);
+    p->ts_ps = s->now;
+    p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);
+    if (f->lb == &lb_single_ops)
+        p->flags |= PKTF_PINNED; /* adaptive routing leaves it on its hash */
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
     if (rtx) {
-        pkt_at(&s->pool, idx)->flags |= PKTF_RTX;
+        p->flags |= PKTF_RTX;
         f->c.retransmits++;
         s->tot.rtx_pkts_sent++;
     }
@@ -565,7 +568,7 @@ static void answer(struct sim *s, uint32_t fi, const struct packet *from, uint8_
     n->pull_no++;
     uint32_t idx = transport_answer(s, from, type);
     struct packet *a = pkt_at(&s->pool, idx);
-    a->seq = n->rcv_cum;
+    a->seq = n->rcv.cum;
     a->ts_ps = from->ts_ps; /* echoed: the sender's RTT sample */
     if (from->flags & PKTF_TRIM_LASTHOP)
         a->flags |= PKTF_TRIM_LASTHOP;
@@ -619,21 +622,13 @@ static void pacer_tick(struct sim *s, uint32_t host)
     pc->waiting--;
     if (n->pulls_waiting)
         rr_push(s, pc, fi);
-    /* a PULL answers no one packet: it is made as the answer to a template
-     * of the flow's data packets */
-    struct packet tmpl = {
-        .flow = fi,
-        .flow_gen = f->gen,
-        .tclass = f->tclass,
-        .src_host = f->src,
-        .dst_host = f->dst,
-        .entropy = n->pull_ev,
-        .flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0,
-    };
-    n->pull_ev = (uint16_t)((n->pull_ev + 1u) % (s->cfg.paths ? s->cfg.paths : 1));
-    uint32_t idx = transport_answer(s, &tmpl, PKT_PULL);
+    /* a PULL answers no one packet: a reply of the flow, receiver to sender */
+    uint32_t idx = transport_make_reply(s, fi, PKT_PULL, n->rcv.cum, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    p->seq = n->rcv_cum;
+    p->entropy = n->pull_ev;
+    n->pull_ev = (uint16_t)((n->pull_ev + 1u) % (s->cfg.paths ? s->cfg.paths : 1));
+    if (f->lb == &lb_single_ops)
+        p->flags |= PKTF_PINNED;
     p->ref_seq = UINT32_MAX;
     p->pull_q = n->pull_no - n->pulls_waiting;
     s->tot.pulls_sent++;
@@ -648,15 +643,12 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
     struct flow *f = &s->flows[fi];
     struct ndp_flow *n = nf(s, fi);
     s->tot.data_pkts_delivered++;
-    if (!rcv_window_has(&n->rcv, n->rcv_cum, p->seq)) {
-        rcv_window_set(&n->rcv, n->rcv_cum, p->seq);
-        uint32_t old = n->rcv_cum;
-        n->rcv_cum = rcv_window_walk(&n->rcv, old, f->n_pkts);
-    }
+    if (p->seq < f->n_pkts)
+        (void)rcv_bitmap_set(&n->rcv, p->seq);
     /* a duplicate (a retransmission that crossed its ACK) is ACKed and
      * pulls like any arrival, as in htsim */
     answer(s, fi, p, PKT_ACK);
-    if (n->rcv_cum == f->n_pkts && !f->rcv_complete) {
+    if (rcv_bitmap_complete(&n->rcv) && !f->rcv_complete) {
         f->rcv_complete = true;
         f->rcv_done_ps = s->now;
         release_pulls(s, fi);
@@ -742,21 +734,23 @@ static void ndp_counters(const struct sim *s, uint32_t fi, uint64_t *out)
     out[1] = n ? n->pulls_used : 0;
 }
 
-/* Payload bytes the receiver holds, for Poisson goodput: whole packets below
- * the cumulative point and the ones above it. */
+/* Payload bytes the receiver holds, for Poisson goodput: every packet
+ * counted once is full but perhaps the last. */
 static uint64_t ndp_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 {
     const struct flow *f = &s->flows[fi];
     const struct ndp_flow *n = f->tp_state;
-    if (!n)
+    if (!n || !n->rcv.count)
         return 0;
-    uint64_t bytes = 0;
-    uint32_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
-    for (uint32_t q = 0; q < f->n_pkts; q++)
-        if (rcv_window_has(&n->rcv, n->rcv_cum, q))
-            bytes += flow_pkt_payload(f, q, mss);
-    return bytes;
+    uint64_t mss = s->cfg.mtu_bytes - s->cfg.hdr_bytes;
+    bool last = rcv_bitmap_test(&n->rcv, f->n_pkts - 1);
+    return (uint64_t)(n->rcv.count - last) * mss + (last ? f->last_payload_bytes : 0);
 }
+
+static const struct transport_flag ndp_flags[] = {
+    {"--ndp-opt", 1, true, "NAME=VALUE",
+     "pull_rate (the receiver's pull pacer, a fraction of its link rate, default 0.99); repeatable"},
+};
 
 const struct transport_ops transport_ndp_ops = {
     .name = "ndp",
@@ -780,4 +774,6 @@ const struct transport_ops transport_ndp_ops = {
     .default_queue_pkts = NDP_DEFAULT_QUEUE_PKTS,
     .min_rto_base_ps = NDP_MIN_RTO_PS,
     .ecn_only_when_given = true,
+    .flags = ndp_flags,
+    .n_flags = sizeof ndp_flags / sizeof ndp_flags[0],
 };
