@@ -56,10 +56,15 @@ static const struct transport_ops *ndp_ops(void)
 /* --ndp-opt's value for the next setup_ndp (NULL: none). */
 static const char *ndp_opt;
 
+/* --min-rto-us for the next setup_ndp (0: NDP's 50 ms). */
+static double min_rto_us;
+
 static void setup_ndp(const char *tm, double end_us, uint32_t cwnd_pkts)
 {
     struct config c;
     config_defaults(&c);
+    if (min_rto_us > 0)
+        c.min_rto_flag_ps = (simtime_ps)(min_rto_us * PS_PER_US);
     if (ndp_opt)
         c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--ndp-opt", {ndp_opt, NULL}};
     c.tm_path = tm;
@@ -200,6 +205,31 @@ static void test_incast_senders_follow_the_receivers_pulls(void **st)
     (void)st;
     check_incast_follows_pulls(NULL, PULL_GAP_US);
     check_incast_follows_pulls("pull_rate=0.5", PULL_GAP_US * 0.99 / 0.5);
+}
+
+/* Spurious timeouts: with a 30 us minimum RTO (the incast's queues hold
+ * packets longer) the RTO fires on packets that were only late. Every
+ * flow still finishes, every packet sent had a permission (first window,
+ * a pull, or a timed-out packet of its own: at most the packets the RTO
+ * queued), and NACKed packets still wait for pulls. */
+static void test_spurious_timeouts_send_only_what_they_queued(void **st)
+{
+    (void)st;
+    min_rto_us = 30;
+    run_ndp(shared_path("htsim/matrices/incast.cm"), 100000, 0);
+    min_rto_us = 0;
+    assert_int_equal(S.flows_finished, 15);
+    assert_true(S.tot.rtos > 0);
+    uint64_t timed_out = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++)
+        timed_out += S.flows[i].c.timeouts;
+    uint64_t used = counter_sum("pulls_used");
+    assert_true(S.tot.data_pkts_sent > 15 * 15 + used);
+    if (S.tot.data_pkts_sent > 15 * 15 + used + timed_out)
+        fail_msg("%llu sent: first windows 225, pulls %llu, timed-out packets %llu", (unsigned long long)S.tot.data_pkts_sent,
+                 (unsigned long long)used, (unsigned long long)timed_out);
+    check_packet_conservation(&S);
+    sim_free(&S);
 }
 
 /* 1023 senders of 100 KB (12 packets each, all in the first window) into
@@ -433,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_first_window_is_cwnd_packets),
         cmocka_unit_test(test_incast_senders_follow_the_receivers_pulls),
         cmocka_unit_test(test_header_loss_recovered_without_a_storm),
+        cmocka_unit_test(test_spurious_timeouts_send_only_what_they_queued),
         cmocka_unit_test(test_incast_collateral_128_within_10_percent_of_htsim_ndp),
         cmocka_unit_test(test_fabric_needs_trimming_and_no_ecn),
         cmocka_unit_test(test_disable_trim_and_bad_options_refused),

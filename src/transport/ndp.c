@@ -89,8 +89,9 @@ enum ndp_host_timer {
 enum ndp_tx {
     NDP_TX_UNSENT = 0,
     NDP_TX_IN_FLIGHT = 1,
-    NDP_TX_RTX_QUEUED = 2, /* NACKed or timed out: waits for a pull */
-    NDP_TX_ACKED = 3,
+    NDP_TX_RTX_QUEUED = 2, /* NACKed: waits for a pull */
+    NDP_TX_RTO_QUEUED = 3, /* timed out: goes without a pull */
+    NDP_TX_ACKED = 4,
 };
 
 /* Per flow, in f->tp_state: the sender's and the receiver's halves. */
@@ -104,7 +105,7 @@ struct ndp_flow {
     uint32_t next_new;       /* the first packet never sent */
     uint32_t cum_acked;      /* every packet below it is acknowledged */
     uint32_t iw_left;        /* first-window packets still to send (they need no pull) */
-    uint32_t rto_sends;      /* retransmissions an RTO allows without a pull */
+    uint32_t rto_queued;     /* queued retransmissions in NDP_TX_RTO_QUEUED */
     int64_t max_pull;        /* the highest pull number heard (htsim _max_pull) */
     int64_t used_pulls;      /* pulls that clocked out a packet (htsim _last_pull) */
     simtime_ps srtt_ps, mdev_ps, rto_ps;
@@ -250,6 +251,8 @@ static void rtx_clear(struct ndp_flow *n, uint32_t seq)
 {
     n->rtx_bits[seq >> 6] &= ~(1ULL << (seq & 63));
     n->rtx_count--;
+    if (n->tx[seq] == NDP_TX_RTO_QUEUED)
+        n->rto_queued--;
 }
 
 /* The lowest queued retransmission (rtx_count > 0). */
@@ -268,11 +271,11 @@ static uint32_t next_seq(const struct flow *f, struct ndp_flow *n)
     return n->next_new < f->n_pkts ? n->next_new : UINT32_MAX;
 }
 
-/* Whether the sender may send a packet now: the first window, an RTO's
- * retransmission, or a pull not used yet. */
+/* Whether the sender may send a packet now: the first window, a
+ * retransmission the RTO queued, or a pull not used yet. */
 static bool may_send(const struct ndp_flow *n)
 {
-    return n->iw_left || (n->rto_sends && n->rtx_count) || n->used_pulls < n->max_pull;
+    return n->iw_left || n->rto_queued || n->used_pulls < n->max_pull;
 }
 
 static void sender_wake(struct sim *s, uint32_t fi)
@@ -319,7 +322,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
 {
     struct flow *f = &s->flows[fi];
     struct ndp_flow *n = nf(s, fi);
-    bool rtx = n->tx[seq] == NDP_TX_RTX_QUEUED;
+    bool rtx = n->tx[seq] == NDP_TX_RTX_QUEUED || n->tx[seq] == NDP_TX_RTO_QUEUED;
     if (rtx)
         rtx_clear(n, seq);
     else
@@ -354,10 +357,18 @@ static uint32_t ndp_nic_pull(struct sim *s, uint32_t fi)
     uint32_t seq = next_seq(f, n);
     if (seq == UINT32_MAX)
         return PKT_NONE;
-    if (n->iw_left) {
+    if (n->rto_queued && n->tx[seq] != NDP_TX_RTO_QUEUED) {
+        /* a timed-out packet goes first, without a pull: the lowest */
+        for (uint32_t q = seq; q < n->next_new; q++)
+            if (n->tx[q] == NDP_TX_RTO_QUEUED) {
+                seq = q;
+                break;
+            }
+    }
+    if (n->tx[seq] == NDP_TX_RTO_QUEUED) {
+        /* the RTO's own permission */
+    } else if (n->iw_left) {
         n->iw_left--;
-    } else if (n->rto_sends && n->rtx_count) {
-        n->rto_sends--;
     } else if (n->used_pulls < n->max_pull) {
         n->used_pulls++;
         n->pulls_used++;
@@ -418,7 +429,7 @@ static void rtt_sample(const struct sim *s, struct ndp_flow *n, simtime_ps m)
 
 static void ack_one(struct ndp_flow *n, uint32_t seq)
 {
-    if (n->tx[seq] == NDP_TX_RTX_QUEUED)
+    if (n->tx[seq] == NDP_TX_RTX_QUEUED || n->tx[seq] == NDP_TX_RTO_QUEUED)
         rtx_clear(n, seq);
     n->tx[seq] = NDP_TX_ACKED;
 }
@@ -494,16 +505,16 @@ static void rto_timer(struct sim *s, uint32_t fi)
         if (n->tx[q] != NDP_TX_IN_FLIGHT)
             continue;
         if (n->sent_ps[q] + n->rto_ps <= s->now) {
-            n->tx[q] = NDP_TX_RTX_QUEUED;
+            n->tx[q] = NDP_TX_RTO_QUEUED;
             rtx_set(n, q);
-            n->rto_sends++;
+            n->rto_queued++;
+            f->c.timeouts++;
             fired = true;
         } else if (n->sent_ps[q] < oldest) {
             oldest = n->sent_ps[q];
         }
     }
     if (fired) {
-        f->c.timeouts++;
         s->tot.rtos++;
         /* Pulls banked while the sender waited for this timeout answered
          * arrivals long gone. Kept, they would let every NACK clock its
