@@ -59,12 +59,11 @@ void config_defaults(struct config *c)
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
-    c->transport_name = "uet";
+    c->transport_name = TRANSPORT_DEFAULT;
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
     c->loss_detect = -1;
     c->sender_cc = -1;                   /* the transport's default (UET on, EQDS off) */
     c->receiver_cc = -1;                 /* the transport's default (UET off, EQDS on) */
-    c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
     c->stream = -1;                      /* on for open-loop workloads */

@@ -216,6 +216,16 @@ const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k
     return n ? transport_flag_arg_at(s, name, n - 1, k) : NULL;
 }
 
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n)
+{
+    int last = -1;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        for (unsigned k = 0; k < n; k++)
+            if (!strcmp(s->cfg.tp_flags[i].name, names[k]))
+                last = (int)k;
+    return last;
+}
+
 /* "-flag" or, for a flag of two arguments, "-flag (low)" / "-flag (high)"
  * after its args' words ("LOW HIGH"), as the shared two-value flags say. */
 static void flag_label(char *out, size_t len, const char *name, unsigned k)
@@ -419,8 +429,6 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         const char *flag; /* NULL: not given */
     } checks[] = {
         {TP_READS_CC_MODE, s->cfg.cc_mode_flag},
-        {TP_READS_RECV_OVERSUB, s->cfg.recv_oversub_cc ? "-recv_oversub_cc" : NULL},
-        {TP_READS_OVERSUB, s->cfg.oversub_flag},
         {TP_READS_SLEEK, s->cfg.sleek ? "-sleek" : NULL},
         {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
         {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},

@@ -86,8 +86,6 @@ struct flow_sample {
 enum {
     TP_READS_CC = 1u << 0,             /* --cc: a sender window, or the transport's own warning on it */
     TP_READS_CC_MODE = 1u << 1,        /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    TP_READS_RECV_OVERSUB = 1u << 2,   /* -recv_oversub_cc */
-    TP_READS_OVERSUB = 1u << 3,        /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
     TP_READS_SLEEK = 1u << 4,          /* -sleek */
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
@@ -197,7 +195,14 @@ struct transport_ops {
     /* Optional, for the run's transport (--transport) only: its own
      * section of summary.json, whole lines ("  \"name\": {...},\n"). */
     void (*summary_json)(const struct sim *s, struct strbuf *b);
+    /* Optional: words stdout's first line adds after the run's transport
+     * name ("receiver credit": UET's, whichever transport the run names),
+     * NULL for none; the first transport with words gives them. */
+    const char *(*run_label)(const struct sim *s);
 };
+
+/* The transport of a run without --transport (config_defaults). */
+#define TRANSPORT_DEFAULT "uet"
 
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
@@ -239,6 +244,9 @@ unsigned transport_flag_count(const struct sim *s, const char *name);
 /* The k-th argument of the occurrence-th occurrence (both 0-based), NULL if
  * there is no such occurrence. */
 const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k);
+/* Which of names[0 .. n-1] (flags with no value, say) came last on the
+ * command line: its index, or -1 when none was given. */
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n);
 /* Typed parsing of the last occurrence's k-th argument, dflt when the flag
  * is not given; a value that is not a number, or outside [min, max], exits 2
  * with one line naming the flag (and which argument, for a two-argument flag). */

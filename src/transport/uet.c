@@ -187,7 +187,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
 /* Receiver credit keeps flows in its pull queues: their slots stay. */
 static bool uet_can_release(const struct sim *s)
 {
-    return !s->uet_credit;
+    return !uet_credit_run(s);
 }
 
 static void uet_free(struct sim *s)
@@ -229,7 +229,7 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
         s->cc->init(f->cc_state, &cp);
     }
     transport_lb_start(s, fi);
-    if (s->uet_credit)
+    if (uet_credit_run(s))
         uet_credit_flow_start(s, fi);
     uet_sender_wake(s, fi);
 }
@@ -409,7 +409,7 @@ static void uet_fabric_needs(const struct sim *s, uint32_t classes, struct class
         if (classes & (1u << k))
             need[k] = (struct class_need){
                 .ecn = NEED_BASE,
-                .ecn_lasthop = s->uet_credit ? NEED_OFF : NEED_BASE,
+                .ecn_lasthop = uet_credit_run(s) ? NEED_OFF : NEED_BASE,
                 .trim = NEED_BASE,
             };
 }
@@ -420,9 +420,20 @@ static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out
     uet_sample_seq(s, f, uet_of(f), uet_window_on(s, f), out);
 }
 
+static const struct transport_flag uet_flags[] = {
+    {"-oversubscribed_cc", 0, false, NULL, "receiver credit's pull-rate control on (default: on for oversubscribed"},
+    {"-force_disable_oversubscribed_cc", 0, false, NULL, "trees without a sender window) / off; the later one wins"},
+};
+
+/* stdout's first line: "transport uet receiver credit" when it is on */
+static const char *uet_run_label(const struct sim *s)
+{
+    return uet_credit_run(s) ? "receiver credit" : NULL;
+}
+
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
-    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_OVERSUB | TP_READS_SLEEK | TP_READS_LOSS_DETECT | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
+    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_SLEEK | TP_READS_LOSS_DETECT | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
     .setup = uet_setup,
     .flow_add = uet_flow_add,
@@ -440,4 +451,7 @@ const struct transport_ops transport_uet_ops = {
     .counter_names = uet_counter_names,
     .counters = uet_counters,
     .sample = uet_sample,
+    .flags = uet_flags,
+    .n_flags = sizeof uet_flags / sizeof uet_flags[0],
+    .run_label = uet_run_label,
 };

@@ -55,7 +55,7 @@ static inline __attribute__((always_inline)) bool can_send(const struct sim *s, 
     if (uet_of(f)->credit) { /* receiver credit: any credit left lets a packet out */
         if (uet_of(f)->credit->credit_bytes <= 0)
             return false;
-        if (!s->uet_credit->window) {
+        if (!uet_credit_run(s)->window) {
             *seq_out = seq;
             return true;
         }
@@ -162,7 +162,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
          * credit spent, or (-sender_cc) the window full after this one */
         bool last = uet_of(f)->next_new_seq >= f->n_pkts;
         bool spent = uet_of(f)->credit->credit_bytes <= 0;
-        bool full = s->uet_credit->window && uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state);
+        bool full = uet_credit_run(s)->window && uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state);
         if (last || spent || full)
             p->flags |= PKTF_AR;
     }
