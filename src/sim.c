@@ -139,7 +139,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
             die_input("--pfc off with --class-opt K:lossless=1: a lossless class needs PFC");
         c->pfc = true;
     } else {
-        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
+        const struct transport_ops *run_tp = transport_find(c->transport_name);
+        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && run_tp && run_tp->lossless);
         if (c->pfc)
             c->queue_infinite = true;
     }

@@ -312,7 +312,8 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     bool lossless = false;
     for (unsigned k = 0; k < cfg->n_class_opts; k++)
         lossless |= !strcmp(cfg->class_opts[k].name, "lossless") && cfg->class_opts[k].value != 0;
-    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && !strcmp(cfg->transport_name, "roce")) || lossless;
+    const struct transport_ops *run_tp = transport_find(cfg->transport_name);
+    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && run_tp && run_tp->lossless) || lossless;
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");

@@ -925,6 +925,13 @@ static void eqds_sample(const struct sim *s, uint32_t fi, struct flow_sample *ou
     out->rtt_ps = e->srtt_ps;
 }
 
+/* Payload the receiver holds (Poisson goodput), as UET counts it. */
+static uint64_t eqds_rcv_payload_bytes(const struct sim *s, uint32_t fi)
+{
+    const struct uet_flow *u = eqds_seq_of(&s->flows[fi]);
+    return u && u->rcv_win.words ? u->rcv_bytes - (uint64_t)u->rcv_pkts * s->cfg.hdr_bytes : 0;
+}
+
 static const struct transport_flag eqds_flags[] = {
     {"-recv_oversub_cc", 0, false, NULL, "skip pulls while over 10% of arrivals are marked or trimmed"},
 };
@@ -950,4 +957,5 @@ const struct transport_ops transport_eqds_ops = {
     .sample = eqds_sample,
     .flags = eqds_flags,
     .n_flags = sizeof eqds_flags / sizeof eqds_flags[0],
+    .rcv_payload_bytes = eqds_rcv_payload_bytes,
 };

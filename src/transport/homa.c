@@ -613,14 +613,10 @@ static void homa_setup(struct sim *s)
     if (c->class_drr)
         die_input("--sched class-drr: Homa's priority levels need strict priority between classes");
     if (!r->p.cutoffs_given && r->p.unsched_levels > 1) {
-        if (poisson_is_spec(c->workload_spec)) {
-            struct poisson_spec ps;
-            struct size_cdf cdf;
-            char err[1024];
-            if (!poisson_parse(&ps, c->workload_spec, err, sizeof err) ||
-                !cdf_read_file(&cdf, ps.cdf_path, err, sizeof err))
-                die_input("%s", err);
-            homa_cutoffs_from_cdf(&r->p, &cdf, ps.step);
+        struct size_cdf cdf;
+        bool step;
+        if (workload_size_cdf(c, &cdf, &step)) {
+            homa_cutoffs_from_cdf(&r->p, &cdf, step);
             cdf_free(&cdf);
         } else {
             uint64_t *sizes = xmalloc((s->cm.n_conns ? s->cm.n_conns : 1) * sizeof *sizes);

@@ -391,7 +391,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     /* a RoCE queue pair keeps one path (its 5-tuple's ECMP hash), as NICs
      * and htsim_roce/htsim_hpcc do; go-back-N would resend on every
      * reordering of a sprayed one. -paths or --lb (or the line's lb) spray it. */
-    if (f->tp == &transport_roce_ops && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
+    if (f->tp->one_path_default && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
         f->lb = &lb_single_ops;
     /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
     f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
@@ -401,7 +401,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     f->prio_class = c->prio_class;
     /* a mixed fabric: a RoCE connection left in class 1 (the default) goes
      * to the lowest lossless class */
-    if (s->cfg.lossless_mask && f->tp == &transport_roce_ops && f->prio_class == PKT_PRIO_DATA)
+    if (s->cfg.lossless_mask && f->tp->lossless && f->prio_class == PKT_PRIO_DATA)
         f->prio_class = (uint8_t)__builtin_ctz(s->cfg.lossless_mask);
     f->ready_next = f->ready_prev = READY_NONE;
 }
@@ -552,7 +552,7 @@ void transport_setup(struct sim *s)
             if (s->flows[i].tp == tp)
                 classes |= 1u << s->flows[i].prio_class;
         if (tp == run_tp && open_loop)
-            classes |= 1u << (s->cfg.lossless_mask && tp == &transport_roce_ops
+            classes |= 1u << (s->cfg.lossless_mask && tp->lossless
                                   ? (uint32_t)__builtin_ctz(s->cfg.lossless_mask)
                                   : PKT_PRIO_DATA);
         struct class_need need[PORT_MAX_CLASSES];

@@ -157,7 +157,7 @@ struct transport_ops {
     const char *const *counter_names;
     void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
     /* Optional: payload bytes flow fi's receiver holds, duplicates excluded
-     * (Poisson goodput); NULL = UET's packet-delivery state. */
+     * (Poisson goodput), while its state exists; NULL: 0 until it completes. */
     uint64_t (*rcv_payload_bytes)(const struct sim *s, uint32_t fi);
     /* Network defaults this transport brings when it is the run's transport
      * (0 = the simulator's own): the switch queue in packets when -q is not
@@ -172,6 +172,13 @@ struct transport_ops {
      * (f->cc_state and f->lb_state, handed over by transport_msg_sent) unless
      * --msg-cc fresh; false: each message starts fresh unless --msg-cc inherit. */
     bool msg_inherit_default;
+    /* A connection keeps one path (its 5-tuple's ECMP hash, RoCE's queue
+     * pair) unless -paths, --lb or its .cm line's lb asks for spraying. */
+    bool one_path_default;
+    /* Lossless (RoCE): PFC is on by default when it is the run's transport,
+     * and on a mixed fabric (--class-opt K:lossless=1) its connections left
+     * in class 1 go to the lowest lossless class. */
+    bool lossless;
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;

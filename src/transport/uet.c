@@ -425,6 +425,14 @@ static const struct transport_flag uet_flags[] = {
     {"-force_disable_oversubscribed_cc", 0, false, NULL, "trees without a sender window) / off; the later one wins"},
 };
 
+/* Payload the receiver holds (Poisson goodput): wire bytes less a header
+ * per distinct packet (the reassembly bitmap counts them). */
+static uint64_t uet_rcv_payload_bytes(const struct sim *s, uint32_t fi)
+{
+    const struct uet_flow *u = uet_of(&s->flows[fi]);
+    return u && u->rcv_win.words ? u->rcv_bytes - (uint64_t)u->rcv_pkts * s->cfg.hdr_bytes : 0;
+}
+
 /* stdout's first line: "transport uet receiver credit" when it is on */
 static const char *uet_run_label(const struct sim *s)
 {
@@ -454,4 +462,5 @@ const struct transport_ops transport_uet_ops = {
     .flags = uet_flags,
     .n_flags = sizeof uet_flags / sizeof uet_flags[0],
     .run_label = uet_run_label,
+    .rcv_payload_bytes = uet_rcv_payload_bytes,
 };
