@@ -447,20 +447,8 @@ static void send_rts(struct sim *s, uint32_t fi)
     e->rts_outstanding = true;
     f->c.rts++;
     s->tot.rts_sent++;
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_new_packet(s, fi, PKT_RTS, sq(f)->next_new_seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = PKT_RTS;
-    p->prio = PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->seq = sq(f)->next_new_seq;
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->pull_q = e->target_q;
     p->entropy = f->lb->next_entropy(f->lb_state, sq(f)->next_new_seq, s->now);

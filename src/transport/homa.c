@@ -845,14 +845,12 @@ static void tx_timer(struct sim *s, uint32_t fi)
  * sender, at the highest priority. */
 static void send_ctl(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t ref)
 {
-    struct flow *f = &s->flows[fi];
     uint32_t idx = transport_make_reply(s, fi, type, seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->ref_seq = ref;
     p->ts_ps = s->now;
     p->entropy = (uint16_t)rng_below(&hr(s)->rng, s->cfg.paths);
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    port_enqueue(s, s->hosts[s->flows[fi].dst].nic_port, idx);
 }
 
 static void arm_rx_timer(struct sim *s, uint32_t fi)

@@ -596,18 +596,10 @@ static uint8_t ctl_prio(const struct sim *s, const struct flow *f)
 /* A header-only packet of message fi from `from` to `to`. */
 static uint32_t ctl_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t from, uint32_t to, uint16_t entropy)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    const struct flow *f = &s->flows[fi];
+    uint32_t idx = transport_new_packet(s, fi, type, 0, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
     p->prio = ctl_prio(s, f);
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = from;
     p->dst_host = to;
     p->ts_ps = s->now;

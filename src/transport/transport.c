@@ -16,6 +16,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "../workload/poisson.h"
+#include "data_packet.h"
 #include "flow.h"
 
 #include "../core/parse.h"
@@ -324,21 +325,7 @@ void transport_check_flags(const struct sim *s)
 
 uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
-    struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->seq = seq;
-    p->size_bytes = size_bytes;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
-    p->prio = type == PKT_DATA ? f->prio_class : PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    return idx;
+    return transport_new_packet(s, fi, type, seq, size_bytes); /* data_packet.h: the body, inline for senders */
 }
 
 uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
@@ -987,15 +974,10 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host)
 
 uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
+    invariant(from->flow_gen == s->flows[from->flow].gen && from->tclass == s->flows[from->flow].tclass,
+              "packet of flow %u answered with another generation or class than its flow's", from->flow);
+    uint32_t idx = transport_new_packet(s, from->flow, type, 0, s->cfg.hdr_bytes);
     struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = from->flow;
-    a->flow_gen = from->flow_gen;
-    s->flows[a->flow].pkts_out += s->count_pkts; /* counted only when --stream recycles slots */
-    a->tclass = from->tclass;
-    a->size_bytes = s->cfg.hdr_bytes;
     a->src_host = from->dst_host;
     a->dst_host = from->src_host;
     a->entropy = from->entropy;

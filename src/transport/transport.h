@@ -282,9 +282,11 @@ void transport_flag_opts(const struct sim *s, const char *name, const struct tra
 /* One packet constructor (issue 21): a packet of flow fi from its sender to
  * its receiver, every other field zero but these: type, seq, size_bytes,
  * flow and flow_gen, src_host = f->src and dst_host = f->dst, entropy 0,
- * prio the flow's data class for PKT_DATA (else control), tclass; and it
- * counts the packet in the flow (f->pkts_out, --stream) here, once, for
- * every transport. Returns its index in s->pool. */
+ * prio the flow's data class for PKT_DATA (else control), tclass, and
+ * PKTF_PINNED when the flow's balancer keeps one path; and it counts the
+ * packet in the flow (f->pkts_out, --stream) here, once, for every
+ * transport. Returns its index in s->pool. (Its body is data_packet.h's
+ * transport_new_packet, inline for the per-packet paths.) */
 uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
 /* The same from the receiver back to the sender (src and dst swapped). */
 uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);

@@ -187,21 +187,11 @@ uint32_t uet_nic_pull(struct sim *s, uint32_t fi)
 void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
 {
     struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_new_packet(s, fi, type, uet_of(f)->next_new_seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = type;
     /* a probe travels with the data it asks about; an RTS is control */
-    p->prio = type == PKT_PROBE ? f->prio_class : PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    p->flags = uet_flow_pkt_flags(f);
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->seq = uet_of(f)->next_new_seq;
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
+    if (type == PKT_PROBE)
+        p->prio = f->prio_class;
     p->ts_ps = s->now;
     p->entropy = f->lb->next_entropy(f->lb_state, uet_of(f)->next_new_seq, s->now);
     if (uet_of(f)->credit) /* receiver credit: an RTS carries the pull target */
