@@ -49,6 +49,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
+#include "rcv_bitmap.h"
 #include "transport.h"
 
 #include <math.h>
@@ -89,7 +90,7 @@ struct sird_msg {
     uint32_t n_recredit, cap_recredit;
     uint64_t req_order;        /* arrival order of its CREDITREQ (SRPT ties) */
     uint32_t rx_pos;           /* index in its receiver's pending list, NO_POS when nothing is left to credit */
-    uint64_t *rcv_bits;
+    struct rcv_bitmap rcv;     /* packets received (rcv_bitmap.h) */
     uint64_t rcv_payload_bytes;
     simtime_ps last_rx_ps;
 };
@@ -436,8 +437,7 @@ static void free_msg_arrays(struct sird_msg *m)
     free(m->resend);
     m->resend = NULL;
     m->n_resend = m->cap_resend = 0;
-    free(m->rcv_bits);
-    m->rcv_bits = NULL;
+    rcv_bitmap_free(&m->rcv);
     free(m->credit_out_bits);
     m->credit_out_bits = NULL;
     free(m->recredit);
@@ -901,7 +901,7 @@ static void rx_start(struct sim *s, uint32_t fi)
     if (m->rx_started)
         return;
     m->rx_started = true;
-    m->rcv_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
+    rcv_bitmap_init(&m->rcv, s->flows[fi].n_pkts);
     m->credit_out_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
     m->last_rx_ps = s->now;
     rx_arm_timer(s, fi);
@@ -1114,9 +1114,7 @@ static void on_data(struct sim *s, const struct packet *p)
     /* Alg. 1 ln 6-7, on every data packet (sird.md A5, A23) */
     sird_aimd_update(&pe->snd, payload, p->flags & PKTF_SIRD_CSN, &r->p);
     sird_aimd_update(&pe->net, payload, ce, &r->p);
-    uint64_t bit = 1ULL << (p->seq & 63);
-    if (!(m->rcv_bits[p->seq >> 6] & bit)) {
-        m->rcv_bits[p->seq >> 6] |= bit;
+    if (rcv_bitmap_set(&m->rcv, p->seq)) {
         m->rcv_payload_bytes += payload;
         if ((p->flags & PKTF_SIRD_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
             /* Alg. 1 ln 3-5: only scheduled data returns credit, once */
@@ -1157,13 +1155,10 @@ static uint32_t ask_missing(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
     uint32_t missing = 0;
-    for (uint32_t q = 0; q < m->unsched_pkts;) {
-        if (bit_get(m->rcv_bits, q)) {
-            q++;
-            continue;
-        }
+    for (uint32_t q = rcv_bitmap_next_missing(&m->rcv, 0); q < m->unsched_pkts;
+         q = rcv_bitmap_next_missing(&m->rcv, q)) {
         uint32_t start = q;
-        while (q < m->unsched_pkts && !bit_get(m->rcv_bits, q))
+        while (q < m->unsched_pkts && !rcv_bitmap_test(&m->rcv, q))
             q++;
         uint32_t idx = ctl_packet(s, fi, SIRD_PKT_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
         pkt_at(&s->pool, idx)->seq = start;
