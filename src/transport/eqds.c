@@ -503,14 +503,8 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     uint32_t n = f->n_pkts;
     uet_tx_alloc(sq(f), n, false); /* EQDS samples RTTs of packets in flight only */
     rcv_window_init(&sq(f)->rcv_win, n);
-    if (r->window) {
-        struct cc_params cp;
-        transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-        if (!f->cc_state) { /* else inherited from the connection's previous message */
-            f->cc_state = xcalloc(1, s->cc->state_size);
-            s->cc->init(f->cc_state, &cp);
-        }
-    }
+    if (r->window)
+        transport_cc_start(s, fi);
     transport_lb_start(s, fi);
     sender_wake(s, fi);
 }
@@ -527,10 +521,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
                f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes));
     transport_nic_unready(s, fi);
-    if (f->cc_state && s->cc->n_counters) {
-        f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
-        s->cc->counters(f->cc_state, f->cc_counters);
-    }
+    transport_cc_save_counters(s, f);
     transport_msg_sent(s, fi);
     uet_free_sender_state(f, sq(f));
     transport_flow_finished(s, fi);

@@ -665,9 +665,9 @@ static void homa_flow_release(struct sim *s, uint32_t fi)
                   hf(s, fi)->rx.sched_pos == HOMA_NOT_SCHEDULED,
               "Homa flow %u released while scheduled", fi);
     rcv_bitmap_free(&hf(s, fi)->rcv);
-    lb_state_free(f->lb, f->lb_state);
+    transport_cc_lb_free(f);
     free(f->tp_state);
-    f->lb_state = f->tp_state = NULL;
+    f->tp_state = NULL;
 }
 
 static bool homa_can_release(const struct sim *s)
@@ -683,8 +683,7 @@ static void homa_free(struct sim *s)
         if (f->tp != &transport_homa_ops || !f->tp_state)
             continue;
         rcv_bitmap_free(&hf(s, i)->rcv);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }
@@ -904,8 +903,7 @@ static void rx_complete(struct sim *s, uint32_t fi)
     heap_remove(s, &hr(s)->tx[f->src], fi);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state); /* the sender sends no more */
-    f->lb_state = NULL;
+    transport_cc_lb_free(f); /* the sender sends no more */
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);

@@ -214,8 +214,7 @@ static void roce_free(struct sim *s)
             continue;
         rcv_bitmap_free(&rf(s, i)->rcv);
         free(rf(s, i)->rc_state);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }

@@ -454,8 +454,7 @@ static void sird_free(struct sim *s)
         free_msg_arrays(f->tp_state);
         free(f->tp_state);
         f->tp_state = NULL;
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
     }
     struct sird_run *r = sr(s);
     if (!r)
@@ -1077,8 +1076,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
     }
     free_msg_arrays(m);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state);
-    f->lb_state = NULL;
+    transport_cc_lb_free(f);
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);

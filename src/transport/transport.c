@@ -879,6 +879,32 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
     };
 }
 
+void transport_cc_start(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->cc_state)
+        return; /* inherited from the connection's previous message */
+    struct cc_params cp;
+    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+    f->cc_state = xcalloc(1, s->cc->state_size);
+    s->cc->init(f->cc_state, &cp);
+}
+
+void transport_cc_save_counters(const struct sim *s, struct flow *f)
+{
+    if (!f->cc_state || !s->cc->n_counters)
+        return;
+    f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
+    s->cc->counters(f->cc_state, f->cc_counters);
+}
+
+void transport_cc_lb_free(struct flow *f)
+{
+    free(f->cc_state);
+    lb_state_free(f->lb, f->lb_state);
+    f->cc_state = f->lb_state = NULL;
+}
+
 void transport_lb_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];

@@ -371,8 +371,20 @@ struct cc_params;
 /* What a sender's congestion control is told at init, for a flow crossing
  * `path_hops` links. */
 void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops);
-/* Allocates and initialises flow fi's load-balancer state (f->lb_state). */
+/* The one attach and free path of a flow's congestion control and load
+ * balancer (issue 21):
+ * transport_cc_start allocates and initialises flow fi's sender window
+ * state (f->cc_state, the run's --cc) unless it inherited one from its
+ * connection's previous message; transport_lb_start does the same for its
+ * balancer's state (f->lb_state). */
+void transport_cc_start(struct sim *s, uint32_t fi);
 void transport_lb_start(struct sim *s, uint32_t fi);
+/* At the sender's finish, before transport_msg_sent: keeps the window
+ * algorithm's counters for flows.csv (f->cc_counters), if it has any. */
+void transport_cc_save_counters(const struct sim *s, struct flow *f);
+/* Frees whatever f->cc_state and f->lb_state still hold (after
+ * transport_msg_sent, which hands them to a next message that inherits). */
+void transport_cc_lb_free(struct flow *f);
 /* Wire bytes of flow fi's packets from next_new_seq on, never sent yet (headers included). */
 uint64_t transport_unsent_wire_bytes(const struct sim *s, uint32_t fi, uint32_t next_new_seq);
 

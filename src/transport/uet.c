@@ -163,11 +163,9 @@ void uet_free_sender_state(struct flow *f, struct uet_flow *q)
 {
     free(q->tx);
     free(q->rtx_ring);
-    free(f->cc_state);
-    lb_state_free(f->lb, f->lb_state);
+    transport_cc_lb_free(f);
     q->tx = NULL;
     q->rtx_ring = NULL;
-    f->cc_state = f->lb_state = NULL;
 }
 
 /* --stream: flow fi (made during the run) finished at both ends. */
@@ -222,12 +220,7 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
     uet_tx_alloc(uet_of(f), n, s->cc->timestamp_echo);
     rcv_window_init(&uet_of(f)->rcv_win, n);
 
-    struct cc_params cp;
-    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-    if (!f->cc_state) { /* else inherited from the connection's previous message */
-        f->cc_state = xcalloc(1, s->cc->state_size);
-        s->cc->init(f->cc_state, &cp);
-    }
+    transport_cc_start(s, fi);
     transport_lb_start(s, fi);
     if (uet_credit_run(s))
         uet_credit_flow_start(s, fi);
@@ -249,10 +242,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
                (unsigned long long)uet_of(f)->in_flight_bytes);
     transport_nic_unready(s, fi);
-    if (s->cc->n_counters) {
-        f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
-        s->cc->counters(f->cc_state, f->cc_counters);
-    }
+    transport_cc_save_counters(s, f);
     transport_msg_sent(s, fi);
     uet_free_sender_state(f, uet_of(f));
     transport_flow_finished(s, fi);
