@@ -25,6 +25,7 @@
 #include "lb/lb.h"
 #include "net/pfc.h"
 #include "topo/fabric.h"
+#include "topo/failures.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "workload/gen.h"

@@ -9,13 +9,14 @@
 #define SPRAYSIM_SIM_H
 
 #include "core/core.h"
-#include "net/net.h"
-#include "topo/topo.h"
-#include "workload/cm.h"
-#include "cc/cc.h"
-#include "topo/failures.h"
-#include "metrics/timeseries.h"
-#include "transport/transport.h"
+#include "net/net.h"             /* the packet pool, ports, switch classes and their policy */
+#include "topo/topo.h"           /* struct topo */
+#include "workload/cm.h"         /* struct conn_matrix */
+#include "cc/cc.h"               /* struct cc_option (--cc-opt) */
+#include "metrics/timeseries.h"  /* struct ts_config (--ts-*) */
+#include "transport/transport.h" /* TRANSPORT_MAX: one per-run state slot per transport */
+
+struct link_event; /* topo/failures.h */
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
