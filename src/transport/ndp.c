@@ -224,8 +224,7 @@ static void ndp_free(struct sim *s)
         struct ndp_flow *n = f->tp_state;
         free_sender(n);
         rcv_bitmap_free(&n->rcv);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(n);
         f->tp_state = NULL;
     }
@@ -392,8 +391,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
     free_sender(n);
-    lb_state_free(f->lb, f->lb_state);
-    f->lb_state = NULL;
+    transport_cc_lb_free(f); /* what transport_msg_sent did not hand on */
     transport_flow_finished(s, fi);
 }
 
