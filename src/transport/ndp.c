@@ -215,6 +215,32 @@ static void free_sender(struct ndp_flow *n)
     n->rtx_bits = NULL;
 }
 
+/* --stream: flow fi finished at both ends and its last packet left the
+ * network: everything it holds goes. Its pulls left the pacer when its
+ * receiver completed (release_pulls), so no pacer refers to it; its RTO
+ * timer, if still set, is dropped unseen by the generic layer. */
+static void ndp_flow_release(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct ndp_flow *n = f->tp_state;
+    invariant(!n || !n->in_rr, "NDP flow %u released with pulls waiting", fi);
+    if (n) {
+        free_sender(n);
+        rcv_bitmap_free(&n->rcv);
+        free(n);
+    }
+    f->tp_state = NULL;
+    transport_cc_lb_free(f);
+    free(f->cc_counters);
+    f->cc_counters = NULL;
+}
+
+static bool ndp_can_release(const struct sim *s)
+{
+    (void)s;
+    return true;
+}
+
 static void ndp_free(struct sim *s)
 {
     for (uint32_t i = 0; i < s->n_flows; i++) {
@@ -776,6 +802,8 @@ const struct transport_ops transport_ndp_ops = {
     .host_timer = ndp_host_timer,
     .fabric_needs = ndp_fabric_needs,
     .free = ndp_free,
+    .flow_release = ndp_flow_release,
+    .can_release = ndp_can_release,
     .n_counters = 2,
     .counter_names = ndp_counter_names,
     .counters = ndp_counters,
