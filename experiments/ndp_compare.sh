@@ -17,6 +17,9 @@ HTSIM_NDP=${HTSIM_NDP:-/work/ref/uet-htsim/htsim/sim/datacenter/htsim_ndp}
 HTSIM_CM=${HTSIM_CM:-$(dirname "$HTSIM_NDP")/connection_matrices}
 SHARED=${SHARED:-../shared}
 SPRAYSIM=${SPRAYSIM:-bin/spraysim}
+case $HTSIM_NDP in /*) ;; *) HTSIM_NDP=$(pwd)/$HTSIM_NDP ;; esac
+case $SHARED in /*) ;; *) SHARED=$(pwd)/$SHARED ;; esac
+case $HTSIM_CM in /*) ;; *) HTSIM_CM=$(pwd)/$HTSIM_CM ;; esac
 M=$SHARED/data/htsim/matrices
 for x in "$HTSIM_NDP" "$SPRAYSIM"; do
     [ -x "$x" ] || { echo "ndp_compare.sh: $x is not an executable (set HTSIM_NDP / SPRAYSIM)" >&2; exit 2; }
@@ -37,8 +40,9 @@ run() {
     name=$1 nodes=$2 cm=$3 end=$4
     shift 4
     [ -f "$cm" ] || { printf '%-34s missing %s\n' "$name" "$cm"; return; }
+    # in $T: htsim writes logout.dat and idmap.txt into its working directory
     # shellcheck disable=SC2068
-    "$HTSIM_NDP" -nodes "$nodes" -tm "$cm" -strat perm -end "$end" $@ >"$T/h" 2>&1
+    (cd "$T" && "$HTSIM_NDP" -nodes "$nodes" -tm "$cm" -strat perm -end "$end" $@ >"$T/h" 2>&1)
     # shellcheck disable=SC2068
     "$SPRAYSIM" --transport ndp -tm "$cm" -mtu 9064 --lb oblivious -end "$end" --htsim-output --no-progress $@ >"$T/s" 2>&1
     set -- $(finish "$T/h") $(finish "$T/s")
