@@ -84,8 +84,6 @@ struct config {
     simtime_ps switch_latency_ps;
     double q3_pressure;
     uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
-    uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
-    bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *transport_name;  /* --transport: every connection's, unless its .cm line says */
     /* Who sets the pace (htsim's -sender_cc, -receiver_cc, -receiver_cc_only, -sender_cc_only, in the
      * order given): -1 = the transport's default (UET: sender window on, receiver credit off; EQDS:
@@ -102,7 +100,6 @@ struct config {
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
     bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
     const char *lb_name;
