@@ -25,9 +25,8 @@
 #include "lb/lb.h"
 #include "net/pfc.h"
 #include "topo/fabric.h"
+#include "topo/failures.h"
 #include "transport/flow.h"
-#include "transport/timely.h"
-#include "transport/hpcc.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
 #include "workload/goal.h"
@@ -55,19 +54,16 @@ void config_defaults(struct config *c)
     c->hop_latency_ps = 1 * PS_PER_US;
     c->switch_latency_ps = 0;
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
-    c->reps_buffer = 8;
     c->routing = ROUTE_ECMP;
     c->reroute = REROUTE_NONE;
     c->drr_quantum_bytes = 4096;         /* seed 004 Sec. IV-A: DRR with a 4 KB quantum */
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
-    c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
-    c->transport_name = "uet";
+    c->transport_name = TRANSPORT_DEFAULT;
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
     c->loss_detect = -1;
     c->sender_cc = -1;                   /* the transport's default (UET on, EQDS off) */
     c->receiver_cc = -1;                 /* the transport's default (UET off, EQDS on) */
-    c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
     c->stream = -1;                      /* on for open-loop workloads */
@@ -76,8 +72,6 @@ void config_defaults(struct config *c)
     c->pfc_low_pkts = 12;                /* htsim main_roce.cpp: low_pfc = 12 */
     c->pfc_high_pkts = 15;               /* htsim main_roce.cpp: high_pfc = 15 */
     c->pfc_deadlock_ps = 500 * PS_PER_US; /* ours: 500 us without a PAUSE or RESUME anywhere */
-    c->timely_t_low_us = TIMELY_T_LOW_US;   /* our choice, see timely.h */
-    c->timely_t_high_us = TIMELY_T_HIGH_US; /* our choice, see timely.h */
 }
 
 static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
@@ -145,25 +139,14 @@ void sim_setup(struct sim *s, const struct config *cfg)
             die_input("--pfc off with --class-opt K:lossless=1: a lossless class needs PFC");
         c->pfc = true;
     } else {
-        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
+        const struct transport_ops *run_tp = transport_find(c->transport_name);
+        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && run_tp && run_tp->lossless);
         if (c->pfc)
             c->queue_infinite = true;
     }
     if (c->class_drr && c->n_classes < 3)
         die_input("--sched class-drr: DRR between data classes needs --classes 3 or more");
-    if (strcmp(c->transport_name, "roce") && (c->dcqcn_k_pkts || c->roce_selective || c->timely || c->hpcc))
-        die_input("%s: a RoCE option; add --transport roce",
-                  c->dcqcn_k_pkts ? "-dcqcn" : c->timely ? "-timely" : c->hpcc ? "-hpcc" : "-out_of_order");
-    if (c->n_homa_opts && strcmp(c->transport_name, "homa"))
-        die_input("--homa-opt: a Homa option; add --transport homa");
-    if (c->dcqcn_k_pkts && c->timely)
-        die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
-    if (c->hpcc && c->dcqcn_k_pkts)
-        die_input("-hpcc and -dcqcn: choose one rate control for RoCE, not both");
-    if (c->hpcc && c->timely)
-        die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
-    if (c->timely_t_low_us > c->timely_t_high_us)
-        die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", c->timely_t_low_us, c->timely_t_high_us);
+    transport_check_flags(s);
     if (c->pfc_low_pkts > c->pfc_high_pkts)
         die_input("-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", c->pfc_low_pkts,
                   c->pfc_high_pkts);
@@ -359,8 +342,6 @@ void sim_setup(struct sim *s, const struct config *cfg)
         rng_seed(&s->ar_rng[i], c->seed, RNG_STREAM_ROUTING, i);
     setup_order_and_windows(s);
     failures_setup(s);
-    if (c->hpcc)
-        hpcc_int_setup(s);
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     index_triggers(s);
@@ -744,7 +725,6 @@ void sim_free(struct sim *s)
     transport_free(s);
     failures_free(s);
     pfc_free(s);
-    hpcc_int_free(s);
     for (uint32_t i = 0; i < s->n_ports; i++)
         port_free(&s->ports[i]);
     free(s->ports);

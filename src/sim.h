@@ -9,12 +9,14 @@
 #define SPRAYSIM_SIM_H
 
 #include "core/core.h"
-#include "net/net.h"
-#include "topo/topo.h"
-#include "workload/cm.h"
-#include "cc/cc.h"
-#include "topo/failures.h"
-#include "metrics/timeseries.h"
+#include "net/net.h"             /* the packet pool, ports, switch classes and their policy */
+#include "topo/topo.h"           /* struct topo */
+#include "workload/cm.h"         /* struct conn_matrix */
+#include "cc/cc.h"               /* struct cc_option (--cc-opt) */
+#include "metrics/timeseries.h"  /* struct ts_config (--ts-*) */
+#include "transport/transport.h" /* TRANSPORT_MAX: one per-run state slot per transport */
+
+struct link_event; /* topo/failures.h */
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
@@ -43,6 +45,15 @@ enum reroute_mode {
     REROUTE_BOUNCE = 1, /* a valley: down to another lower switch that still reaches the destination */
 };
 
+/* One occurrence of a flag a transport owns (transport.h's struct
+ * transport_flag): the CLI stores it, the owner parses it. name points at
+ * the owner's table entry, args into argv. */
+struct tp_flag_given {
+    const char *name;
+    const char *args[2];
+};
+#define CONFIG_MAX_TP_FLAGS 128
+
 /* Everything a run is configured with; filled by the CLI, defaults in
  * config_defaults(). Sizes in bytes, times in picoseconds, rates in Mb/s. */
 struct config {
@@ -69,7 +80,8 @@ struct config {
     uint32_t ecn_high_pkts;
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
     uint32_t paths;              /* -paths: entropy values per flow */
-    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: RoCE then follows them (else one path) */
+    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: a one-path transport then follows them
+                                    (transport_ops.one_path_default) */
     bool trimming;
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
@@ -78,12 +90,9 @@ struct config {
     simtime_ps switch_latency_ps;
     double q3_pressure;
     uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
-    uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
-    bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *transport_name;  /* --transport: every connection's, unless its .cm line says */
     /* Who sets the pace (htsim's -sender_cc, -receiver_cc, -receiver_cc_only, -sender_cc_only, in the
-     * order given): -1 = the transport's default (UET: sender window on, receiver credit off; EQDS:
-     * receiver credit on, sender window off), else 0 or 1. */
+     * order given): -1 = the transport's default (each transport's setup says), else 0 or 1. */
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
@@ -93,14 +102,9 @@ struct config {
                                     all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
                                     (1) or starts fresh (0); -1 = the transport's default */
-    int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
-                                    -1 = htsim's automatic rule, 0 = off, 1 = on */
-    bool recv_oversub_cc;        /* EQDS: -recv_oversub_cc, pulls skipped while ECN and trims are many */
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    const char *oversub_flag;    /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
-    const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
     bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
     const char *lb_name;
@@ -129,8 +133,6 @@ struct config {
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */
-    const char *homa_opts[16];    /* --homa-opt NAME=VALUE, in order (src/transport/homa.h checks them) */
-    unsigned n_homa_opts;
     int loss_detect;              /* --loss-detect: enum cc_loss_mode, or -1 for the algorithm's own */
     struct class_opt {            /* --class-opt K:NAME=VALUE for data classes 2 .. n_classes-1 */
         uint32_t cls;
@@ -138,22 +140,19 @@ struct config {
         double value;
     } class_opts[32];
     unsigned n_class_opts;
-    /* lossless RoCEv2 (README "Lossless RoCEv2: PFC and DCQCN") */
-    bool pfc;                     /* PFC on the data class of every switch port (on with --transport roce) */
+    /* lossless classes (README "Lossless RoCEv2: PFC and DCQCN") */
+    bool pfc;                     /* PFC on the data class of every switch port (on by default when the run's
+                                     transport is lossless: transport_ops.lossless) */
     uint8_t lossless_mask;        /* bit K: data class K is lossless (--class-opt K:lossless=1); 0: none marked (sim_setup) */
     int8_t pfc_flag;              /* --pfc on|off: -1 = the transport's default */
     uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */
     uint32_t pfc_high_pkts;
     simtime_ps pfc_deadlock_ps;   /* a cycle of paused ports unchanged this long is reported as a deadlock */
-    uint32_t dcqcn_k_pkts;        /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
-    bool roce_selective;          /* -out_of_order: RoCE keeps early packets, selective repeat */
-    bool timely;                  /* -timely: TIMELY rate control for RoCE (src/transport/timely.h) */
-    double timely_t_low_us;       /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
-    double timely_t_high_us;
-    bool hpcc;                    /* -hpcc: RoCE with HPCC (transport/hpcc.h), INT stamped at every egress */
-    const char *sird_opts[32];    /* --sird-opt NAME=VALUE, as given (checked by sird.c's setup) */
-    unsigned n_sird_opts;
+    const char *rate_cc_name;     /* --cc NAME of a rate-based control (cc.h rate_based): the run's transport's
+                                     rate control, read by the transport that has one; NULL: none named */
     struct ts_config ts;          /* --ts-*: time series (metrics/timeseries.h); nothing selected = off */
+    struct tp_flag_given tp_flags[CONFIG_MAX_TP_FLAGS]; /* flags transports own, in command-line order */
+    unsigned n_tp_flags;
 };
 
 void config_defaults(struct config *c);
@@ -226,6 +225,7 @@ struct sim {
     /* each data class's queueing policy, merged from the transports' needs
      * (net/policy.c; class 0, control, never marks or trims) */
     struct class_policy class_policy[PORT_MAX_CLASSES];
+    bool class_egress;           /* some class has an egress hook (class_policy[k].egress) */
     uint32_t ecn_kmin_bytes_default;
     uint32_t ecn_kmax_bytes_default;
     simtime_ps min_rto_ps;
@@ -263,14 +263,9 @@ struct sim {
     uint32_t loss_mode;          /* enum cc_loss_mode: the algorithm's, or --loss-detect's */
     uint32_t dupack_threshold;   /* for CC_LOSS_DUPACK / CC_LOSS_SACK_HOLE */
     const struct lb_ops *lb;
+    void *tp_run[TRANSPORT_MAX]; /* each transport's per-run state, by registry position (transport_run_state) */
     /* per-run state of the receiver-credit transports (NULL when unused) */
-    struct eqds_run *eqds;
-    struct uet_credit_run *uet_credit;
-    struct homa_run *homa;       /* Homa's per-run state (transport/homa.c), NULL when unused */
-    struct sird_run *sird;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
-    struct hpcc_int_table *hpcc_int; /* INT records per packet (transport/hpcc.h), NULL without -hpcc */
-    const struct cc_ops *rate_cc; /* RoCE's rate control (DCQCN, TIMELY or HPCC; cc.h rate_based), NULL: line rate */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
     struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */
 

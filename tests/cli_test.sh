@@ -338,7 +338,7 @@ if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "--cc dcqcn with RoCE: no warni
 # warns once, naming the flag and the transports the run uses
 warns "-sleek without UET" "-sleek has no effect: no connection of this run uses uet (its transports: sird)" -tm "$M/one.cm" --transport sird -sleek --quiet
 warns "--loss-detect without UET" "--loss-detect has no effect: no connection of this run uses uet (its transports: eqds)" -tm "$M/one.cm" --transport eqds --loss-detect sack --quiet
-warns "-cwnd without a sender window" "-cwnd has no effect: no connection of this run uses uet or eqds (its transports: homa)" -tm "$M/one.cm" --transport homa -cwnd 10 --quiet
+warns "-cwnd without a sender window" "-cwnd has no effect: no connection of this run uses uet or eqds or ndp (its transports: homa)" -tm "$M/one.cm" --transport homa -cwnd 10 --quiet
 warns "-sender_cc_only on RoCE" "-sender_cc_only has no effect: no connection of this run uses uet or eqds (its transports: roce)" -tm "$M/one.cm" --transport roce -sender_cc_only --quiet
 warns "-receiver_cc on SIRD" "-receiver_cc has no effect: no connection of this run uses uet or eqds (its transports: sird)" -tm "$M/one.cm" --transport sird -receiver_cc --quiet
 warns "-recv_oversub_cc without EQDS" "-recv_oversub_cc has no effect: no connection of this run uses eqds (its transports: uet)" -tm "$M/one.cm" -recv_oversub_cc --quiet

@@ -32,6 +32,24 @@ static inline void run_cc(struct sim *s, const char *cc, const char *tm, double 
     sim_run(s);
 }
 
+/* Adds a flag a transport owns to c, as the command line would (name a
+ * string literal; the values are copied into static storage that lasts
+ * the test program, 64 values at most). */
+static inline void config_add_flag(struct config *c, const char *name, const char *a0, const char *a1)
+{
+    static char vals[64][32];
+    static unsigned n_vals;
+    const char *args[2] = {a0, a1};
+    struct tp_flag_given rec = {name, {NULL, NULL}};
+    for (int k = 0; k < 2; k++)
+        if (args[k]) {
+            char *v = vals[n_vals++ % 64];
+            snprintf(v, sizeof vals[0], "%s", args[k]);
+            rec.args[k] = v;
+        }
+    c->tp_flags[c->n_tp_flags++] = rec;
+}
+
 /* Jain's fairness index of two shares. */
 static inline double jain2(double a, double b)
 {

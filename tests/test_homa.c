@@ -340,7 +340,7 @@ static void run(const char *tm, const char *workload, double end_us, const char 
     c.queue_pkts = queue_pkts;
     c.trimming = trimming;
     for (unsigned i = 0; i < n_opts; i++)
-        c.homa_opts[c.n_homa_opts++] = opts[i];
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--homa-opt", {opts[i], NULL}};
     sim_setup(&S, &c);
     sim_run(&S);
 }

@@ -15,6 +15,7 @@
 #include "simtest.h"
 #include "transport/flow.h"
 #include "transport/hpcc.h"
+#include "transport/roce.h"
 #include "transport/transport.h"
 
 #include <math.h>
@@ -187,7 +188,8 @@ static void setup_run(const char *tm, double end_us, bool hpcc)
     c.paths = 1;
     c.lb_name = "single";
     c.pfc_flag = -1;
-    c.hpcc = hpcc;
+    if (hpcc)
+        config_add_flag(&c, "-hpcc", NULL, NULL);
     sim_setup(&S, &c);
 }
 
@@ -208,7 +210,7 @@ static uint32_t data_packet(uint32_t ingress_port)
     p->src_host = 1;
     p->dst_host = 0;
     p->ingress_port = ingress_port;
-    hpcc_int_clear(&S, idx);
+    hpcc_int_clear(roce_hpcc_int(&S), idx);
     return idx;
 }
 
@@ -220,11 +222,11 @@ static void test_int_stamped_at_egress(void **st)
 {
     (void)st;
     setup_run(two_to_one_cm(), 1000, false);
-    assert_null(S.hpcc_int);
+    assert_null(roce_hpcc_int(&S));
     sim_free(&S);
 
     setup_run(two_to_one_cm(), 1000, true);
-    assert_non_null(S.hpcc_int);
+    assert_non_null(roce_hpcc_int(&S));
     uint32_t from = S.hosts[1].nic_port, out = S.switches[0].first_port;
     uint32_t mtu = S.cfg.mtu_bytes;
     S.ports[out].st.tx_bytes = 5000; /* earlier traffic */
@@ -238,7 +240,7 @@ static void test_int_stamped_at_egress(void **st)
         assert_int_equal(S.ports[out].in_service, d[k]);
         port_tx_done(&S, out);
         uint32_t n;
-        const struct hpcc_int *r = hpcc_int_of(&S, d[k], &n);
+        const struct hpcc_int *r = hpcc_int_of(roce_hpcc_int(&S), d[k], &n);
         assert_int_equal(n, 1);
         assert_int_equal(r[0].qlen_bytes, (3 - k) * mtu);
         assert_int_equal(r[0].tx_bytes, 5000 + (uint64_t)k * mtu);
@@ -248,26 +250,26 @@ static void test_int_stamped_at_egress(void **st)
     }
     /* a second hop appends */
     S.now = 9 * PS_PER_US;
-    hpcc_int_stamp(&S, from, d[0], 0);
+    hpcc_int_stamp(&S, roce_hpcc_int(&S), from, d[0], 0);
     uint32_t n;
-    const struct hpcc_int *r = hpcc_int_of(&S, d[0], &n);
+    const struct hpcc_int *r = hpcc_int_of(roce_hpcc_int(&S), d[0], &n);
     assert_int_equal(n, 2);
     assert_int_equal(r[1].ts_ps, 9 * PS_PER_US);
     assert_int_equal(r[1].tx_bytes, S.ports[from].st.tx_bytes);
     assert_int_equal(r[1].port, from);
     /* the receiver keeps them; the ACK, even in the same pool slot, carries them */
-    hpcc_int_save(&S, d[0]);
+    hpcc_int_save(roce_hpcc_int(&S), d[0]);
     pkt_release(&S.pool, d[0]);
     uint32_t a = pkt_alloc(&S.pool);
     pkt_at(&S.pool, a)->type = PKT_ACK;
-    hpcc_int_echo(&S, a);
-    const struct hpcc_int *e = hpcc_int_of(&S, a, &n);
+    hpcc_int_echo(roce_hpcc_int(&S), a);
+    const struct hpcc_int *e = hpcc_int_of(roce_hpcc_int(&S), a, &n);
     assert_int_equal(n, 2);
     assert_int_equal(e[0].qlen_bytes, 3 * mtu);
     assert_int_equal(e[1].ts_ps, 9 * PS_PER_US);
     /* control packets get no records at egress */
-    hpcc_int_stamp(&S, out, a, 0);
-    hpcc_int_of(&S, a, &n);
+    hpcc_int_stamp(&S, roce_hpcc_int(&S), out, a, 0);
+    hpcc_int_of(roce_hpcc_int(&S), a, &n);
     assert_int_equal(n, 2);
     pkt_release(&S.pool, a);
     sim_free(&S);
@@ -344,7 +346,7 @@ static void test_four_to_one_incast(void **st)
     c.progress = false;
     c.transport_name = "roce";
     c.pfc_flag = -1;
-    c.hpcc = true;
+    config_add_flag(&c, "-hpcc", NULL, NULL);
     assert_true(c.paths > 1); /* sprayed */
     sim_setup(&S, &c);
     sim_run(&S);
@@ -376,7 +378,7 @@ static void test_sprayed_flows_finish(void **st)
         c.progress = false;
         c.transport_name = "roce";
         c.pfc_flag = -1;
-        c.hpcc = true;
+        config_add_flag(&c, "-hpcc", NULL, NULL);
         c.paths_given = true; /* sprayed on purpose (-paths 64): RoCE's default is one path */
         sim_setup(&S, &c);
         sim_run(&S);

@@ -13,6 +13,7 @@
 #include "lb/lb.h"
 #include "net/pfc.h"
 #include "sim.h"
+#include "transport/roce.h"
 #include "simtest.h"
 #include "transport/dcqcn.h"
 #include "transport/flow.h"
@@ -43,9 +44,14 @@ static void setup(const char *tm, double end_us, const struct run_opts *o)
     c.paths = 1;
     c.lb_name = "single";
     c.pfc_flag = o->pfc;
-    c.dcqcn_k_pkts = o->dcqcn_k;
+    if (o->dcqcn_k) {
+        char k[16];
+        snprintf(k, sizeof k, "%u", o->dcqcn_k);
+        config_add_flag(&c, "-dcqcn", k, NULL);
+    }
     c.queue_pkts = o->queue_pkts;
-    c.roce_selective = o->selective;
+    if (o->selective)
+        config_add_flag(&c, "-out_of_order", NULL, NULL);
     if (o->classes)
         c.n_classes = o->classes;
     sim_setup(&S, &c);
@@ -531,7 +537,7 @@ static void test_receiver_cnp_at_most_every_50us(void **st)
     uint32_t q[16];
     uint32_t n = answers(t, q, 16), cnps = 0;
     for (uint32_t i = 0; i < n; i++)
-        cnps += t[i] == PKT_CNP;
+        cnps += t[i] == ROCE_PKT_CNP;
     assert_int_equal(cnps, 3); /* at 0, 50 and 100.1 us */
     sim_free(&S);
 }
@@ -613,7 +619,7 @@ static void test_cnp_halves_the_pacing_rate(void **st)
     roce_one_flow(&o);
     simtime_ps gap = serialize_ps(S.cfg.mtu_bytes, S.cfg.linkspeed_mbps);
     S.now = 10 * PS_PER_US;
-    deliver(PKT_CNP, 0, 0);
+    deliver(ROCE_PKT_CNP, 0, 0);
     assert_int_equal(pull_seq(), 1); /* sent at t = 10 us at half the rate */
     S.now += gap + 10;
     assert_int_equal(pull_seq(), UINT32_MAX);
@@ -812,7 +818,7 @@ static void test_mixed_fabric_dcqcn_marks_the_lossless_class(void **st)
     c.n_classes = 3;
     c.class_opts[0] = (struct class_opt){.cls = 2, .name = "lossless", .value = 1};
     c.n_class_opts = 1;
-    c.dcqcn_k_pkts = 7;
+    config_add_flag(&c, "-dcqcn", "7", NULL);
     sim_setup(&S, &c);
     for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
         const struct port *p = &S.ports[i];

@@ -278,7 +278,7 @@ static void setup_cm(const char *cm_text, double end_us, const char *const *opts
     c.progress = false;
     c.switch_stats = true;
     for (unsigned i = 0; opts && opts[i]; i++)
-        c.sird_opts[c.n_sird_opts++] = opts[i];
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--sird-opt", {opts[i], NULL}};
     sim_setup(&S, &c);
 }
 
@@ -562,7 +562,7 @@ static void setup_poisson(uint64_t seed, const char *const *opts)
     c.end_ps = 20000 * PS_PER_US;
     c.progress = false;
     for (unsigned i = 0; opts && opts[i]; i++)
-        c.sird_opts[c.n_sird_opts++] = opts[i];
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--sird-opt", {opts[i], NULL}};
     sim_setup(&S, &c);
 }
 

@@ -12,6 +12,7 @@
 
 #include "cc/cc.h"
 #include "sim.h"
+#include "transport/roce.h"
 #include "simtest.h"
 #include "transport/flow.h"
 #include "transport/timely.h"
@@ -213,8 +214,13 @@ static void setup_run(const char *tm, double end_us, bool timely, uint32_t dcqcn
     c.transport_name = "roce";
     c.paths = 1;
     c.lb_name = "single";
-    c.timely = timely;
-    c.dcqcn_k_pkts = dcqcn;
+    if (timely)
+        config_add_flag(&c, "-timely", NULL, NULL);
+    if (dcqcn) {
+        char k[16];
+        snprintf(k, sizeof k, "%u", dcqcn);
+        config_add_flag(&c, "-dcqcn", k, NULL);
+    }
     sim_setup(&S, &c);
 }
 

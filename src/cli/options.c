@@ -52,9 +52,6 @@ void options_usage(FILE *out)
             "                        a later -sender_cc adds the window back\n"
             "  -receiver_cc          UET receiver credit as well (with the window unless -receiver_cc_only)\n"
             "  -sender_cc_algo NAME  same as -sender_cc --cc NAME\n"
-            "  -recv_oversub_cc      EQDS: skip pulls while over 10%% of arrivals are marked or trimmed\n"
-            "  -oversubscribed_cc, -force_disable_oversubscribed_cc  UET receiver credit's pull-rate control\n"
-            "                        on / off (default: on for oversubscribed trees without a sender window)\n"
             "  -use_reps 0|1         1: same as --lb reps (htsim_eqds)\n"
             "  -load_balancing_algo NAME  same as --lb\n"
             "  -disable_trim         switches drop instead of trimming\n"
@@ -66,11 +63,6 @@ void options_usage(FILE *out)
             "  -switch_latency US    per-switch latency without -topo (default 0)\n"
             "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
             "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
-            "  -dcqcn K              RoCE: DCQCN rate control; switches mark CE above K packets (step)\n"
-            "  -timely               RoCE: TIMELY rate control from RTT samples (not with -dcqcn)\n"
-            "  -timely_thresholds LOW HIGH  TIMELY: T_low and T_high in us (default 4 200)\n"
-            "  -hpcc                 RoCE: HPCC window/rate control on in-band telemetry (not with -dcqcn)\n"
-            "  -out_of_order         RoCE: the receiver keeps early packets, the sender repeats only what is NACKed\n"
             "  -out DIR              same as --out\n"
             "  -trimsize BYTES       size of a trimmed packet (default: the 64-byte header; at most -mtu)\n"
             "  -strat ecmp_host|ecmp_ar  htsim's route strategy: ecmp_host (default) or ecmp_ar (-paths 1,\n"
@@ -107,16 +99,11 @@ void options_usage(FILE *out)
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
             "                        replaces the earlier value (README lists each algorithm's options)\n"
-            "  --homa-opt NAME=VALUE a Homa option (--transport homa): levels, k, unsched_levels, rtt_bytes,\n"
-            "                        unsched_bytes, cutoffs, timeout_us; repeatable (README \"Transport: Homa\")\n"
-            "  --sird-opt NAME=VALUE a SIRD parameter (--transport sird); repeatable (README \"Transport: SIRD\")\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
             "  --seed S              same as -seed\n"
             "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
-            "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
-            "  --reps-freeze, --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
             "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
             "  --sched fifo|drr|class-drr  switch data scheduling: one FIFO, DRR between traffic classes 0 and 1,\n"
@@ -165,6 +152,7 @@ void options_usage(FILE *out)
             "  --version             print the version and the git commit, and exit\n"
             "  --help                this text\n",
             transport_names(), cc_names(), lb_names());
+    transport_flags_usage(out);
 }
 
 struct parse_ctx {
@@ -287,7 +275,6 @@ static void parse_class_opt(struct parse_ctx *x, struct config *cfg, const char 
 struct given {
     bool tiers, hop_latency, switch_latency; /* the default tree's: a .topo file gives its own */
     bool pfc_thresholds, pfc_deadlock;       /* PFC's */
-    bool timely_thresholds;                  /* TIMELY's */
     bool drr_quantum;                        /* DRR's (--sched drr, class-drr) */
     bool ar_quantum;                         /* adaptive routing's (--routing ar) */
 };
@@ -297,14 +284,15 @@ static bool is_switch_flag(const char *a)
 {
     static const char *const names[] = {
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
-        "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
-        "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
-        "--switch-stats", "-out_of_order", "-timely", "-conn_reuse", "--aggressive-rto",
+        "-disable_trim", "-sleek",
+        "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
+        "--switch-stats", "-conn_reuse", "--aggressive-rto",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!strcmp(a, names[i]))
             return true;
-    return false;
+    const struct transport_flag *owned = transport_flag_find(a);
+    return owned && owned->n_args == 0;
 }
 
 /* "did you mean": the flag of --help nearest to a mistyped one. The names
@@ -420,8 +408,6 @@ static double class_opt_of(const struct config *cfg, uint32_t cls, const char *n
  * Runs after the rate-control names are mapped (--cc timely is -timely). */
 static void check_combinations(struct parse_ctx *x, const struct config *cfg, const struct given *g)
 {
-    if (cfg->n_sird_opts && strcmp(cfg->transport_name, "sird"))
-        bad(x, "--sird-opt needs --transport sird (this run's transport is %s)", cfg->transport_name);
     if ((cfg->tm_path != NULL) + (cfg->workload_spec != NULL) + (cfg->goal_path != NULL) > 1)
         bad(x, "%s and %s both give the workload: give one of them", cfg->tm_path ? "-tm" : "--workload",
             cfg->goal_path ? "--goal" : "--workload");
@@ -443,12 +429,11 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     bool lossless = false;
     for (unsigned k = 0; k < cfg->n_class_opts; k++)
         lossless |= !strcmp(cfg->class_opts[k].name, "lossless") && cfg->class_opts[k].value != 0;
-    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && !strcmp(cfg->transport_name, "roce")) || lossless;
+    const struct transport_ops *run_tp = transport_find(cfg->transport_name);
+    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && run_tp && run_tp->lossless) || lossless;
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
-    if (g->timely_thresholds && !cfg->timely)
-        bad(x, "-timely_thresholds: TIMELY's thresholds; add -timely (RoCE's rate control)");
     if (g->drr_quantum && !cfg->drr && !cfg->class_drr)
         bad(x, "--drr-quantum: the quantum of DRR; add --sched drr or --sched class-drr");
     if (g->ar_quantum && cfg->routing != ROUTE_AR)
@@ -748,18 +733,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", cfg->pfc_low_pkts,
                     cfg->pfc_high_pkts);
             i += 2;
-        } else if (!strcmp(arg, "-timely_thresholds")) {
-            if (i + 2 >= argc || eq) {
-                bad(&x, "-timely_thresholds needs two values: LOW HIGH (us)");
-                break;
-            }
-            given.timely_thresholds = true;
-            cfg->timely_t_low_us = get_real(&x, "-timely_thresholds (low)", argv[i + 1], 1e-3, 1e6);
-            cfg->timely_t_high_us = get_real(&x, "-timely_thresholds (high)", argv[i + 2], 1e-3, 1e6);
-            if (!x.failed && cfg->timely_t_low_us > cfg->timely_t_high_us)
-                bad(&x, "-timely_thresholds: T_low %g us exceeds T_high %g us", cfg->timely_t_low_us,
-                    cfg->timely_t_high_us);
-            i += 2;
         } else if (!strcmp(arg, "--msg-cc")) {
             TAKE();
             if (!strcmp(v, "inherit"))
@@ -799,9 +772,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             given.pfc_deadlock = true;
             cfg->pfc_deadlock_ps = us_to_ps(get_real(&x, arg, v, 1e-3, 1e9));
-        } else if (!strcmp(arg, "-dcqcn")) {
-            TAKE();
-            cfg->dcqcn_k_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
         } else if (!strcmp(arg, "-cwnd")) {
             TAKE();
             cfg->cwnd_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
@@ -827,14 +797,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-receiver_cc")) {
             cfg->cc_mode_flag = "-receiver_cc";
             cfg->receiver_cc = 1;
-        } else if (!strcmp(arg, "-recv_oversub_cc")) {
-            cfg->recv_oversub_cc = true;
-        } else if (!strcmp(arg, "-oversubscribed_cc")) {
-            cfg->oversub_flag = "-oversubscribed_cc";
-            cfg->oversub_cc = 1;
-        } else if (!strcmp(arg, "-force_disable_oversubscribed_cc")) {
-            cfg->oversub_flag = "-force_disable_oversubscribed_cc";
-            cfg->oversub_cc = 0;
         } else if (!strcmp(arg, "-use_reps")) {
             TAKE();
             if (get_uint(&x, arg, v, 0, 1)) {
@@ -919,15 +881,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->n_cc_opts++;
             }
             cfg->cc_opts[k].value = value;
-        } else if (!strcmp(arg, "--sird-opt")) {
-            TAKE();
-            const char *eqs = strchr(v, '=');
-            if (!eqs || eqs == v || !eqs[1])
-                bad(&x, "--sird-opt: '%s' is not NAME=VALUE", shown(v, b));
-            else if (cfg->n_sird_opts == sizeof cfg->sird_opts / sizeof cfg->sird_opts[0])
-                bad(&x, "--sird-opt: at most %zu options", sizeof cfg->sird_opts / sizeof cfg->sird_opts[0]);
-            else
-                cfg->sird_opts[cfg->n_sird_opts++] = v; /* names and values are checked by SIRD's setup */
         } else if (!strcmp(arg, "--routing")) {
             TAKE();
             if (!strcmp(v, "ecmp"))
@@ -984,16 +937,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--detect-us")) {
             TAKE();
             cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));
-        } else if (!strcmp(arg, "--reps-freeze")) {
-            cfg->reps_flag = "--reps-freeze";
-            cfg->reps_freeze = true;
-        } else if (!strcmp(arg, "--no-reps-freeze")) {
-            cfg->reps_flag = "--no-reps-freeze";
-            cfg->reps_freeze = false;
-        } else if (!strcmp(arg, "--reps-buffer")) {
-            cfg->reps_flag = "--reps-buffer";
-            TAKE();
-            cfg->reps_buffer = (uint32_t)get_uint(&x, arg, v, 1, 256);
         } else if (!strcmp(arg, "--progress")) {
             cfg->progress = true;
         } else if (!strcmp(arg, "--no-progress")) {
@@ -1007,12 +950,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->check_only = true;
         } else if (!strcmp(arg, "--htsim-output")) {
             cfg->htsim_output = true;
-        } else if (!strcmp(arg, "-out_of_order")) {
-            cfg->roce_selective = true;
-        } else if (!strcmp(arg, "-timely")) {
-            cfg->timely = true;
-        } else if (!strcmp(arg, "-hpcc")) {
-            cfg->hpcc = true;
         } else if (!strcmp(arg, "--switch-stats")) {
             cfg->switch_stats = true;
         } else if (!strcmp(arg, "--loss-detect")) {
@@ -1029,13 +966,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);
             cfg->classes_given = true;
-        } else if (!strcmp(arg, "--homa-opt")) {
-            TAKE();
-            /* names and values are checked with the transport's setup (homa.c) */
-            if (cfg->n_homa_opts == sizeof cfg->homa_opts / sizeof cfg->homa_opts[0])
-                bad(&x, "--homa-opt: at most %zu options", sizeof cfg->homa_opts / sizeof cfg->homa_opts[0]);
-            else
-                cfg->homa_opts[cfg->n_homa_opts++] = v;
         } else if (!strcmp(arg, "--class-opt")) {
             TAKE();
             parse_class_opt(&x, cfg, v);
@@ -1045,6 +975,36 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 x.failed = true;
         } else if (parse_htsim_flag(&x, cfg, arg, v, &used_htsim)) {
             i += used_htsim;
+        } else if (transport_flag_find(arg)) {
+            /* a flag a transport owns: stored as given, parsed by its owner's
+             * code (transport.h transport_flag_*) */
+            const struct transport_flag *owned = transport_flag_find(arg);
+            struct tp_flag_given rec = {owned->name, {NULL, NULL}};
+            if (owned->n_args == 1) {
+                TAKE();
+                rec.args[0] = v;
+            } else if (owned->n_args == 2) {
+                if (i + 2 >= argc || eq) {
+                    bad(&x, "%s needs two values: %s", owned->name, owned->args);
+                    break;
+                }
+                rec.args[0] = argv[i + 1];
+                rec.args[1] = argv[i + 2];
+                i += 2;
+            }
+            if (!owned->repeats) /* a later occurrence replaces the earlier one, as shared flags do, and */
+                for (unsigned j = 0; j < cfg->n_tp_flags; j++) /* takes its place in the order (the later wins) */
+                    if (!strcmp(cfg->tp_flags[j].name, owned->name)) {
+                        memmove(&cfg->tp_flags[j], &cfg->tp_flags[j + 1],
+                                (cfg->n_tp_flags - j - 1) * sizeof cfg->tp_flags[0]);
+                        cfg->n_tp_flags--;
+                        break;
+                    }
+            if (cfg->n_tp_flags == CONFIG_MAX_TP_FLAGS) {
+                bad(&x, "%s: at most %d flags of transports on one command line", owned->name, CONFIG_MAX_TP_FLAGS);
+                break;
+            }
+            cfg->tp_flags[cfg->n_tp_flags++] = rec;
         } else {
             char hint[96];
             suggest_flag(arg, hint, sizeof hint);
@@ -1078,16 +1038,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
      * connections then stays the default */
     const struct cc_ops *named = cc_find(cfg->cc_name);
     if (named && named->rate_based) {
-        if (strcmp(cfg->transport_name, "roce")) {
-            bad(&x, "--cc %s: a rate control of RoCE's: give --transport roce", cfg->cc_name);
-            return OPTIONS_ERROR;
-        }
-        if (named == &cc_dcqcn_ops && !cfg->dcqcn_k_pkts) {
-            bad(&x, "--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
-            return OPTIONS_ERROR;
-        }
-        cfg->timely |= named == &cc_timely_ops;
-        cfg->hpcc |= named == &cc_hpcc_ops;
+        /* kept aside for the run's transport, which checks and reads it
+         * (RoCE: roce.c); the window algorithm stays the default */
+        cfg->rate_cc_name = named->name;
         cfg->cc_name = "nscc";
         cfg->cc_given = false;
     }

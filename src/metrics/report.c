@@ -303,14 +303,31 @@ static void poisson_json(const struct sim *s, struct strbuf *b)
     sb_printf(b, "},\n");
 }
 
+/* summary.json's "reps_freeze" (kept in its place): what the REPS balancer
+ * reads from its own flags (lb_ops.read_opts), whichever balancer runs. */
+static bool reps_freeze(const struct sim *s)
+{
+    struct lb_params p;
+    memset(&p, 0, sizeof p);
+    const struct lb_ops *reps = lb_find("reps");
+    if (reps && reps->read_opts)
+        reps->read_opts(s, &p);
+    return p.reps_freeze;
+}
+
 void report_stdout(const struct sim *s, const struct run_stats *r)
 {
     const struct config *c = &s->cfg;
     /* the transport is named when it is not plain UET; "cc none" when no
      * sender window applies (receiver credit alone) */
     char pace[96] = "";
-    if (strcmp(c->transport_name, "uet") || s->uet_credit)
-        snprintf(pace, sizeof pace, "transport %s%s, ", c->transport_name, s->uet_credit ? " receiver credit" : "");
+    size_t n_tp;
+    const struct transport_ops *const *tps = transport_registry(&n_tp);
+    const char *label = NULL;
+    for (size_t t = 0; t < n_tp && !label; t++)
+        label = tps[t]->run_label ? tps[t]->run_label(s) : NULL;
+    if (strcmp(c->transport_name, TRANSPORT_DEFAULT) || label)
+        snprintf(pace, sizeof pace, "transport %s%s%s, ", c->transport_name, label ? " " : "", label ? label : "");
     printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
            s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
            s->lb->name, c->paths, c->trimming ? "on" : "off", (unsigned long long)c->seed);
@@ -669,7 +686,7 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, "\"sleek\": %s, \"routing\": \"%s\", \"sched\": \"%s\", \"reps_freeze\": %s, "
                  "\"detect_us\": %.3f, \"failed_links\": %u, ",
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
-              c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+              reps_freeze(s) ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
     sb_printf(b, "\"random_failures\": %.15g, ", c->random_failure_p);
     static const char *loss_names[] = {"nack", "dupack", "sack"};
     sb_printf(b, "\"transport\": \"%s\", \"loss_detect\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, "
@@ -787,16 +804,10 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         }
         sb_printf(b, "},\n");
     }
-    if (!strcmp(s->cfg.transport_name, "roce")) {
-        sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s", s->cfg.dcqcn_k_pkts,
-                  s->cfg.roce_selective ? "true" : "false");
-        if (s->cfg.timely) /* only then: runs without TIMELY keep their summary unchanged */
-            sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", s->cfg.timely_t_low_us,
-                      s->cfg.timely_t_high_us);
-        if (s->cfg.hpcc) /* likewise */
-            sb_printf(b, ", \"hpcc\": true");
-        sb_printf(b, "},\n");
-    }
+    /* the run's transport's own section (transport_ops.summary_json) */
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    if (run_tp && run_tp->summary_json)
+        run_tp->summary_json(s, b);
     if (s->ts) { /* only then, so other runs keep their summary */
         struct ts_totals tt;
         ts_totals(s->ts, &tt);

@@ -204,7 +204,7 @@ static void check_supported(const struct sim *s)
                "runs refuse it");
     if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
         refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
-    if (s->pfc || c->hpcc)
+    if (s->pfc || s->class_egress) /* -hpcc: RoCE's telemetry hook on its classes */
         refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");

@@ -23,7 +23,6 @@
 
 #include "../sim.h"
 #include "../topo/fabric.h"
-#include "../transport/hpcc.h"
 #include "../transport/transport.h"
 #include "pfc.h"
 
@@ -538,9 +537,10 @@ void port_tx_done(struct sim *s, uint32_t port_idx)
         check_port_counters(s, port_idx);
         return;
     }
-    if (__builtin_expect(s->hpcc_int != NULL, 0))
-        hpcc_int_stamp(s, port_idx, idx,
-                       p->data_bytes + (p->in_service_queue == SERVED_FROM_DATA ? pkt->size_bytes : 0));
+    /* a class's egress hook (net.h class_need.egress: in-band telemetry) */
+    if (__builtin_expect(s->class_egress, 0) && s->class_policy[pkt->prio].egress)
+        s->class_policy[pkt->prio].egress(s, port_idx, idx,
+                                          p->data_bytes + (p->in_service_queue == SERVED_FROM_DATA ? pkt->size_bytes : 0));
     p->st.tx_packets++;
     p->st.tx_bytes += pkt->size_bytes;
     uint32_t peer = p->peer_node;

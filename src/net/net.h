@@ -172,6 +172,11 @@ struct class_need {
                                 so another transport's need of them wins without a conflict */
     bool trim_weak;          /* trim is a preference (e.g. a lossless class never overflows) */
     uint32_t ecn_step_bytes; /* NEED_STEP's threshold */
+    /* Optional: called as each packet of the class finishes leaving any port
+     * (host NICs too), with the bytes queued at that port's data classes
+     * then (in-band telemetry: RoCE's -hpcc). One hook per class: two
+     * different ones on one class conflict. */
+    void (*egress)(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint32_t qlen_bytes);
 };
 
 /* The policy a class ended with, as summary.json reports it. */
@@ -182,6 +187,8 @@ struct class_policy {
     bool ecn_strong, lasthop_strong, trim_strong; /* decided by a need, not a preference */
     uint32_t ecn_step_bytes;
     const char *ecn_by, *lasthop_by, *trim_by; /* the transport whose need decided it; NULL: as configured */
+    void (*egress)(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint32_t qlen_bytes); /* class_need.egress */
+    const char *egress_by;
 };
 
 /* Adds transport `who`'s needs of classes 1 .. n_classes-1 (need[k]; class 0,

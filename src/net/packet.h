@@ -23,13 +23,10 @@ enum pkt_type {
     PKT_PROBE_ACK = 4, /* the receiver's state (cum + SACK), answering a probe or an RTS */
     PKT_RTS = 5,       /* request to send: header-only control packet that asks for a state ACK */
     PKT_PULL = 6,      /* receiver credit: header-only grant whose pull_q says how much the sender may send */
-    PKT_CNP = 7,       /* RoCE: congestion notification, the receiver saw CE (at most one per flow per 50 us) */
-    PKT_HOMA_GRANT = 8,  /* Homa: seq = cumulative packets granted, ref_seq = their priority level */
-    PKT_HOMA_RESEND = 9, /* Homa: send packets [seq, ref_seq) again */
-    PKT_SIRD_CREDIT = 10,     /* SIRD: receiver credit for one data packet (sird.c; bytes in recvd_bytes) */
-    PKT_SIRD_CREDIT_REQ = 11, /* SIRD: a message's scheduled bytes (pull_q), asked of the receiver */
-    PKT_SIRD_RESEND = 12,    /* SIRD: receiver timeout, resend packets [seq, seq + recvd_bytes) */
-    PKT_SIRD_BUSY = 13,      /* SIRD: the sender has not sent what a RESEND asked for yet (Homa's BUSY) */
+    /* A transport numbers its own packet types from here, in its own header,
+     * and names them in its ops (transport.h pkt_type_names); only its own
+     * code reads them, so two transports' numbers may coincide. */
+    PKT_TP_FIRST = 16,
 };
 
 enum pkt_flag {
@@ -42,8 +39,8 @@ enum pkt_flag {
     PKTF_RTX_ECHO = 1 << 6,     /* ack/nack: the acknowledged packet was a retransmission */
     PKTF_BOUNCED = 1 << 7,      /* nack: a switch returned the trimmed header (control queue full) */
     PKTF_PINNED = 1 << 8,       /* its flow keeps one path: adaptive routing leaves it on its hash */
-    PKTF_SIRD_SCHED = 1 << 9,   /* SIRD data: sent on credit (returns its payload as credit) */
-    PKTF_SIRD_CSN = 1 << 10,    /* SIRD data: sender congestion notification (its unused credit >= SThr) */
+    PKTF_TP_0 = 1 << 9,         /* two bits for the packet's own transport, named in its header */
+    PKTF_TP_1 = 1 << 10,        /* (SIRD: SIRD_PKTF_SCHED, SIRD_PKTF_CSN); only it reads them */
     /* bits 11-12: valleys taken under --reroute bounce (fabric.c), at most 3 */
     PKTF_VALLEYS = 3 << 11,
 };

@@ -140,6 +140,14 @@ void net_class_needs_add(struct sim *s, const char *who, const struct class_need
               who, n->ecn_lasthop, 0, !n->ecn_weak, lasthop_text);
         merge((struct field){&cp->trim, &no_step, &cp->trim_by, &cp->trim_strong}, k, base_trim_on(s, k),
               who, n->trim, 0, !n->trim_weak, trim_text);
+        if (n->egress) {
+            if (cp->egress && cp->egress != n->egress)
+                die_input("switch class %u: %s and %s each stamp their packets as they leave a port; give their "
+                          "connections different classes (--classes, 'priority K')", k, cp->egress_by, who);
+            cp->egress = n->egress;
+            cp->egress_by = who;
+            s->class_egress = true;
+        }
     }
 }
 

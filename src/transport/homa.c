@@ -56,6 +56,7 @@
 #include "../workload/poisson.h"
 #include "data_packet.h"
 #include "flow.h"
+#include "rcv_bitmap.h"
 #include "transport.h"
 
 #include <math.h>
@@ -89,7 +90,7 @@ enum homa_timer {
  * only what its end would know. */
 struct homa_flow {
     struct homa_rx_msg rx;     /* receiver's view */
-    uint64_t *rcv_bits;        /* packets received (freed when complete) */
+    struct rcv_bitmap rcv;     /* packets received (freed when complete) */
     uint64_t rcv_payload_bytes;
     simtime_ps rx_last_ps;     /* last data arrival */
     bool rx_known;             /* a packet has arrived */
@@ -119,6 +120,12 @@ struct homa_run {
     struct rng rng;            /* entropy of receiver-made packets */
     uint64_t grants_sent, resends_sent;
 };
+
+/* The run's Homa state (transport_run_state), NULL before setup. */
+static inline struct homa_run *hr(const struct sim *s)
+{
+    return transport_run_state(s, &transport_homa_ops);
+}
 
 /* ---- options and priorities ---------------------------------------------------------- */
 
@@ -482,7 +489,7 @@ static inline struct homa_flow *hf(const struct sim *s, uint32_t fi)
 static inline uint64_t left_to_send(const struct sim *s, uint32_t fi)
 {
     const struct flow *f = &s->flows[fi];
-    uint64_t sent = (uint64_t)hf(s, fi)->next_seq * s->homa->p.mss_bytes;
+    uint64_t sent = (uint64_t)hf(s, fi)->next_seq * hr(s)->p.mss_bytes;
     return sent >= f->size_bytes ? 0 : f->size_bytes - sent;
 }
 
@@ -564,14 +571,20 @@ static void heap_remove(struct sim *s, struct homa_tx_heap *h, uint32_t fi)
  * switches get one class per priority level. */
 static void homa_init_run(struct sim *s)
 {
-    if (s->homa)
+    if (hr(s))
         return;
     struct config *c = &s->cfg;
     struct homa_run *r = xcalloc(1, sizeof *r);
-    s->homa = r;
+    transport_set_run_state(s, &transport_homa_ops, r);
     homa_params_default(&r->p, c->mtu_bytes - c->hdr_bytes);
     char err[256];
-    if (!homa_params_parse(&r->p, c->homa_opts, c->n_homa_opts, err, sizeof err))
+    unsigned n_opts = transport_flag_count(s, "--homa-opt");
+    const char **opts = xcalloc(n_opts ? n_opts : 1, sizeof *opts);
+    for (unsigned i = 0; i < n_opts; i++)
+        opts[i] = transport_flag_arg_at(s, "--homa-opt", i, 0);
+    bool ok = homa_params_parse(&r->p, opts, n_opts, err, sizeof err);
+    free(opts);
+    if (!ok)
         die_input("%s", err);
     r->timeout_ps = (simtime_ps)llround(r->p.timeout_us * (double)PS_PER_US);
 }
@@ -580,7 +593,7 @@ static void homa_configure(struct sim *s)
 {
     homa_init_run(s);
     struct config *c = &s->cfg;
-    uint32_t levels = s->homa->p.levels;
+    uint32_t levels = hr(s)->p.levels;
     if (c->n_classes < levels) {
         if (c->classes_given)
             die_input("--classes %u: Homa uses %u priority levels, one switch class each; give --classes %u or "
@@ -592,7 +605,7 @@ static void homa_configure(struct sim *s)
 static void homa_setup(struct sim *s)
 {
     homa_init_run(s);
-    struct homa_run *r = s->homa;
+    struct homa_run *r = hr(s);
     const struct config *c = &s->cfg;
     if (c->n_classes < r->p.levels)
         die_input("--transport homa (a .cm line): Homa uses %u priority levels; give --classes %u", r->p.levels,
@@ -600,14 +613,10 @@ static void homa_setup(struct sim *s)
     if (c->class_drr)
         die_input("--sched class-drr: Homa's priority levels need strict priority between classes");
     if (!r->p.cutoffs_given && r->p.unsched_levels > 1) {
-        if (poisson_is_spec(c->workload_spec)) {
-            struct poisson_spec ps;
-            struct size_cdf cdf;
-            char err[1024];
-            if (!poisson_parse(&ps, c->workload_spec, err, sizeof err) ||
-                !cdf_read_file(&cdf, ps.cdf_path, err, sizeof err))
-                die_input("%s", err);
-            homa_cutoffs_from_cdf(&r->p, &cdf, ps.step);
+        struct size_cdf cdf;
+        bool step;
+        if (workload_size_cdf(c, &cdf, &step)) {
+            homa_cutoffs_from_cdf(&r->p, &cdf, step);
             cdf_free(&cdf);
         } else {
             uint64_t *sizes = xmalloc((s->cm.n_conns ? s->cm.n_conns : 1) * sizeof *sizes);
@@ -655,10 +664,10 @@ static void homa_flow_release(struct sim *s, uint32_t fi)
     invariant(f->rcv_complete && hf(s, fi)->heap_pos == HOMA_NOT_SCHEDULED &&
                   hf(s, fi)->rx.sched_pos == HOMA_NOT_SCHEDULED,
               "Homa flow %u released while scheduled", fi);
-    free(hf(s, fi)->rcv_bits);
-    lb_state_free(f->lb, f->lb_state);
+    rcv_bitmap_free(&hf(s, fi)->rcv);
+    transport_cc_lb_free(f);
     free(f->tp_state);
-    f->lb_state = f->tp_state = NULL;
+    f->tp_state = NULL;
 }
 
 static bool homa_can_release(const struct sim *s)
@@ -673,13 +682,12 @@ static void homa_free(struct sim *s)
         struct flow *f = &s->flows[i];
         if (f->tp != &transport_homa_ops || !f->tp_state)
             continue;
-        free(hf(s, i)->rcv_bits);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        rcv_bitmap_free(&hf(s, i)->rcv);
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }
-    struct homa_run *r = s->homa;
+    struct homa_run *r = hr(s);
     if (!r)
         return;
     for (uint32_t h = 0; r->rx && h < s->n_hosts; h++) {
@@ -689,7 +697,7 @@ static void homa_free(struct sim *s)
     free(r->rx);
     free(r->tx);
     free(r);
-    s->homa = NULL;
+    transport_set_run_state(s, &transport_homa_ops, NULL);
 }
 
 /* ---- sender --------------------------------------------------------------------------------- */
@@ -697,10 +705,10 @@ static void homa_free(struct sim *s)
 static void arm_tx_timer(struct sim *s, uint32_t fi)
 {
     struct homa_flow *h = hf(s, fi);
-    if (!s->homa->timeout_ps || h->tx_timer_armed || h->tx_heard)
+    if (!hr(s)->timeout_ps || h->tx_timer_armed || h->tx_heard)
         return;
     h->tx_timer_armed = true;
-    transport_timer_at(s, s->now + s->homa->timeout_ps, fi, HOMA_TIMER_TX);
+    transport_timer_at(s, s->now + hr(s)->timeout_ps, fi, HOMA_TIMER_TX);
 }
 
 /* The message may send: into its host's heap and the NIC's ring. */
@@ -710,7 +718,7 @@ static void tx_wake(struct sim *s, uint32_t fi)
     if (f->state != FLOW_ACTIVE || !tx_sendable(s, fi))
         return;
     if (hf(s, fi)->heap_pos == HOMA_NOT_SCHEDULED)
-        heap_push(s, &s->homa->tx[f->src], fi);
+        heap_push(s, &hr(s)->tx[f->src], fi);
     transport_nic_ready(s, fi);
 }
 
@@ -719,7 +727,7 @@ static void homa_flow_start(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     if (!transport_flow_activate(s, f))
         return;
-    struct homa_run *r = s->homa;
+    struct homa_run *r = hr(s);
     struct homa_flow *h = xcalloc(1, sizeof *h);
     f->tp_state = h;
     h->unsched_pkts = homa_unsched_pkts(&r->p, f->size_bytes, f->n_pkts);
@@ -736,7 +744,7 @@ static void homa_flow_start(struct sim *s, uint32_t fi)
  * with the fewest bytes left to send (SRBF), whichever flow the ring asked. */
 static uint32_t homa_nic_pull(struct sim *s, uint32_t fi)
 {
-    struct homa_tx_heap *heap = &s->homa->tx[s->flows[fi].src];
+    struct homa_tx_heap *heap = &hr(s)->tx[s->flows[fi].src];
     while (heap->n) {
         uint32_t top = heap->a[0];
         if (tx_sendable(s, top))
@@ -754,7 +762,7 @@ static uint32_t homa_nic_pull(struct sim *s, uint32_t fi)
               "Homa flow %u: sending packet %u beyond the receiver's grant of %u", top, seq, h->rx.granted_pkts);
     invariant(h->next_seq <= h->tx_granted && h->tx_granted <= f->n_pkts,
               "Homa flow %u: next packet %u, granted %u of %u", top, h->next_seq, h->tx_granted, f->n_pkts);
-    uint32_t size = flow_pkt_payload(f, seq, s->homa->p.mss_bytes) + s->cfg.hdr_bytes;
+    uint32_t size = flow_pkt_payload(f, seq, hr(s)->p.mss_bytes) + s->cfg.hdr_bytes;
     uint32_t idx = transport_data_packet(s, top, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
     p->prio = seq < h->unsched_pkts ? h->unsched_level : h->sched_level;
@@ -813,9 +821,9 @@ static void tx_timer(struct sim *s, uint32_t fi)
     h->tx_timer_armed = false;
     if (f->state != FLOW_ACTIVE || h->tx_heard)
         return;
-    if (s->now < h->tx_last_ps + s->homa->timeout_ps) {
+    if (s->now < h->tx_last_ps + hr(s)->timeout_ps) {
         h->tx_timer_armed = true;
-        transport_timer_at(s, h->tx_last_ps + s->homa->timeout_ps, fi, HOMA_TIMER_TX);
+        transport_timer_at(s, h->tx_last_ps + hr(s)->timeout_ps, fi, HOMA_TIMER_TX);
         return;
     }
     /* nothing heard and no answer: the receiver may not know the message */
@@ -836,40 +844,27 @@ static void tx_timer(struct sim *s, uint32_t fi)
  * sender, at the highest priority. */
 static void send_ctl(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t ref)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_make_reply(s, fi, type, seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->prio = PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->seq = seq;
     p->ref_seq = ref;
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->dst;
-    p->dst_host = f->src;
     p->ts_ps = s->now;
-    p->entropy = (uint16_t)rng_below(&s->homa->rng, s->cfg.paths);
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    p->entropy = (uint16_t)rng_below(&hr(s)->rng, s->cfg.paths);
+    port_enqueue(s, s->hosts[s->flows[fi].dst].nic_port, idx);
 }
 
 static void arm_rx_timer(struct sim *s, uint32_t fi)
 {
     struct homa_flow *h = hf(s, fi);
-    if (!s->homa->timeout_ps || h->rx_timer_armed)
+    if (!hr(s)->timeout_ps || h->rx_timer_armed)
         return;
     h->rx_timer_armed = true;
-    transport_timer_at(s, s->now + s->homa->timeout_ps, fi, HOMA_TIMER_RX);
+    transport_timer_at(s, s->now + hr(s)->timeout_ps, fi, HOMA_TIMER_RX);
 }
 
 /* Grant decisions at a receiving host until no message moves up. */
 static void grant(struct sim *s, uint32_t host)
 {
-    struct homa_run *r = s->homa;
+    struct homa_run *r = hr(s);
     struct homa_grant g[HOMA_MAX_K];
     bool again = true;
     while (again) {
@@ -878,7 +873,7 @@ static void grant(struct sim *s, uint32_t host)
             uint32_t fi = g[i].m->id;
             hf(s, fi)->grants++;
             r->grants_sent++;
-            send_ctl(s, fi, PKT_HOMA_GRANT, g[i].granted_pkts, g[i].level);
+            send_ctl(s, fi, HOMA_PKT_GRANT, g[i].granted_pkts, g[i].level);
             arm_rx_timer(s, fi);
         }
     }
@@ -891,26 +886,24 @@ static void rx_complete(struct sim *s, uint32_t fi)
 #ifdef SPRAYSIM_CHECKS
     uint32_t bits = 0;
     for (uint32_t w = 0; w < (f->n_pkts + 63) / 64; w++)
-        bits += (uint32_t)__builtin_popcountll(h->rcv_bits[w]);
+        bits += (uint32_t)__builtin_popcountll(h->rcv.bits[w]);
     invariant(bits == h->rx.rcvd_pkts && bits == f->n_pkts, "Homa flow %u: %u packets counted, %u in the bitmap, %u "
               "in the message", fi, h->rx.rcvd_pkts, bits, f->n_pkts);
 #endif
     invariant(h->rcv_payload_bytes == f->size_bytes, "Homa flow %u: received %llu payload bytes of %llu", fi,
               (unsigned long long)h->rcv_payload_bytes, (unsigned long long)f->size_bytes);
-    homa_sched_remove(&s->homa->rx[f->dst], &h->rx);
-    free(h->rcv_bits);
-    h->rcv_bits = NULL;
+    homa_sched_remove(&hr(s)->rx[f->dst], &h->rx);
+    rcv_bitmap_free(&h->rcv);
     f->rcv_complete = true;
     f->rcv_done_ps = s->now;
     /* one-way message: done when the receiver has every byte */
     f->state = FLOW_DONE;
     f->finish_ps = s->now;
     s->flows_finished++;
-    heap_remove(s, &s->homa->tx[f->src], fi);
+    heap_remove(s, &hr(s)->tx[f->src], fi);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state); /* the sender sends no more */
-    f->lb_state = NULL;
+    transport_cc_lb_free(f); /* the sender sends no more */
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);
@@ -932,18 +925,17 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
         /* every data packet carries the message length (the receiver reads
          * the flow's size as that field) */
         h->rx_known = true;
-        h->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
+        rcv_bitmap_init(&h->rcv, f->n_pkts);
         h->rx = (struct homa_rx_msg){.size_bytes = f->size_bytes, .n_pkts = f->n_pkts, .sender = f->src, .id = fi, .order = f->ordinal,
-                                     .granted_pkts = homa_unsched_pkts(&s->homa->p, f->size_bytes, f->n_pkts),
+                                     .granted_pkts = homa_unsched_pkts(&hr(s)->p, f->size_bytes, f->n_pkts),
                                      .sched_pos = HOMA_NOT_SCHEDULED};
-        homa_sched_add(&s->homa->rx[f->dst], &h->rx, s->homa->p.mss_bytes);
+        homa_sched_add(&hr(s)->rx[f->dst], &h->rx, hr(s)->p.mss_bytes);
     }
     h->rx_last_ps = s->now;
-    if ((h->rcv_bits[p->seq >> 6] >> (p->seq & 63)) & 1)
+    if (!rcv_bitmap_set(&h->rcv, p->seq))
         return; /* duplicate */
-    h->rcv_bits[p->seq >> 6] |= 1ULL << (p->seq & 63);
     h->rx.rcvd_pkts++;
-    h->rcv_payload_bytes += flow_pkt_payload(f, p->seq, s->homa->p.mss_bytes);
+    h->rcv_payload_bytes += flow_pkt_payload(f, p->seq, hr(s)->p.mss_bytes);
     invariant(h->rx.rcvd_pkts <= f->n_pkts && h->rcv_payload_bytes <= f->size_bytes,
               "Homa flow %u: %u packets, %llu bytes received of %u, %llu", fi, h->rx.rcvd_pkts,
               (unsigned long long)h->rcv_payload_bytes, f->n_pkts, (unsigned long long)f->size_bytes);
@@ -961,25 +953,25 @@ static void rx_timer(struct sim *s, uint32_t fi)
     h->rx_timer_armed = false;
     if (f->rcv_complete || h->rx.granted_pkts <= h->rx.rcvd_pkts)
         return; /* nothing owed: waiting for a grant is not a loss */
-    simtime_ps due = h->rx_last_ps + s->homa->timeout_ps;
+    simtime_ps due = h->rx_last_ps + hr(s)->timeout_ps;
     if (s->now < due) {
         h->rx_timer_armed = true;
         transport_timer_at(s, due, fi, HOMA_TIMER_RX);
         return;
     }
-    uint32_t lo = 0;
-    while (lo < h->rx.granted_pkts && ((h->rcv_bits[lo >> 6] >> (lo & 63)) & 1))
-        lo++;
+    uint32_t lo = rcv_bitmap_next_missing(&h->rcv, h->rcv.cum);
+    if (lo > h->rx.granted_pkts)
+        lo = h->rx.granted_pkts;
     if (lo < h->rx.granted_pkts) {
-        uint32_t rtt_pkts = (uint32_t)((s->homa->p.rtt_bytes + s->homa->p.mss_bytes - 1) / s->homa->p.mss_bytes);
+        uint32_t rtt_pkts = (uint32_t)((hr(s)->p.rtt_bytes + hr(s)->p.mss_bytes - 1) / hr(s)->p.mss_bytes);
         uint32_t hi = lo + 1;
-        while (hi < h->rx.granted_pkts && hi - lo < rtt_pkts && !((h->rcv_bits[hi >> 6] >> (hi & 63)) & 1))
+        while (hi < h->rx.granted_pkts && hi - lo < rtt_pkts && !rcv_bitmap_test(&h->rcv, hi))
             hi++;
         f->c.timeouts++;
         s->tot.rtos++;
         h->resends++;
-        s->homa->resends_sent++;
-        send_ctl(s, fi, PKT_HOMA_RESEND, lo, hi);
+        hr(s)->resends_sent++;
+        send_ctl(s, fi, HOMA_PKT_RESEND, lo, hi);
     }
     h->rx_last_ps = s->now; /* the next RESEND a timeout later */
     arm_rx_timer(s, fi);
@@ -996,12 +988,12 @@ static void homa_receive(struct sim *s, uint32_t pkt_idx)
     case PKT_DATA:
         on_data(s, fi, &copy);
         break;
-    case PKT_HOMA_GRANT:
+    case HOMA_PKT_GRANT:
         s->tot.ctl_delivered++;
         if (s->flows[fi].state == FLOW_ACTIVE)
             on_grant(s, fi, &copy);
         break;
-    case PKT_HOMA_RESEND:
+    case HOMA_PKT_RESEND:
         s->tot.ctl_delivered++;
         if (s->flows[fi].state == FLOW_ACTIVE)
             on_resend(s, fi, &copy);
@@ -1030,6 +1022,21 @@ uint64_t homa_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 }
 
 static const char *const homa_counter_names[] = {"grants", "resends"};
+
+static const char *const homa_pkt_type_names[] = {"HOMA_GRANT", "HOMA_RESEND"}; /* from HOMA_PKT_GRANT */
+
+static const struct transport_flag homa_flags[] = {
+    {"--homa-opt", 1, true, "NAME=VALUE",
+     "levels, k, unsched_levels, rtt_bytes, unsched_bytes, cutoffs, timeout_us; repeatable"},
+};
+
+/* --homa-opt is read by the run's transport only (its levels shape the
+ * switch classes before the fabric is built) */
+static void homa_check_flags(const struct sim *s)
+{
+    if (transport_flag_given(s, "--homa-opt") && strcmp(s->cfg.transport_name, "homa"))
+        die_input("--homa-opt: a Homa option; add --transport homa");
+}
 
 static void homa_counters(const struct sim *s, uint32_t fi, uint64_t *out)
 {
@@ -1061,4 +1068,9 @@ const struct transport_ops transport_homa_ops = {
     .rcv_payload_bytes = homa_rcv_payload_bytes,
     .ecn_only_when_given = true,
     .one_way = true, /* done at delivery, no ACK: flows.csv's ideal is the delivery's */
+    .flags = homa_flags,
+    .n_flags = sizeof homa_flags / sizeof homa_flags[0],
+    .check_flags = homa_check_flags,
+    .pkt_type_names = homa_pkt_type_names,
+    .n_pkt_types = sizeof homa_pkt_type_names / sizeof homa_pkt_type_names[0],
 };

@@ -8,6 +8,7 @@
 #define SPRAYSIM_HOMA_H
 
 #include "../core/core.h"
+#include "../net/packet.h"
 
 struct size_cdf;
 
@@ -16,6 +17,12 @@ struct size_cdf;
  * resends share with the highest unscheduled level, as HomaSim sends grants
  * at the highest priority. */
 #define HOMA_MAX_LEVELS 8
+
+/* Homa's own packet types (transport.h: numbered from PKT_TP_FIRST) */
+enum homa_pkt_type {
+    HOMA_PKT_GRANT = PKT_TP_FIRST, /* seq = cumulative packets granted, ref_seq = their priority level */
+    HOMA_PKT_RESEND,               /* send packets [seq, ref_seq) again */
+};
 
 struct homa_params {
     uint32_t levels;          /* priority levels = switch classes used (2..8) */

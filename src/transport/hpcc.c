@@ -116,36 +116,32 @@ static void grow(struct hpcc_int_table *t, uint32_t need)
     t->capacity = cap;
 }
 
-void hpcc_int_setup(struct sim *s)
+struct hpcc_int_table *hpcc_int_new(uint32_t pool_capacity)
 {
     struct hpcc_int_table *t = xcalloc(1, sizeof(*t));
     t->max_hops = HPCC_MAX_HOPS;
-    grow(t, s->pool.capacity);
-    s->hpcc_int = t;
+    grow(t, pool_capacity);
+    return t;
 }
 
-void hpcc_int_free(struct sim *s)
+void hpcc_int_delete(struct hpcc_int_table *t)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
     if (!t)
         return;
     free(t->hops);
     free(t->rec);
     free(t);
-    s->hpcc_int = NULL;
 }
 
-void hpcc_int_clear(struct sim *s, uint32_t idx)
+void hpcc_int_clear(struct hpcc_int_table *t, uint32_t idx)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
     if (idx >= t->capacity)
         grow(t, idx + 1);
     t->hops[idx] = 0;
 }
 
-void hpcc_int_stamp(struct sim *s, uint32_t port_idx, uint32_t idx, uint32_t qlen_bytes)
+void hpcc_int_stamp(struct sim *s, struct hpcc_int_table *t, uint32_t port_idx, uint32_t idx, uint32_t qlen_bytes)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
     const struct packet *pkt = pkt_at(&s->pool, idx);
     if (pkt->type != PKT_DATA || idx >= t->capacity)
         return; /* only data carries INT; a data packet has a row from hpcc_int_clear */
@@ -158,9 +154,8 @@ void hpcc_int_stamp(struct sim *s, uint32_t port_idx, uint32_t idx, uint32_t qle
     t->hops[idx] = (uint8_t)(h + 1);
 }
 
-const struct hpcc_int *hpcc_int_of(const struct sim *s, uint32_t idx, uint32_t *n)
+const struct hpcc_int *hpcc_int_of(const struct hpcc_int_table *t, uint32_t idx, uint32_t *n)
 {
-    const struct hpcc_int_table *t = s->hpcc_int;
     if (!t || idx >= t->capacity || !t->hops[idx]) {
         *n = 0;
         return NULL;
@@ -169,9 +164,8 @@ const struct hpcc_int *hpcc_int_of(const struct sim *s, uint32_t idx, uint32_t *
     return &t->rec[(size_t)idx * t->max_hops];
 }
 
-void hpcc_int_put(struct sim *s, uint32_t idx, const struct hpcc_int *rec, uint32_t n)
+void hpcc_int_put(struct hpcc_int_table *t, uint32_t idx, const struct hpcc_int *rec, uint32_t n)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
     if (idx >= t->capacity)
         grow(t, idx + 1);
     if (n > t->max_hops)
@@ -182,20 +176,18 @@ void hpcc_int_put(struct sim *s, uint32_t idx, const struct hpcc_int *rec, uint3
 
 /* ---- RoCE hooks ---------------------------------------------------------------------------- */
 
-void hpcc_int_save(struct sim *s, uint32_t idx)
+void hpcc_int_save(struct hpcc_int_table *t, uint32_t idx)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
     uint32_t n;
-    const struct hpcc_int *r = hpcc_int_of(s, idx, &n);
+    const struct hpcc_int *r = hpcc_int_of(t, idx, &n);
     t->saved_n = n;
     if (n)
         memcpy(t->saved, r, n * sizeof(*r));
 }
 
-void hpcc_int_echo(struct sim *s, uint32_t idx)
+void hpcc_int_echo(struct hpcc_int_table *t, uint32_t idx)
 {
-    struct hpcc_int_table *t = s->hpcc_int;
-    hpcc_int_put(s, idx, t->saved, t->saved_n);
+    hpcc_int_put(t, idx, t->saved, t->saved_n);
 }
 
 

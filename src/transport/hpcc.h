@@ -98,24 +98,25 @@ double hpcc_on_ack(struct hpcc_state *h, uint32_t ack_seq, uint32_t snd_nxt, con
 double hpcc_rate_mbps(const struct hpcc_state *h);
 
 struct sim;
-/* Allocates the side table (HPCC on only). */
-void hpcc_int_setup(struct sim *s);
-void hpcc_int_free(struct sim *s);
+/* The side table (HPCC on only; RoCE's per-run state holds it), first
+ * covering packet indices below pool_capacity. */
+struct hpcc_int_table *hpcc_int_new(uint32_t pool_capacity);
+void hpcc_int_delete(struct hpcc_int_table *t);
 /* An egress finished sending packet `idx`: append its record (data packets only). */
-void hpcc_int_stamp(struct sim *s, uint32_t port_idx, uint32_t idx, uint32_t qlen_bytes);
+void hpcc_int_stamp(struct sim *s, struct hpcc_int_table *t, uint32_t port_idx, uint32_t idx, uint32_t qlen_bytes);
 /* A new data packet starts with no records. */
-void hpcc_int_clear(struct sim *s, uint32_t idx);
+void hpcc_int_clear(struct hpcc_int_table *t, uint32_t idx);
 /* Records of packet idx (NULL and *n = 0 when it has none). */
-const struct hpcc_int *hpcc_int_of(const struct sim *s, uint32_t idx, uint32_t *n);
+const struct hpcc_int *hpcc_int_of(const struct hpcc_int_table *t, uint32_t idx, uint32_t *n);
 /* Copies n records into packet idx's row (the receiver's ACK). */
-void hpcc_int_put(struct sim *s, uint32_t idx, const struct hpcc_int *rec, uint32_t n);
+void hpcc_int_put(struct hpcc_int_table *t, uint32_t idx, const struct hpcc_int *rec, uint32_t n);
 
 /* ---- the RoCE transport's hooks (roce.c); the algorithm is the CC module
  * cc_hpcc_ops (cc.h), fed the ACK's records ---- */
 /* The receiver is handling data packet `idx` (about to be released): keep
  * its records for the ACK it will send. */
-void hpcc_int_save(struct sim *s, uint32_t idx);
+void hpcc_int_save(struct hpcc_int_table *t, uint32_t idx);
 /* The ACK `idx` was just built: give it the saved records. */
-void hpcc_int_echo(struct sim *s, uint32_t idx);
+void hpcc_int_echo(struct hpcc_int_table *t, uint32_t idx);
 
 #endif

@@ -23,7 +23,7 @@
  * (src/net/pfc.c, thresholds 12 and 15 packets), no trimming, no ECN unless
  * -dcqcn K sets step marking above K packets.
  *
- * Rate control: one rate-based CC module (cc.h) per run, s->rate_cc:
+ * Rate control: one rate-based CC module (cc.h) per run, roce_run.rate_cc:
  * DCQCN (-dcqcn K, dcqcn.c), TIMELY (-timely, timely.c) or HPCC (-hpcc,
  * hpcc.c), or none (line rate). The sender paces at its cc_rate, keeps its
  * window when it has one (HPCC's W), and tells it of every ACK (with the
@@ -39,6 +39,8 @@
 #include "timely.h"
 #include "flow.h"
 #include "hpcc.h"
+#include "rcv_bitmap.h"
+#include "roce.h"
 #include "transport.h"
 
 #include <stdio.h>
@@ -73,8 +75,20 @@ struct roce_flow {
     bool cnp_sent_once;
     simtime_ps last_cnp_ps;
     uint64_t cnps_sent;
-    uint64_t *rcv_bits;       /* selective repeat: packets held beyond rcv_next */
+    struct rcv_bitmap rcv;    /* selective repeat: packets held (rcv.cum is rcv_next); bits NULL without it */
 };
+
+/* The run's RoCE options and rate control (transport_run_state). */
+struct roce_run {
+    struct roce_opts o;
+    const struct cc_ops *rate_cc;      /* DCQCN, TIMELY or HPCC (cc.h rate_based), NULL: line rate */
+    struct hpcc_int_table *hpcc_int;   /* -hpcc: INT records per packet (hpcc.h), NULL otherwise */
+};
+
+static inline struct roce_run *rr(const struct sim *s)
+{
+    return transport_run_state(s, &transport_roce_ops);
+}
 
 static inline struct roce_flow *rf(const struct sim *s, uint32_t fi)
 {
@@ -86,16 +100,74 @@ static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uin
     return flow_pkt_payload(f, seq, s->cfg.mtu_bytes - s->cfg.hdr_bytes) + s->cfg.hdr_bytes;
 }
 
+/* RoCE's flags, as typed or as --cc names them (options.c keeps a
+ * rate-based --cc aside in cfg.rate_cc_name for the run's transport) */
+void roce_read_opts(const struct sim *s, struct roce_opts *o)
+{
+    const char *rc = s->cfg.rate_cc_name;
+    o->dcqcn_k_pkts = (uint32_t)transport_flag_uint(s, "-dcqcn", 0, 1, 1000000, 0);
+    o->timely = transport_flag_given(s, "-timely") || (rc && !strcmp(rc, cc_timely_ops.name));
+    o->hpcc = transport_flag_given(s, "-hpcc") || (rc && !strcmp(rc, cc_hpcc_ops.name));
+    o->selective = transport_flag_given(s, "-out_of_order");
+    o->timely_t_low_us = transport_flag_real(s, "-timely_thresholds", 0, 1e-3, 1e6, TIMELY_T_LOW_US);
+    o->timely_t_high_us = transport_flag_real(s, "-timely_thresholds", 1, 1e-3, 1e6, TIMELY_T_HIGH_US);
+}
+
+/* Every RoCE flag's checks, for any run (sim_setup, so --check too), in
+ * the order options.c and sim.c made them. */
+static void roce_check_flags(const struct sim *s)
+{
+    const struct config *c = &s->cfg;
+    bool is_run = !strcmp(c->transport_name, "roce");
+    const char *rc = c->rate_cc_name;
+    if (rc && !is_run)
+        die_input("--cc %s: a rate control of RoCE's: give --transport roce", rc);
+    struct roce_opts o;
+    roce_read_opts(s, &o);
+    if (rc && !strcmp(rc, cc_dcqcn_ops.name) && !o.dcqcn_k_pkts)
+        die_input("--cc dcqcn: give -dcqcn K, the switches' marking threshold in packets");
+    if (o.timely_t_low_us > o.timely_t_high_us)
+        die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", o.timely_t_low_us, o.timely_t_high_us);
+    if (transport_flag_given(s, "-timely_thresholds") && !o.timely)
+        die_input("-timely_thresholds: TIMELY's thresholds; add -timely (RoCE's rate control)");
+    if (!is_run && (o.dcqcn_k_pkts || o.selective || o.timely || o.hpcc))
+        die_input("%s: a RoCE option; add --transport roce",
+                  o.dcqcn_k_pkts ? "-dcqcn" : o.timely ? "-timely" : o.hpcc ? "-hpcc" : "-out_of_order");
+    if (o.dcqcn_k_pkts && o.timely)
+        die_input("-dcqcn and -timely: RoCE runs one rate control at a time; give one of them");
+    if (o.hpcc && o.dcqcn_k_pkts)
+        die_input("-hpcc and -dcqcn: choose one rate control for RoCE, not both");
+    if (o.hpcc && o.timely)
+        die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
+}
+
 static void roce_setup(struct sim *s)
 {
     const struct config *c = &s->cfg;
-    /* the rate control, by its flag (mutually exclusive, options.c) */
-    s->rate_cc = c->dcqcn_k_pkts ? &cc_dcqcn_ops : c->timely ? &cc_timely_ops : c->hpcc ? &cc_hpcc_ops : NULL;
-    if (c->dcqcn_k_pkts && !c->pfc)
+    struct roce_run *run = xcalloc(1, sizeof *run);
+    transport_set_run_state(s, &transport_roce_ops, run);
+    roce_read_opts(s, &run->o);
+    /* the rate control, by its flag (mutually exclusive, roce_check_flags) */
+    run->rate_cc = run->o.dcqcn_k_pkts ? &cc_dcqcn_ops : run->o.timely ? &cc_timely_ops : run->o.hpcc ? &cc_hpcc_ops : NULL;
+    if (run->o.hpcc)
+        run->hpcc_int = hpcc_int_new(s->pool.capacity);
+    if (run->o.dcqcn_k_pkts && !c->pfc)
         die_input("-dcqcn: DCQCN runs over lossless (PFC) switches; do not turn PFC off");
     /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above
      * K packets on every egress (LosslessOutputQueue::_K); RoCE switches
      * never trim (without PFC a full queue drops) */
+}
+
+struct hpcc_int_table *roce_hpcc_int(const struct sim *s)
+{
+    const struct roce_run *run = rr(s);
+    return run ? run->hpcc_int : NULL;
+}
+
+/* The egress hook of RoCE's classes under -hpcc (struct class_need.egress). */
+static void roce_egress_stamp(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint32_t qlen_bytes)
+{
+    hpcc_int_stamp(s, rr(s)->hpcc_int, port_idx, pkt_idx, qlen_bytes);
 }
 
 /* htsim main_roce.cpp: no ECN unless -dcqcn K, then step marking above K
@@ -110,22 +182,28 @@ static void roce_setup(struct sim *s)
 static void roce_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
 {
     const struct config *c = &s->cfg;
-    struct class_need dcqcn = {.ecn = NEED_STEP, .ecn_step_bytes = c->dcqcn_k_pkts * c->mtu_bytes};
+    const struct roce_run *run = rr(s);
+    struct class_need dcqcn = {.ecn = NEED_STEP, .ecn_step_bytes = run->o.dcqcn_k_pkts * c->mtu_bytes};
     if (c->lossless_mask) {
-        for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES && c->dcqcn_k_pkts; k++)
+        for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES && run->o.dcqcn_k_pkts; k++)
             if (c->lossless_mask & (1u << k))
                 need[k] = dcqcn;
-        return;
+    } else {
+        for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++) {
+            if (!(classes & (1u << k)))
+                continue;
+            need[k] = (struct class_need){.trim = NEED_OFF, .trim_weak = c->pfc};
+            if (run->o.dcqcn_k_pkts)
+                need[k].ecn = NEED_STEP, need[k].ecn_step_bytes = dcqcn.ecn_step_bytes;
+            else if (!c->ecn_high_pkts)
+                need[k].ecn = NEED_OFF, need[k].ecn_weak = true;
+        }
     }
-    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++) {
-        if (!(classes & (1u << k)))
-            continue;
-        need[k] = (struct class_need){.trim = NEED_OFF, .trim_weak = c->pfc};
-        if (c->dcqcn_k_pkts)
-            need[k].ecn = NEED_STEP, need[k].ecn_step_bytes = dcqcn.ecn_step_bytes;
-        else if (!c->ecn_high_pkts)
-            need[k].ecn = NEED_OFF, need[k].ecn_weak = true;
-    }
+    /* -hpcc: in-band telemetry stamped as each packet of RoCE's classes
+     * leaves a port (hpcc.h); net/ calls the hook, knowing no protocol */
+    for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES && run->hpcc_int; k++)
+        if (classes & (1u << k))
+            need[k].egress = roce_egress_stamp;
 }
 
 static void roce_free(struct sim *s)
@@ -134,13 +212,18 @@ static void roce_free(struct sim *s)
         struct flow *f = &s->flows[i];
         if (f->tp != &transport_roce_ops || !f->tp_state)
             continue;
-        free(rf(s, i)->rcv_bits);
+        rcv_bitmap_free(&rf(s, i)->rcv);
         free(rf(s, i)->rc_state);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }
+    struct roce_run *run = rr(s);
+    if (!run)
+        return;
+    hpcc_int_delete(run->hpcc_int);
+    free(run);
+    transport_set_run_state(s, &transport_roce_ops, NULL);
 }
 
 static void arm(struct sim *s, uint32_t fi, bool *pending, simtime_ps at, enum roce_timer kind)
@@ -166,9 +249,9 @@ static void restart_rto(struct sim *s, uint32_t fi)
 static void arm_rate_cc(struct sim *s, uint32_t fi)
 {
     struct roce_flow *r = rf(s, fi);
-    if (!r->rc_state || !s->rate_cc->next_timer)
+    if (!r->rc_state || !rr(s)->rate_cc->next_timer)
         return;
-    r->rc_timer_ps = s->rate_cc->next_timer(r->rc_state);
+    r->rc_timer_ps = rr(s)->rate_cc->next_timer(r->rc_state);
     if (r->rc_timer_ps != SIMTIME_NEVER)
         arm(s, fi, &r->rc_pending, r->rc_timer_ps, ROCE_TIMER_RATE_CC);
 }
@@ -194,9 +277,9 @@ static void inherit_rate(struct sim *s, uint32_t fi, struct roce_flow *r)
     if (!r->rc_state || prev == CM_NO_MSG || !transport_msg_inherits(s, f) || !s->flows[prev].tp_state)
         return;
     const struct roce_flow *p = s->flows[prev].tp_state;
-    memcpy(r->rc_state, p->rc_state, s->rate_cc->state_size);
-    if (s->rate_cc->on_new_message)
-        s->rate_cc->on_new_message(r->rc_state, s->now);
+    memcpy(r->rc_state, p->rc_state, rr(s)->rate_cc->state_size);
+    if (rr(s)->rate_cc->on_new_message)
+        rr(s)->rate_cc->on_new_message(r->rc_state, s->now);
 }
 
 static void roce_flow_start(struct sim *s, uint32_t fi)
@@ -209,19 +292,19 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
                (double)s->now / PS_PER_US);
     struct roce_flow *r = xcalloc(1, sizeof(*r));
     r->rtx_seq = UINT32_MAX;
-    if (s->rate_cc) {
+    if (rr(s)->rate_cc) {
         struct cc_params cp;
         transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
         /* -timely_thresholds reach TIMELY as its options */
-        struct cc_option opts[2] = {{"t_low_us", s->cfg.timely_t_low_us}, {"t_high_us", s->cfg.timely_t_high_us}};
+        struct cc_option opts[2] = {{"t_low_us", rr(s)->o.timely_t_low_us}, {"t_high_us", rr(s)->o.timely_t_high_us}};
         cp.opts = opts;
         cp.n_opts = 2;
         cp.start_ps = s->now;
-        r->rc_state = xcalloc(1, s->rate_cc->state_size);
-        s->rate_cc->init(r->rc_state, &cp);
+        r->rc_state = xcalloc(1, rr(s)->rate_cc->state_size);
+        rr(s)->rate_cc->init(r->rc_state, &cp);
     }
-    if (s->cfg.roce_selective)
-        r->rcv_bits = xcalloc((f->n_pkts + 63) / 64, sizeof(uint64_t));
+    if (rr(s)->o.selective)
+        rcv_bitmap_init(&r->rcv, f->n_pkts);
     f->tp_state = r;
     inherit_rate(s, fi, r);
     transport_lb_start(s, fi);
@@ -264,8 +347,8 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     uint32_t size = wire_bytes(s, f, seq);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
-    if (s->hpcc_int)
-        hpcc_int_clear(s, idx);
+    if (rr(s)->hpcc_int)
+        hpcc_int_clear(rr(s)->hpcc_int, idx);
     f->c.pkts_sent++;
     s->tot.data_pkts_sent++;
     if (rtx) {
@@ -275,8 +358,8 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     }
     double rate = pacing_rate_mbps(s, r);
     r->next_send_ps = s->now + (simtime_ps)((double)size * 8e6 / rate);
-    if (r->rc_state && s->rate_cc->on_sent)
-        s->rate_cc->on_sent(r->rc_state, s->now, size);
+    if (r->rc_state && rr(s)->rate_cc->on_sent)
+        rr(s)->rate_cc->on_sent(r->rc_state, s->now, size);
     restart_rto(s, fi);
     return idx;
 }
@@ -311,11 +394,11 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a, uint32_t 
     struct flow *f = &s->flows[fi];
     struct roce_flow *r = rf(s, fi);
     f->c.acks++;
-    if (r->rc_state && s->rate_cc->on_rate_ack) {
+    if (r->rc_state && rr(s)->rate_cc->on_rate_ack) {
         struct hpcc_int hops[HPCC_MAX_HOPS];
         uint32_t n_hops = 0;
-        if (s->hpcc_int) { /* the data packet's telemetry, echoed in the ACK (hpcc.h) */
-            const struct hpcc_int *rec = hpcc_int_of(s, pkt_idx, &n_hops);
+        if (rr(s)->hpcc_int) { /* the data packet's telemetry, echoed in the ACK (hpcc.h) */
+            const struct hpcc_int *rec = hpcc_int_of(rr(s)->hpcc_int, pkt_idx, &n_hops);
             if (n_hops)
                 memcpy(hops, rec, n_hops * sizeof(*rec));
         }
@@ -329,7 +412,7 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a, uint32_t 
             .hops = n_hops ? hops : NULL,
             .n_hops = n_hops,
         };
-        s->rate_cc->on_rate_ack(r->rc_state, &ra);
+        rr(s)->rate_cc->on_rate_ack(r->rc_state, &ra);
     }
     if (a->seq > r->acked) {
         r->acked = a->seq;
@@ -352,7 +435,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
         flow_finish(s, fi);
         return;
     }
-    if (s->cfg.roce_selective) {
+    if (rr(s)->o.selective) {
         r->rtx_seq = n->seq;
         transport_nic_ready(s, fi);
     } else {
@@ -364,9 +447,9 @@ static void on_cnp(struct sim *s, uint32_t fi)
 {
     struct roce_flow *r = rf(s, fi);
     r->cnps_received++;
-    if (!r->rc_state || !s->rate_cc->on_cnp)
+    if (!r->rc_state || !rr(s)->rate_cc->on_cnp)
         return;
-    s->rate_cc->on_cnp(r->rc_state, s->now);
+    rr(s)->rate_cc->on_cnp(r->rc_state, s->now);
     arm_rate_cc(s, fi);
 }
 
@@ -375,7 +458,7 @@ static void send_ctl(struct sim *s, const struct flow *f, const struct packet *f
     uint32_t idx = transport_answer(s, from, type);
     struct packet *a = pkt_at(&s->pool, idx);
     a->seq = seq;
-    if (s->cfg.timely) {
+    if (rr(s)->o.timely) {
         /* TIMELY: echo the data packet's send time (RoCE ACKs carry no SACK
          * bits, which share these bytes) and whether it was a resend */
         a->ts_ps = from->ts_ps;
@@ -386,14 +469,9 @@ static void send_ctl(struct sim *s, const struct flow *f, const struct packet *f
         s->tot.acks_sent++;
     else if (type == PKT_NACK)
         s->tot.nacks_sent++;
-    if (type == PKT_ACK && s->hpcc_int)
-        hpcc_int_echo(s, idx); /* the data packet's INT records (hpcc.h) */
+    if (type == PKT_ACK && rr(s)->hpcc_int)
+        hpcc_int_echo(rr(s)->hpcc_int, idx); /* the data packet's INT records (hpcc.h) */
     port_enqueue(s, s->hosts[f->dst].nic_port, idx);
-}
-
-static inline bool rcv_has(const struct roce_flow *r, uint32_t seq)
-{
-    return (r->rcv_bits[seq / 64] >> (seq % 64)) & 1;
 }
 
 static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
@@ -412,12 +490,12 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
             r->cnp_sent_once = true;
             r->last_cnp_ps = s->now;
             r->cnps_sent++;
-            send_ctl(s, f, p, PKT_CNP, r->rcv_next);
+            send_ctl(s, f, p, ROCE_PKT_CNP, r->rcv_next);
         }
     }
     if (p->seq > r->rcv_next) {
-        if (r->rcv_bits)
-            r->rcv_bits[p->seq / 64] |= 1ULL << (p->seq % 64);
+        if (r->rcv.bits)
+            rcv_bitmap_set(&r->rcv, p->seq);
         if (!r->nack_sent) {
             r->nack_sent = true;
             send_ctl(s, f, p, PKT_NACK, r->rcv_next);
@@ -426,9 +504,12 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
     }
     if (p->seq < r->rcv_next)
         return; /* a duplicate (htsim: "a bad retransmit"): nothing to say */
-    r->rcv_next++;
-    while (r->rcv_bits && r->rcv_next < f->n_pkts && rcv_has(r, r->rcv_next))
+    if (r->rcv.bits) { /* selective repeat: on past what was held */
+        rcv_bitmap_set(&r->rcv, p->seq);
+        r->rcv_next = r->rcv.cum;
+    } else {
         r->rcv_next++;
+    }
     r->nack_sent = false;
     if (r->rcv_next >= f->n_pkts && !f->rcv_complete) {
         f->rcv_complete = true;
@@ -446,8 +527,8 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
 {
     /* a copy: answering allocates packets, which may move the pool */
     struct packet copy = *pkt_at(&s->pool, pkt_idx);
-    if (s->hpcc_int && copy.type == PKT_DATA)
-        hpcc_int_save(s, pkt_idx);
+    if (rr(s)->hpcc_int && copy.type == PKT_DATA)
+        hpcc_int_save(rr(s)->hpcc_int, pkt_idx);
     pkt_release(&s->pool, pkt_idx);
     uint32_t fi = copy.flow;
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
@@ -465,7 +546,7 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
         if (sender_side)
             on_nack(s, fi, &copy);
         break;
-    case PKT_CNP:
+    case ROCE_PKT_CNP:
         s->tot.ctl_delivered++;
         if (sender_side)
             on_cnp(s, fi);
@@ -504,7 +585,7 @@ static void roce_timer(struct sim *s, uint32_t fi, uint32_t kind)
         if (!active || !r->rc_state)
             break;
         if (s->now >= r->rc_timer_ps)
-            s->rate_cc->on_timer(r->rc_state, s->now);
+            rr(s)->rate_cc->on_timer(r->rc_state, s->now);
         arm_rate_cc(s, fi);
         break;
     default:
@@ -556,9 +637,33 @@ static void roce_sample(const struct sim *s, uint32_t fi, struct flow_sample *ou
         out->delivered_bytes -= mss - f->last_payload_bytes;
 }
 
+static const struct transport_flag roce_flags[] = {
+    {"-dcqcn", 1, false, "K", "DCQCN rate control; switches mark CE above K packets (step)"},
+    {"-timely", 0, false, NULL, "TIMELY rate control from RTT samples (not with -dcqcn)"},
+    {"-timely_thresholds", 2, false, "LOW HIGH (us)", "TIMELY: T_low and T_high in us (default 4 200)"},
+    {"-hpcc", 0, false, NULL, "HPCC window/rate control on in-band telemetry (not with -dcqcn)"},
+    {"-out_of_order", 0, false, NULL, "the receiver keeps early packets, the sender repeats only what is NACKed"},
+};
+
+static const char *const roce_pkt_type_names[] = {"ROCE_CNP"}; /* from ROCE_PKT_CNP */
+
+/* summary.json's "roce" section (the run's transport only) */
+static void roce_summary_json(const struct sim *s, struct strbuf *b)
+{
+    struct roce_opts o;
+    roce_read_opts(s, &o);
+    sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s", o.dcqcn_k_pkts,
+              o.selective ? "true" : "false");
+    if (o.timely) /* only then: runs without TIMELY keep their summary unchanged */
+        sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", o.timely_t_low_us, o.timely_t_high_us);
+    if (o.hpcc) /* likewise */
+        sb_printf(b, ", \"hpcc\": true");
+    sb_printf(b, "},\n");
+}
+
 const struct transport_ops transport_roce_ops = {
     .name = "roce",
-    .reads = TP_READS_RATE_CONTROL | TP_READS_OUT_OF_ORDER,
+    .reads = 0, /* its flags are its own (roce_flags) */
     .cc_hint = "RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, timely or hpcc)",
     .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (selective repeat with "
                    "-out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
@@ -578,4 +683,12 @@ const struct transport_ops transport_roce_ops = {
     .min_rto_base_ps = ROCE_MIN_RTO_PS,
     .ecn_only_when_given = true,
     .sample = roce_sample,
+    .one_path_default = true,
+    .lossless = true,
+    .flags = roce_flags,
+    .n_flags = sizeof roce_flags / sizeof roce_flags[0],
+    .check_flags = roce_check_flags,
+    .pkt_type_names = roce_pkt_type_names,
+    .n_pkt_types = sizeof roce_pkt_type_names / sizeof roce_pkt_type_names[0],
+    .summary_json = roce_summary_json,
 };

@@ -49,6 +49,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
+#include "rcv_bitmap.h"
 #include "transport.h"
 
 #include <math.h>
@@ -89,7 +90,7 @@ struct sird_msg {
     uint32_t n_recredit, cap_recredit;
     uint64_t req_order;        /* arrival order of its CREDITREQ (SRPT ties) */
     uint32_t rx_pos;           /* index in its receiver's pending list, NO_POS when nothing is left to credit */
-    uint64_t *rcv_bits;
+    struct rcv_bitmap rcv;     /* packets received (rcv_bitmap.h) */
     uint64_t rcv_payload_bytes;
     simtime_ps last_rx_ps;
 };
@@ -138,6 +139,12 @@ struct sird_run {
     uint64_t csn_pkts, ce_pkts, unsched_pkts;
 };
 
+/* The run's SIRD state (transport_run_state), NULL before setup. */
+static inline struct sird_run *sr(const struct sim *s)
+{
+    return transport_run_state(s, &transport_sird_ops);
+}
+
 static inline struct sird_msg *msg_of(const struct sim *s, uint32_t fi)
 {
     return s->flows[fi].tp_state;
@@ -145,7 +152,7 @@ static inline struct sird_msg *msg_of(const struct sim *s, uint32_t fi)
 
 static inline uint32_t payload_of(const struct sim *s, const struct flow *f, uint32_t seq)
 {
-    return flow_pkt_payload(f, seq, s->sird->p.mss_bytes);
+    return flow_pkt_payload(f, seq, sr(s)->p.mss_bytes);
 }
 
 /* ---- parameters -------------------------------------------------------------------- */
@@ -381,16 +388,18 @@ static void sird_setup(struct sim *s)
 {
     const struct config *c = &s->cfg;
     struct sird_run *r = xcalloc(1, sizeof *r);
-    s->sird = r;
+    transport_set_run_state(s, &transport_sird_ops, r);
     sird_params_default(&r->p, c->mtu_bytes - c->hdr_bytes, c->hdr_bytes);
     /* bdp first: B, SThr, ... given in BDPs scale with it, whatever the order */
     char err[512];
+    unsigned n_opts = transport_flag_count(s, "--sird-opt");
     for (int pass = 0; pass < 2; pass++)
-        for (unsigned i = 0; i < c->n_sird_opts; i++) {
-            bool is_bdp = !strncmp(c->sird_opts[i], "bdp=", 4);
+        for (unsigned i = 0; i < n_opts; i++) {
+            const char *o = transport_flag_arg_at(s, "--sird-opt", i, 0);
+            bool is_bdp = !strncmp(o, "bdp=", 4);
             if ((pass == 0) != is_bdp)
                 continue;
-            if (!sird_params_apply(&r->p, c->sird_opts[i], s->bdp_bytes, err, sizeof err))
+            if (!sird_params_apply(&r->p, o, s->bdp_bytes, err, sizeof err))
                 die_input("%s", err);
         }
     struct sird_params *p = &r->p;
@@ -431,8 +440,7 @@ static void free_msg_arrays(struct sird_msg *m)
     free(m->resend);
     m->resend = NULL;
     m->n_resend = m->cap_resend = 0;
-    free(m->rcv_bits);
-    m->rcv_bits = NULL;
+    rcv_bitmap_free(&m->rcv);
     free(m->credit_out_bits);
     m->credit_out_bits = NULL;
     free(m->recredit);
@@ -449,10 +457,9 @@ static void sird_free(struct sim *s)
         free_msg_arrays(f->tp_state);
         free(f->tp_state);
         f->tp_state = NULL;
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
     }
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     if (!r)
         return;
     for (uint32_t h = 0; h < r->n_hosts; h++) {
@@ -464,7 +471,7 @@ static void sird_free(struct sim *s)
     free(r->rx);
     free(r->tx);
     free(r);
-    s->sird = NULL;
+    transport_set_run_state(s, &transport_sird_ops, NULL);
 }
 
 /* ---- lists of flow indices --------------------------------------------------------- */
@@ -500,7 +507,7 @@ static void rx_list_remove(struct sim *s, struct sird_rx_host *rh, struct sird_m
 
 static struct sird_peer *peer_of(struct sim *s, uint32_t dst, uint32_t src)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_rx_host *rh = &r->rx[dst];
     if (!rh->peer) {
         rh->peer = xcalloc(r->n_hosts, sizeof *rh->peer);
@@ -514,7 +521,7 @@ static struct sird_peer *peer_of(struct sim *s, uint32_t dst, uint32_t src)
 
 static uint64_t *tx_credit_of(struct sim *s, uint32_t src, uint32_t dst)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_tx_host *th = &r->tx[src];
     if (!th->c_bytes)
         th->c_bytes = xcalloc(r->n_hosts, sizeof *th->c_bytes);
@@ -532,7 +539,7 @@ static inline uint64_t peer_limit(const struct sird_peer *pe)
  * scheduled bytes received never exceed credit issued. */
 static void check_rx(struct sim *s, uint32_t h)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_rx_host *rh = &r->rx[h];
     invariant(rh->b_bytes <= r->p.b_bytes, "SIRD receiver %u: b %llu above B %llu", h,
               (unsigned long long)rh->b_bytes, (unsigned long long)r->p.b_bytes);
@@ -556,7 +563,7 @@ static void check_rx(struct sim *s, uint32_t h)
 
 static void check_tx(struct sim *s, uint32_t h)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_tx_host *th = &r->tx[h];
     if (!th->c_bytes)
         return;
@@ -585,24 +592,16 @@ static inline void check_tx(struct sim *s, uint32_t h)
  * class. */
 static uint8_t ctl_prio(const struct sim *s, const struct flow *f)
 {
-    return s->sird->p.prio == SIRD_PRIO_NONE ? f->prio_class : PKT_PRIO_CONTROL;
+    return sr(s)->p.prio == SIRD_PRIO_NONE ? f->prio_class : PKT_PRIO_CONTROL;
 }
 
 /* A header-only packet of message fi from `from` to `to`. */
 static uint32_t ctl_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t from, uint32_t to, uint16_t entropy)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    const struct flow *f = &s->flows[fi];
+    uint32_t idx = transport_new_packet(s, fi, type, 0, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
     p->prio = ctl_prio(s, f);
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = from;
     p->dst_host = to;
     p->ts_ps = s->now;
@@ -613,7 +612,7 @@ static uint32_t ctl_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t fr
 static uint16_t rx_entropy(struct sim *s, uint32_t host)
 {
     uint32_t paths = s->cfg.paths ? s->cfg.paths : 1;
-    return (uint16_t)rng_below(&s->sird->rx[host].rng, paths);
+    return (uint16_t)rng_below(&sr(s)->rx[host].rng, paths);
 }
 
 static void send_credit_req(struct sim *s, uint32_t fi)
@@ -621,10 +620,10 @@ static void send_credit_req(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = msg_of(s, fi);
     uint16_t ent = f->lb->next_entropy(f->lb_state, m->unsched_pkts, s->now);
-    uint32_t idx = ctl_packet(s, fi, PKT_SIRD_CREDIT_REQ, f->src, f->dst, ent);
+    uint32_t idx = ctl_packet(s, fi, SIRD_PKT_CREDIT_REQ, f->src, f->dst, ent);
     pkt_at(&s->pool, idx)->pull_q = (int64_t)m->sched_bytes;
     port_enqueue(s, s->hosts[f->src].nic_port, idx);
-    transport_timer_at(s, s->now + s->sird->rx_timeout_ps, fi, SIRD_TIMER_TX);
+    transport_timer_at(s, s->now + sr(s)->rx_timeout_ps, fi, SIRD_TIMER_TX);
 }
 
 /* ---- sender ------------------------------------------------------------------------------ */
@@ -637,7 +636,7 @@ static bool has_unsched(const struct sird_msg *m)
 static void tx_track(struct sim *s, uint32_t fi)
 {
     struct sird_msg *m = msg_of(s, fi);
-    struct sird_tx_host *th = &s->sird->tx[s->flows[fi].src];
+    struct sird_tx_host *th = &sr(s)->tx[s->flows[fi].src];
     if (m->tx_pos == NO_POS)
         list_add(&th->msgs, &th->n_msgs, &th->cap_msgs, fi, &m->tx_pos);
     transport_nic_ready(s, fi);
@@ -648,7 +647,7 @@ static void sird_flow_start(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     if (!transport_flow_activate(s, f))
         return;
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_msg *m = xcalloc(1, sizeof *m);
     f->tp_state = m;
     m->tx_pos = m->rx_pos = NO_POS;
@@ -699,7 +698,7 @@ static uint32_t pick_fewest_left(struct sim *s, const struct sird_tx_host *th, b
 /* Round robin over receivers holding credit: the next after rr_last. */
 static uint32_t pick_rr_receiver(struct sim *s, const struct sird_tx_host *th)
 {
-    uint32_t n = s->sird->n_hosts, best = UINT32_MAX, best_d = UINT32_MAX;
+    uint32_t n = sr(s)->n_hosts, best = UINT32_MAX, best_d = UINT32_MAX;
     for (uint32_t k = 0; k < th->n_msgs; k++) {
         const struct flow *f = &s->flows[th->msgs[k]];
         const struct sird_msg *m = f->tp_state;
@@ -721,9 +720,9 @@ static uint64_t bytes_of_range(const struct sim *s, const struct flow *f, uint32
         b = f->n_pkts;
     if (b <= a)
         return 0;
-    uint64_t bytes = (uint64_t)(b - a) * s->sird->p.mss_bytes;
+    uint64_t bytes = (uint64_t)(b - a) * sr(s)->p.mss_bytes;
     if (b == f->n_pkts)
-        bytes -= s->sird->p.mss_bytes - f->last_payload_bytes;
+        bytes -= sr(s)->p.mss_bytes - f->last_payload_bytes;
     return bytes;
 }
 
@@ -741,7 +740,7 @@ static void remember_resend(struct sird_msg *m, uint32_t seq)
 
 static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
     struct sird_tx_host *th = &r->tx[f->src];
@@ -753,9 +752,9 @@ static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
     struct packet *p = pkt_at(&s->pool, idx);
     p->prio = (!sched && r->p.prio == SIRD_PRIO_CTL_UNSCHED) ? PKT_PRIO_CONTROL : f->prio_class;
     if (sched)
-        p->flags |= PKTF_SIRD_SCHED;
+        p->flags |= SIRD_PKTF_SCHED;
     if (csn) {
-        p->flags |= PKTF_SIRD_CSN;
+        p->flags |= SIRD_PKTF_CSN;
         r->csn_pkts++;
     }
     if (!sched)
@@ -790,7 +789,7 @@ static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
  * belongs to (the NIC asks through any flow of the host). */
 static uint32_t sird_nic_pull(struct sim *s, uint32_t fi_any)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     uint32_t h = s->flows[fi_any].src;
     struct sird_tx_host *th = &r->tx[h];
     /* resends and unscheduled packets first (sird.md Sec. 1.4 3b, A24) */
@@ -850,7 +849,7 @@ static void on_credit(struct sim *s, const struct packet *p)
         if (m->credit_rcvd_bytes >= bytes_of_range(s, f, m->unsched_pkts, p->seq + 1)) {
             /* not sent yet, and its credit is here: the uplink is busy
              * (Homa's BUSY), the receiver waits on */
-            uint32_t idx = ctl_packet(s, fi, PKT_SIRD_BUSY, f->src, f->dst,
+            uint32_t idx = ctl_packet(s, fi, SIRD_PKT_BUSY, f->src, f->dst,
                                       f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
             port_enqueue(s, s->hosts[f->src].nic_port, idx);
             return;
@@ -861,7 +860,7 @@ static void on_credit(struct sim *s, const struct packet *p)
     m->credit_bytes += p->recvd_bytes;
     m->credit_rcvd_bytes += p->recvd_bytes;
     *c += p->recvd_bytes;
-    s->sird->tx[f->src].c_total_bytes += p->recvd_bytes;
+    sr(s)->tx[f->src].c_total_bytes += p->recvd_bytes;
     tx_track(s, fi);
 }
 
@@ -884,7 +883,7 @@ static void on_resend(struct sim *s, const struct packet *p)
     if (unsent) {
         /* Homa's BUSY: not lost, not sent yet (other messages' unscheduled
          * packets went first): the receiver waits on */
-        uint32_t idx = ctl_packet(s, fi, PKT_SIRD_BUSY, f->src, f->dst,
+        uint32_t idx = ctl_packet(s, fi, SIRD_PKT_BUSY, f->src, f->dst,
                                   f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
         port_enqueue(s, s->hosts[f->src].nic_port, idx);
     }
@@ -895,7 +894,7 @@ static void on_resend(struct sim *s, const struct packet *p)
 
 static void rx_arm_timer(struct sim *s, uint32_t fi)
 {
-    transport_timer_at(s, msg_of(s, fi)->last_rx_ps + s->sird->rx_timeout_ps, fi, SIRD_TIMER_RX);
+    transport_timer_at(s, msg_of(s, fi)->last_rx_ps + sr(s)->rx_timeout_ps, fi, SIRD_TIMER_RX);
 }
 
 static void rx_start(struct sim *s, uint32_t fi)
@@ -904,7 +903,7 @@ static void rx_start(struct sim *s, uint32_t fi)
     if (m->rx_started)
         return;
     m->rx_started = true;
-    m->rcv_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
+    rcv_bitmap_init(&m->rcv, s->flows[fi].n_pkts);
     m->credit_out_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
     m->last_rx_ps = s->now;
     rx_arm_timer(s, fi);
@@ -932,7 +931,7 @@ static inline uint32_t next_to_credit(const struct sird_msg *m)
 /* Alg. 1 ln 11: the eligible pending message to credit next, or UINT32_MAX. */
 static uint32_t rx_pick(struct sim *s, uint32_t h)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_rx_host *rh = &r->rx[h];
     uint32_t n = r->n_hosts;
     uint32_t best = UINT32_MAX, best_d = UINT32_MAX;
@@ -960,7 +959,7 @@ static uint32_t rx_pick(struct sim *s, uint32_t h)
 
 static void arm_pacer(struct sim *s, uint32_t h)
 {
-    struct sird_rx_host *rh = &s->sird->rx[h];
+    struct sird_rx_host *rh = &sr(s)->rx[h];
     if (rh->pace_armed)
         return;
     rh->pace_armed = true;
@@ -970,7 +969,7 @@ static void arm_pacer(struct sim *s, uint32_t h)
 /* Alg. 1 sendCredit, paced at the downlink's data rate (P Sec. 4.5). */
 static void rx_try_credit(struct sim *s, uint32_t h)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct sird_rx_host *rh = &r->rx[h];
     while (rh->n_pending) {
         if (r->p.pacing && s->now < rh->next_credit_ps) {
@@ -988,7 +987,7 @@ static void rx_try_credit(struct sim *s, uint32_t h)
         uint32_t credit = payload_of(s, f, seq);
         invariant(pe->sb_bytes + credit <= peer_limit(pe), "SIRD receiver %u: credit beyond sender %u's bucket", h,
                   f->src);
-        uint32_t idx = ctl_packet(s, fi, PKT_SIRD_CREDIT, h, f->src, rx_entropy(s, h));
+        uint32_t idx = ctl_packet(s, fi, SIRD_PKT_CREDIT, h, f->src, rx_entropy(s, h));
         struct packet *p = pkt_at(&s->pool, idx);
         p->seq = seq;
         p->recvd_bytes = credit;
@@ -1027,7 +1026,7 @@ static void rx_try_credit(struct sim *s, uint32_t h)
  * buckets, as a fresh pair would. */
 static void peer_idle_reset(struct sim *s, struct sird_peer *pe)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     if (r->idle_reset_ps && !pe->sb_bytes && s->now - pe->last_active_ps >= r->idle_reset_ps) {
         sird_aimd_init(&pe->snd, &r->p);
         sird_aimd_init(&pe->net, &r->p);
@@ -1040,7 +1039,7 @@ static void on_credit_req(struct sim *s, const struct packet *p)
     uint32_t fi = p->flow;
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     s->tot.ctl_delivered++;
     if (m->req_known || m->abandoned || f->rcv_complete)
         return; /* a repeat after a timeout */
@@ -1061,7 +1060,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
-    struct sird_tx_host *th = &s->sird->tx[f->src];
+    struct sird_tx_host *th = &sr(s)->tx[f->src];
     f->rcv_complete = true;
     f->rcv_done_ps = s->now;
     f->state = FLOW_DONE;
@@ -1070,7 +1069,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
     if (m->tx_pos != NO_POS)
         tx_list_remove(s, th, m);
     if (m->rx_pos != NO_POS)
-        rx_list_remove(s, &s->sird->rx[f->dst], m);
+        rx_list_remove(s, &sr(s)->rx[f->dst], m);
     if (m->credit_bytes) {
         /* credit re-issued by a RESEND whose original arrived after all */
         uint64_t *c = tx_credit_of(s, f->src, f->dst);
@@ -1080,8 +1079,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
     }
     free_msg_arrays(m);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state);
-    f->lb_state = NULL;
+    transport_cc_lb_free(f);
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
@@ -1094,7 +1092,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
 /* Alg. 1 onDataPacket. */
 static void on_data(struct sim *s, const struct packet *p)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     uint32_t fi = p->flow;
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
@@ -1115,13 +1113,11 @@ static void on_data(struct sim *s, const struct packet *p)
     struct sird_peer *pe = peer_of(s, f->dst, f->src);
     peer_idle_reset(s, pe);
     /* Alg. 1 ln 6-7, on every data packet (sird.md A5, A23) */
-    sird_aimd_update(&pe->snd, payload, p->flags & PKTF_SIRD_CSN, &r->p);
+    sird_aimd_update(&pe->snd, payload, p->flags & SIRD_PKTF_CSN, &r->p);
     sird_aimd_update(&pe->net, payload, ce, &r->p);
-    uint64_t bit = 1ULL << (p->seq & 63);
-    if (!(m->rcv_bits[p->seq >> 6] & bit)) {
-        m->rcv_bits[p->seq >> 6] |= bit;
+    if (rcv_bitmap_set(&m->rcv, p->seq)) {
         m->rcv_payload_bytes += payload;
-        if ((p->flags & PKTF_SIRD_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
+        if ((p->flags & SIRD_PKTF_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
             /* Alg. 1 ln 3-5: only scheduled data returns credit, once */
             invariant(pe->sb_bytes >= payload && r->rx[f->dst].b_bytes >= payload,
                       "SIRD receiver %u: scheduled data from %u beyond its credit", f->dst, f->src);
@@ -1129,7 +1125,7 @@ static void on_data(struct sim *s, const struct packet *p)
             pe->sb_bytes -= payload;
             pe->sched_rcvd_bytes += payload;
             r->rx[f->dst].b_bytes -= payload;
-        } else if (p->flags & PKTF_SIRD_SCHED) {
+        } else if (p->flags & SIRD_PKTF_SCHED) {
             /* late, after a timeout took its credit back: no re-credit needed */
             for (uint32_t k = 0; k < m->n_recredit; k++)
                 if (m->recredit[k] == p->seq) {
@@ -1156,19 +1152,16 @@ static void on_data(struct sim *s, const struct packet *p)
  * packets are missing. */
 static uint32_t ask_missing(struct sim *s, uint32_t fi)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
     uint32_t missing = 0;
-    for (uint32_t q = 0; q < m->unsched_pkts;) {
-        if (bit_get(m->rcv_bits, q)) {
-            q++;
-            continue;
-        }
+    for (uint32_t q = rcv_bitmap_next_missing(&m->rcv, 0); q < m->unsched_pkts;
+         q = rcv_bitmap_next_missing(&m->rcv, q)) {
         uint32_t start = q;
-        while (q < m->unsched_pkts && !bit_get(m->rcv_bits, q))
+        while (q < m->unsched_pkts && !rcv_bitmap_test(&m->rcv, q))
             q++;
-        uint32_t idx = ctl_packet(s, fi, PKT_SIRD_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
+        uint32_t idx = ctl_packet(s, fi, SIRD_PKT_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
         pkt_at(&s->pool, idx)->seq = start;
         pkt_at(&s->pool, idx)->recvd_bytes = q - start;
         port_enqueue(s, s->hosts[f->dst].nic_port, idx);
@@ -1212,7 +1205,7 @@ static void on_busy(struct sim *s, const struct packet *p)
 /* Homa-style receiver timeout (sird.md Sec. 1.9). */
 static void rx_timer(struct sim *s, uint32_t fi)
 {
-    struct sird_run *r = s->sird;
+    struct sird_run *r = sr(s);
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
     if (f->rcv_complete || m->abandoned)
@@ -1277,16 +1270,16 @@ static void sird_receive(struct sim *s, uint32_t pkt_idx)
     case PKT_DATA:
         on_data(s, &copy);
         break;
-    case PKT_SIRD_CREDIT_REQ:
+    case SIRD_PKT_CREDIT_REQ:
         on_credit_req(s, &copy);
         break;
-    case PKT_SIRD_CREDIT:
+    case SIRD_PKT_CREDIT:
         on_credit(s, &copy);
         break;
-    case PKT_SIRD_RESEND:
+    case SIRD_PKT_RESEND:
         on_resend(s, &copy);
         break;
-    case PKT_SIRD_BUSY:
+    case SIRD_PKT_BUSY:
         on_busy(s, &copy);
         break;
     default:
@@ -1300,7 +1293,7 @@ static void sird_host_timer(struct sim *s, uint32_t h, uint32_t kind)
 {
     if (kind != SIRD_TIMER_PACE)
         die_internal("host %u: unknown SIRD host timer %u", h, kind);
-    s->sird->rx[h].pace_armed = false;
+    sr(s)->rx[h].pace_armed = false;
     rx_try_credit(s, h);
 }
 
@@ -1309,7 +1302,7 @@ static void sird_host_timer(struct sim *s, uint32_t h, uint32_t kind)
  * Its senders read the marks, so these are needs, not preferences. */
 static void sird_fabric_needs(const struct sim *s, uint32_t classes, struct class_need need[PORT_MAX_CLASSES])
 {
-    const struct sird_params *p = &s->sird->p;
+    const struct sird_params *p = &sr(s)->p;
     for (uint32_t k = PKT_PRIO_DATA; k < PORT_MAX_CLASSES; k++)
         if (classes & (1u << k))
             need[k] = (struct class_need){
@@ -1338,13 +1331,13 @@ static void sird_timer(struct sim *s, uint32_t fi, uint32_t kind)
 struct sird_rx_view sird_rx_state(const struct sim *s, uint32_t h)
 {
     struct sird_rx_view v = {0};
-    if (!s->sird || h >= s->sird->n_hosts)
+    if (!sr(s) || h >= sr(s)->n_hosts)
         return v;
-    const struct sird_rx_host *rh = &s->sird->rx[h];
+    const struct sird_rx_host *rh = &sr(s)->rx[h];
     v.b_bytes = rh->b_bytes;
     v.credits_sent = rh->credits_sent;
     v.credit_bytes_total = rh->credit_bytes_total;
-    for (uint32_t i = 0; rh->peer && i < s->sird->n_hosts; i++)
+    for (uint32_t i = 0; rh->peer && i < sr(s)->n_hosts; i++)
         v.sum_sb_bytes += rh->peer[i].sb_bytes;
     return v;
 }
@@ -1352,9 +1345,9 @@ struct sird_rx_view sird_rx_state(const struct sim *s, uint32_t h)
 bool sird_peer_state(const struct sim *s, uint32_t dst, uint32_t src, uint64_t *sb, uint64_t *sender_bkt,
                      uint64_t *net_bkt)
 {
-    if (!s->sird || dst >= s->sird->n_hosts || src >= s->sird->n_hosts || !s->sird->rx[dst].peer)
+    if (!sr(s) || dst >= sr(s)->n_hosts || src >= sr(s)->n_hosts || !sr(s)->rx[dst].peer)
         return false;
-    const struct sird_peer *pe = &s->sird->rx[dst].peer[src];
+    const struct sird_peer *pe = &sr(s)->rx[dst].peer[src];
     *sb = pe->sb_bytes;
     *sender_bkt = pe->snd.bkt_bytes;
     *net_bkt = pe->net.bkt_bytes;
@@ -1363,12 +1356,12 @@ bool sird_peer_state(const struct sim *s, uint32_t dst, uint32_t src, uint64_t *
 
 uint64_t sird_tx_credit(const struct sim *s, uint32_t h)
 {
-    return s->sird && h < s->sird->n_hosts ? s->sird->tx[h].c_total_bytes : 0;
+    return sr(s) && h < sr(s)->n_hosts ? sr(s)->tx[h].c_total_bytes : 0;
 }
 
 const struct sird_params *sird_params_of(const struct sim *s)
 {
-    return s->sird ? &s->sird->p : NULL;
+    return sr(s) ? &sr(s)->p : NULL;
 }
 
 static uint64_t sird_rcv_payload_bytes(const struct sim *s, uint32_t fi);
@@ -1383,15 +1376,29 @@ uint64_t sird_received_payload(const struct flow *f)
 
 void sird_counts(const struct sim *s, uint64_t *csn_pkts, uint64_t *ce_pkts, uint64_t *unsched_pkts)
 {
-    *csn_pkts = s->sird ? s->sird->csn_pkts : 0;
-    *ce_pkts = s->sird ? s->sird->ce_pkts : 0;
-    *unsched_pkts = s->sird ? s->sird->unsched_pkts : 0;
+    *csn_pkts = sr(s) ? sr(s)->csn_pkts : 0;
+    *ce_pkts = sr(s) ? sr(s)->ce_pkts : 0;
+    *unsched_pkts = sr(s) ? sr(s)->unsched_pkts : 0;
 }
 
 static uint64_t sird_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 {
     return sird_received_payload(&s->flows[fi]);
 }
+
+static const struct transport_flag sird_flags[] = {
+    {"--sird-opt", 1, true, "NAME=VALUE", "a SIRD parameter; repeatable (README \"Transport: SIRD\")"},
+};
+
+/* --sird-opt is read by the run's transport only (as options.c refused it before) */
+static void sird_check_flags(const struct sim *s)
+{
+    if (transport_flag_given(s, "--sird-opt") && strcmp(s->cfg.transport_name, "sird"))
+        die_input("--sird-opt needs --transport sird (this run's transport is %s)", s->cfg.transport_name);
+}
+
+/* from SIRD_PKT_CREDIT (sird.h) */
+static const char *const sird_pkt_type_names[] = {"SIRD_CREDIT", "SIRD_CREDIT_REQ", "SIRD_RESEND", "SIRD_BUSY"};
 
 const struct transport_ops transport_sird_ops = {
     .name = "sird",
@@ -1414,4 +1421,9 @@ const struct transport_ops transport_sird_ops = {
     .free = sird_free,
     .ecn_only_when_given = true, /* its own NThr on its classes (sird_fabric_needs) */
     .one_way = true,
+    .flags = sird_flags,
+    .n_flags = sizeof sird_flags / sizeof sird_flags[0],
+    .check_flags = sird_check_flags,
+    .pkt_type_names = sird_pkt_type_names,
+    .n_pkt_types = sizeof sird_pkt_type_names / sizeof sird_pkt_type_names[0],
 };

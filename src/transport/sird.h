@@ -7,6 +7,21 @@
 #define SPRAYSIM_SIRD_H
 
 #include "../core/core.h"
+#include "../net/packet.h"
+
+/* SIRD's own packet flags (net/packet.h's bits for the transport) */
+enum sird_pkt_flag {
+    SIRD_PKTF_SCHED = PKTF_TP_0, /* data: sent on credit (returns its payload as credit) */
+    SIRD_PKTF_CSN = PKTF_TP_1,   /* data: sender congestion notification (its unused credit >= SThr) */
+};
+
+/* SIRD's own packet types (transport.h: numbered from PKT_TP_FIRST) */
+enum sird_pkt_type {
+    SIRD_PKT_CREDIT = PKT_TP_FIRST, /* receiver credit for one data packet (bytes in recvd_bytes) */
+    SIRD_PKT_CREDIT_REQ,            /* a message's scheduled bytes (pull_q), asked of the receiver */
+    SIRD_PKT_RESEND,                /* receiver timeout, resend packets [seq, seq + recvd_bytes) */
+    SIRD_PKT_BUSY,                  /* the sender has not sent what a RESEND asked for yet (Homa's BUSY) */
+};
 
 struct sim;
 struct flow;

@@ -16,8 +16,12 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "../workload/poisson.h"
+#include "data_packet.h"
 #include "flow.h"
 
+#include "../core/parse.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,17 +30,19 @@
 
 /* ---- registry -------------------------------------------------------------------- */
 
+extern const struct transport_ops transport_ndp_ops; /* src/transport/ndp.c */
 static const struct transport_ops *const all_transports[] = {
     &transport_uet_ops,
     &transport_eqds_ops,
     &transport_roce_ops,
     &transport_homa_ops,
     &transport_sird_ops,
+    &transport_ndp_ops,
 };
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
 /* host timers carry the transport's index in the top 8 bits of their aux */
 #define HOST_TIMER_KIND_BITS 24
-#define TRANSPORT_MAX (1u << (32 - HOST_TIMER_KIND_BITS))
+_Static_assert(TRANSPORT_MAX <= (1u << (32 - HOST_TIMER_KIND_BITS)), "a host timer's aux holds the registry index");
 
 const struct transport_ops *transport_find(const char *name)
 {
@@ -71,6 +77,37 @@ const char *transport_registry_check(const struct transport_ops *const *ops, siz
             snprintf(err, err_len, "transport %s: its ops table lacks %s", name, missing);
             return err;
         }
+        if ((t->n_flags && !t->flags) || (t->n_pkt_types && !t->pkt_type_names)) {
+            snprintf(err, err_len, "transport %s: its ops table lacks %s", name, !t->flags ? "flags" : "pkt_type_names");
+            return err;
+        }
+        if (PKT_TP_FIRST + t->n_pkt_types > 256) {
+            snprintf(err, err_len, "transport %s: %u packet types from %u do not fit a packet's 8-bit type", name,
+                     t->n_pkt_types, PKT_TP_FIRST);
+            return err;
+        }
+        for (unsigned k = 0; k < t->n_pkt_types; k++)
+            if (!t->pkt_type_names[k] || !t->pkt_type_names[k][0]) {
+                snprintf(err, err_len, "transport %s: packet type %u has no name", name, PKT_TP_FIRST + k);
+                return err;
+            }
+        for (unsigned k = 0; k < t->n_flags; k++) {
+            const struct transport_flag *fl = &t->flags[k];
+            if (!fl->name || fl->name[0] != '-' || fl->n_args > 2 || !fl->help || (fl->n_args && !fl->args)) {
+                snprintf(err, err_len, "transport %s: flag %u (%s) needs a name starting with '-', 0 to 2 arguments "
+                         "(named in args) and a help line", name, k, fl->name ? fl->name : "unnamed");
+                return err;
+            }
+            /* a name two transports own must take the same arguments: the CLI parses it once */
+            for (size_t j = 0; j <= i; j++)
+                for (unsigned m = 0; m < ops[j]->n_flags && (j < i || m < k); m++)
+                    if (!strcmp(ops[j]->flags[m].name, fl->name) &&
+                        (ops[j]->flags[m].n_args != fl->n_args || ops[j]->flags[m].repeats != fl->repeats)) {
+                        snprintf(err, err_len, "transport %s: flag %s takes other arguments in transport %s", name,
+                                 fl->name, ops[j]->name);
+                        return err;
+                    }
+        }
         for (size_t j = 0; j < i; j++)
             if (!strcmp(ops[j]->name, t->name)) {
                 snprintf(err, err_len, "transport %s: registered twice", name);
@@ -101,6 +138,238 @@ const char *transport_names(void)
             strcat(names, all_transports[i]->name);
         }
     return names;
+}
+
+/* ---- per-run state ------------------------------------------------------------------ */
+
+unsigned transport_index(const struct transport_ops *ops)
+{
+    for (unsigned t = 0; t < N_TRANSPORTS; t++)
+        if (all_transports[t] == ops)
+            return t;
+    die_internal("transport %s is not registered", ops && ops->name ? ops->name : "(unnamed)");
+}
+
+void *transport_run_state(const struct sim *s, const struct transport_ops *ops)
+{
+    return s->tp_run[transport_index(ops)];
+}
+
+void transport_set_run_state(struct sim *s, const struct transport_ops *ops, void *state)
+{
+    s->tp_run[transport_index(ops)] = state;
+}
+
+/* ---- flags transports own ------------------------------------------------------------ */
+
+const struct transport_flag *transport_flag_find(const char *name)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+            if (!strcmp(all_transports[t]->flags[k].name, name))
+                return &all_transports[t]->flags[k];
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        for (unsigned k = 0; k < lbs[j]->n_flags; k++)
+            if (!strcmp(lbs[j]->flags[k].name, name))
+                return &lbs[j]->flags[k];
+    return NULL;
+}
+
+/* The balancer owning flag `name`, or NULL. */
+static bool lb_owns(const struct lb_ops *lb, const char *name)
+{
+    for (unsigned k = 0; k < lb->n_flags; k++)
+        if (!strcmp(lb->flags[k].name, name))
+            return true;
+    return false;
+}
+
+static void flags_usage(FILE *out, const char *what, const char *name, const struct transport_flag *flags,
+                        unsigned n)
+{
+    if (!n)
+        return;
+    fprintf(out, "\nFlags of %s %s (read only by its connections):\n", what, name);
+    for (unsigned k = 0; k < n; k++) {
+        const struct transport_flag *fl = &flags[k];
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s", fl->name, fl->n_args ? " " : "", fl->n_args ? fl->args : "");
+        if (strlen(head) < 22)
+            fprintf(out, "  %-22s%s\n", head, fl->help);
+        else
+            fprintf(out, "  %s\n  %-22s%s\n", head, "", fl->help);
+    }
+}
+
+void transport_flags_usage(FILE *out)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        flags_usage(out, "--transport", all_transports[t]->name, all_transports[t]->flags, all_transports[t]->n_flags);
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        flags_usage(out, "--lb", lbs[j]->name, lbs[j]->flags, lbs[j]->n_flags);
+}
+
+bool transport_flag_given(const struct sim *s, const char *name)
+{
+    return transport_flag_count(s, name) > 0;
+}
+
+unsigned transport_flag_count(const struct sim *s, const char *name)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        n += !strcmp(s->cfg.tp_flags[i].name, name);
+    return n;
+}
+
+const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k)
+{
+    if (k >= 2)
+        return NULL;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        if (!strcmp(s->cfg.tp_flags[i].name, name) && occurrence-- == 0)
+            return s->cfg.tp_flags[i].args[k];
+    return NULL;
+}
+
+const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k)
+{
+    unsigned n = transport_flag_count(s, name);
+    return n ? transport_flag_arg_at(s, name, n - 1, k) : NULL;
+}
+
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n)
+{
+    int last = -1;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        for (unsigned k = 0; k < n; k++)
+            if (!strcmp(s->cfg.tp_flags[i].name, names[k]))
+                last = (int)k;
+    return last;
+}
+
+/* "-flag" or, for a flag of two arguments, "-flag (low)" / "-flag (high)"
+ * after its args' words ("LOW HIGH"), as the shared two-value flags say. */
+static void flag_label(char *out, size_t len, const char *name, unsigned k)
+{
+    const struct transport_flag *fl = transport_flag_find(name);
+    if (!fl || fl->n_args < 2 || !fl->args) {
+        snprintf(out, len, "%s", name);
+        return;
+    }
+    const char *w = fl->args;
+    for (unsigned i = 0; i < k && strchr(w, ' '); i++)
+        w = strchr(w, ' ') + 1;
+    size_t wl = strcspn(w, " ");
+    char word[32];
+    size_t n = wl < sizeof word - 1 ? wl : sizeof word - 1;
+    for (size_t i = 0; i < n; i++)
+        word[i] = (char)(w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+    word[n] = '\0';
+    snprintf(out, len, "%s (%s)", name, word);
+}
+
+uint64_t transport_flag_uint(const struct sim *s, const char *name, unsigned k, uint64_t min, uint64_t max,
+                             uint64_t dflt)
+{
+    const char *v = transport_flag_arg(s, name, k);
+    if (!v)
+        return dflt;
+    char b[SHOWN_BUF], label[96];
+    flag_label(label, sizeof label, name, k);
+    uint64_t u = 0;
+    enum num_status st = parse_u64(v, &u);
+    if (st == NUM_BAD)
+        die_input("%s: '%s' is not a non-negative whole number", label, shown(v, b));
+    if (st == NUM_RANGE || u < min || u > max)
+        die_input("%s: '%s' is out of range (%llu to %llu)", label, shown(v, b), (unsigned long long)min,
+                  (unsigned long long)max);
+    return u;
+}
+
+double transport_flag_real(const struct sim *s, const char *name, unsigned k, double min, double max, double dflt)
+{
+    const char *v = transport_flag_arg(s, name, k);
+    if (!v)
+        return dflt;
+    char b[SHOWN_BUF], label[96];
+    flag_label(label, sizeof label, name, k);
+    double d = 0;
+    enum num_status st = parse_real(v, &d);
+    if (st == NUM_BAD)
+        die_input("%s: '%s' is not a number", label, shown(v, b));
+    if (st == NUM_RANGE || d < min || d > max)
+        die_input("%s: '%s' is out of range (%g to %g)", label, shown(v, b), min, max);
+    return d;
+}
+
+void transport_flag_opts(const struct sim *s, const char *name, const struct transport_opt *table, unsigned n)
+{
+    char b[SHOWN_BUF], b2[SHOWN_BUF];
+    unsigned count = transport_flag_count(s, name);
+    for (unsigned o = 0; o < count; o++) {
+        const char *v = transport_flag_arg_at(s, name, o, 0), *eq = strchr(v, '=');
+        if (!eq || eq == v || !eq[1])
+            die_input("%s: '%s' is not NAME=VALUE", name, shown(v, b));
+        size_t nl = (size_t)(eq - v);
+        unsigned k = 0;
+        while (k < n && (strlen(table[k].name) != nl || strncmp(table[k].name, v, nl)))
+            k++;
+        if (k == n) {
+            char names[256] = "";
+            for (unsigned j = 0; j < n; j++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "", table[j].name);
+            die_input("%s %s: unknown option (known: %s)", name, shown(v, b), names);
+        }
+        double d = 0;
+        enum num_status st = parse_real(eq + 1, &d);
+        if (st == NUM_BAD || (table[k].whole && d != floor(d)))
+            die_input("%s %s: '%s' is not %s", name, table[k].name, shown(eq + 1, b2),
+                      table[k].whole ? "a whole number" : "a number");
+        if (st == NUM_RANGE || d < table[k].min || d > table[k].max)
+            die_input("%s %s: '%s' is out of range (%g to %g)", name, table[k].name, shown(eq + 1, b2), table[k].min,
+                      table[k].max);
+        *table[k].out = d;
+        if (table[k].given)
+            *table[k].given = true;
+    }
+}
+
+void transport_check_flags(const struct sim *s)
+{
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        if (all_transports[t]->check_flags)
+            all_transports[t]->check_flags(s);
+    /* the balancers' flags too, whether or not a flow uses them: a bad value
+     * is refused, never left for a flow that starts mid-run */
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        if (lbs[j]->read_opts) {
+            struct lb_params scratch;
+            memset(&scratch, 0, sizeof scratch);
+            lbs[j]->read_opts(s, &scratch);
+        }
+}
+
+/* ---- packets ---------------------------------------------------------------------------- */
+
+uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
+{
+    return transport_new_packet(s, fi, type, seq, size_bytes); /* data_packet.h: the body, inline for senders */
+}
+
+uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
+{
+    uint32_t idx = transport_make_packet(s, fi, type, seq, size_bytes);
+    struct packet *p = pkt_at(&s->pool, idx);
+    p->src_host = s->flows[fi].dst;
+    p->dst_host = s->flows[fi].src;
+    return idx;
 }
 
 /* ---- flows ------------------------------------------------------------------------ */
@@ -144,7 +413,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     /* a RoCE queue pair keeps one path (its 5-tuple's ECMP hash), as NICs
      * and htsim_roce/htsim_hpcc do; go-back-N would resend on every
      * reordering of a sprayed one. -paths or --lb (or the line's lb) spray it. */
-    if (f->tp == &transport_roce_ops && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
+    if (f->tp->one_path_default && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
         f->lb = &lb_single_ops;
     /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
     f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
@@ -154,7 +423,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     f->prio_class = c->prio_class;
     /* a mixed fabric: a RoCE connection left in class 1 (the default) goes
      * to the lowest lossless class */
-    if (s->cfg.lossless_mask && f->tp == &transport_roce_ops && f->prio_class == PKT_PRIO_DATA)
+    if (s->cfg.lossless_mask && f->tp->lossless && f->prio_class == PKT_PRIO_DATA)
         f->prio_class = (uint8_t)__builtin_ctz(s->cfg.lossless_mask);
     f->ready_next = f->ready_prev = READY_NONE;
 }
@@ -182,14 +451,10 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         const char *flag; /* NULL: not given */
     } checks[] = {
         {TP_READS_CC_MODE, s->cfg.cc_mode_flag},
-        {TP_READS_RECV_OVERSUB, s->cfg.recv_oversub_cc ? "-recv_oversub_cc" : NULL},
-        {TP_READS_OVERSUB, s->cfg.oversub_flag},
         {TP_READS_SLEEK, s->cfg.sleek ? "-sleek" : NULL},
         {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
         {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},
         {TP_READS_ACK_THRESHOLD, s->cfg.ack_threshold_given ? "-sack_threshold" : NULL},
-        {TP_READS_RATE_CONTROL, s->cfg.dcqcn_k_pkts ? "-dcqcn" : s->cfg.timely ? "-timely" : s->cfg.hpcc ? "-hpcc" : NULL},
-        {TP_READS_OUT_OF_ORDER, s->cfg.roce_selective ? "-out_of_order" : NULL},
     };
     for (size_t k = 0; k < sizeof checks / sizeof checks[0]; k++) {
         if (!checks[k].flag || (reads & checks[k].bit))
@@ -202,7 +467,39 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", checks[k].flag,
                    readers, in_use[0] ? in_use : "none");
     }
-    if (!s->cfg.reps_flag)
+    /* the flags transports own: each name once, warned when none of its
+     * owners is in use (a balancer's flags: below) */
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++) {
+        const char *name = s->cfg.tp_flags[i].name;
+        bool seen = false, read = false, a_transports = false;
+        for (size_t t = 0; t < N_TRANSPORTS && !a_transports; t++)
+            for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+                a_transports |= !strcmp(all_transports[t]->flags[k].name, name);
+        seen = !a_transports;
+        for (unsigned j = 0; j < i && !seen; j++)
+            seen = !strcmp(s->cfg.tp_flags[j].name, name);
+        char readers[128] = "";
+        for (size_t t = 0; t < N_TRANSPORTS && !seen; t++)
+            for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+                if (!strcmp(all_transports[t]->flags[k].name, name)) {
+                    read |= used[t] || (open_loop && all_transports[t] == run_tp);
+                    snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s",
+                             readers[0] ? " or " : "", all_transports[t]->name);
+                }
+        if (!seen && !read)
+            warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", name, readers,
+                       in_use[0] ? in_use : "none");
+    }
+    /* the balancers' flags: one line for the last one given that no flow's
+     * balancer owns */
+    const char *lb_flag = NULL;
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        for (size_t j = 0; j < n_lb; j++)
+            if (lb_owns(lbs[j], s->cfg.tp_flags[i].name))
+                lb_flag = s->cfg.tp_flags[i].name;
+    if (!lb_flag)
         return;
     /* the balancers in use, each named once */
     const struct lb_ops *seen[16];
@@ -212,7 +509,7 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         const struct lb_ops *lb = i < s->n_flows ? s->flows[i].lb : open_loop ? s->lb : NULL;
         if (!lb)
             continue;
-        reps_read |= lb->reads_reps_opts;
+        reps_read |= lb_owns(lb, lb_flag);
         bool known = false;
         for (size_t j = 0; j < n_seen; j++)
             known |= seen[j] == lb;
@@ -224,15 +521,13 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
     }
     if (reps_read)
         return;
-    size_t n_lb;
-    const struct lb_ops *const *lbs = lb_registry(&n_lb);
     char readers[128] = "";
     for (size_t j = 0; j < n_lb; j++)
-        if (lbs[j]->reads_reps_opts)
+        if (lb_owns(lbs[j], lb_flag))
             snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s", readers[0] ? " or " : "",
                      lbs[j]->name);
     warn_input("%s has no effect: no connection of this run uses the %s balancer (its balancers: %s)",
-               s->cfg.reps_flag, readers, lbs_in_use[0] ? lbs_in_use : "none");
+               lb_flag, readers, lbs_in_use[0] ? lbs_in_use : "none");
 }
 
 void transport_setup(struct sim *s)
@@ -291,7 +586,7 @@ void transport_setup(struct sim *s)
             if (s->flows[i].tp == tp)
                 classes |= 1u << s->flows[i].prio_class;
         if (tp == run_tp && open_loop)
-            classes |= 1u << (s->cfg.lossless_mask && tp == &transport_roce_ops
+            classes |= 1u << (s->cfg.lossless_mask && tp->lossless
                                   ? (uint32_t)__builtin_ctz(s->cfg.lossless_mask)
                                   : PKT_PRIO_DATA);
         struct class_need need[PORT_MAX_CLASSES];
@@ -635,6 +930,32 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
     };
 }
 
+void transport_cc_start(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->cc_state)
+        return; /* inherited from the connection's previous message */
+    struct cc_params cp;
+    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+    f->cc_state = xcalloc(1, s->cc->state_size);
+    s->cc->init(f->cc_state, &cp);
+}
+
+void transport_cc_save_counters(const struct sim *s, struct flow *f)
+{
+    if (!f->cc_state || !s->cc->n_counters)
+        return;
+    f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
+    s->cc->counters(f->cc_state, f->cc_counters);
+}
+
+void transport_cc_lb_free(struct flow *f)
+{
+    free(f->cc_state);
+    lb_state_free(f->lb, f->lb_state);
+    f->cc_state = f->lb_state = NULL;
+}
+
 void transport_lb_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
@@ -643,13 +964,13 @@ void transport_lb_start(struct sim *s, uint32_t fi)
     struct lb_params lp = {
         .paths = s->cfg.paths,
         .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
-        .buffer_size = s->cfg.reps_buffer,
-        .reps_freeze = s->cfg.reps_freeze,
         .trimming = s->cfg.trimming,
         .seed = s->cfg.seed,
         .flow_index = f->ordinal, /* the message, not its slot: the same stream with --stream */
         .base_rtt_ps = s->base_rtt_ps,
     };
+    if (f->lb->read_opts)
+        f->lb->read_opts(s, &lp); /* its own flags (REPS: --reps-buffer, --reps-freeze) */
     f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
     f->lb->init(f->lb_state, &lp);
 }
@@ -730,15 +1051,10 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host)
 
 uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
+    invariant(from->flow_gen == s->flows[from->flow].gen && from->tclass == s->flows[from->flow].tclass,
+              "packet of flow %u answered with another generation or class than its flow's", from->flow);
+    uint32_t idx = transport_new_packet(s, from->flow, type, 0, s->cfg.hdr_bytes);
     struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = from->flow;
-    a->flow_gen = from->flow_gen;
-    s->flows[a->flow].pkts_out += s->count_pkts; /* counted only when --stream recycles slots */
-    a->tclass = from->tclass;
-    a->size_bytes = s->cfg.hdr_bytes;
     a->src_host = from->dst_host;
     a->dst_host = from->src_host;
     a->entropy = from->entropy;

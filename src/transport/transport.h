@@ -41,9 +41,32 @@
 #include "../core/core.h"
 #include "../net/net.h"
 
+#include <stdio.h>
+
 struct sim;
 struct packet;
 struct flow;
+struct strbuf;
+
+/* Registered transports at most: struct sim keeps one per-run state slot
+ * per registry position (transport_run_state), and host timers carry the
+ * position in their top bits. */
+#define TRANSPORT_MAX 16
+
+/* A flag a transport owns (issue 21): the CLI knows no protocol's flags; a
+ * flag no shared option knows is looked up in every registered transport's
+ * table, stored in struct config as a generic record (struct tp_flag_given,
+ * in command-line order) and parsed by the owner's own code through the
+ * lookups below. Two transports may share a flag name only if n_args agree
+ * (transport_registry_check). */
+struct transport_flag {
+    const char *name; /* as typed: "-dcqcn", "--homa-opt", "--ndp-opt" */
+    unsigned n_args;  /* 0, 1 or 2 */
+    bool repeats;     /* may be given many times, each kept in order (an options block: --homa-opt K=V);
+                         false: a later occurrence replaces an earlier one (lookups read the last) */
+    const char *args; /* for --help: "K", "LOW HIGH", "NAME=VALUE" (NULL for n_args 0) */
+    const char *help; /* one line for --help */
+};
 
 /* What a transport knows of one flow at an instant, for time series
  * (src/metrics/timeseries.h). A field it does not know keeps its has_ flag
@@ -63,14 +86,10 @@ struct flow_sample {
 enum {
     TP_READS_CC = 1u << 0,             /* --cc: a sender window, or the transport's own warning on it */
     TP_READS_CC_MODE = 1u << 1,        /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    TP_READS_RECV_OVERSUB = 1u << 2,   /* -recv_oversub_cc */
-    TP_READS_OVERSUB = 1u << 3,        /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
     TP_READS_SLEEK = 1u << 4,          /* -sleek */
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
     TP_READS_ACK_THRESHOLD = 1u << 7,  /* -sack_threshold */
-    TP_READS_RATE_CONTROL = 1u << 8,   /* -dcqcn, -timely, -hpcc (--cc dcqcn, timely, hpcc) */
-    TP_READS_OUT_OF_ORDER = 1u << 9,   /* -out_of_order */
 };
 
 struct transport_ops {
@@ -143,7 +162,7 @@ struct transport_ops {
     const char *const *counter_names;
     void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
     /* Optional: payload bytes flow fi's receiver holds, duplicates excluded
-     * (Poisson goodput); NULL = UET's packet-delivery state. */
+     * (Poisson goodput), while its state exists; NULL: 0 until it completes. */
     uint64_t (*rcv_payload_bytes)(const struct sim *s, uint32_t fi);
     /* Network defaults this transport brings when it is the run's transport
      * (0 = the simulator's own): the switch queue in packets when -q is not
@@ -158,13 +177,44 @@ struct transport_ops {
      * (f->cc_state and f->lb_state, handed over by transport_msg_sent) unless
      * --msg-cc fresh; false: each message starts fresh unless --msg-cc inherit. */
     bool msg_inherit_default;
+    /* A connection keeps one path (its 5-tuple's ECMP hash, RoCE's queue
+     * pair) unless -paths, --lb or its .cm line's lb asks for spraying. */
+    bool one_path_default;
+    /* Lossless (RoCE): PFC is on by default when it is the run's transport,
+     * and on a mixed fabric (--class-opt K:lossless=1) its connections left
+     * in class 1 go to the lowest lossless class. */
+    bool lossless;
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;
     /* Time series (optional, NULL: the flow's rows have delivered bytes
      * only, counted as 0): fills *out for flow fi. */
     void (*sample)(const struct sim *s, uint32_t fi, struct flow_sample *out);
+    /* The flags this transport owns (NULL/0: none), parsed by its own code. */
+    const struct transport_flag *flags;
+    unsigned n_flags;
+    /* Optional: called for every registered transport at the start of the
+     * setup, whether or not a connection uses it (so --check runs it too):
+     * refuses, with one line naming the flag (exit 2), its own flags that
+     * this run cannot honour, e.g. given while --transport names another. */
+    void (*check_flags)(const struct sim *s);
+    /* The transport's own packet types, numbered from PKT_TP_FIRST in its
+     * own header (net/packet.h keeps only the shared ones): their names,
+     * pkt_type_names[t - PKT_TP_FIRST], for traces and the registry check.
+     * A packet's type is read only by its flow's transport. */
+    const char *const *pkt_type_names;
+    unsigned n_pkt_types;
+    /* Optional, for the run's transport (--transport) only: its own
+     * section of summary.json, whole lines ("  \"name\": {...},\n"). */
+    void (*summary_json)(const struct sim *s, struct strbuf *b);
+    /* Optional: words stdout's first line adds after the run's transport
+     * name ("receiver credit": UET's, whichever transport the run names),
+     * NULL for none; the first transport with words gives them. */
+    const char *(*run_label)(const struct sim *s);
 };
+
+/* The transport of a run without --transport (config_defaults). */
+#define TRANSPORT_DEFAULT "uet"
 
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
@@ -179,8 +229,78 @@ const struct transport_ops *const *transport_registry(size_t *n);
 /* Comma-separated names, for --help and error messages (from the registry). */
 const char *transport_names(void);
 
+/* ---- per-run state and owned flags ------------------------------------------------ */
+
+/* Per-run state of a transport: one slot per registered transport
+ * (struct sim's tp_run, indexed by registry position; nothing in struct
+ * sim names a protocol). NULL until the transport sets it (its setup or
+ * configure), and again after its free(). */
+void *transport_run_state(const struct sim *s, const struct transport_ops *ops);
+void transport_set_run_state(struct sim *s, const struct transport_ops *ops, void *state);
+/* The registry position of ops (die_internal if it is not registered). */
+unsigned transport_index(const struct transport_ops *ops);
+
+/* The owner of a flag name, or NULL: the first registered transport whose
+ * table has it (options.c, for parsing and --help). */
+const struct transport_flag *transport_flag_find(const char *name);
+/* --help: each transport's flags, under its name. */
+void transport_flags_usage(FILE *out);
+
+/* Lookups for the owning transport's check_flags(), configure() and
+ * setup(), in s->cfg's records: */
+bool transport_flag_given(const struct sim *s, const char *name);
+/* The last occurrence's k-th argument (0-based), NULL if not given. */
+const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k);
+/* Occurrences on the command line (a repeated flag's count). */
+unsigned transport_flag_count(const struct sim *s, const char *name);
+/* The k-th argument of the occurrence-th occurrence (both 0-based), NULL if
+ * there is no such occurrence. */
+const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k);
+/* Which of names[0 .. n-1] (flags with no value, say) came last on the
+ * command line: its index, or -1 when none was given. */
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n);
+/* Typed parsing of the last occurrence's k-th argument, dflt when the flag
+ * is not given; a value that is not a number, or outside [min, max], exits 2
+ * with one line naming the flag (and which argument, for a two-argument flag). */
+uint64_t transport_flag_uint(const struct sim *s, const char *name, unsigned k, uint64_t min, uint64_t max,
+                             uint64_t dflt);
+double transport_flag_real(const struct sim *s, const char *name, unsigned k, double min, double max, double dflt);
+
+/* An options block: "--X-opt NAME=VALUE", repeated. Each entry names one
+ * option, its range and where its value goes (untouched when not given; a
+ * later occurrence of a NAME replaces an earlier one). */
+struct transport_opt {
+    const char *name;
+    double min, max;
+    double *out;
+    bool whole;       /* the value must be a whole number */
+    bool *given;      /* optional: set true when the option is given */
+};
+/* Walks every occurrence of flag `name` against table[0 .. n-1]; an
+ * occurrence that is not NAME=VALUE, a NAME not in the table or a value
+ * that is not a number in range exits 2 with one line naming the flag and
+ * the NAME (and the table's names, for an unknown one). */
+void transport_flag_opts(const struct sim *s, const char *name, const struct transport_opt *table, unsigned n);
+
+/* ---- packets made by transports ---------------------------------------------------- */
+
+/* One packet constructor (issue 21): a packet of flow fi from its sender to
+ * its receiver, every other field zero but these: type, seq, size_bytes,
+ * flow and flow_gen, src_host = f->src and dst_host = f->dst, entropy 0,
+ * prio the flow's data class for PKT_DATA (else control), tclass, and
+ * PKTF_PINNED when the flow's balancer keeps one path; and it counts the
+ * packet in the flow (f->pkts_out, --stream) here, once, for every
+ * transport. Returns its index in s->pool. (Its body is data_packet.h's
+ * transport_new_packet, inline for the per-packet paths.) */
+uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
+/* The same from the receiver back to the sender (src and dst swapped). */
+uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
+
 /* ---- the generic layer, called by the core ---------------------------------- */
 
+/* Every registered transport's check_flags (sim_setup, before the fabric;
+ * so --check refuses what a run would). */
+void transport_check_flags(const struct sim *s);
 /* Builds the flows from the connection matrix and sets up every transport
  * in use (before the run). */
 void transport_setup(struct sim *s);
@@ -256,8 +376,20 @@ struct cc_params;
 /* What a sender's congestion control is told at init, for a flow crossing
  * `path_hops` links. */
 void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops);
-/* Allocates and initialises flow fi's load-balancer state (f->lb_state). */
+/* The one attach and free path of a flow's congestion control and load
+ * balancer (issue 21):
+ * transport_cc_start allocates and initialises flow fi's sender window
+ * state (f->cc_state, the run's --cc) unless it inherited one from its
+ * connection's previous message; transport_lb_start does the same for its
+ * balancer's state (f->lb_state). */
+void transport_cc_start(struct sim *s, uint32_t fi);
 void transport_lb_start(struct sim *s, uint32_t fi);
+/* At the sender's finish, before transport_msg_sent: keeps the window
+ * algorithm's counters for flows.csv (f->cc_counters), if it has any. */
+void transport_cc_save_counters(const struct sim *s, struct flow *f);
+/* Frees whatever f->cc_state and f->lb_state still hold (after
+ * transport_msg_sent, which hands them to a next message that inherits). */
+void transport_cc_lb_free(struct flow *f);
 /* Wire bytes of flow fi's packets from next_new_seq on, never sent yet (headers included). */
 uint64_t transport_unsent_wire_bytes(const struct sim *s, uint32_t fi, uint32_t next_new_seq);
 
