@@ -80,7 +80,7 @@ void options_usage(FILE *out)
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
             "  --workload SPEC       a built-in workload instead of -tm (README \"Workload generators\"):\n"
-            "                        incast:n=N,size=B[,degree=D][,dst=K|random]  perm:n=N,size=B\n"
+            "                        incast:n=N,size=B[,degree=D][,dst=K|random]  perm:n=N,size=B[,podsize=P]\n"
             "                        uneven:n=N,size=B[,factor=K]  parallel:n=N,size=B,count=P\n"
             "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
             "                        ring[:n=128,gpus=8,size=13697024,placement=block|host]; each takes seed=S\n"
