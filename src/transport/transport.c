@@ -30,14 +30,11 @@
 
 /* ---- registry -------------------------------------------------------------------- */
 
-extern const struct transport_ops transport_ndp_ops; /* src/transport/ndp.c */
+/* registry.def, one line per transport */
 static const struct transport_ops *const all_transports[] = {
-    &transport_uet_ops,
-    &transport_eqds_ops,
-    &transport_roce_ops,
-    &transport_homa_ops,
-    &transport_sird_ops,
-    &transport_ndp_ops,
+#define TRANSPORT(name) &transport_##name##_ops,
+#include "registry.def"
+#undef TRANSPORT
 };
 #define N_TRANSPORTS (sizeof all_transports / sizeof all_transports[0])
 /* host timers carry the transport's index in the top 8 bits of their aux */

@@ -220,11 +220,10 @@ struct transport_ops {
 /* The transport of a run without --transport (config_defaults). */
 #define TRANSPORT_DEFAULT "uet"
 
-extern const struct transport_ops transport_uet_ops;
-extern const struct transport_ops transport_eqds_ops;
-extern const struct transport_ops transport_roce_ops;
-extern const struct transport_ops transport_homa_ops;
-extern const struct transport_ops transport_sird_ops;
+/* Every registered transport's ops table (registry.def lists them) */
+#define TRANSPORT(name) extern const struct transport_ops transport_##name##_ops;
+#include "registry.def"
+#undef TRANSPORT
 
 /* Looks a transport up by name; NULL when unknown. */
 const struct transport_ops *transport_find(const char *name);
