@@ -19,9 +19,10 @@
  * matched with a posted receive of the same source and tag (MPI order:
  * receives in the order posted, messages in the order they arrived, as
  * LogGOPSim's matching queues), and the send and the receive both complete
- * then (ATLAHS's htsim backend: a send completes when its message is
- * received). A schedule that can make no more progress is reported as
- * deadlocked, with its stuck ranks.
+ * then, as in ATLAHS's htsim backend (which counts a message arrived at the
+ * sender's last ACK; here, when the receiver has every byte). A schedule
+ * that can make no more progress is reported as deadlocked, with its stuck
+ * ranks.
  */
 #ifndef SPRAYSIM_GOAL_H
 #define SPRAYSIM_GOAL_H
