@@ -77,6 +77,46 @@ case $pol in
 *) fail "summary.json class_policy: rc $rc, got '$pol'" ;;
 esac
 
+# ---- the configuration is read, never written, by transports ---------------------------
+# a transport that rewrote the shared configuration (SIRD set cfg.trimming and
+# the summary's ECN band when it was the run's transport, so every UET flow of
+# a mixed run had its CC told "no trimming") changes what others see; what a
+# class does is net/'s policy, read with net_class_trims / net_class_ecn
+cfgw=$(grep -nE '(cfg(->|[.])[a-z_]+(\[[^]]*\])?([.][a-z_]+)?|ecn_km(in|ax)_bytes_default)[[:space:]]*([-+|&^]?=[^=]|\+\+|--)' \
+    src/transport/*.c src/transport/*.h src/cc/*.c src/cc/*.h src/lb/*.c src/lb/*.h 2>/dev/null)
+if [ -z "$cfgw" ]; then
+    ok "no configuration field written under src/transport, src/cc or src/lb"
+else
+    fail "a transport writes the configuration: $(echo "$cfgw" | head -n 3 | tr '\n' '|')"
+fi
+# SIRD as the run's transport: the summary shows its class (step marking, no
+# trimming) from the policy, and the configuration as given
+"$SPRAYSIM" -tm "$SHARED/data/htsim/matrices/one.cm" --transport sird -end 200 --out "$T/sirdsum" >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'trimming off' "$T/out" && grep -q 'ECN step at' "$T/out" &&
+    grep -q '"trimming": true' "$T/sirdsum/summary.json" && grep -q '"class": 1, "ecn": "step"' "$T/sirdsum/summary.json"; then
+    ok "SIRD's summary: its class's policy (trimming off, ECN step) with the configuration unchanged"
+else
+    fail "SIRD's summary: rc $rc, $(head -n 2 "$T/out" | tr '\n' '|')"
+fi
+
+# a UET incast in class 2 runs the same rows alone (--transport uet) and
+# beside a SIRD message with SIRD the run's transport: before, SIRD's
+# rewrite of cfg.trimming gave the UET flows' NSCC "no trimming" parameters
+# (a 1.0 base-RTT target delay instead of 0.75) and their rows changed
+printf 'Nodes 16\nConnections 4\n0->4 id 1 start 0 size 2000000 transport uet priority 2\n1->4 id 2 start 0 size 2000000 transport uet priority 2\n2->4 id 3 start 0 size 2000000 transport uet priority 2\n3->4 id 4 start 0 size 2000000 transport uet priority 2\n' >"$T/uet2.cm"
+sed 's/Connections 4/Connections 5/' "$T/uet2.cm" >"$T/uet2sird.cm"
+printf '14->15 id 9 start 0 size 20000 transport sird\n' >>"$T/uet2sird.cm"
+"$SPRAYSIM" -tm "$T/uet2.cm" --transport uet -ecn 20 40 --classes 3 -q 50 --out "$T/alone" --no-progress >/dev/null 2>&1
+rca=$?
+"$SPRAYSIM" -tm "$T/uet2sird.cm" --transport sird -ecn 20 40 --classes 3 -q 50 --out "$T/beside" --no-progress >/dev/null 2>&1
+rcb=$?
+if [ "$rca" -eq 0 ] && [ "$rcb" -eq 0 ] && [ "$(cut -d, -f1-9 "$T/alone/flows.csv")" = "$(grep -v '^9,' "$T/beside/flows.csv" | cut -d, -f1-9)" ]; then
+    ok "UET flows in class 2: the same rows alone and beside SIRD as the run's transport"
+else
+    fail "UET flows in class 2 change beside SIRD as the run's transport (rc $rca/$rcb)"
+fi
+
 # ---- ports are written by net/ only ---------------------------------------------------
 # a write to a port (ports[...] assigned or changed, a non-const pointer to
 # a port or class, a PORTF_ flag set or cleared) under src/transport or src/cc

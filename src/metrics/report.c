@@ -330,15 +330,25 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         snprintf(pace, sizeof pace, "transport %s%s%s, ", c->transport_name, label ? " " : "", label ? label : "");
     printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
            s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
-           s->lb->name, c->paths, c->trimming ? "on" : "off", (unsigned long long)c->seed);
+           s->lb->name, c->paths, net_class_trims(s, PKT_PRIO_DATA) ? "on" : "off", (unsigned long long)c->seed);
     char qtext[32];
     if (c->queue_infinite)
         snprintf(qtext, sizeof qtext, "inf");
     else
         snprintf(qtext, sizeof qtext, "%u B", s->queue_bytes);
-    printf("network: base RTT %.3f us, BDP %llu B, queue %s, ECN %u-%u B, min RTO %.1f us\n",
-           (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, qtext, s->ecn_kmin_bytes_default,
-           s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
+    /* the data class as the run uses it (net/policy.c), not the flags alone */
+    uint32_t step_bytes;
+    uint32_t ecn_kind = net_class_ecn(s, PKT_PRIO_DATA, &step_bytes);
+    char ecntext[48];
+    if (ecn_kind == NET_ECN_OFF)
+        snprintf(ecntext, sizeof ecntext, "off");
+    else if (ecn_kind == NET_ECN_STEP)
+        snprintf(ecntext, sizeof ecntext, "step at %u B", step_bytes);
+    else
+        snprintf(ecntext, sizeof ecntext, "%u-%u B", s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default);
+    printf("network: base RTT %.3f us, BDP %llu B, queue %s, ECN %s, min RTO %.1f us\n",
+           (double)s->base_rtt_ps / PS_PER_US, (unsigned long long)s->bdp_bytes, qtext, ecntext,
+           (double)s->min_rto_ps / PS_PER_US);
     if (s->tier_queues_differ) {
         /* the .topo's Queue_Down / Queue_Up replace the default per tier
          * (ECN thresholds scale with each port's queue) */
@@ -707,6 +717,7 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
               s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes);
     json_queue(b, s->queue_bytes);
+    /* the configured RED band (class_policy says what each class does with it) */
     sb_printf(b, ", \"ecn_kmin_bytes\": %u, \"ecn_kmax_bytes\": %u, \"min_rto_us\": %.6f, ",
               s->ecn_kmin_bytes_default, s->ecn_kmax_bytes_default, (double)s->min_rto_ps / PS_PER_US);
     sb_printf(b, "\"class_policy\": "); /* each data class's ECN, trimming and PFC as used (net/policy.c) */

@@ -195,6 +195,13 @@ struct class_policy {
  * control, never marks or trims): exits 2 with one line naming both
  * transports when a need conflicts with one already added. */
 void net_class_needs_add(struct sim *s, const char *who, const struct class_need need[PORT_MAX_CLASSES]);
+/* What data class cls does as the run uses it (the merged needs, else the
+ * configuration): whether it trims, and how it marks ECN (NET_ECN_*; the
+ * step threshold in *step_bytes). The summary and the congestion controls'
+ * parameters read these, never a transport's rewrite of the configuration. */
+enum { NET_ECN_OFF = 0, NET_ECN_RED = 1, NET_ECN_STEP = 2 };
+bool net_class_trims(const struct sim *s, uint32_t cls);
+uint32_t net_class_ecn(const struct sim *s, uint32_t cls, uint32_t *step_bytes);
 /* Writes the merged policy into every switch port (once, before the run). */
 void net_class_policy_apply(struct sim *s);
 /* The per-class policy as a JSON array, for summary.json. */

@@ -187,6 +187,20 @@ void net_class_policy_apply(struct sim *s)
     }
 }
 
+bool net_class_trims(const struct sim *s, uint32_t cls)
+{
+    const struct class_policy *cp = &s->class_policy[cls % PORT_MAX_CLASSES];
+    return cp->trim_by ? cp->trim != NEED_OFF : base_trim_on(s, cls);
+}
+
+uint32_t net_class_ecn(const struct sim *s, uint32_t cls, uint32_t *step_bytes)
+{
+    const struct class_policy *cp = &s->class_policy[cls % PORT_MAX_CLASSES];
+    bool on = cp->ecn_by ? cp->ecn != NEED_OFF : base_ecn_on(s, cls);
+    *step_bytes = on && cp->ecn_by && cp->ecn == NEED_STEP ? cp->ecn_step_bytes : 0;
+    return !on ? NET_ECN_OFF : *step_bytes ? NET_ECN_STEP : NET_ECN_RED;
+}
+
 void net_class_policy_json(const struct sim *s, struct strbuf *b)
 {
     sb_printf(b, "[");

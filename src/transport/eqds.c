@@ -205,7 +205,7 @@ static void eqds_setup(struct sim *s)
     if (window) {
         /* check --cc-opt now, as UET does, by initialising one state */
         struct cc_params cp;
-        transport_cc_params(s, &cp, s->topo.diameter_hops);
+        transport_cc_params(s, &cp, s->topo.diameter_hops, PKT_PRIO_DATA);
         void *probe = xcalloc(1, s->cc->state_size);
         s->cc->init(probe, &cp);
         free(probe);

@@ -294,7 +294,7 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
     r->rtx_seq = UINT32_MAX;
     if (rr(s)->rate_cc) {
         struct cc_params cp;
-        transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+        transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst), f->prio_class);
         /* -timely_thresholds reach TIMELY as its options */
         struct cc_option opts[2] = {{"t_low_us", rr(s)->o.timely_t_low_us}, {"t_high_us", rr(s)->o.timely_t_high_us}};
         cp.opts = opts;

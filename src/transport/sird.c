@@ -421,12 +421,8 @@ static void sird_setup(struct sim *s)
         r->rx[h].rr_last = h;
         r->tx[h].rr_last = h;
     }
-    if (!strcmp(c->transport_name, "sird")) {
-        s->no_sender_window = true;
-        /* the summary shows what the switches do for this run */
-        s->ecn_kmin_bytes_default = s->ecn_kmax_bytes_default = (uint32_t)p->nthr_bytes;
-        s->cfg.trimming = p->trimming;
-    }
+    if (!strcmp(c->transport_name, "sird"))
+        s->no_sender_window = true; /* the summary's switches are its classes' policy (net_class_ecn) */
 }
 
 static void sird_flow_add(struct sim *s, uint32_t fi)

@@ -908,7 +908,7 @@ void transport_host_timer(struct sim *s, uint32_t host, uint32_t aux)
     all_transports[aux >> HOST_TIMER_KIND_BITS]->host_timer(s, host, aux & ((1u << HOST_TIMER_KIND_BITS) - 1));
 }
 
-void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops)
+void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops, uint32_t cls)
 {
     *cp = (struct cc_params){
         .mtu_bytes = s->cfg.mtu_bytes,
@@ -919,7 +919,7 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
         .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
         .target_qdelay_ps = s->cfg.target_qdelay_ps,
         .qa_gate = s->cfg.qa_gate,
-        .trimming = s->cfg.trimming,
+        .trimming = net_class_trims(s, cls), /* the flow's class as the run uses it */
         .q3_pressure = s->cfg.q3_pressure,
         .path_hops = path_hops,
         .opts = s->cfg.cc_opts,
@@ -933,7 +933,7 @@ void transport_cc_start(struct sim *s, uint32_t fi)
     if (f->cc_state)
         return; /* inherited from the connection's previous message */
     struct cc_params cp;
-    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst), f->prio_class);
     f->cc_state = xcalloc(1, s->cc->state_size);
     s->cc->init(f->cc_state, &cp);
 }
@@ -961,7 +961,7 @@ void transport_lb_start(struct sim *s, uint32_t fi)
     struct lb_params lp = {
         .paths = s->cfg.paths,
         .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
-        .trimming = s->cfg.trimming,
+        .trimming = net_class_trims(s, f->prio_class),
         .seed = s->cfg.seed,
         .flow_index = f->ordinal, /* the message, not its slot: the same stream with --stream */
         .base_rtt_ps = s->base_rtt_ps,

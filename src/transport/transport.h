@@ -378,7 +378,7 @@ const char *transport_registry_check(const struct transport_ops *const *ops, siz
 struct cc_params;
 /* What a sender's congestion control is told at init, for a flow crossing
  * `path_hops` links. */
-void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops);
+void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops, uint32_t cls);
 /* The one attach and free path of a flow's congestion control and load
  * balancer (issue 21):
  * transport_cc_start allocates and initialises flow fi's sender window

@@ -64,7 +64,7 @@ static void uet_setup(struct sim *s)
      * algorithm's own checks (ranges, whole numbers, options that constrain
      * each other) exit 2 naming the option. */
     struct cc_params cp;
-    transport_cc_params(s, &cp, s->topo.diameter_hops);
+    transport_cc_params(s, &cp, s->topo.diameter_hops, PKT_PRIO_DATA);
     void *probe_state = xcalloc(1, s->cc->state_size);
     s->cc->init(probe_state, &cp);
     free(probe_state);
