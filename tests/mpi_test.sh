@@ -123,6 +123,15 @@ refuse failures "failures act on every process" -tm "$M/perm_16n_16c_2MB.cm" --f
 printf '%s\n' "Nodes 16" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
     "2->3 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trig.cm"
 refuse triggers "triggers start flows" -tm "$T/trig.cm"
+# UET pipelines a connection's messages at the sender (uet_msg_pipeline): refused on 2 processes,
+# identical to the plain run on one, and one after another with --msg-cc fresh on two
+printf '%s\n' "Nodes 16" "Connections 3" "0->9 id 1 start 0 size 300000" "0->9 id 1 start 0 size 200000" \
+    "3->12 id 2 start 0 size 100000" >"$T/msgs.cm"
+refuse "pipelined messages" "messages over connections .* are pipelined" -tm "$T/msgs.cm"
+"$SPRAYSIM" -tm "$T/msgs.cm" --quiet --no-progress --out "$T/msgs-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain messages run failed"
+same msgs 1 -tm "$T/msgs.cm"
+"$SPRAYSIM" -tm "$T/msgs.cm" --msg-cc fresh --quiet --no-progress --out "$T/msgsf-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain fresh messages run failed"
+same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
 # regression: receiver credit ran on 2 processes and finished 60 of 128 flows with exit 0

@@ -196,6 +196,13 @@ static void check_supported(const struct sim *s)
     if (s->cm.n_triggers)
         refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
                   c->tm_path ? c->tm_path : "--workload");
+    /* UET pipelines a connection's messages in one sequence space
+     * (uet_msg_pipeline, decided at the sender), which the receiver's
+     * process would not see; with --msg-cc fresh they run one after another */
+    if (s->cm_has_msgs && c->msg_cc != 0)
+        refuse("%s: messages over connections (lines sharing an id) are pipelined in one sequence space, which "
+               "other processes do not see; parallel runs refuse them (--msg-cc fresh runs them one after another)",
+               c->tm_path ? c->tm_path : "--workload");
     /* the receivers' credit reaches senders on other processes wrongly: 60
      * of 128 flows of perm_128n finished, exit 0 (README "Parallel runs
      * (MPI)"); refused until it is exact */

@@ -351,13 +351,14 @@ static void span_push(struct uet_flow *u, uint32_t fi, uint32_t end_seq, uint32_
  * last packet. Not pipelined (false: it waits for the earlier one to be
  * acknowledged, transport_msg_sent): with --msg-cc fresh (each message its
  * own state), on pooled connections (--workload poisson conns), with
- * --stream, in parallel runs, or when the message before it has not
+ * --stream (parallel runs of several processes refuse the case: pdes.c),
+ * or when the message before it has not
  * started yet (messages keep file order) or has finished with its sender. */
 static bool uet_msg_pipeline(struct sim *s, uint32_t fi)
 {
     struct flow *m = &s->flows[fi];
     uint32_t prev = s->cm.conns[m->conn_index].msg_prev;
-    if (prev == CM_NO_MSG || s->fstream || s->node_remote || m->pool_conn || !m->n_pkts ||
+    if (prev == CM_NO_MSG || s->fstream || m->pool_conn || !m->n_pkts ||
         !transport_msg_inherits(s, m))
         return false;
     const struct flow *pf = &s->flows[prev];
