@@ -544,6 +544,17 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
     }
 }
 
+/* Events no fabric's packets make (a GOAL schedule's), out of line: a case
+ * more in dispatch's switch made gcc stop inlining the loop's hot path
+ * (perm_128: 302.9 M instructions against 274.4 M, callgrind). */
+__attribute__((noinline)) static void dispatch_rare(struct sim *s, const struct event *ev)
+{
+    if (ev->kind == EV_GOAL)
+        goal_event(s, ev->id);
+    else
+        die_internal("unknown event kind %u", ev->kind);
+}
+
 static inline void dispatch(struct sim *s, const struct event *ev, uint32_t origin)
 {
     invariant(ev->time_ps >= s->now, "event kind %u id %u at %llu ps runs after the clock reached %llu ps",
@@ -590,11 +601,8 @@ static inline void dispatch(struct sim *s, const struct event *ev, uint32_t orig
     case EV_TS_SAMPLE:
         ts_sample_event(s);
         break;
-    case EV_GOAL:
-        goal_event(s, ev->id);
-        break;
     default:
-        die_internal("unknown event kind %u", ev->kind);
+        dispatch_rare(s, ev);
     }
 #ifdef SPRAYSIM_CHECKS
     if (s->events_processed % CENSUS_EVENTS == 0 && !s->node_remote)
