@@ -31,6 +31,7 @@
 #include "workload/poisson.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -630,12 +631,35 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
     return printed;
 }
 
+void sim_htsim_printf(struct sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!s->htsim_line) {
+        vprintf(fmt, ap);
+    } else {
+        char line[256], *big = NULL; /* the reference's lines are under 200 bytes */
+        va_list again;
+        va_copy(again, ap);
+        int n = vsnprintf(line, sizeof line, fmt, ap);
+        if (n >= (int)sizeof line) {
+            big = xmalloc((size_t)n + 1);
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+        }
+        va_end(again);
+        s->htsim_line(s, big ? big : line);
+        free(big);
+    }
+    va_end(ap);
+}
+
 uint64_t sim_run_window(struct sim *s, simtime_ps limit_ps, bool origin0_here, simtime_ps *last_event_ps)
 {
     struct event ev;
     bool prefetch = sim_wants_prefetch(s);
     bool ts_each_event = s->ts && s->cfg.ts.change;
     uint64_t n = 0;
+    s->cur_event = &ev; /* what dispatch runs: pops write it in place */
     while (eq_pop_until(&s->eq, limit_ps, &ev)) {
         if (prefetch)
             prefetch_ahead(s);
@@ -648,6 +672,7 @@ uint64_t sim_run_window(struct sim *s, simtime_ps limit_ps, bool origin0_here, s
         *last_event_ps = ev.time_ps;
         n++;
     }
+    s->cur_event = NULL;
     return n;
 }
 

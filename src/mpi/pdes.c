@@ -65,6 +65,11 @@ struct pdes {
     size_t sbuf_cap, rbuf_cap;
     uint32_t n_own_flows;
     uint32_t pods;
+    /* --htsim-output lines this process printed: records (struct hline,
+     * then the text and its NUL), gathered and sorted at the end */
+    char *hl;
+    size_t hl_len, hl_cap;
+    uint64_t *flow_tp_counters; /* rank 0: the run transport's per-flow counters, summed (pdes_collect) */
     /* statistics (SPRAYSIM_MPI_STATS) */
     uint64_t windows, busy_windows, max_window_events, sent_pkts, recv_pkts;
     double sync_s, exchange_s, compute_s, alltoallv_s, compute_cpu_s;
@@ -112,6 +117,8 @@ void pdes_finalize(void)
     free(P.rdispl);
     free(P.sbuf);
     free(P.rbuf);
+    free(P.flow_tp_counters);
+    free(P.hl);
     MPI_Finalize();
 }
 
@@ -131,6 +138,82 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     x->pkt = *pkt;
     pkt_release(&s->pool, pkt_idx);
     P.sent_pkts++;
+}
+
+/* One --htsim-output line: the key of the event that printed it (time,
+ * then order: the queue's own order, which every process gives an event
+ * alike) and its place among that event's lines; the text follows. */
+struct hline {
+    simtime_ps time_ps;
+    uint64_t order;
+    uint32_t nth;
+    uint32_t len; /* the text's bytes, its NUL included */
+};
+
+static void htsim_line(struct sim *s, const char *line)
+{
+    /* outside an event (none prints there now): before every event of its time */
+    const struct event *ev = s->cur_event;
+    simtime_ps t = ev ? ev->time_ps : s->now;
+    uint64_t order = ev ? ev->order : 0;
+    static simtime_ps last_t = SIMTIME_NEVER;
+    static uint64_t last_order;
+    static uint32_t nth;
+    nth = t == last_t && order == last_order ? nth + 1 : 0;
+    last_t = t;
+    last_order = order;
+    size_t len = strlen(line) + 1;
+    size_t need = sizeof(struct hline) + ((len + 7) & ~(size_t)7);
+    if (P.hl_len + need > P.hl_cap) {
+        P.hl_cap = (P.hl_len + need) * 2;
+        P.hl = xrealloc(P.hl, P.hl_cap);
+    }
+    struct hline h = {.time_ps = t, .order = order, .nth = nth, .len = (uint32_t)len};
+    memcpy(P.hl + P.hl_len, &h, sizeof h);
+    memset(P.hl + P.hl_len + sizeof h, 0, need - sizeof h);
+    memcpy(P.hl + P.hl_len + sizeof h, line, len);
+    P.hl_len += need;
+}
+
+static int hline_cmp(const void *a, const void *b)
+{
+    const struct hline *x = *(const struct hline *const *)a, *y = *(const struct hline *const *)b;
+    if (x->time_ps != y->time_ps)
+        return x->time_ps < y->time_ps ? -1 : 1;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all);
+
+/* Every process's --htsim-output lines to rank 0, printed there in the
+ * order of the events that printed them: the plain run's order. */
+static void htsim_flush(void)
+{
+    if (P.hl_len > INT32_MAX)
+        die_internal("%zu bytes of --htsim-output lines: more than MPI's int counts hold", P.hl_len);
+    int n_all;
+    char *all = gather_recs(P.hl, (int)P.hl_len, 1, &n_all);
+    if (P.rank != 0)
+        return;
+    size_t n = 0;
+    for (size_t at = 0; at < (size_t)n_all; n++) {
+        struct hline h;
+        memcpy(&h, all + at, sizeof h);
+        at += sizeof h + ((h.len + 7) & ~(size_t)7);
+    }
+    const struct hline **v = xcalloc(n ? n : 1, sizeof *v);
+    size_t k = 0;
+    for (size_t at = 0; at < (size_t)n_all; k++) {
+        v[k] = (const struct hline *)(const void *)(all + at); /* records are 8-byte aligned */
+        at += sizeof *v[k] + ((v[k]->len + 7) & ~(size_t)7);
+    }
+    qsort(v, n, sizeof *v, hline_cmp);
+    for (size_t i = 0; i < n; i++)
+        fputs((const char *)(v[i] + 1), stdout);
+    free(v);
+    free(all);
 }
 
 /* MIN and MAX reductions go over int64_t, never an unsigned type: MPICH
@@ -173,6 +256,23 @@ __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *f
     pdes_refuse(msg);
 }
 
+/* Why a transport cannot run partitioned exactly, or NULL when it can. A
+ * transport runs partitioned when each host's events touch only that
+ * host's state (docs/contributing-transport.md, "The contract"): UET (with
+ * receiver credit too), EQDS and RoCE do. Homa and SIRD deliver one-way
+ * messages whose completion at the receiver changes the sender's state at
+ * the same instant (its NIC's queue of messages, its next message on the
+ * connection, its balancer), which no window can carry to another
+ * process; Homa also draws every receiver's GRANT/RESEND entropy from one
+ * run-wide stream. Making them exact means a completion notice the sender
+ * hears a latency later (a protocol change to both runs). */
+static const char *serial_only(const char *transport)
+{
+    if (!strcmp(transport, "homa") || !strcmp(transport, "sird"))
+        return "a message completes at its receiver, changing its sender's state at the same instant";
+    return NULL;
+}
+
 /* Refuses what a partitioned run cannot do exactly (README "Parallel runs
  * (MPI)"): one line naming the flag, exit 2, on every process alike. */
 static void check_supported(const struct sim *s)
@@ -185,31 +285,22 @@ static void check_supported(const struct sim *s)
         refuse("--workload poisson: spraysim-mpi needs a closed workload");
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
-    if (strcmp(c->transport_name, "uet") != 0)
-        refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
+    const char *why = serial_only(c->transport_name);
+    if (why)
+        refuse("--transport %s: %s; parallel runs refuse it", c->transport_name, why);
     for (uint32_t i = 0; i < s->cm.n_conns; i++)
-        if (s->cm.conns[i].transport[0] && strcmp(s->cm.conns[i].transport, "uet") != 0)
-            refuse("%s:%u: transport %s: parallel runs support only uet", c->tm_path ? c->tm_path : "--workload",
-                      s->cm.conns[i].line, s->cm.conns[i].transport);
+        if (s->cm.conns[i].transport[0] && (why = serial_only(s->cm.conns[i].transport)) != NULL)
+            refuse("%s:%u: transport %s: %s; parallel runs refuse it", c->tm_path ? c->tm_path : "--workload",
+                   s->cm.conns[i].line, s->cm.conns[i].transport, why);
     if (s->cm.n_triggers)
         refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
                   c->tm_path ? c->tm_path : "--workload");
-    /* the receivers' credit reaches senders on other processes wrongly: 60
-     * of 128 flows of perm_128n finished, exit 0 (README "Parallel runs
-     * (MPI)"); refused until it is exact */
-    if (c->receiver_cc == 1) /* -1: the transport's default, UET's off */
-        refuse("-receiver_cc_only/-receiver_cc: UET receiver credit is not exact across processes yet; parallel "
-               "runs refuse it");
     if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
         refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
     if (s->pfc || s->class_egress) /* -hpcc: RoCE's telemetry hook on its classes */
         refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
-    if (c->switch_stats)
-        refuse("--switch-stats: not gathered across processes yet");
-    if (c->htsim_output)
-        refuse("--htsim-output: would print from every process");
     if (s->ts)
         refuse("--ts-*: time series are not gathered across processes yet");
 }
@@ -239,6 +330,8 @@ void pdes_attach(struct sim *s)
     P.rdispl = xcalloc((size_t)P.np, sizeof(int));
     s->node_remote = P.remote;
     s->export_arrival = export_arrival;
+    if (s->cfg.htsim_output && P.np > 1)
+        s->htsim_line = htsim_line;
     s->pdes = &P;
 }
 
@@ -433,6 +526,8 @@ void pdes_run(struct sim *s)
     }
     if (printed)
         fputc('\n', stderr);
+    if (s->htsim_line)
+        htsim_flush();
     /* the clock: the last event run anywhere; the rest as sim_finish decides */
     uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
     int64_t last_i64 = time_to_i64(last_ps), last_max;
@@ -478,7 +573,6 @@ struct flow_rec {
     uint8_t state, posted, has_cc;
     uint8_t pad;
     simtime_ps posted_ps, start_ps, finish_ps;
-    struct flow_counters c;
     double cc[16];
 };
 
@@ -489,6 +583,14 @@ struct port_rec {
     struct port_stats st;
     double class_occ[PORT_MAX_CLASSES - 2];
     uint32_t class_peak[PORT_MAX_CLASSES - 2];
+};
+
+/* What rank 0 needs of a switch another process ran (--switch-stats). */
+struct switch_rec {
+    uint32_t index;
+    uint32_t pad;
+    uint64_t buffered_bytes, peak_buffered_bytes, win_peak_buffered_bytes;
+    double buffered_byte_ps;
 };
 
 /* Gathers n_mine records of `size` bytes from every process into rank 0;
@@ -531,6 +633,25 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         rcv[i] = time_to_i64(!P.remote[s->flows[i].dst] && s->flows[i].rcv_complete ? s->flows[i].rcv_done_ps
                                                                                         : SIMTIME_NEVER);
     MPI_Allreduce(MPI_IN_PLACE, rcv, (int)s->n_flows, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    /* per-flow counters (struct flow_counters and the run transport's):
+     * sums of what each process counted, as a flow's sender and receiver
+     * may count on different processes (EQDS's and UET's receivers count
+     * too) and a process that runs neither end never touches them */
+    _Static_assert(sizeof(struct flow_counters) % sizeof(uint64_t) == 0, "flow_counters holds only uint64_t");
+    const size_t nfc = sizeof(struct flow_counters) / sizeof(uint64_t);
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    const unsigned ntc = run_tp->n_counters < 32 ? run_tp->n_counters : 32;
+    const size_t per_flow = nfc + ntc;
+    if ((size_t)s->n_flows * per_flow > INT32_MAX)
+        die_internal("%u flows' counters: more than MPI's int counts hold", s->n_flows);
+    uint64_t *fctr = xcalloc((s->n_flows ? s->n_flows : 1) * per_flow, sizeof(uint64_t));
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        memcpy(fctr + i * per_flow, &s->flows[i].c, sizeof(struct flow_counters));
+        if (s->flows[i].tp == run_tp && ntc)
+            run_tp->counters(s, i, fctr + i * per_flow + nfc);
+    }
+    MPI_Reduce(P.rank == 0 ? MPI_IN_PLACE : fctr, fctr, (int)((size_t)s->n_flows * per_flow), MPI_UINT64_T, MPI_SUM,
+               0, MPI_COMM_WORLD);
     /* senders' records */
     unsigned ncc = s->cc->n_counters < 16 ? s->cc->n_counters : 16;
     struct flow_rec *fr = xcalloc(P.n_own_flows ? P.n_own_flows : 1, sizeof *fr);
@@ -546,7 +667,6 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         x->posted_ps = f->posted_ps;
         x->start_ps = f->start_ps;
         x->finish_ps = f->finish_ps;
-        x->c = f->c;
         if (ncc && f->cc_counters) {
             memcpy(x->cc, f->cc_counters, ncc * sizeof(double));
             x->has_cc = 1;
@@ -581,6 +701,22 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     int np_all;
     struct port_rec *pall = gather_recs(pr, np_, sizeof *pr, &np_all);
     free(pr);
+    /* switches' buffer totals (--switch-stats), from each switch's process */
+    struct switch_rec *sr = xcalloc(s->n_switches ? s->n_switches : 1, sizeof *sr);
+    int ns = 0;
+    for (uint32_t i = 0; s->cfg.switch_stats && i < s->n_switches; i++) {
+        if (P.remote[s->n_hosts + i])
+            continue;
+        const struct switch_node *sw = &s->switches[i];
+        sr[ns++] = (struct switch_rec){.index = i,
+                                       .buffered_bytes = sw->buffered_bytes,
+                                       .peak_buffered_bytes = sw->peak_buffered_bytes,
+                                       .win_peak_buffered_bytes = sw->win_peak_buffered_bytes,
+                                       .buffered_byte_ps = sw->buffered_byte_ps};
+    }
+    int ns_all;
+    struct switch_rec *sall = gather_recs(sr, ns, sizeof *sr, &ns_all);
+    free(sr);
     if (P.rank == 0) {
         s->tot = tot;
         s->events_processed = cnt_sum[0];
@@ -590,6 +726,14 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
             s->flows[i].rcv_done_ps = i64_to_time(rcv[i]);
             s->flows[i].rcv_complete = s->flows[i].rcv_done_ps != SIMTIME_NEVER;
         }
+        for (uint32_t i = 0; i < s->n_flows; i++)
+            memcpy(&s->flows[i].c, fctr + i * per_flow, sizeof(struct flow_counters));
+        if (ntc) { /* report.c reads them from here; rank 0's transport state holds its own share only */
+            P.flow_tp_counters = xcalloc((s->n_flows ? s->n_flows : 1) * (size_t)ntc, sizeof(uint64_t));
+            for (uint32_t i = 0; i < s->n_flows; i++)
+                memcpy(P.flow_tp_counters + (size_t)i * ntc, fctr + i * per_flow + nfc, ntc * sizeof(uint64_t));
+            s->flow_tp_counters = P.flow_tp_counters;
+        }
         for (int k = 0; k < nf_all; k++) {
             const struct flow_rec *x = &fall[k];
             struct flow *f = &s->flows[x->index];
@@ -598,7 +742,6 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
             f->posted_ps = x->posted_ps;
             f->start_ps = x->start_ps;
             f->finish_ps = x->finish_ps;
-            f->c = x->c;
             if (x->has_cc) {
                 if (!f->cc_counters)
                     f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
@@ -613,11 +756,20 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
                 p->x->c[c].peak_bytes = pall[k].class_peak[c];
             }
         }
+        for (int k = 0; k < ns_all; k++) {
+            struct switch_node *sw = &s->switches[sall[k].index];
+            sw->buffered_bytes = sall[k].buffered_bytes;
+            sw->peak_buffered_bytes = sall[k].peak_buffered_bytes;
+            sw->win_peak_buffered_bytes = sall[k].win_peak_buffered_bytes;
+            sw->buffered_byte_ps = sall[k].buffered_byte_ps;
+        }
         report_collect(s, wall, r);
         r->pkts_in_network = inet_sum[0];
         r->data_in_network = inet_sum[1];
     }
     free(fall);
     free(pall);
+    free(sall);
     free(rcv);
+    free(fctr);
 }
