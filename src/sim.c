@@ -25,6 +25,7 @@
 #include "lb/lb.h"
 #include "net/pfc.h"
 #include "topo/fabric.h"
+#include "topo/failures.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "workload/gen.h"
@@ -60,12 +61,11 @@ void config_defaults(struct config *c)
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
-    c->transport_name = "uet";
+    c->transport_name = TRANSPORT_DEFAULT;
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
     c->loss_detect = -1;
     c->sender_cc = -1;                   /* the transport's default (UET on, EQDS off) */
     c->receiver_cc = -1;                 /* the transport's default (UET off, EQDS on) */
-    c->oversub_cc = -1;                  /* htsim main_uec.cpp's automatic rule */
     c->cc_name = "nscc";
     c->lb_name = "mixed";                /* htsim main_uec's default balancer */
     c->stream = -1;                      /* on for open-loop workloads */
@@ -141,7 +141,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
             die_input("--pfc off with --class-opt K:lossless=1: a lossless class needs PFC");
         c->pfc = true;
     } else {
-        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && !strcmp(c->transport_name, "roce"));
+        const struct transport_ops *run_tp = transport_find(c->transport_name);
+        c->pfc = c->pfc_flag == 1 || (c->pfc_flag == -1 && run_tp && run_tp->lossless);
         if (c->pfc)
             c->queue_infinite = true;
     }

@@ -9,13 +9,14 @@
 #define SPRAYSIM_SIM_H
 
 #include "core/core.h"
-#include "net/net.h"
-#include "topo/topo.h"
-#include "workload/cm.h"
-#include "cc/cc.h"
-#include "topo/failures.h"
-#include "metrics/timeseries.h"
-#include "transport/transport.h"
+#include "net/net.h"             /* the packet pool, ports, switch classes and their policy */
+#include "topo/topo.h"           /* struct topo */
+#include "workload/cm.h"         /* struct conn_matrix */
+#include "cc/cc.h"               /* struct cc_option (--cc-opt) */
+#include "metrics/timeseries.h"  /* struct ts_config (--ts-*) */
+#include "transport/transport.h" /* TRANSPORT_MAX: one per-run state slot per transport */
+
+struct link_event; /* topo/failures.h */
 
 enum event_kind {
     EV_PORT_TX_DONE = 1, /* id = port: head packet finished serialising */
@@ -98,13 +99,9 @@ struct config {
                                     all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
                                     (1) or starts fresh (0); -1 = the transport's default */
-    int8_t oversub_cc;           /* UET receiver credit's pull-rate control on oversubscribed trees:
-                                    -1 = htsim's automatic rule, 0 = off, 1 = on */
-    bool recv_oversub_cc;        /* EQDS: -recv_oversub_cc, pulls skipped while ECN and trims are many */
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    const char *oversub_flag;    /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
     const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
     bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
@@ -260,8 +257,6 @@ struct sim {
     const struct lb_ops *lb;
     void *tp_run[TRANSPORT_MAX]; /* each transport's per-run state, by registry position (transport_run_state) */
     /* per-run state of the receiver-credit transports (NULL when unused) */
-    struct eqds_run *eqds;
-    struct uet_credit_run *uet_credit;
     struct pfc_run *pfc;         /* PFC state (net/pfc.h), NULL when PFC is off */
     bool no_sender_window;       /* the run's transport uses no sender CC (the summary says "cc none") */
     struct ts_run *ts;           /* time series (metrics/timeseries.h), NULL when off */

@@ -16,6 +16,7 @@
 
 #include "metrics/report.h"
 #include "sim.h"
+#include "topo/failures.h"
 #include "simtest.h"
 #include "topo/fabric.h"
 #include "transport/flow.h"

@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include "sim.h"
+#include "topo/failures.h"
 #include "transport/flow.h"
 #include "workload/gen.h"
 

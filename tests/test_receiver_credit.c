@@ -610,7 +610,8 @@ static void test_eqds_recv_oversub_cc_skips_pulls(void **st)
         c.tm_path = shared_path("htsim/matrices/incast.cm");
         c.end_ps = 500 * PS_PER_US;
         c.transport_name = "eqds";
-        c.recv_oversub_cc = skip;
+        if (skip)
+            config_add_flag(&c, "-recv_oversub_cc", NULL, NULL);
         sim_setup(&S, &c);
         assert_true(eqds_pacer_cfg(&S)->skip_on_congestion == skip);
         sim_run(&S);

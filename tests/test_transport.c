@@ -13,6 +13,7 @@
 
 #include "lb/lb.h"
 #include "sim.h"
+#include "topo/failures.h"
 #include "transport/flow.h"
 #include "transport/transport.h"
 #include "transport/uet.h"

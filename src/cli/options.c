@@ -51,9 +51,6 @@ void options_usage(FILE *out)
             "                        a later -sender_cc adds the window back\n"
             "  -receiver_cc          UET receiver credit as well (with the window unless -receiver_cc_only)\n"
             "  -sender_cc_algo NAME  same as -sender_cc --cc NAME\n"
-            "  -recv_oversub_cc      EQDS: skip pulls while over 10%% of arrivals are marked or trimmed\n"
-            "  -oversubscribed_cc, -force_disable_oversubscribed_cc  UET receiver credit's pull-rate control\n"
-            "                        on / off (default: on for oversubscribed trees without a sender window)\n"
             "  -use_reps 0|1         1: same as --lb reps (htsim_eqds)\n"
             "  -load_balancing_algo NAME  same as --lb\n"
             "  -disable_trim         switches drop instead of trimming\n"
@@ -269,7 +266,7 @@ static bool is_switch_flag(const char *a)
 {
     static const char *const names[] = {
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
-        "-recv_oversub_cc", "-oversubscribed_cc", "-force_disable_oversubscribed_cc", "-disable_trim", "-sleek",
+        "-disable_trim", "-sleek",
         "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
         "--switch-stats", "-conn_reuse", "--aggressive-rto",
     };
@@ -315,7 +312,8 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     bool lossless = false;
     for (unsigned k = 0; k < cfg->n_class_opts; k++)
         lossless |= !strcmp(cfg->class_opts[k].name, "lossless") && cfg->class_opts[k].value != 0;
-    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && !strcmp(cfg->transport_name, "roce")) || lossless;
+    const struct transport_ops *run_tp = transport_find(cfg->transport_name);
+    bool pfc = cfg->pfc_flag == 1 || (cfg->pfc_flag == -1 && run_tp && run_tp->lossless) || lossless;
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
@@ -525,14 +523,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "-receiver_cc")) {
             cfg->cc_mode_flag = "-receiver_cc";
             cfg->receiver_cc = 1;
-        } else if (!strcmp(arg, "-recv_oversub_cc")) {
-            cfg->recv_oversub_cc = true;
-        } else if (!strcmp(arg, "-oversubscribed_cc")) {
-            cfg->oversub_flag = "-oversubscribed_cc";
-            cfg->oversub_cc = 1;
-        } else if (!strcmp(arg, "-force_disable_oversubscribed_cc")) {
-            cfg->oversub_flag = "-force_disable_oversubscribed_cc";
-            cfg->oversub_cc = 0;
         } else if (!strcmp(arg, "-use_reps")) {
             TAKE();
             if (get_uint(&x, arg, v, 0, 1)) {

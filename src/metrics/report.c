@@ -308,8 +308,13 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
     /* the transport is named when it is not plain UET; "cc none" when no
      * sender window applies (receiver credit alone) */
     char pace[96] = "";
-    if (strcmp(c->transport_name, "uet") || s->uet_credit)
-        snprintf(pace, sizeof pace, "transport %s%s, ", c->transport_name, s->uet_credit ? " receiver credit" : "");
+    size_t n_tp;
+    const struct transport_ops *const *tps = transport_registry(&n_tp);
+    const char *label = NULL;
+    for (size_t t = 0; t < n_tp && !label; t++)
+        label = tps[t]->run_label ? tps[t]->run_label(s) : NULL;
+    if (strcmp(c->transport_name, TRANSPORT_DEFAULT) || label)
+        snprintf(pace, sizeof pace, "transport %s%s%s, ", c->transport_name, label ? " " : "", label ? label : "");
     printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
            s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
            s->lb->name, c->paths, c->trimming ? "on" : "off", (unsigned long long)c->seed);

@@ -117,6 +117,12 @@ struct eqds_run {
     simtime_ps rto_ps;
 };
 
+/* The run's EQDS state (transport_run_state), NULL before setup. */
+static inline struct eqds_run *er(const struct sim *s)
+{
+    return transport_run_state(s, &transport_eqds_ops);
+}
+
 static inline struct eqds_flow *ef(const struct sim *s, uint32_t fi)
 {
     return s->flows[fi].tp_state;
@@ -152,7 +158,7 @@ static inline bool rcv_has(const struct flow *f, uint32_t seq)
 
 static struct pull_pacer *pacer_of(struct sim *s, uint32_t fi)
 {
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     return &r->pacers[r->per_flow_pacer ? fi : s->flows[fi].dst];
 }
 
@@ -187,7 +193,7 @@ static void eqds_setup(struct sim *s)
     if (!credit && !window)
         die_input("--transport eqds: receiver credit and the sender window are both off");
     struct eqds_run *r = xcalloc(1, sizeof(*r));
-    s->eqds = r;
+    transport_set_run_state(s, &transport_eqds_ops, r);
     r->window = window;
     r->per_flow_pacer = !credit;
     r->maxwnd_bytes = (int64_t)(c->cwnd_pkts ? c->cwnd_pkts : EQDS_DEFAULT_CWND_PKTS) * c->mtu_bytes;
@@ -217,7 +223,7 @@ static void eqds_setup(struct sim *s)
         .idle_cap_q = r->maxwnd_bytes / EQDS_QUANTUM_BYTES,
         .paths = c->paths,
         .timer_kind = EQDS_TIMER_PULL,
-        .skip_on_congestion = c->recv_oversub_cc,
+        .skip_on_congestion = transport_flag_given(s, "-recv_oversub_cc"),
         .seed = c->seed,
         .client_of = eqds_client_of,
     };
@@ -225,7 +231,7 @@ static void eqds_setup(struct sim *s)
     r->pacers = xcalloc(r->n_pacers ? r->n_pacers : 1, sizeof(struct pull_pacer));
     for (uint32_t i = 0; i < r->n_pacers; i++)
         pull_pacer_init(&r->pacers[i], &r->cfg, i);
-    r->reads_ecn = window || c->recv_oversub_cc;
+    r->reads_ecn = window || transport_flag_given(s, "-recv_oversub_cc");
 }
 
 /* htsim main_eqds.cpp: ECN only when -ecn is given, never on ToR downlinks
@@ -239,7 +245,7 @@ static void eqds_fabric_needs(const struct sim *s, uint32_t classes, struct clas
             need[k] = (struct class_need){
                 .ecn = s->cfg.ecn_high_pkts ? NEED_BASE : NEED_OFF,
                 .ecn_lasthop = NEED_OFF,
-                .ecn_weak = !s->eqds->reads_ecn,
+                .ecn_weak = !er(s)->reads_ecn,
                 .trim = NEED_BASE,
             };
 }
@@ -248,7 +254,7 @@ static void eqds_fabric_needs(const struct sim *s, uint32_t classes, struct clas
  * every EQDS flow's does; with a pacer per flow, it needs one more. */
 static void eqds_flow_add(struct sim *s, uint32_t fi)
 {
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     if (!r->per_flow_pacer || fi < r->n_pacers)
         return;
     uint32_t n = r->n_pacers < 1024 ? 1024 : r->n_pacers > UINT32_MAX / 2 ? UINT32_MAX : 2 * r->n_pacers;
@@ -272,14 +278,14 @@ static void eqds_free(struct sim *s)
         free(f->tp_state);
         f->tp_state = NULL;
     }
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     if (!r)
         return;
     for (uint32_t i = 0; i < r->n_pacers; i++)
         pull_pacer_free(&r->pacers[i]);
     free(r->pacers);
     free(r);
-    s->eqds = NULL;
+    transport_set_run_state(s, &transport_eqds_ops, NULL);
 }
 
 /* ---- sender: credit and the pull target ----------------------------------------- */
@@ -309,7 +315,7 @@ static bool spend_credit(struct eqds_flow *e, int64_t size)
 /* The pull target, in quanta (htsim computePullTarget). */
 static int64_t pull_target(struct sim *s, uint32_t fi)
 {
-    const struct eqds_run *r = s->eqds;
+    const struct eqds_run *r = er(s);
     const struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
     int64_t mtu = s->cfg.mtu_bytes;
@@ -357,7 +363,7 @@ static void arm_rto(struct sim *s, uint32_t fi)
     if (sq(f)->rto_event_pending)
         return;
     sq(f)->rto_event_pending = true;
-    sq(f)->rto_event_ps = s->now + s->eqds->rto_ps;
+    sq(f)->rto_event_ps = s->now + er(s)->rto_ps;
     transport_timer_at(s, sq(f)->rto_event_ps, fi, EQDS_TIMER_RTO);
 }
 
@@ -369,7 +375,7 @@ static void sender_wake(struct sim *s, uint32_t fi)
     struct eqds_flow *e = ef(s, fi);
     if (f->state != FLOW_ACTIVE || credit(e) <= 0)
         return;
-    if (s->eqds->window && cc_cwnd(f->cc_state) <= sq(f)->in_flight_bytes)
+    if (er(s)->window && cc_cwnd(f->cc_state) <= sq(f)->in_flight_bytes)
         return;
     if (next_seq(f) == UINT32_MAX)
         return;
@@ -424,7 +430,7 @@ static uint32_t eqds_nic_pull(struct sim *s, uint32_t fi)
     uint32_t seq = next_seq(f);
     if (seq == UINT32_MAX)
         return PKT_NONE;
-    if (s->eqds->window && cc_cwnd(f->cc_state) < sq(f)->in_flight_bytes)
+    if (er(s)->window && cc_cwnd(f->cc_state) < sq(f)->in_flight_bytes)
         return PKT_NONE;
     if (credit(e) <= 0 || !spend_credit(e, wire_bytes(s, f, seq)))
         return PKT_NONE;
@@ -441,20 +447,8 @@ static void send_rts(struct sim *s, uint32_t fi)
     e->rts_outstanding = true;
     f->c.rts++;
     s->tot.rts_sent++;
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_new_packet(s, fi, PKT_RTS, sq(f)->next_new_seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = PKT_RTS;
-    p->prio = PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->seq = sq(f)->next_new_seq;
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
     p->ts_ps = s->now;
     p->pull_q = e->target_q;
     p->entropy = f->lb->next_entropy(f->lb_state, sq(f)->next_new_seq, s->now);
@@ -497,7 +491,7 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     if (!transport_flow_activate(s, f))
         return;
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     if (s->cfg.htsim_output)
         sim_htsim_printf(s, "Flow Eqds_%u_%u flowId %u eqdsSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
@@ -509,14 +503,8 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
     uint32_t n = f->n_pkts;
     uet_tx_alloc(sq(f), n, false); /* EQDS samples RTTs of packets in flight only */
     rcv_window_init(&sq(f)->rcv_win, n);
-    if (r->window) {
-        struct cc_params cp;
-        transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-        if (!f->cc_state) { /* else inherited from the connection's previous message */
-            f->cc_state = xcalloc(1, s->cc->state_size);
-            s->cc->init(f->cc_state, &cp);
-        }
-    }
+    if (r->window)
+        transport_cc_start(s, fi);
     transport_lb_start(s, fi);
     sender_wake(s, fi);
 }
@@ -533,10 +521,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
                f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes));
     transport_nic_unready(s, fi);
-    if (f->cc_state && s->cc->n_counters) {
-        f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
-        s->cc->counters(f->cc_state, f->cc_counters);
-    }
+    transport_cc_save_counters(s, f);
     transport_msg_sent(s, fi);
     uet_free_sender_state(f, sq(f));
     transport_flow_finished(s, fi);
@@ -590,7 +575,7 @@ static void on_ack(struct sim *s, uint32_t fi, const struct packet *a)
         sq(f)->cum_acked++;
     if (a->ref_seq < f->n_pkts)
         f->lb->feedback(f->lb_state, a->entropy, ecn ? LB_ECN : LB_GOOD, s->now);
-    if (s->eqds->window) {
+    if (er(s)->window) {
         struct cc_ack ev = {
             .now = s->now,
             .newly_acked_bytes = newly,
@@ -625,7 +610,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     invariant(sq(f)->in_flight_bytes >= size, "EQDS flow %u: packet %u (%u bytes) NACKed with %llu in flight", fi, seq,
               size, (unsigned long long)sq(f)->in_flight_bytes);
     sq(f)->in_flight_bytes -= size;
-    if (s->eqds->window) {
+    if (er(s)->window) {
         struct cc_nack ev = {
             .now = s->now,
             .pkt_bytes = size,
@@ -647,8 +632,8 @@ static void on_pull(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct eqds_flow *e = ef(s, fi);
     e->credit_pull_bytes += pull_credit_heard(&e->pull_q, p->pull_q, EQDS_QUANTUM_BYTES);
-    if (e->credit_pull_bytes > s->eqds->maxwnd_bytes)
-        e->credit_pull_bytes = s->eqds->maxwnd_bytes;
+    if (e->credit_pull_bytes > er(s)->maxwnd_bytes)
+        e->credit_pull_bytes = er(s)->maxwnd_bytes;
     e->rts_outstanding = false;
     stop_speculating(e);
     sender_wake(s, fi);
@@ -658,7 +643,7 @@ static void rto_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     /* Only the timer last set counts. An expiry that looks again at once
      * (below) replaces the one send_rts has just set an RTO ahead; that
      * earlier event still fires, and if it were served it would set yet
@@ -766,7 +751,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     struct pull_pacer *pp = pacer_of(s, fi);
     bool ecn = p->flags & PKTF_ECN_CE;
     s->tot.data_pkts_delivered++;
@@ -807,7 +792,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
 static void on_trimmed(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct flow *f = &s->flows[fi];
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     struct pull_pacer *pp = pacer_of(s, fi);
     s->tot.trimmed_delivered++;
     pull_note_arrival(s, &r->cfg, pp, fi, false, true, p->flags & PKTF_TRIM_LASTHOP);
@@ -829,7 +814,7 @@ static void on_rts(struct sim *s, uint32_t fi, const struct packet *p)
 {
     struct flow *f = &s->flows[fi];
     struct eqds_flow *e = ef(s, fi);
-    struct eqds_run *r = s->eqds;
+    struct eqds_run *r = er(s);
     struct pull_pacer *pp = pacer_of(s, fi);
     pull_target_heard(s, &r->cfg, pp, fi, p->pull_q);
     /* the sender may have lost a whole window: it must be pulled again,
@@ -842,12 +827,12 @@ static void on_rts(struct sim *s, uint32_t fi, const struct packet *p)
 
 const struct pull_pacer_cfg *eqds_pacer_cfg(const struct sim *s)
 {
-    return s->eqds ? &s->eqds->cfg : NULL;
+    return er(s) ? &er(s)->cfg : NULL;
 }
 
 struct pull_pacer *eqds_pacer(struct sim *s, uint32_t i)
 {
-    return s->eqds && i < s->eqds->n_pacers ? &s->eqds->pacers[i] : NULL;
+    return er(s) && i < er(s)->n_pacers ? &er(s)->pacers[i] : NULL;
 }
 
 /* ---- dispatch --------------------------------------------------------------------- */
@@ -907,7 +892,7 @@ static void eqds_timer(struct sim *s, uint32_t fi, uint32_t kind)
         rto_timer(s, fi);
         break;
     case EQDS_TIMER_PULL:
-        pull_pacer_tick(s, &s->eqds->cfg, pacer_of(s, fi));
+        pull_pacer_tick(s, &er(s)->cfg, pacer_of(s, fi));
         break;
     default:
         die_internal("unknown EQDS timer %u", kind);
@@ -924,14 +909,25 @@ static void eqds_sample(const struct sim *s, uint32_t fi, struct flow_sample *ou
     const struct eqds_flow *e = f->tp_state;
     if (!e)
         return;
-    uet_sample_seq(s, f, &e->seq, s->eqds->window, out);
+    uet_sample_seq(s, f, &e->seq, er(s)->window, out);
     out->has_rtt = f->state != FLOW_WAITING;
     out->rtt_ps = e->srtt_ps;
 }
 
+/* Payload the receiver holds (Poisson goodput), as UET counts it. */
+static uint64_t eqds_rcv_payload_bytes(const struct sim *s, uint32_t fi)
+{
+    const struct uet_flow *u = eqds_seq_of(&s->flows[fi]);
+    return u && u->rcv_win.words ? u->rcv_bytes - (uint64_t)u->rcv_pkts * s->cfg.hdr_bytes : 0;
+}
+
+static const struct transport_flag eqds_flags[] = {
+    {"-recv_oversub_cc", 0, false, NULL, "skip pulls while over 10% of arrivals are marked or trimmed"},
+};
+
 const struct transport_ops transport_eqds_ops = {
     .name = "eqds",
-    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_RECV_OVERSUB | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
+    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "
                    "trimming, optional sender window (-sender_cc)",
     .setup = eqds_setup,
@@ -948,4 +944,7 @@ const struct transport_ops transport_eqds_ops = {
     .min_rto_base_ps = EQDS_RTO_BASE_PS,
     .ecn_only_when_given = true,
     .sample = eqds_sample,
+    .flags = eqds_flags,
+    .n_flags = sizeof eqds_flags / sizeof eqds_flags[0],
+    .rcv_payload_bytes = eqds_rcv_payload_bytes,
 };

@@ -613,14 +613,10 @@ static void homa_setup(struct sim *s)
     if (c->class_drr)
         die_input("--sched class-drr: Homa's priority levels need strict priority between classes");
     if (!r->p.cutoffs_given && r->p.unsched_levels > 1) {
-        if (poisson_is_spec(c->workload_spec)) {
-            struct poisson_spec ps;
-            struct size_cdf cdf;
-            char err[1024];
-            if (!poisson_parse(&ps, c->workload_spec, err, sizeof err) ||
-                !cdf_read_file(&cdf, ps.cdf_path, err, sizeof err))
-                die_input("%s", err);
-            homa_cutoffs_from_cdf(&r->p, &cdf, ps.step);
+        struct size_cdf cdf;
+        bool step;
+        if (workload_size_cdf(c, &cdf, &step)) {
+            homa_cutoffs_from_cdf(&r->p, &cdf, step);
             cdf_free(&cdf);
         } else {
             uint64_t *sizes = xmalloc((s->cm.n_conns ? s->cm.n_conns : 1) * sizeof *sizes);
@@ -669,9 +665,9 @@ static void homa_flow_release(struct sim *s, uint32_t fi)
                   hf(s, fi)->rx.sched_pos == HOMA_NOT_SCHEDULED,
               "Homa flow %u released while scheduled", fi);
     rcv_bitmap_free(&hf(s, fi)->rcv);
-    lb_state_free(f->lb, f->lb_state);
+    transport_cc_lb_free(f);
     free(f->tp_state);
-    f->lb_state = f->tp_state = NULL;
+    f->tp_state = NULL;
 }
 
 static bool homa_can_release(const struct sim *s)
@@ -687,8 +683,7 @@ static void homa_free(struct sim *s)
         if (f->tp != &transport_homa_ops || !f->tp_state)
             continue;
         rcv_bitmap_free(&hf(s, i)->rcv);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }
@@ -849,14 +844,12 @@ static void tx_timer(struct sim *s, uint32_t fi)
  * sender, at the highest priority. */
 static void send_ctl(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t ref)
 {
-    struct flow *f = &s->flows[fi];
     uint32_t idx = transport_make_reply(s, fi, type, seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
     p->ref_seq = ref;
     p->ts_ps = s->now;
     p->entropy = (uint16_t)rng_below(&hr(s)->rng, s->cfg.paths);
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    port_enqueue(s, s->hosts[s->flows[fi].dst].nic_port, idx);
 }
 
 static void arm_rx_timer(struct sim *s, uint32_t fi)
@@ -910,8 +903,7 @@ static void rx_complete(struct sim *s, uint32_t fi)
     heap_remove(s, &hr(s)->tx[f->src], fi);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state); /* the sender sends no more */
-    f->lb_state = NULL;
+    transport_cc_lb_free(f); /* the sender sends no more */
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->recv_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->recv_done_trigger);

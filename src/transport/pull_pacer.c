@@ -151,20 +151,10 @@ static int64_t grant(const struct pull_pacer_cfg *cfg, struct pull_client *c, bo
 
 static void send_pull(struct sim *s, const struct pull_pacer_cfg *cfg, uint32_t fi, struct pull_client *c)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    const struct flow *f = &s->flows[fi];
+    /* control: a grant never waits behind data */
+    uint32_t idx = transport_make_reply(s, fi, PKT_PULL, 0, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = PKT_PULL;
-    p->prio = PKT_PRIO_CONTROL; /* a grant never waits behind data */
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->dst;
-    p->dst_host = f->src;
     p->ts_ps = s->now;
     p->entropy = (uint16_t)c->next_ev;
     c->next_ev = cfg->paths > 1 ? (c->next_ev + 1) % cfg->paths : 0;

@@ -214,8 +214,7 @@ static void roce_free(struct sim *s)
             continue;
         rcv_bitmap_free(&rf(s, i)->rcv);
         free(rf(s, i)->rc_state);
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
         free(f->tp_state);
         f->tp_state = NULL;
     }
@@ -695,6 +694,8 @@ const struct transport_ops transport_roce_ops = {
     .min_rto_base_ps = ROCE_MIN_RTO_PS,
     .ecn_only_when_given = true,
     .sample = roce_sample,
+    .one_path_default = true,
+    .lossless = true,
     .flags = roce_flags,
     .n_flags = sizeof roce_flags / sizeof roce_flags[0],
     .check_flags = roce_check_flags,

@@ -49,6 +49,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "flow.h"
+#include "rcv_bitmap.h"
 #include "transport.h"
 
 #include <math.h>
@@ -89,7 +90,7 @@ struct sird_msg {
     uint32_t n_recredit, cap_recredit;
     uint64_t req_order;        /* arrival order of its CREDITREQ (SRPT ties) */
     uint32_t rx_pos;           /* index in its receiver's pending list, NO_POS when nothing is left to credit */
-    uint64_t *rcv_bits;
+    struct rcv_bitmap rcv;     /* packets received (rcv_bitmap.h) */
     uint64_t rcv_payload_bytes;
     simtime_ps last_rx_ps;
 };
@@ -436,8 +437,7 @@ static void free_msg_arrays(struct sird_msg *m)
     free(m->resend);
     m->resend = NULL;
     m->n_resend = m->cap_resend = 0;
-    free(m->rcv_bits);
-    m->rcv_bits = NULL;
+    rcv_bitmap_free(&m->rcv);
     free(m->credit_out_bits);
     m->credit_out_bits = NULL;
     free(m->recredit);
@@ -454,8 +454,7 @@ static void sird_free(struct sim *s)
         free_msg_arrays(f->tp_state);
         free(f->tp_state);
         f->tp_state = NULL;
-        lb_state_free(f->lb, f->lb_state);
-        f->lb_state = NULL;
+        transport_cc_lb_free(f);
     }
     struct sird_run *r = sr(s);
     if (!r)
@@ -596,18 +595,10 @@ static uint8_t ctl_prio(const struct sim *s, const struct flow *f)
 /* A header-only packet of message fi from `from` to `to`. */
 static uint32_t ctl_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t from, uint32_t to, uint16_t entropy)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    const struct flow *f = &s->flows[fi];
+    uint32_t idx = transport_new_packet(s, fi, type, 0, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
     p->prio = ctl_prio(s, f);
-    p->tclass = f->tclass;
-    p->flags = f->lb == &lb_single_ops ? PKTF_PINNED : 0;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->size_bytes = s->cfg.hdr_bytes;
     p->src_host = from;
     p->dst_host = to;
     p->ts_ps = s->now;
@@ -909,7 +900,7 @@ static void rx_start(struct sim *s, uint32_t fi)
     if (m->rx_started)
         return;
     m->rx_started = true;
-    m->rcv_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
+    rcv_bitmap_init(&m->rcv, s->flows[fi].n_pkts);
     m->credit_out_bits = xcalloc((s->flows[fi].n_pkts + 63) / 64, sizeof(uint64_t));
     m->last_rx_ps = s->now;
     rx_arm_timer(s, fi);
@@ -1085,8 +1076,7 @@ static void msg_complete(struct sim *s, uint32_t fi)
     }
     free_msg_arrays(m);
     transport_msg_sent(s, fi);
-    lb_state_free(f->lb, f->lb_state);
-    f->lb_state = NULL;
+    transport_cc_lb_free(f);
     const struct cm_conn *c = &s->cm.conns[f->conn_index];
     if (c->send_done_trigger != CM_NO_TRIGGER)
         sim_trigger_activate(s, c->send_done_trigger);
@@ -1122,9 +1112,7 @@ static void on_data(struct sim *s, const struct packet *p)
     /* Alg. 1 ln 6-7, on every data packet (sird.md A5, A23) */
     sird_aimd_update(&pe->snd, payload, p->flags & PKTF_SIRD_CSN, &r->p);
     sird_aimd_update(&pe->net, payload, ce, &r->p);
-    uint64_t bit = 1ULL << (p->seq & 63);
-    if (!(m->rcv_bits[p->seq >> 6] & bit)) {
-        m->rcv_bits[p->seq >> 6] |= bit;
+    if (rcv_bitmap_set(&m->rcv, p->seq)) {
         m->rcv_payload_bytes += payload;
         if ((p->flags & PKTF_SIRD_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
             /* Alg. 1 ln 3-5: only scheduled data returns credit, once */
@@ -1165,13 +1153,10 @@ static uint32_t ask_missing(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
     uint32_t missing = 0;
-    for (uint32_t q = 0; q < m->unsched_pkts;) {
-        if (bit_get(m->rcv_bits, q)) {
-            q++;
-            continue;
-        }
+    for (uint32_t q = rcv_bitmap_next_missing(&m->rcv, 0); q < m->unsched_pkts;
+         q = rcv_bitmap_next_missing(&m->rcv, q)) {
         uint32_t start = q;
-        while (q < m->unsched_pkts && !bit_get(m->rcv_bits, q))
+        while (q < m->unsched_pkts && !rcv_bitmap_test(&m->rcv, q))
             q++;
         uint32_t idx = ctl_packet(s, fi, SIRD_PKT_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
         pkt_at(&s->pool, idx)->seq = start;

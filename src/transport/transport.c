@@ -16,6 +16,7 @@
 #include "../lb/lb.h"
 #include "../sim.h"
 #include "../workload/poisson.h"
+#include "data_packet.h"
 #include "flow.h"
 
 #include "../core/parse.h"
@@ -216,6 +217,16 @@ const char *transport_flag_arg(const struct sim *s, const char *name, unsigned k
     return n ? transport_flag_arg_at(s, name, n - 1, k) : NULL;
 }
 
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n)
+{
+    int last = -1;
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        for (unsigned k = 0; k < n; k++)
+            if (!strcmp(s->cfg.tp_flags[i].name, names[k]))
+                last = (int)k;
+    return last;
+}
+
 /* "-flag" or, for a flag of two arguments, "-flag (low)" / "-flag (high)"
  * after its args' words ("LOW HIGH"), as the shared two-value flags say. */
 static void flag_label(char *out, size_t len, const char *name, unsigned k)
@@ -314,21 +325,7 @@ void transport_check_flags(const struct sim *s)
 
 uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
 {
-    struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
-    struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->seq = seq;
-    p->size_bytes = size_bytes;
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
-    p->prio = type == PKT_DATA ? f->prio_class : PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    return idx;
+    return transport_new_packet(s, fi, type, seq, size_bytes); /* data_packet.h: the body, inline for senders */
 }
 
 uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes)
@@ -381,7 +378,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     /* a RoCE queue pair keeps one path (its 5-tuple's ECMP hash), as NICs
      * and htsim_roce/htsim_hpcc do; go-back-N would resend on every
      * reordering of a sprayed one. -paths or --lb (or the line's lb) spray it. */
-    if (f->tp == &transport_roce_ops && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
+    if (f->tp->one_path_default && !c->lb[0] && !s->cfg.lb_given && !s->cfg.paths_given)
         f->lb = &lb_single_ops;
     /* seed 004 Sec. IV-A: ECMP flows and sprayed flows form two classes */
     f->tclass = c->tclass != CM_CLASS_AUTO ? c->tclass : (f->lb == &lb_single_ops);
@@ -391,7 +388,7 @@ static void flow_init(struct sim *s, uint32_t i, const struct transport_ops *run
     f->prio_class = c->prio_class;
     /* a mixed fabric: a RoCE connection left in class 1 (the default) goes
      * to the lowest lossless class */
-    if (s->cfg.lossless_mask && f->tp == &transport_roce_ops && f->prio_class == PKT_PRIO_DATA)
+    if (s->cfg.lossless_mask && f->tp->lossless && f->prio_class == PKT_PRIO_DATA)
         f->prio_class = (uint8_t)__builtin_ctz(s->cfg.lossless_mask);
     f->ready_next = f->ready_prev = READY_NONE;
 }
@@ -419,8 +416,6 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         const char *flag; /* NULL: not given */
     } checks[] = {
         {TP_READS_CC_MODE, s->cfg.cc_mode_flag},
-        {TP_READS_RECV_OVERSUB, s->cfg.recv_oversub_cc ? "-recv_oversub_cc" : NULL},
-        {TP_READS_OVERSUB, s->cfg.oversub_flag},
         {TP_READS_SLEEK, s->cfg.sleek ? "-sleek" : NULL},
         {TP_READS_LOSS_DETECT, s->cfg.loss_detect >= 0 ? "--loss-detect" : NULL},
         {TP_READS_CWND, s->cfg.cwnd_pkts ? "-cwnd" : NULL},
@@ -544,7 +539,7 @@ void transport_setup(struct sim *s)
             if (s->flows[i].tp == tp)
                 classes |= 1u << s->flows[i].prio_class;
         if (tp == run_tp && open_loop)
-            classes |= 1u << (s->cfg.lossless_mask && tp == &transport_roce_ops
+            classes |= 1u << (s->cfg.lossless_mask && tp->lossless
                                   ? (uint32_t)__builtin_ctz(s->cfg.lossless_mask)
                                   : PKT_PRIO_DATA);
         struct class_need need[PORT_MAX_CLASSES];
@@ -884,6 +879,32 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
     };
 }
 
+void transport_cc_start(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    if (f->cc_state)
+        return; /* inherited from the connection's previous message */
+    struct cc_params cp;
+    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
+    f->cc_state = xcalloc(1, s->cc->state_size);
+    s->cc->init(f->cc_state, &cp);
+}
+
+void transport_cc_save_counters(const struct sim *s, struct flow *f)
+{
+    if (!f->cc_state || !s->cc->n_counters)
+        return;
+    f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
+    s->cc->counters(f->cc_state, f->cc_counters);
+}
+
+void transport_cc_lb_free(struct flow *f)
+{
+    free(f->cc_state);
+    lb_state_free(f->lb, f->lb_state);
+    f->cc_state = f->lb_state = NULL;
+}
+
 void transport_lb_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
@@ -979,15 +1000,10 @@ uint32_t transport_nic_pull(struct sim *s, uint32_t host)
 
 uint32_t transport_answer(struct sim *s, const struct packet *from, uint8_t type)
 {
-    uint32_t idx = pkt_alloc(&s->pool);
+    invariant(from->flow_gen == s->flows[from->flow].gen && from->tclass == s->flows[from->flow].tclass,
+              "packet of flow %u answered with another generation or class than its flow's", from->flow);
+    uint32_t idx = transport_new_packet(s, from->flow, type, 0, s->cfg.hdr_bytes);
     struct packet *a = pkt_at(&s->pool, idx);
-    memset(a, 0, sizeof(*a));
-    a->type = type;
-    a->flow = from->flow;
-    a->flow_gen = from->flow_gen;
-    s->flows[a->flow].pkts_out += s->count_pkts; /* counted only when --stream recycles slots */
-    a->tclass = from->tclass;
-    a->size_bytes = s->cfg.hdr_bytes;
     a->src_host = from->dst_host;
     a->dst_host = from->src_host;
     a->entropy = from->entropy;

@@ -86,8 +86,6 @@ struct flow_sample {
 enum {
     TP_READS_CC = 1u << 0,             /* --cc: a sender window, or the transport's own warning on it */
     TP_READS_CC_MODE = 1u << 1,        /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    TP_READS_RECV_OVERSUB = 1u << 2,   /* -recv_oversub_cc */
-    TP_READS_OVERSUB = 1u << 3,        /* -oversubscribed_cc, -force_disable_oversubscribed_cc */
     TP_READS_SLEEK = 1u << 4,          /* -sleek */
     TP_READS_LOSS_DETECT = 1u << 5,    /* --loss-detect */
     TP_READS_CWND = 1u << 6,           /* -cwnd */
@@ -159,7 +157,7 @@ struct transport_ops {
     const char *const *counter_names;
     void (*counters)(const struct sim *s, uint32_t fi, uint64_t *out);
     /* Optional: payload bytes flow fi's receiver holds, duplicates excluded
-     * (Poisson goodput); NULL = UET's packet-delivery state. */
+     * (Poisson goodput), while its state exists; NULL: 0 until it completes. */
     uint64_t (*rcv_payload_bytes)(const struct sim *s, uint32_t fi);
     /* Network defaults this transport brings when it is the run's transport
      * (0 = the simulator's own): the switch queue in packets when -q is not
@@ -174,6 +172,13 @@ struct transport_ops {
      * (f->cc_state and f->lb_state, handed over by transport_msg_sent) unless
      * --msg-cc fresh; false: each message starts fresh unless --msg-cc inherit. */
     bool msg_inherit_default;
+    /* A connection keeps one path (its 5-tuple's ECMP hash, RoCE's queue
+     * pair) unless -paths, --lb or its .cm line's lb asks for spraying. */
+    bool one_path_default;
+    /* Lossless (RoCE): PFC is on by default when it is the run's transport,
+     * and on a mixed fabric (--class-opt K:lossless=1) its connections left
+     * in class 1 go to the lowest lossless class. */
+    bool lossless;
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;
@@ -197,7 +202,14 @@ struct transport_ops {
     /* Optional, for the run's transport (--transport) only: its own
      * section of summary.json, whole lines ("  \"name\": {...},\n"). */
     void (*summary_json)(const struct sim *s, struct strbuf *b);
+    /* Optional: words stdout's first line adds after the run's transport
+     * name ("receiver credit": UET's, whichever transport the run names),
+     * NULL for none; the first transport with words gives them. */
+    const char *(*run_label)(const struct sim *s);
 };
+
+/* The transport of a run without --transport (config_defaults). */
+#define TRANSPORT_DEFAULT "uet"
 
 extern const struct transport_ops transport_uet_ops;
 extern const struct transport_ops transport_eqds_ops;
@@ -239,6 +251,9 @@ unsigned transport_flag_count(const struct sim *s, const char *name);
 /* The k-th argument of the occurrence-th occurrence (both 0-based), NULL if
  * there is no such occurrence. */
 const char *transport_flag_arg_at(const struct sim *s, const char *name, unsigned occurrence, unsigned k);
+/* Which of names[0 .. n-1] (flags with no value, say) came last on the
+ * command line: its index, or -1 when none was given. */
+int transport_flag_last(const struct sim *s, const char *const *names, unsigned n);
 /* Typed parsing of the last occurrence's k-th argument, dflt when the flag
  * is not given; a value that is not a number, or outside [min, max], exits 2
  * with one line naming the flag (and which argument, for a two-argument flag). */
@@ -267,9 +282,11 @@ void transport_flag_opts(const struct sim *s, const char *name, const struct tra
 /* One packet constructor (issue 21): a packet of flow fi from its sender to
  * its receiver, every other field zero but these: type, seq, size_bytes,
  * flow and flow_gen, src_host = f->src and dst_host = f->dst, entropy 0,
- * prio the flow's data class for PKT_DATA (else control), tclass; and it
- * counts the packet in the flow (f->pkts_out, --stream) here, once, for
- * every transport. Returns its index in s->pool. */
+ * prio the flow's data class for PKT_DATA (else control), tclass, and
+ * PKTF_PINNED when the flow's balancer keeps one path; and it counts the
+ * packet in the flow (f->pkts_out, --stream) here, once, for every
+ * transport. Returns its index in s->pool. (Its body is data_packet.h's
+ * transport_new_packet, inline for the per-packet paths.) */
 uint32_t transport_make_packet(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
 /* The same from the receiver back to the sender (src and dst swapped). */
 uint32_t transport_make_reply(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uint32_t size_bytes);
@@ -354,8 +371,20 @@ struct cc_params;
 /* What a sender's congestion control is told at init, for a flow crossing
  * `path_hops` links. */
 void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t path_hops);
-/* Allocates and initialises flow fi's load-balancer state (f->lb_state). */
+/* The one attach and free path of a flow's congestion control and load
+ * balancer (issue 21):
+ * transport_cc_start allocates and initialises flow fi's sender window
+ * state (f->cc_state, the run's --cc) unless it inherited one from its
+ * connection's previous message; transport_lb_start does the same for its
+ * balancer's state (f->lb_state). */
+void transport_cc_start(struct sim *s, uint32_t fi);
 void transport_lb_start(struct sim *s, uint32_t fi);
+/* At the sender's finish, before transport_msg_sent: keeps the window
+ * algorithm's counters for flows.csv (f->cc_counters), if it has any. */
+void transport_cc_save_counters(const struct sim *s, struct flow *f);
+/* Frees whatever f->cc_state and f->lb_state still hold (after
+ * transport_msg_sent, which hands them to a next message that inherits). */
+void transport_cc_lb_free(struct flow *f);
 /* Wire bytes of flow fi's packets from next_new_seq on, never sent yet (headers included). */
 uint64_t transport_unsent_wire_bytes(const struct sim *s, uint32_t fi, uint32_t next_new_seq);
 

@@ -163,11 +163,9 @@ void uet_free_sender_state(struct flow *f, struct uet_flow *q)
 {
     free(q->tx);
     free(q->rtx_ring);
-    free(f->cc_state);
-    lb_state_free(f->lb, f->lb_state);
+    transport_cc_lb_free(f);
     q->tx = NULL;
     q->rtx_ring = NULL;
-    f->cc_state = f->lb_state = NULL;
 }
 
 /* --stream: flow fi (made during the run) finished at both ends. */
@@ -187,7 +185,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
 /* Receiver credit keeps flows in its pull queues: their slots stay. */
 static bool uet_can_release(const struct sim *s)
 {
-    return !s->uet_credit;
+    return !uet_credit_run(s);
 }
 
 static void uet_free(struct sim *s)
@@ -222,14 +220,9 @@ static void uet_flow_start(struct sim *s, uint32_t fi)
     uet_tx_alloc(uet_of(f), n, s->cc->timestamp_echo);
     rcv_window_init(&uet_of(f)->rcv_win, n);
 
-    struct cc_params cp;
-    transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst));
-    if (!f->cc_state) { /* else inherited from the connection's previous message */
-        f->cc_state = xcalloc(1, s->cc->state_size);
-        s->cc->init(f->cc_state, &cp);
-    }
+    transport_cc_start(s, fi);
     transport_lb_start(s, fi);
-    if (s->uet_credit)
+    if (uet_credit_run(s))
         uet_credit_flow_start(s, fi);
     uet_sender_wake(s, fi);
 }
@@ -249,10 +242,7 @@ void uet_flow_finish(struct sim *s, uint32_t fi)
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes),
                (unsigned long long)uet_of(f)->in_flight_bytes);
     transport_nic_unready(s, fi);
-    if (s->cc->n_counters) {
-        f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
-        s->cc->counters(f->cc_state, f->cc_counters);
-    }
+    transport_cc_save_counters(s, f);
     transport_msg_sent(s, fi);
     uet_free_sender_state(f, uet_of(f));
     transport_flow_finished(s, fi);
@@ -416,7 +406,7 @@ static void uet_fabric_needs(const struct sim *s, uint32_t classes, struct class
         if (classes & (1u << k))
             need[k] = (struct class_need){
                 .ecn = NEED_BASE,
-                .ecn_lasthop = s->uet_credit ? NEED_OFF : NEED_BASE,
+                .ecn_lasthop = uet_credit_run(s) ? NEED_OFF : NEED_BASE,
                 .trim = NEED_BASE,
             };
 }
@@ -427,9 +417,28 @@ static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out
     uet_sample_seq(s, f, uet_of(f), uet_window_on(s, f), out);
 }
 
+static const struct transport_flag uet_flags[] = {
+    {"-oversubscribed_cc", 0, false, NULL, "receiver credit's pull-rate control on (default: on for oversubscribed"},
+    {"-force_disable_oversubscribed_cc", 0, false, NULL, "trees without a sender window) / off; the later one wins"},
+};
+
+/* Payload the receiver holds (Poisson goodput): wire bytes less a header
+ * per distinct packet (the reassembly bitmap counts them). */
+static uint64_t uet_rcv_payload_bytes(const struct sim *s, uint32_t fi)
+{
+    const struct uet_flow *u = uet_of(&s->flows[fi]);
+    return u && u->rcv_win.words ? u->rcv_bytes - (uint64_t)u->rcv_pkts * s->cfg.hdr_bytes : 0;
+}
+
+/* stdout's first line: "transport uet receiver credit" when it is on */
+static const char *uet_run_label(const struct sim *s)
+{
+    return uet_credit_run(s) ? "receiver credit" : NULL;
+}
+
 const struct transport_ops transport_uet_ops = {
     .name = "uet",
-    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_OVERSUB | TP_READS_SLEEK | TP_READS_LOSS_DETECT | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
+    .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_SLEEK | TP_READS_LOSS_DETECT | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "Ultra Ethernet packet delivery (seed 002): sender-based CC, SACK, NACKs of trimmed packets, SLEEK",
     .setup = uet_setup,
     .flow_add = uet_flow_add,
@@ -447,4 +456,8 @@ const struct transport_ops transport_uet_ops = {
     .counter_names = uet_counter_names,
     .counters = uet_counters,
     .sample = uet_sample,
+    .flags = uet_flags,
+    .n_flags = sizeof uet_flags / sizeof uet_flags[0],
+    .run_label = uet_run_label,
+    .rcv_payload_bytes = uet_rcv_payload_bytes,
 };

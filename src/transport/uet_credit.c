@@ -52,7 +52,7 @@
 
 static struct pull_pacer *pacer_of(struct sim *s, const struct flow *f)
 {
-    return &s->uet_credit->pacers[f->dst];
+    return &uet_credit_run(s)->pacers[f->dst];
 }
 
 static uint32_t oversubscription(const struct topo_spec *sp)
@@ -77,7 +77,7 @@ struct pull_client *uet_credit_client(const struct flow *f)
 void uet_credit_setup(struct sim *s, bool window)
 {
     struct uet_credit_run *r = xcalloc(1, sizeof(*r));
-    s->uet_credit = r;
+    transport_set_run_state(s, &transport_uet_ops, r);
     r->window = window;
     if (!window && !strcmp(s->cfg.transport_name, "uet"))
         s->no_sender_window = true;
@@ -87,7 +87,9 @@ void uet_credit_setup(struct sim *s, bool window)
     uint32_t ratio = oversubscription(&s->topo.spec);
     /* htsim main_uec.cpp: on an oversubscribed tree without a sender window
      * the receivers control their pull rate, unless told otherwise */
-    bool rate_control = s->cfg.oversub_cc < 0 ? ratio > 1 && !window : s->cfg.oversub_cc == 1;
+    static const char *const oversub_flags[] = {"-force_disable_oversubscribed_cc", "-oversubscribed_cc"};
+    int oversub_cc = transport_flag_last(s, oversub_flags, 2); /* -1: none given; else the index, 0 off, 1 on */
+    bool rate_control = oversub_cc < 0 ? ratio > 1 && !window : oversub_cc == 1;
     double min_rate = 0.9 / ratio;
     r->cfg = (struct pull_pacer_cfg){
         .quantum_bytes = UET_QUANTUM_BYTES,
@@ -113,20 +115,20 @@ void uet_credit_setup(struct sim *s, bool window)
 
 void uet_credit_free(struct sim *s)
 {
-    struct uet_credit_run *r = s->uet_credit;
+    struct uet_credit_run *r = uet_credit_run(s);
     if (!r)
         return;
     for (uint32_t h = 0; h < s->n_hosts; h++)
         pull_pacer_free(&r->pacers[h]);
     free(r->pacers);
     free(r);
-    s->uet_credit = NULL;
+    transport_set_run_state(s, &transport_uet_ops, NULL);
 }
 
 void uet_credit_flow_start(struct sim *s, uint32_t fi)
 {
     struct uet_credit *c = xcalloc(1, sizeof(*c));
-    c->credit_bytes = s->uet_credit->maxwnd_bytes;
+    c->credit_bytes = uet_credit_run(s)->maxwnd_bytes;
     c->speculating = true;
     uet_of(&s->flows[fi])->credit = c;
 }
@@ -136,7 +138,7 @@ static int64_t pull_target(struct sim *s, uint32_t fi)
 {
     const struct flow *f = &s->flows[fi];
     const struct uet_credit *c = uet_of(f)->credit;
-    const struct uet_credit_run *r = s->uet_credit;
+    const struct uet_credit_run *r = uet_credit_run(s);
     int64_t mtu = s->cfg.mtu_bytes;
     int64_t unsent = (int64_t)transport_unsent_wire_bytes(s, fi, uet_of(&s->flows[fi])->next_new_seq);
     int64_t want = unsent + uet_credit_rtx_bytes(s, f);
@@ -188,7 +190,7 @@ void uet_credit_stop_speculating(struct flow *f)
 
 void uet_credit_on_ack(struct sim *s, struct flow *f, const struct cc_ack *ev)
 {
-    if (s->uet_credit->window)
+    if (uet_credit_run(s)->window)
         s->cc->on_ack(f->cc_state, ev);
     uet_credit_stop_speculating(f);
 }
@@ -198,7 +200,7 @@ void uet_credit_on_nack(struct sim *s, struct flow *f, const struct cc_nack *ev)
     /* htsim: NSCC leaves its window alone for a last-hop trim when the
      * receiver paces credit; spraysim's CC modules are told of every NACK
      * (README: a known difference) */
-    if (s->uet_credit->window)
+    if (uet_credit_run(s)->window)
         s->cc->on_nack(f->cc_state, ev);
     uet_credit_stop_speculating(f);
 }
@@ -209,14 +211,14 @@ void uet_credit_on_pull(struct sim *s, uint32_t fi, const struct packet *p)
     struct uet_credit *c = uet_of(f)->credit;
     uet_credit_stop_speculating(f);
     c->credit_bytes += pull_credit_heard(&c->pull_q, p->pull_q, UET_QUANTUM_BYTES);
-    if (c->credit_bytes > s->uet_credit->maxwnd_bytes)
-        c->credit_bytes = s->uet_credit->maxwnd_bytes;
+    if (c->credit_bytes > uet_credit_run(s)->maxwnd_bytes)
+        c->credit_bytes = uet_credit_run(s)->maxwnd_bytes;
     uet_sender_wake(s, fi);
 }
 
 void uet_credit_on_arrival(struct sim *s, struct flow *f, const struct packet *p)
 {
-    struct uet_credit_run *r = s->uet_credit;
+    struct uet_credit_run *r = uet_credit_run(s);
     struct pull_pacer *pp = pacer_of(s, f);
     struct uet_credit *c = uet_of(f)->credit;
     uint32_t fi = p->flow;
@@ -239,14 +241,14 @@ bool uet_credit_rto_wants_rts(struct sim *s, uint32_t fi, bool had_queue, uint32
         uet_credit_stop_speculating(f);
         return true;
     }
-    if (s->uet_credit->window && cc_cwnd(f->cc_state) < size + uet_of(f)->in_flight_bytes)
+    if (uet_credit_run(s)->window && cc_cwnd(f->cc_state) < size + uet_of(f)->in_flight_bytes)
         return true;
     return c->credit_bytes <= 0;
 }
 
 void uet_credit_timer(struct sim *s, uint32_t fi, uint32_t kind)
 {
-    struct uet_credit_run *r = s->uet_credit;
+    struct uet_credit_run *r = uet_credit_run(s);
     struct pull_pacer *pp = pacer_of(s, &s->flows[fi]);
     if (kind == UET_TIMER_PULL)
         pull_pacer_tick(s, &r->cfg, pp);
@@ -256,10 +258,10 @@ void uet_credit_timer(struct sim *s, uint32_t fi, uint32_t kind)
 
 const struct pull_pacer_cfg *uet_credit_pacer_cfg(const struct sim *s)
 {
-    return s->uet_credit ? &s->uet_credit->cfg : NULL;
+    return uet_credit_run(s) ? &uet_credit_run(s)->cfg : NULL;
 }
 
 struct pull_pacer *uet_credit_pacer(struct sim *s, uint32_t h)
 {
-    return s->uet_credit && h < s->n_hosts ? &s->uet_credit->pacers[h] : NULL;
+    return uet_credit_run(s) && h < s->n_hosts ? &uet_credit_run(s)->pacers[h] : NULL;
 }

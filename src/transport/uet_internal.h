@@ -14,6 +14,13 @@
 #include "transport.h"
 #include "uet.h"
 
+/* UET's per-run state (transport_run_state): the receiver credit's, NULL
+ * when receiver credit is off. */
+static inline struct uet_credit_run *uet_credit_run(const struct sim *s)
+{
+    return transport_run_state(s, &transport_uet_ops);
+}
+
 static inline uint32_t mss_bytes(const struct sim *s)
 {
     return s->cfg.mtu_bytes - s->cfg.hdr_bytes;
@@ -91,7 +98,7 @@ struct uet_credit_run {
  * flow f: always without receiver credit, with it only under -sender_cc. */
 static inline bool uet_window_on(const struct sim *s, const struct flow *f)
 {
-    return !uet_of(f)->credit || s->uet_credit->window;
+    return !uet_of(f)->credit || uet_credit_run(s)->window;
 }
 
 void uet_credit_setup(struct sim *s, bool window);

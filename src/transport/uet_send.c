@@ -55,7 +55,7 @@ static inline __attribute__((always_inline)) bool can_send(const struct sim *s, 
     if (uet_of(f)->credit) { /* receiver credit: any credit left lets a packet out */
         if (uet_of(f)->credit->credit_bytes <= 0)
             return false;
-        if (!s->uet_credit->window) {
+        if (!uet_credit_run(s)->window) {
             *seq_out = seq;
             return true;
         }
@@ -162,7 +162,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
          * credit spent, or (-sender_cc) the window full after this one */
         bool last = uet_of(f)->next_new_seq >= f->n_pkts;
         bool spent = uet_of(f)->credit->credit_bytes <= 0;
-        bool full = s->uet_credit->window && uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state);
+        bool full = uet_credit_run(s)->window && uet_of(f)->in_flight_bytes + size >= cc_cwnd(f->cc_state);
         if (last || spent || full)
             p->flags |= PKTF_AR;
     }
@@ -187,21 +187,11 @@ uint32_t uet_nic_pull(struct sim *s, uint32_t fi)
 void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
 {
     struct flow *f = &s->flows[fi];
-    uint32_t idx = pkt_alloc(&s->pool);
+    uint32_t idx = transport_new_packet(s, fi, type, uet_of(f)->next_new_seq, s->cfg.hdr_bytes);
     struct packet *p = pkt_at(&s->pool, idx);
-    memset(p, 0, sizeof(*p));
-    p->type = type;
     /* a probe travels with the data it asks about; an RTS is control */
-    p->prio = type == PKT_PROBE ? f->prio_class : PKT_PRIO_CONTROL;
-    p->tclass = f->tclass;
-    p->flags = uet_flow_pkt_flags(f);
-    p->flow = fi;
-    p->flow_gen = f->gen;
-    f->pkts_out += s->count_pkts; /* counted only when --stream recycles slots (flowstream.h) */
-    p->seq = uet_of(f)->next_new_seq;
-    p->size_bytes = s->cfg.hdr_bytes;
-    p->src_host = f->src;
-    p->dst_host = f->dst;
+    if (type == PKT_PROBE)
+        p->prio = f->prio_class;
     p->ts_ps = s->now;
     p->entropy = f->lb->next_entropy(f->lb_state, uet_of(f)->next_new_seq, s->now);
     if (uet_of(f)->credit) /* receiver credit: an RTS carries the pull target */

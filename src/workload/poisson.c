@@ -18,10 +18,7 @@
 #include "../metrics/report.h"
 #include "../sim.h"
 #include "../transport/flow.h"
-#include "../transport/eqds.h"
-#include "../transport/sird.h"
 #include "../transport/transport.h"
-#include "../transport/uet.h"
 
 #include <errno.h>
 #include <math.h>
@@ -497,11 +494,19 @@ static double received_payload(const struct sim *s, const struct flow *f)
         return (double)f->size_bytes;
     if (f->tp->rcv_payload_bytes)
         return (double)f->tp->rcv_payload_bytes(s, (uint32_t)(f - s->flows));
-    const struct uet_flow *u = f->tp == &transport_uet_ops ? uet_of(f) : eqds_seq_of(f);
-    if (!u->rcv_win.words)
-        return 0;
-    uint64_t pkts = u->rcv_pkts; /* distinct packets received: the bits a whole-flow bitmap would hold */
-    return (double)(u->rcv_bytes - pkts * s->cfg.hdr_bytes);
+    return 0; /* a transport that cannot say counts nothing before the message completes */
+}
+
+bool workload_size_cdf(const struct config *c, struct size_cdf *cdf, bool *step)
+{
+    if (!poisson_is_spec(c->workload_spec))
+        return false;
+    struct poisson_spec ps;
+    char err[1024];
+    if (!poisson_parse(&ps, c->workload_spec, err, sizeof err) || !cdf_read_file(cdf, ps.cdf_path, err, sizeof err))
+        die_input("%s", err);
+    *step = ps.step;
+    return true;
 }
 
 /* The incast overlay's next event after `after`, unless past the stop. */

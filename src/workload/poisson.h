@@ -86,6 +86,14 @@ bool poisson_is_spec(const char *text);
  * poisson_gen_init). On error one line starting "--workload poisson:". */
 bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t errlen);
 
+struct config;
+/* The message-size distribution of the run's open-loop workload, for a
+ * transport that sizes something by it (Homa's priority cutoffs): true,
+ * with *cdf filled (free it with cdf_free) and *step its sampling mode,
+ * when --workload is poisson; false for any other workload. A bad
+ * specification or CDF file exits 2 with its one line. */
+bool workload_size_cdf(const struct config *c, struct size_cdf *cdf, bool *step);
+
 /* The generator: per host an rng stream and the time of its next arrival. */
 struct poisson_gen {
     struct size_cdf cdf;
