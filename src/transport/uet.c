@@ -265,7 +265,7 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
      * used there: a flow's state is touched only by its own host's events. */
     if (__builtin_expect(!uet_of(f)->rcv_win.words, 0) && p->dst_host == f->dst) {
         rcv_window_init(&uet_of(f)->rcv_win, f->n_pkts);
-        if (s->uet_credit && !uet_of(f)->credit)
+        if (uet_credit_run(s) && !uet_of(f)->credit)
             uet_of(f)->credit = xcalloc(1, sizeof(struct uet_credit));
     }
     switch (p->type) {
