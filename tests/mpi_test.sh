@@ -133,6 +133,17 @@ ROT="-tm $M/perm_128n_128c_2MB.cm --transport roce --pfc off -timely -out_of_ord
 plain rocet $ROT
 same rocet 2 $ROT
 
+# failures: every process applies each link change, and routing's learning
+# of it, to its copy of the fabric at the same instant (before, only rank
+# 0 did: the other processes routed into dead links)
+FA="-tm $M/perm_128n_128c_2MB.cm --fail 'link tor0 agg1 down at 30 up at 120' --fail 'link agg0 core0 delay 5' --fail 'link agg4 core4 rate 50' --fail 'switch core2 down at 60' --detect-us 10 --reroute bounce"
+eval "plain fail $FA"
+eval "same fail 2 $FA"
+eval "same fail 3 $FA"
+RF="-tm $M/perm_128n_128c_2MB.cm --random-failures 0.05"
+plain rfail $RF
+same rfail 2 $RF
+
 # --switch-stats: each switch's buffer totals come from its process
 SS="-tm $M/perm_128n_128c_2MB.cm --switch-stats"
 plain ss $SS
@@ -154,6 +165,40 @@ for np in 2 3; do
         echo "ok mpi ho -np $np: --htsim-output's stdout is the plain run's"
     else
         echo "FAIL mpi ho -np $np: --htsim-output's stdout differs from the plain run's"
+    fi
+done
+
+# triggers whose hosts share a pod (16 hosts): in each pod a barrier of
+# two send_done flows (one leaving the pod) starts a flow whose
+# recv_done starts two flows into other pods; its --htsim-output lines
+# interleave start and finish lines at one instant, where an event
+# schedules a start with a smaller key than its own
+awk 'BEGIN {
+    print "Nodes 128"; print "Connections 40"; print "Triggers 16"; id = 1
+    for (p = 0; p < 8; p++) {
+        b = 16 * p
+        printf "%d->%d id %d start 0 size 300000 send_done_trigger %d\n", b, b + 1, id++, p + 1
+        printf "%d->%d id %d start 0 size 300000 send_done_trigger %d\n", b + 5, (b + 21) % 128, id++, p + 1
+        printf "%d->%d id %d trigger %d size 200000 recv_done_trigger %d\n", b + 2, b + 3, id++, p + 1, 100 + p
+        printf "%d->%d id %d trigger %d size 200000\n", b + 4, (b + 20) % 128, id++, 100 + p
+        printf "%d->%d id %d trigger %d size 100000\n", b + 6, (b + 40) % 128, id++, 100 + p
+    }
+    for (p = 0; p < 8; p++) {
+        printf "trigger id %d barrier count 2\n", p + 1
+        printf "trigger id %d oneshot\n", 100 + p
+    }
+}' >"$T/trig.cm"
+TR="-tm $T/trig.cm --htsim-output"
+"$SPRAYSIM" $TR --no-progress --out "$T/tr-plain" 2>/dev/null | grep -v '^run: ' >"$T/tr-plain.out"
+for np in 2 3; do
+    same tr $np $TR
+    $MPIRUN -np "$np" "$SPRAYSIM_MPI" $TR --no-progress --out "$T/tr-$np-out" 2>/dev/null | grep -v '^run: ' >"$T/tr-$np.out"
+    if [ "$(grep -c '^Flow .* finished' "$T/tr-plain.out")" -ne 40 ]; then
+        echo "FAIL mpi tr: the plain run finished $(grep -c '^Flow .* finished' "$T/tr-plain.out") of 40 flows"
+    elif cmp -s "$T/tr-plain.out" "$T/tr-$np.out"; then
+        echo "ok mpi tr -np $np: --htsim-output's stdout is the plain run's"
+    else
+        echo "FAIL mpi tr -np $np: --htsim-output's stdout differs from the plain run's"
     fi
 done
 
@@ -182,10 +227,11 @@ refuse() {
 }
 refuse homa "homa: a message completes at its receiver" -tm "$M/perm_16n_16c_2MB.cm" --transport homa --classes 8
 refuse sird "sird: a message completes at its receiver" -tm "$M/perm_16n_16c_2MB.cm" --transport sird
-refuse failures "failures act on every process" -tm "$M/perm_16n_16c_2MB.cm" --fail "link agg0 core0 down at 50"
-printf '%s\n' "Nodes 16" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
-    "2->3 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trig.cm"
-refuse triggers "triggers start flows" -tm "$T/trig.cm"
+# a trigger whose hosts are on two processes (pods 0 and 6)
+printf '%s\n' "Nodes 128" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
+    "100->101 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trigx.cm"
+refuse "a trigger across processes" "trigx.cm:6: trigger 1 is fired or waited for on hosts of processes 0 and 1" \
+    -tm "$T/trigx.cm"
 refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
 

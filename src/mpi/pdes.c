@@ -140,35 +140,41 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
-/* One --htsim-output line: the key of the event that printed it (time,
- * then order: the queue's own order, which every process gives an event
- * alike) and its place among that event's lines; the text follows. */
+/* One --htsim-output line, with where it comes in the plain run's stdout:
+ * events of one instant run in the order of the queue's pops, each the
+ * smallest key pending, and an event may schedule another at the same
+ * instant with a smaller key than its own. So an event's place is the
+ * largest key run before it at that instant (itself included): at the
+ * pop of e that maximum equals the largest key along e's chain of
+ * same-instant ancestors (a smaller maximum m would mean one of e's
+ * ancestors, pending when m was popped, had a key below m), and a chain
+ * never leaves its process (no lookahead is zero), so each process
+ * computes it from its own events (sim_run_window's cur_order_max).
+ * Sorting by (time, that maximum, process, line number on it) is the plain
+ * run's order: two processes never share a maximum. The text follows. */
 struct hline {
     simtime_ps time_ps;
-    uint64_t order;
-    uint32_t nth;
-    uint32_t len; /* the text's bytes, its NUL included */
+    uint64_t order_max;
+    uint64_t nth;  /* this process's line number */
+    uint32_t rank;
+    uint32_t len;  /* the text's bytes, its NUL included */
 };
 
 static void htsim_line(struct sim *s, const char *line)
 {
-    /* outside an event (none prints there now): before every event of its time */
-    const struct event *ev = s->cur_event;
-    simtime_ps t = ev ? ev->time_ps : s->now;
-    uint64_t order = ev ? ev->order : 0;
-    static simtime_ps last_t = SIMTIME_NEVER;
-    static uint64_t last_order;
-    static uint32_t nth;
-    nth = t == last_t && order == last_order ? nth + 1 : 0;
-    last_t = t;
-    last_order = order;
+    static uint64_t nth;
     size_t len = strlen(line) + 1;
     size_t need = sizeof(struct hline) + ((len + 7) & ~(size_t)7);
     if (P.hl_len + need > P.hl_cap) {
         P.hl_cap = (P.hl_len + need) * 2;
         P.hl = xrealloc(P.hl, P.hl_cap);
     }
-    struct hline h = {.time_ps = t, .order = order, .nth = nth, .len = (uint32_t)len};
+    /* outside an event (none prints there now): first at its instant */
+    struct hline h = {.time_ps = s->cur_event ? s->cur_time_ps : s->now,
+                      .order_max = s->cur_event ? s->cur_order_max : 0,
+                      .nth = nth++,
+                      .rank = (uint32_t)P.rank,
+                      .len = (uint32_t)len};
     memcpy(P.hl + P.hl_len, &h, sizeof h);
     memset(P.hl + P.hl_len + sizeof h, 0, need - sizeof h);
     memcpy(P.hl + P.hl_len + sizeof h, line, len);
@@ -180,8 +186,10 @@ static int hline_cmp(const void *a, const void *b)
     const struct hline *x = *(const struct hline *const *)a, *y = *(const struct hline *const *)b;
     if (x->time_ps != y->time_ps)
         return x->time_ps < y->time_ps ? -1 : 1;
-    if (x->order != y->order)
-        return x->order < y->order ? -1 : 1;
+    if (x->order_max != y->order_max)
+        return x->order_max < y->order_max ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
     return x->nth < y->nth ? -1 : x->nth > y->nth;
 }
 
@@ -292,11 +300,6 @@ static void check_supported(const struct sim *s)
         if (s->cm.conns[i].transport[0] && (why = serial_only(s->cm.conns[i].transport)) != NULL)
             refuse("%s:%u: transport %s: %s; parallel runs refuse it", c->tm_path ? c->tm_path : "--workload",
                    s->cm.conns[i].line, s->cm.conns[i].transport, why);
-    if (s->cm.n_triggers)
-        refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
-                  c->tm_path ? c->tm_path : "--workload");
-    if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
-        refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
     if (s->pfc || s->class_egress) /* -hpcc: RoCE's telemetry hook on its classes */
         refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
     if (s->poisson || c->stream == 1)
@@ -305,10 +308,65 @@ static void check_supported(const struct sim *s)
         refuse("--ts-*: time series are not gathered across processes yet");
 }
 
+/* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
+static uint32_t trigger_index(const struct sim *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->cm.n_triggers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((s->trigger_by_id[mid] >> 32) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->cm.n_triggers && (s->trigger_by_id[lo] >> 32) == id ? (uint32_t)s->trigger_by_id[lo] : UINT32_MAX;
+}
+
+/* Triggers (.cm send_done_trigger, recv_done_trigger, trigger; generated
+ * collectives). The reference starts a trigger's flows the instant it fires
+ * (htsim trigger.cpp: activate() calls each target's activate(); no
+ * message crosses the network), and so does the plain run (sim.c
+ * sim_trigger_activate), so a trigger has no lookahead: its count and its
+ * flows' starts are exact in a parallel run only when every host that
+ * fires it (a send_done flow's source, a recv_done flow's destination) and
+ * every flow it starts are on one process. Others are refused, naming the
+ * trigger; adding a control message's latency to both runs would depart
+ * from the reference's schedule, which no real NIC dictates here. */
+static void check_triggers(const struct sim *s)
+{
+    uint32_t nt = s->cm.n_triggers;
+    if (!nt || P.np == 1)
+        return;
+    uint32_t *proc = xmalloc(nt * sizeof *proc);
+    for (uint32_t t = 0; t < nt; t++)
+        proc[t] = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        const uint32_t ids[3] = {c->send_done_trigger, c->recv_done_trigger, c->start_trigger};
+        const uint32_t hosts[3] = {f->src, f->dst, f->src};
+        for (int k = 0; k < 3; k++) {
+            uint32_t t = ids[k] == CM_NO_TRIGGER ? UINT32_MAX : trigger_index(s, ids[k]);
+            if (t == UINT32_MAX)
+                continue;
+            uint32_t p = P.part[hosts[k]];
+            if (proc[t] == UINT32_MAX)
+                proc[t] = p;
+            else if (proc[t] != p)
+                refuse("%s:%u: trigger %u is fired or waited for on hosts of processes %u and %u, and starts its "
+                       "flows at once (as htsim does); parallel runs refuse a trigger across processes",
+                       s->cfg.tm_path ? s->cfg.tm_path : "--workload", s->cm.triggers[t].line, s->cm.triggers[t].id,
+                       proc[t], p);
+        }
+    }
+    free(proc);
+}
+
 void pdes_attach(struct sim *s)
 {
     check_supported(s);
     P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
+    check_triggers(s);
     uint32_t nodes = s->n_hosts + s->n_switches;
     P.remote = xcalloc(nodes ? nodes : 1, 1);
     for (uint32_t i = 0; i < nodes; i++)
@@ -337,7 +395,8 @@ void pdes_attach(struct sim *s)
 
 /* Events of no node (origin 0: time-series samples and open-loop
  * arrivals, which only runs of one process have; check_supported) are
- * rank 0's. */
+ * rank 0's, but link changes and routing's learning of them, which every
+ * process applies to its copy of the fabric (sim_event_everywhere). */
 static inline bool origin_is_local(uint32_t o)
 {
     return o == 0 ? P.rank == 0 : !P.remote[o - 1];
@@ -345,7 +404,8 @@ static inline bool origin_is_local(uint32_t o)
 
 static inline bool event_is_local(const struct sim *s, const struct event *ev)
 {
-    return origin_is_local(sim_event_origin(s, ev));
+    uint32_t o = sim_event_origin(s, ev);
+    return origin_is_local(o) || (o == 0 && sim_event_everywhere(ev));
 }
 
 /* The earliest event this process owns (events for other processes' nodes,
