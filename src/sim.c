@@ -54,13 +54,11 @@ void config_defaults(struct config *c)
     c->hop_latency_ps = 1 * PS_PER_US;
     c->switch_latency_ps = 0;
     c->ack_threshold_bytes = 16384;      /* seed 002 Sec. 8: 16 KB delayed ACKs */
-    c->reps_buffer = 8;
     c->routing = ROUTE_ECMP;
     c->reroute = REROUTE_NONE;
     c->drr_quantum_bytes = 4096;         /* seed 004 Sec. IV-A: DRR with a 4 KB quantum */
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
-    c->reps_freeze = true;               /* htsim buffer_reps: repsUseFreezing = true */
     c->transport_name = TRANSPORT_DEFAULT;
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
     c->loss_detect = -1;

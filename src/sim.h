@@ -75,7 +75,8 @@ struct config {
     uint32_t ecn_high_pkts;
     uint32_t cwnd_pkts;          /* -cwnd; 0 = CC default */
     uint32_t paths;              /* -paths: entropy values per flow */
-    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: RoCE then follows them (else one path) */
+    bool paths_given, lb_given;  /* -paths, --lb (or -use_reps 1) named: a one-path transport then follows them
+                                    (transport_ops.one_path_default) */
     bool trimming;
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
@@ -84,12 +85,9 @@ struct config {
     simtime_ps switch_latency_ps;
     double q3_pressure;
     uint32_t ack_threshold_bytes; /* delayed-ACK byte threshold */
-    uint32_t reps_buffer;         /* REPS recycled-entropy buffer entries */
-    bool reps_freeze;             /* REPS freezes its cache on a timeout (htsim's default) */
     const char *transport_name;  /* --transport: every connection's, unless its .cm line says */
     /* Who sets the pace (htsim's -sender_cc, -receiver_cc, -receiver_cc_only, -sender_cc_only, in the
-     * order given): -1 = the transport's default (UET: sender window on, receiver credit off; EQDS:
-     * receiver credit on, sender window off), else 0 or 1. */
+     * order given): -1 = the transport's default (each transport's setup says), else 0 or 1. */
     int8_t sender_cc;
     int8_t receiver_cc;
     bool cc_given;               /* --cc or -sender_cc_algo named the algorithm */
@@ -102,7 +100,6 @@ struct config {
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
-    const char *reps_flag;       /* --reps-buffer, --reps-freeze, --no-reps-freeze */
     bool ack_threshold_given;    /* -sack_threshold */
     const char *cc_name;
     const char *lb_name;
@@ -134,8 +131,9 @@ struct config {
         double value;
     } class_opts[32];
     unsigned n_class_opts;
-    /* lossless RoCEv2 (README "Lossless RoCEv2: PFC and DCQCN") */
-    bool pfc;                     /* PFC on the data class of every switch port (on with --transport roce) */
+    /* lossless classes (README "Lossless RoCEv2: PFC and DCQCN") */
+    bool pfc;                     /* PFC on the data class of every switch port (on by default when the run's
+                                     transport is lossless: transport_ops.lossless) */
     uint8_t lossless_mask;        /* bit K: data class K is lossless (--class-opt K:lossless=1); 0: none marked (sim_setup) */
     int8_t pfc_flag;              /* --pfc on|off: -1 = the transport's default */
     uint32_t pfc_low_pkts;        /* -pfc_thresholds LOW HIGH: RESUME below LOW, PAUSE above HIGH */

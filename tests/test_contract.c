@@ -254,6 +254,32 @@ static void test_owned_flags_stored_and_looked_up(void **st)
     free(help);
 }
 
+/* Flags without `repeats`: the later occurrence wins, also among several
+ * flags read together (transport_flag_last): "-oversubscribed_cc
+ * -force_disable_oversubscribed_cc -oversubscribed_cc" turns the control
+ * on. (A repeated flag once kept its first position, so the middle one
+ * looked last and won.) */
+static void test_owned_flags_later_occurrence_wins(void **st)
+{
+    (void)st;
+    char *argv[] = {"spraysim", "-tm", "x.cm", "-oversubscribed_cc", "-force_disable_oversubscribed_cc",
+                    "-oversubscribed_cc", "--no-reps-freeze", "--reps-freeze", "--no-reps-freeze", "--reps-freeze",
+                    NULL};
+    struct config c;
+    char err[256];
+    assert_int_equal(options_parse(&c, 10, argv, err, sizeof err), OPTIONS_RUN);
+    static struct sim t;
+    memset(&t, 0, sizeof t);
+    t.cfg = c;
+    static const char *const oversub[] = {"-force_disable_oversubscribed_cc", "-oversubscribed_cc"};
+    static const char *const freeze[] = {"--no-reps-freeze", "--reps-freeze"};
+    assert_int_equal(transport_flag_last(&t, oversub, 2), 1);
+    assert_int_equal(transport_flag_last(&t, freeze, 2), 1);
+    assert_int_equal(transport_flag_count(&t, "-oversubscribed_cc"), 1); /* one record: the last */
+    assert_int_equal(c.n_tp_flags, 4);
+    options_free(&c);
+}
+
 /* Runs fn in a child with stderr captured: its exit status, its stderr in err. */
 static struct sim T2;
 static int exit_of(void (*fn)(void), char *err, size_t err_len)
@@ -461,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_needs_go_on_the_class_that_needs_them),
         cmocka_unit_test(test_run_state_one_slot_per_transport),
         cmocka_unit_test(test_owned_flags_stored_and_looked_up),
+        cmocka_unit_test(test_owned_flags_later_occurrence_wins),
         cmocka_unit_test(test_owned_flags_typed_parsing),
         cmocka_unit_test(test_owned_flags_options_block),
         cmocka_unit_test(test_registry_checks_flags_and_packet_types),

@@ -86,8 +86,6 @@ void options_usage(FILE *out)
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
             "  --seed S              same as -seed\n"
             "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
-            "  --reps-buffer N       REPS recycled-entropy buffer entries, 1..256 (default 8)\n"
-            "  --reps-freeze, --no-reps-freeze  REPS freezes its cache for 10 ms after a timeout (default on)\n"
             "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
             "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
             "  --sched fifo|drr|class-drr  switch data scheduling: one FIFO, DRR between traffic classes 0 and 1,\n"
@@ -267,7 +265,7 @@ static bool is_switch_flag(const char *a)
     static const char *const names[] = {
         "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
         "-disable_trim", "-sleek",
-        "--reps-freeze", "--no-reps-freeze", "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
+        "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
         "--switch-stats", "-conn_reuse", "--aggressive-rto",
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -663,16 +661,6 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (!strcmp(arg, "--detect-us")) {
             TAKE();
             cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));
-        } else if (!strcmp(arg, "--reps-freeze")) {
-            cfg->reps_flag = "--reps-freeze";
-            cfg->reps_freeze = true;
-        } else if (!strcmp(arg, "--no-reps-freeze")) {
-            cfg->reps_flag = "--no-reps-freeze";
-            cfg->reps_freeze = false;
-        } else if (!strcmp(arg, "--reps-buffer")) {
-            cfg->reps_flag = "--reps-buffer";
-            TAKE();
-            cfg->reps_buffer = (uint32_t)get_uint(&x, arg, v, 1, 256);
         } else if (!strcmp(arg, "--progress")) {
             cfg->progress = true;
         } else if (!strcmp(arg, "--no-progress")) {
@@ -723,18 +711,19 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 rec.args[1] = argv[i + 2];
                 i += 2;
             }
-            unsigned k = cfg->n_tp_flags;
-            if (!owned->repeats) /* a later occurrence replaces the earlier one, as shared flags do */
-                for (unsigned j = 0; j < cfg->n_tp_flags; j++)
-                    if (!strcmp(cfg->tp_flags[j].name, owned->name))
-                        k = j;
-            if (k == CONFIG_MAX_TP_FLAGS) {
+            if (!owned->repeats) /* a later occurrence replaces the earlier one, as shared flags do, and */
+                for (unsigned j = 0; j < cfg->n_tp_flags; j++) /* takes its place in the order (the later wins) */
+                    if (!strcmp(cfg->tp_flags[j].name, owned->name)) {
+                        memmove(&cfg->tp_flags[j], &cfg->tp_flags[j + 1],
+                                (cfg->n_tp_flags - j - 1) * sizeof cfg->tp_flags[0]);
+                        cfg->n_tp_flags--;
+                        break;
+                    }
+            if (cfg->n_tp_flags == CONFIG_MAX_TP_FLAGS) {
                 bad(&x, "%s: at most %d flags of transports on one command line", owned->name, CONFIG_MAX_TP_FLAGS);
                 break;
             }
-            cfg->tp_flags[k] = rec;
-            if (k == cfg->n_tp_flags)
-                cfg->n_tp_flags++;
+            cfg->tp_flags[cfg->n_tp_flags++] = rec;
         } else {
             bad(&x, "unknown flag '%s' (see --help)", shown(arg, b));
         }

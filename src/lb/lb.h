@@ -10,6 +10,7 @@
 #define SPRAYSIM_LB_H
 
 #include "../core/core.h"
+#include "../transport/transport.h"
 
 #include <stdlib.h>
 
@@ -49,9 +50,14 @@ struct lb_ops {
     const char *name;
     const char *description;
     size_t state_size;   /* bytes of per-flow state for any lb_params */
-    /* reads --reps-buffer and --reps-freeze (lb_params.buffer_size and
-     * reps_freeze): the generic layer warns when no flow's balancer does */
-    bool reads_reps_opts;
+    /* The flags it owns (as a transport's, transport.h struct transport_flag:
+     * the CLI stores them, the generic layer warns when no flow's balancer
+     * owns a given one) and, optional, read_opts: fills its own fields of
+     * *p from them (exit 2 naming a bad flag; run for every registered
+     * balancer at set-up, and at each flow's start). */
+    const struct transport_flag *flags;
+    unsigned n_flags;
+    void (*read_opts)(const struct sim *s, struct lb_params *p);
     /* Optional (NULL = state_size): bytes of per-flow state for these
      * parameters, never more than state_size. Balancers whose state grows
      * with -paths (Bitmap, Mixed) size it here so a flow with 64 paths

@@ -139,11 +139,27 @@ static void reps_feedback(void *state, uint16_t ev, enum lb_signal sig, simtime_
         r->count++;
 }
 
+static const struct transport_flag reps_flags[] = {
+    {"--reps-buffer", 1, false, "N", "recycled-entropy buffer entries, 1..256 (default 8)"},
+    {"--reps-freeze", 0, false, NULL, "freeze the cache for 10 ms after a timeout (the default)"},
+    {"--no-reps-freeze", 0, false, NULL, "plain REPS: no freezing"},
+};
+
+/* --reps-buffer and --reps-freeze / --no-reps-freeze (the later one wins) */
+static void reps_read_opts(const struct sim *s, struct lb_params *p)
+{
+    static const char *const freeze[] = {"--no-reps-freeze", "--reps-freeze"};
+    p->buffer_size = (uint32_t)transport_flag_uint(s, "--reps-buffer", 0, 1, 256, 8);
+    p->reps_freeze = transport_flag_last(s, freeze, 2) != 0; /* htsim buffer_reps: repsUseFreezing = true */
+}
+
 const struct lb_ops lb_reps_ops = {
     .name = "reps",
     .description = "REPS: recycle entropies of clean ACKs, explore on ECN, optionally freeze on timeouts (seed 003 Alg. 4, seed 002 Sec. 7, htsim uec_mp)",
     .state_size = sizeof(struct reps_state),
-    .reads_reps_opts = true,
+    .flags = reps_flags,
+    .n_flags = sizeof reps_flags / sizeof reps_flags[0],
+    .read_opts = reps_read_opts,
     .init = reps_init,
     .next_entropy = reps_next,
     .feedback = reps_feedback,

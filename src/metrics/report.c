@@ -302,6 +302,18 @@ static void poisson_json(const struct sim *s, struct strbuf *b)
     sb_printf(b, "},\n");
 }
 
+/* summary.json's "reps_freeze" (kept in its place): what the REPS balancer
+ * reads from its own flags (lb_ops.read_opts), whichever balancer runs. */
+static bool reps_freeze(const struct sim *s)
+{
+    struct lb_params p;
+    memset(&p, 0, sizeof p);
+    const struct lb_ops *reps = lb_find("reps");
+    if (reps && reps->read_opts)
+        reps->read_opts(s, &p);
+    return p.reps_freeze;
+}
+
 void report_stdout(const struct sim *s, const struct run_stats *r)
 {
     const struct config *c = &s->cfg;
@@ -664,7 +676,7 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, "\"sleek\": %s, \"routing\": \"%s\", \"sched\": \"%s\", \"reps_freeze\": %s, "
                  "\"detect_us\": %.3f, \"failed_links\": %u, ",
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
-              c->reps_freeze ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+              reps_freeze(s) ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
     sb_printf(b, "\"random_failures\": %.15g, ", c->random_failure_p);
     static const char *loss_names[] = {"nack", "dupack", "sack"};
     sb_printf(b, "\"transport\": \"%s\", \"loss_detect\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, "

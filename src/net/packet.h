@@ -39,8 +39,8 @@ enum pkt_flag {
     PKTF_RTX_ECHO = 1 << 6,     /* ack/nack: the acknowledged packet was a retransmission */
     PKTF_BOUNCED = 1 << 7,      /* nack: a switch returned the trimmed header (control queue full) */
     PKTF_PINNED = 1 << 8,       /* its flow keeps one path: adaptive routing leaves it on its hash */
-    PKTF_SIRD_SCHED = 1 << 9,   /* SIRD data: sent on credit (returns its payload as credit) */
-    PKTF_SIRD_CSN = 1 << 10,    /* SIRD data: sender congestion notification (its unused credit >= SThr) */
+    PKTF_TP_0 = 1 << 9,         /* two bits for the packet's own transport, named in its header */
+    PKTF_TP_1 = 1 << 10,        /* (SIRD: SIRD_PKTF_SCHED, SIRD_PKTF_CSN); only it reads them */
     /* bits 11-12: valleys taken under --reroute bounce (fabric.c), at most 3 */
     PKTF_VALLEYS = 3 << 11,
 };

@@ -749,9 +749,9 @@ static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
     struct packet *p = pkt_at(&s->pool, idx);
     p->prio = (!sched && r->p.prio == SIRD_PRIO_CTL_UNSCHED) ? PKT_PRIO_CONTROL : f->prio_class;
     if (sched)
-        p->flags |= PKTF_SIRD_SCHED;
+        p->flags |= SIRD_PKTF_SCHED;
     if (csn) {
-        p->flags |= PKTF_SIRD_CSN;
+        p->flags |= SIRD_PKTF_CSN;
         r->csn_pkts++;
     }
     if (!sched)
@@ -1110,11 +1110,11 @@ static void on_data(struct sim *s, const struct packet *p)
     struct sird_peer *pe = peer_of(s, f->dst, f->src);
     peer_idle_reset(s, pe);
     /* Alg. 1 ln 6-7, on every data packet (sird.md A5, A23) */
-    sird_aimd_update(&pe->snd, payload, p->flags & PKTF_SIRD_CSN, &r->p);
+    sird_aimd_update(&pe->snd, payload, p->flags & SIRD_PKTF_CSN, &r->p);
     sird_aimd_update(&pe->net, payload, ce, &r->p);
     if (rcv_bitmap_set(&m->rcv, p->seq)) {
         m->rcv_payload_bytes += payload;
-        if ((p->flags & PKTF_SIRD_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
+        if ((p->flags & SIRD_PKTF_SCHED) && bit_get(m->credit_out_bits, p->seq)) {
             /* Alg. 1 ln 3-5: only scheduled data returns credit, once */
             invariant(pe->sb_bytes >= payload && r->rx[f->dst].b_bytes >= payload,
                       "SIRD receiver %u: scheduled data from %u beyond its credit", f->dst, f->src);
@@ -1122,7 +1122,7 @@ static void on_data(struct sim *s, const struct packet *p)
             pe->sb_bytes -= payload;
             pe->sched_rcvd_bytes += payload;
             r->rx[f->dst].b_bytes -= payload;
-        } else if (p->flags & PKTF_SIRD_SCHED) {
+        } else if (p->flags & SIRD_PKTF_SCHED) {
             /* late, after a timeout took its credit back: no re-credit needed */
             for (uint32_t k = 0; k < m->n_recredit; k++)
                 if (m->recredit[k] == p->seq) {

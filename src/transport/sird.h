@@ -9,6 +9,12 @@
 #include "../core/core.h"
 #include "../net/packet.h"
 
+/* SIRD's own packet flags (net/packet.h's bits for the transport) */
+enum sird_pkt_flag {
+    SIRD_PKTF_SCHED = PKTF_TP_0, /* data: sent on credit (returns its payload as credit) */
+    SIRD_PKTF_CSN = PKTF_TP_1,   /* data: sender congestion notification (its unused credit >= SThr) */
+};
+
 /* SIRD's own packet types (transport.h: numbered from PKT_TP_FIRST) */
 enum sird_pkt_type {
     SIRD_PKT_CREDIT = PKT_TP_FIRST, /* receiver credit for one data packet (bytes in recvd_bytes) */

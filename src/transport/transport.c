@@ -166,26 +166,49 @@ const struct transport_flag *transport_flag_find(const char *name)
         for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
             if (!strcmp(all_transports[t]->flags[k].name, name))
                 return &all_transports[t]->flags[k];
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        for (unsigned k = 0; k < lbs[j]->n_flags; k++)
+            if (!strcmp(lbs[j]->flags[k].name, name))
+                return &lbs[j]->flags[k];
     return NULL;
+}
+
+/* The balancer owning flag `name`, or NULL. */
+static bool lb_owns(const struct lb_ops *lb, const char *name)
+{
+    for (unsigned k = 0; k < lb->n_flags; k++)
+        if (!strcmp(lb->flags[k].name, name))
+            return true;
+    return false;
+}
+
+static void flags_usage(FILE *out, const char *what, const char *name, const struct transport_flag *flags,
+                        unsigned n)
+{
+    if (!n)
+        return;
+    fprintf(out, "\nFlags of %s %s (read only by its connections):\n", what, name);
+    for (unsigned k = 0; k < n; k++) {
+        const struct transport_flag *fl = &flags[k];
+        char head[64];
+        snprintf(head, sizeof head, "%s%s%s", fl->name, fl->n_args ? " " : "", fl->n_args ? fl->args : "");
+        if (strlen(head) < 22)
+            fprintf(out, "  %-22s%s\n", head, fl->help);
+        else
+            fprintf(out, "  %s\n  %-22s%s\n", head, "", fl->help);
+    }
 }
 
 void transport_flags_usage(FILE *out)
 {
-    for (size_t t = 0; t < N_TRANSPORTS; t++) {
-        const struct transport_ops *tp = all_transports[t];
-        if (!tp->n_flags)
-            continue;
-        fprintf(out, "\nFlags of --transport %s (read only by its connections):\n", tp->name);
-        for (unsigned k = 0; k < tp->n_flags; k++) {
-            const struct transport_flag *fl = &tp->flags[k];
-            char head[64];
-            snprintf(head, sizeof head, "%s%s%s", fl->name, fl->n_args ? " " : "", fl->n_args ? fl->args : "");
-            if (strlen(head) < 22)
-                fprintf(out, "  %-22s%s\n", head, fl->help);
-            else
-                fprintf(out, "  %s\n  %-22s%s\n", head, "", fl->help);
-        }
-    }
+    for (size_t t = 0; t < N_TRANSPORTS; t++)
+        flags_usage(out, "--transport", all_transports[t]->name, all_transports[t]->flags, all_transports[t]->n_flags);
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        flags_usage(out, "--lb", lbs[j]->name, lbs[j]->flags, lbs[j]->n_flags);
 }
 
 bool transport_flag_given(const struct sim *s, const char *name)
@@ -319,6 +342,16 @@ void transport_check_flags(const struct sim *s)
     for (size_t t = 0; t < N_TRANSPORTS; t++)
         if (all_transports[t]->check_flags)
             all_transports[t]->check_flags(s);
+    /* the balancers' flags too, whether or not a flow uses them: a bad value
+     * is refused, never left for a flow that starts mid-run */
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (size_t j = 0; j < n_lb; j++)
+        if (lbs[j]->read_opts) {
+            struct lb_params scratch;
+            memset(&scratch, 0, sizeof scratch);
+            lbs[j]->read_opts(s, &scratch);
+        }
 }
 
 /* ---- packets ---------------------------------------------------------------------------- */
@@ -433,10 +466,14 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
                    readers, in_use[0] ? in_use : "none");
     }
     /* the flags transports own: each name once, warned when none of its
-     * owners is in use */
+     * owners is in use (a balancer's flags: below) */
     for (unsigned i = 0; i < s->cfg.n_tp_flags; i++) {
         const char *name = s->cfg.tp_flags[i].name;
-        bool seen = false, read = false;
+        bool seen = false, read = false, a_transports = false;
+        for (size_t t = 0; t < N_TRANSPORTS && !a_transports; t++)
+            for (unsigned k = 0; k < all_transports[t]->n_flags; k++)
+                a_transports |= !strcmp(all_transports[t]->flags[k].name, name);
+        seen = !a_transports;
         for (unsigned j = 0; j < i && !seen; j++)
             seen = !strcmp(s->cfg.tp_flags[j].name, name);
         char readers[128] = "";
@@ -451,7 +488,16 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
             warn_input("%s has no effect: no connection of this run uses %s (its transports: %s)", name, readers,
                        in_use[0] ? in_use : "none");
     }
-    if (!s->cfg.reps_flag)
+    /* the balancers' flags: one line for the last one given that no flow's
+     * balancer owns */
+    const char *lb_flag = NULL;
+    size_t n_lb;
+    const struct lb_ops *const *lbs = lb_registry(&n_lb);
+    for (unsigned i = 0; i < s->cfg.n_tp_flags; i++)
+        for (size_t j = 0; j < n_lb; j++)
+            if (lb_owns(lbs[j], s->cfg.tp_flags[i].name))
+                lb_flag = s->cfg.tp_flags[i].name;
+    if (!lb_flag)
         return;
     /* the balancers in use, each named once */
     const struct lb_ops *seen[16];
@@ -461,7 +507,7 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
         const struct lb_ops *lb = i < s->n_flows ? s->flows[i].lb : open_loop ? s->lb : NULL;
         if (!lb)
             continue;
-        reps_read |= lb->reads_reps_opts;
+        reps_read |= lb_owns(lb, lb_flag);
         bool known = false;
         for (size_t j = 0; j < n_seen; j++)
             known |= seen[j] == lb;
@@ -473,15 +519,13 @@ static void warn_unread_options(const struct sim *s, const struct transport_ops 
     }
     if (reps_read)
         return;
-    size_t n_lb;
-    const struct lb_ops *const *lbs = lb_registry(&n_lb);
     char readers[128] = "";
     for (size_t j = 0; j < n_lb; j++)
-        if (lbs[j]->reads_reps_opts)
+        if (lb_owns(lbs[j], lb_flag))
             snprintf(readers + strlen(readers), sizeof readers - strlen(readers), "%s%s", readers[0] ? " or " : "",
                      lbs[j]->name);
     warn_input("%s has no effect: no connection of this run uses the %s balancer (its balancers: %s)",
-               s->cfg.reps_flag, readers, lbs_in_use[0] ? lbs_in_use : "none");
+               lb_flag, readers, lbs_in_use[0] ? lbs_in_use : "none");
 }
 
 void transport_setup(struct sim *s)
@@ -913,13 +957,13 @@ void transport_lb_start(struct sim *s, uint32_t fi)
     struct lb_params lp = {
         .paths = s->cfg.paths,
         .bdp_pkts = (uint32_t)((s->bdp_bytes + s->cfg.mtu_bytes - 1) / s->cfg.mtu_bytes),
-        .buffer_size = s->cfg.reps_buffer,
-        .reps_freeze = s->cfg.reps_freeze,
         .trimming = s->cfg.trimming,
         .seed = s->cfg.seed,
         .flow_index = f->ordinal, /* the message, not its slot: the same stream with --stream */
         .base_rtt_ps = s->base_rtt_ps,
     };
+    if (f->lb->read_opts)
+        f->lb->read_opts(s, &lp); /* its own flags (REPS: --reps-buffer, --reps-freeze) */
     f->lb_state = xcalloc(1, lb_state_bytes(f->lb, &lp));
     f->lb->init(f->lb_state, &lp);
 }

@@ -13,16 +13,20 @@
  *
  * The contract (issue 21; docs/contributing-transport.md says more).
  * A transport owns:
- *   - its options, parsed and checked by its own code in setup() (exit 2
- *     naming the flag), from its own block (--sird-opt, --homa-opt, ...);
- *   - its per-flow state (f->tp_state) and per-host or per-run state (one
- *     pointer in struct sim), allocated in setup()/flow_add(), freed in free();
- *   - its packet types and the switch class (prio) of each packet it makes;
+ *   - its flags (ops.flags: the CLI stores them as generic records, its own
+ *     code reads them with transport_flag_* and checks them in check_flags()
+ *     or setup(), exit 2 naming the flag);
+ *   - its per-flow state (f->tp_state) and per-host or per-run state (its
+ *     slot, transport_run_state), allocated in setup()/flow_add(), freed in
+ *     free();
+ *   - its packet types (from PKT_TP_FIRST, in its own header) and the switch
+ *     class (prio) of each packet it makes, all made by the one constructor
+ *     (transport_make_packet); its receive bitmap (rcv_bitmap.h);
  *   - its timers: per flow (transport_timer_at), per host
  *     (transport_host_timer_at); a per-run timer is a host timer of the host
  *     that acts;
  *   - its flows.csv counters (counters, counter_names) and its stdout and
- *     summary lines.
+ *     summary lines (run_label, summary_json).
  * It may not:
  *   - write a port, a switch or a link (net/ and topo/ own them): it
  *     declares what it needs of the switch classes its packets use

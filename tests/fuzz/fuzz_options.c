@@ -10,6 +10,7 @@
 #include "harness.h"
 
 #include "cli/options.h"
+#include "transport/transport.h"
 
 #include <string.h>
 
@@ -25,7 +26,6 @@ static void check_config(const struct config *c)
     fuzz_check(c->linkspeed_mbps >= 1 && c->linkspeed_mbps <= 100000000u);
     fuzz_check(c->end_ps >= 1 && c->end_ps <= 1000000000ull * PS_PER_US);
     fuzz_check(c->qa_gate >= -1 && c->qa_gate <= 30);
-    fuzz_check(c->reps_buffer >= 1 && c->reps_buffer <= 256);
     fuzz_check(c->routing <= ROUTE_EV_MOD);
     fuzz_check(c->n_fail_specs <= sizeof c->fail_specs / sizeof c->fail_specs[0]);
     fuzz_check(c->n_cc_opts <= sizeof c->cc_opts / sizeof c->cc_opts[0]);
@@ -36,6 +36,14 @@ static void check_config(const struct config *c)
             fuzz_check(strcmp(c->cc_opts[i].name, c->cc_opts[j].name) != 0);
     }
     fuzz_check(!c->queue_infinite || c->queue_pkts == 0);
+    /* flags transports and balancers own: stored as their tables say */
+    fuzz_check(c->n_tp_flags <= CONFIG_MAX_TP_FLAGS);
+    for (unsigned i = 0; i < c->n_tp_flags; i++) {
+        const struct transport_flag *fl = transport_flag_find(c->tp_flags[i].name);
+        fuzz_check(fl && fl->name == c->tp_flags[i].name);
+        for (unsigned k = 0; k < 2; k++)
+            fuzz_check((c->tp_flags[i].args[k] != NULL) == (k < fl->n_args));
+    }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
