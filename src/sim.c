@@ -504,6 +504,13 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
         return 1 + s->flows[ev->id].src;
     case EV_HOST_TIMER:
         return 1 + ev->id; /* the host's own state: hosts are nodes 0 .. n_hosts-1 */
+    case EV_PFC:
+        /* a PAUSE or RESUME changes the port it reaches: its node's (the
+         * frame came from the switch at the link's other end); the
+         * deadlock check runs where it was scheduled */
+        if (ev->aux % 4 != PFC_CHECK)
+            return 1 + s->ports[ev->id].owner_node;
+        return (uint32_t)(ev->seq >> ORIGIN_SHIFT);
     default: {
         /* timers and the rest run where they were scheduled; a timer set at
          * setup belongs to its flow's sender */

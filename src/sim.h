@@ -268,6 +268,8 @@ struct sim {
      * node goes to export_arrival instead of the local queue. */
     const uint8_t *node_remote;
     void (*export_arrival)(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux);
+    /* an event without a packet for another process's node (a PFC frame) */
+    void (*export_event)(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux);
     void *pdes;
     /* [flow * the run transport's n_counters]: its per-flow counters summed
      * over the processes (pdes_collect, rank 0; owned by pdes.c), which

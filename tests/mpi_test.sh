@@ -4,8 +4,10 @@
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
 # and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
 # leaf-spine and a lossy incast (drops, timeouts); then UET receiver
-# credit, EQDS and RoCE without PFC at 1-3 processes; flows.csv, queues.csv
-# and summary.json must be identical; one process with change-mode time
+# credit, EQDS, RoCE with and without PFC, DCQCN, UET over PFC, failures,
+# triggers within a process, --switch-stats and --htsim-output at 1-3
+# processes; flows.csv, queues.csv and summary.json (and switches.csv,
+# stdout) must be identical; one process with change-mode time
 # series gives the same ts_ports.csv. Then what parallel runs refuse is
 # refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
@@ -144,6 +146,26 @@ RF="-tm $M/perm_128n_128c_2MB.cm --random-failures 0.05"
 plain rfail $RF
 same rfail 2 $RF
 
+# PFC: a PAUSE or RESUME acts on the port it reaches, in that port's
+# process, one link latency after its switch sent it (a message between
+# processes like a packet); RoCE's default lossless fabric, DCQCN over it
+# and UET over PFC, with many pauses (the incast); the deadlock check,
+# which reads every switch, is set beyond -end
+PF="-tm $M/incast.cm --transport roce --pfc-deadlock-us 3001 -end 3000"
+plain pfc $PF
+if grep -q '"pauses": 0' "$T/pfc-plain/summary.json"; then
+    echo "FAIL mpi pfc: the plain run had no PFC pauses (the check needs them)"
+else
+    same pfc 2 $PF
+    same pfc 3 $PF
+fi
+PD="-tm $M/perm_128n_128c_2MB.cm --transport roce -dcqcn 10 --pfc-deadlock-us 1001"
+plain dcqcn $PD
+same dcqcn 2 $PD
+PU="-tm $M/incast.cm --pfc on --pfc-deadlock-us 3001 -end 3000"
+plain upfc $PU
+same upfc 2 $PU
+
 # --switch-stats: each switch's buffer totals come from its process
 SS="-tm $M/perm_128n_128c_2MB.cm --switch-stats"
 plain ss $SS
@@ -233,6 +255,8 @@ printf '%s\n' "Nodes 128" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 1
 refuse "a trigger across processes" "trigx.cm:6: trigger 1 is fired or waited for on hosts of processes 0 and 1" \
     -tm "$T/trigx.cm"
 refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
+refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
+refuse hpcc "HPCC's in-band telemetry does not cross processes" -tm "$M/perm_16n_16c_2MB.cm" --transport roce -hpcc --pfc-deadlock-us 1001
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
 
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed

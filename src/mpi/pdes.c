@@ -29,6 +29,7 @@
 
 #include "../metrics/report.h"
 #include "../net/partition.h"
+#include "../net/pfc.h"
 #include "../sim.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
@@ -41,11 +42,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One packet crossing to another process. */
+/* One packet crossing to another process (kind EV_PKT_ARRIVE), or an
+ * event without one (kind EV_PFC: a PAUSE or RESUME for port id). */
 struct xpkt {
     simtime_ps at_ps;
     uint64_t seq;
     uint32_t aux;
+    uint32_t kind;
+    uint32_t id;
     uint32_t pad;
     struct packet pkt;
 };
@@ -135,8 +139,30 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     x->at_ps = at_ps;
     x->seq = seq;
     x->aux = aux;
+    x->kind = EV_PKT_ARRIVE;
     x->pkt = *pkt;
     pkt_release(&s->pool, pkt_idx);
+    P.sent_pkts++;
+}
+
+/* A PFC frame for another process's port: its event, one link latency
+ * ahead (at least the window: pdes_attach checks every link between
+ * processes), with the key its sender gave it. */
+static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
+{
+    invariant(kind == EV_PFC, "event kind %u exported", kind);
+    struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
+    if (o->len == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 256;
+        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    }
+    struct xpkt *x = &o->v[o->len++];
+    memset(x, 0, sizeof *x);
+    x->at_ps = at_ps;
+    x->seq = seq;
+    x->aux = aux;
+    x->kind = kind;
+    x->id = id;
     P.sent_pkts++;
 }
 
@@ -300,8 +326,17 @@ static void check_supported(const struct sim *s)
         if (s->cm.conns[i].transport[0] && (why = serial_only(s->cm.conns[i].transport)) != NULL)
             refuse("%s:%u: transport %s: %s; parallel runs refuse it", c->tm_path ? c->tm_path : "--workload",
                    s->cm.conns[i].line, s->cm.conns[i].transport, why);
-    if (s->pfc || s->class_egress) /* -hpcc: RoCE's telemetry hook on its classes */
-        refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
+    /* HPCC's telemetry rides in a table by packet slot (hpcc.h), which a
+     * packet does not take to another process */
+    if (s->class_egress)
+        refuse("-hpcc: HPCC's in-band telemetry does not cross processes; parallel runs refuse it");
+    /* the deadlock check walks every switch's pauses at once: exact only
+     * when it cannot fire before -end (it is set for the deadlock time
+     * after a pause acted; one pending at the end keeps the clock at -end
+     * in both runs, as any process that paused a port holds one) */
+    if (s->pfc && s->pfc->deadlock_ps && s->pfc->deadlock_ps <= c->end_ps)
+        refuse("--pfc-deadlock-us: PFC's deadlock check reads every switch at once; parallel runs need it beyond "
+               "-end (above %g us here)", (double)c->end_ps / PS_PER_US);
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
     if (s->ts)
@@ -388,6 +423,7 @@ void pdes_attach(struct sim *s)
     P.rdispl = xcalloc((size_t)P.np, sizeof(int));
     s->node_remote = P.remote;
     s->export_arrival = export_arrival;
+    s->export_event = export_event;
     if (s->cfg.htsim_output && P.np > 1)
         s->htsim_line = htsim_line;
     s->pdes = &P;
@@ -498,6 +534,10 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
     /* each arrival keeps the key its sender gave it */
     for (size_t i = 0; i < rtotal; i++) {
         const struct xpkt *x = &P.rbuf[i];
+        if (x->kind != EV_PKT_ARRIVE) {
+            eq_push_import(&s->eq, x->at_ps, x->seq, x->kind, x->id, x->aux);
+            continue;
+        }
         uint32_t idx = pkt_alloc(&s->pool);
         *pkt_at(&s->pool, idx) = x->pkt;
         pkt_at(&s->pool, idx)->next = PKT_NONE;
@@ -641,6 +681,7 @@ struct port_rec {
     uint32_t index;
     uint32_t pad;
     struct port_stats st;
+    struct pfc_port_stats pfc; /* with PFC: its pauses sent (its switch's frames), received, time paused */
     double class_occ[PORT_MAX_CLASSES - 2];
     uint32_t class_peak[PORT_MAX_CLASSES - 2];
 };
@@ -687,6 +728,10 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     MPI_Reduce(&s->tot, &tot, (int)(sizeof tot / sizeof(uint64_t)), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     uint64_t cnt[3] = {s->events_processed, s->flows_finished, s->flows_started}, cnt_sum[3];
     MPI_Reduce(cnt, cnt_sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* PFC's frames by class, each counted by the switch that sent it */
+    uint64_t pauses[PFC_CLASSES] = {0};
+    if (s->pfc)
+        MPI_Reduce(s->pfc->pauses_by_class, pauses, PFC_CLASSES, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     /* receivers' completion times */
     int64_t *rcv = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(int64_t));
     for (uint32_t i = 0; i < s->n_flows; i++)
@@ -753,6 +798,8 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         struct port_rec *x = &pr[np_++];
         x->index = i;
         x->st = p->st;
+        if (s->pfc)
+            x->pfc = s->pfc->st[i];
         for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++) {
             x->class_occ[k] = p->x->c[k].occupancy_byte_ps;
             x->class_peak[k] = p->x->c[k].peak_bytes;
@@ -779,6 +826,8 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     free(sr);
     if (P.rank == 0) {
         s->tot = tot;
+        if (s->pfc)
+            memcpy(s->pfc->pauses_by_class, pauses, sizeof pauses);
         s->events_processed = cnt_sum[0];
         s->flows_finished = (uint32_t)cnt_sum[1];
         s->flows_started = (uint32_t)cnt_sum[2];
@@ -811,6 +860,8 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         for (int k = 0; k < np_all; k++) {
             struct port *p = &s->ports[pall[k].index];
             p->st = pall[k].st;
+            if (s->pfc)
+                s->pfc->st[pall[k].index] = pall[k].pfc;
             for (uint32_t c = 0; p->x && c + 2 < p->x->n; c++) {
                 p->x->c[c].occupancy_byte_ps = pall[k].class_occ[c];
                 p->x->c[c].peak_bytes = pall[k].class_peak[c];
