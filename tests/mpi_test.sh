@@ -4,7 +4,8 @@
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
 # and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
 # leaf-spine and a lossy incast (drops, timeouts); then UET receiver
-# credit, EQDS, RoCE with and without PFC, DCQCN, UET over PFC, failures,
+# credit, EQDS, RoCE with and without PFC, DCQCN, UET over PFC, a mixed
+# fabric (UET, EQDS, RoCE in a lossless class), failures,
 # triggers within a process, --switch-stats and --htsim-output at 1-3
 # processes; flows.csv, queues.csv and summary.json (and switches.csv,
 # stdout) must be identical; one process with change-mode time
@@ -169,6 +170,20 @@ same dcqcn 2 $PD
 PU="-tm $M/incast.cm --pfc on --pfc-deadlock-us 3001 -end 3000"
 plain upfc $PU
 same upfc 2 $PU
+
+# a mixed fabric: the permutation's connections by turns UET, EQDS (class
+# 1) and RoCE in a lossless class 2 with PFC
+awk 'NR <= 3 { print; next }
+     /->/ { n++; print $0 (n % 3 == 0 ? " transport eqds" : n % 3 == 2 ? " transport roce priority 2" : ""); next }
+     { print }' "$M/perm_128n_128c_2MB.cm" >"$T/mixed.cm"
+MX="-tm $T/mixed.cm --classes 3 --class-opt 2:lossless=1 --pfc-deadlock-us 2000"
+plain mixed $MX
+if ! grep -q '"pfc": {.*"pauses": [1-9]' "$T/mixed-plain/summary.json"; then
+    echo "FAIL mpi mixed: the plain run had no PFC pauses (the check needs them)"
+else
+    same mixed 2 $MX
+    same mixed 3 $MX
+fi
 
 # --switch-stats: each switch's buffer totals come from its process
 SS="-tm $M/perm_128n_128c_2MB.cm --switch-stats"
