@@ -33,6 +33,7 @@
 #include "workload/poisson.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +534,13 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
         return 1 + s->flows[ev->id].src;
     case EV_HOST_TIMER:
         return 1 + ev->id; /* the host's own state: hosts are nodes 0 .. n_hosts-1 */
+    case EV_PFC:
+        /* a PAUSE or RESUME changes the port it reaches: its node's (the
+         * frame came from the switch at the link's other end); the
+         * deadlock check runs where it was scheduled */
+        if (ev->aux % 4 != PFC_CHECK)
+            return 1 + s->ports[ev->id].owner_node;
+        return (uint32_t)(ev->seq >> ORIGIN_SHIFT);
     default: {
         /* timers and the rest run where they were scheduled; a timer set at
          * setup belongs to its flow's sender */
@@ -681,24 +689,67 @@ static inline __attribute__((always_inline)) bool run_events(struct sim *s, bool
     return printed;
 }
 
+void sim_htsim_printf(struct sim *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!s->htsim_line) {
+        vprintf(fmt, ap);
+    } else {
+        char line[256], *big = NULL; /* the reference's lines are under 200 bytes */
+        va_list again;
+        va_copy(again, ap);
+        int n = vsnprintf(line, sizeof line, fmt, ap);
+        if (n >= (int)sizeof line) {
+            big = xmalloc((size_t)n + 1);
+            vsnprintf(big, (size_t)n + 1, fmt, again);
+        }
+        va_end(again);
+        s->htsim_line(s, big ? big : line);
+        free(big);
+    }
+    va_end(ap);
+}
+
 uint64_t sim_run_window(struct sim *s, simtime_ps limit_ps, bool origin0_here, simtime_ps *last_event_ps)
 {
     struct event ev;
     bool prefetch = sim_wants_prefetch(s);
     bool ts_each_event = s->ts && s->cfg.ts.change;
     uint64_t n = 0;
+    s->cur_event = &ev; /* what dispatch runs: pops write it in place */
+    bool track_order = s->htsim_line != NULL;
     while (eq_pop_until(&s->eq, limit_ps, &ev)) {
         if (prefetch)
             prefetch_ahead(s);
         uint32_t o = sim_event_origin(s, &ev);
-        if (o == 0 ? !origin0_here : s->node_remote[o - 1])
+        if (o == 0 && !origin0_here) {
+            /* a link's change and routing's learning of it act on every
+             * process's copy of the fabric at the same instant (the events
+             * of origin 0 come first at their time everywhere); rank 0
+             * counts them */
+            if (sim_event_everywhere(&ev)) {
+                dispatch(s, &ev, o);
+                s->events_processed--;
+            }
+            continue;
+        }
+        if (o != 0 && s->node_remote[o - 1])
             continue; /* another process's (a flow start every process scheduled at setup) */
+        if (__builtin_expect(track_order, 0)) {
+            /* the largest key run here at this instant so far (pdes.c's
+             * order of --htsim-output lines) */
+            if (ev.time_ps != s->cur_time_ps || ev.order > s->cur_order_max)
+                s->cur_order_max = ev.order;
+            s->cur_time_ps = ev.time_ps;
+        }
         dispatch(s, &ev, o);
         if (__builtin_expect(ts_each_event, 0))
             ts_after_event(s);
         *last_event_ps = ev.time_ps;
         n++;
     }
+    s->cur_event = NULL;
     return n;
 }
 

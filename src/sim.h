@@ -278,7 +278,20 @@ struct sim {
      * node goes to export_arrival instead of the local queue. */
     const uint8_t *node_remote;
     void (*export_arrival)(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux);
+    /* an event without a packet for another process's node (a PFC frame) */
+    void (*export_event)(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux);
     void *pdes;
+    /* [flow * the run transport's n_counters]: its per-flow counters summed
+     * over the processes (pdes_collect, rank 0; owned by pdes.c), which
+     * report.c prints instead of asking the transport; NULL otherwise */
+    const uint64_t *flow_tp_counters;
+    /* parallel runs: the event being handled (sim_run_window's) and where
+     * --htsim-output lines go instead of stdout (pdes.c gathers them to
+     * rank 0 in the plain run's order) */
+    const struct event *cur_event;
+    simtime_ps cur_time_ps;  /* with htsim_line: the instant of the events run, and */
+    uint64_t cur_order_max;  /* the largest key (event order) run at it on this process so far */
+    void (*htsim_line)(struct sim *s, const char *line);
 };
 
 /* Bits of an event's sequence below its origin (core.h's seq has 56). */
@@ -313,6 +326,16 @@ static inline uint32_t sim_event_origin(const struct sim *s, const struct event 
 /* Runs one event (the dispatcher) whose origin is `origin`
  * (sim_event_origin): sets it, the clock, and counts the event. */
 void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
+/* A line of --htsim-output (the reference's per-flow lines): printed on
+ * stdout, or in a parallel run handed to s->htsim_line. */
+__attribute__((format(printf, 2, 3))) void sim_htsim_printf(struct sim *s, const char *fmt, ...);
+/* Events of the whole fabric that every process of a parallel run handles
+ * (origin 0, scheduled at setup or by each other): link changes
+ * (--fail, -failed, --random-failures) and routing's learning of them. */
+static inline bool sim_event_everywhere(const struct event *ev)
+{
+    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN;
+}
 /* One conservative window of a parallel run (src/mpi/pdes.c): handles, in
  * order, the events up to limit_ps whose origin is this process's
  * (node_remote; origin 0, setup's, belongs to rank 0: origin0_here),

@@ -3,9 +3,14 @@
 # binary's outputs byte for byte. A 128-host fat-tree permutation (8 pods)
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
 # and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
-# leaf-spine and a lossy incast (drops, timeouts); flows.csv and queues.csv
-# must be identical, and summary.json's event count too; one process with
-# change-mode time series gives the same ts_ports.csv. Then what parallel runs refuse is refused with exit 2 and one
+# leaf-spine and a lossy incast (drops, timeouts); then UET receiver
+# credit, EQDS, RoCE with and without PFC, DCQCN, UET over PFC, a mixed
+# fabric (UET, EQDS, RoCE in a lossless class), failures,
+# triggers within a process, --switch-stats and --htsim-output at 1-3
+# processes; flows.csv, queues.csv and summary.json (and switches.csv,
+# stdout) must be identical; one process with change-mode time
+# series gives the same ts_ports.csv. Then what parallel runs refuse is
+# refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
 # them); skips everything when no MPI launcher or the MPI binary is
 # missing. Works with Open MPI and MPICH alike (the launcher is picked to
@@ -64,17 +69,17 @@ same() {
         echo "FAIL mpi $name -np $np: the run failed: $(grep -v '^$' "$T/out" | head -n 1)"
         return
     fi
-    for f in flows.csv queues.csv; do
-        if ! cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f"; then
-            echo "FAIL mpi $name -np $np: $f differs from the plain run's"
+    for f in flows.csv queues.csv summary.json; do
+        # summary.json names the commit each binary was built from: the two
+        # may be built from different states of a tree (one -dirty)
+        if ! cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f" &&
+            { [ $f != summary.json ] || ! grep -v '^  "commit": ' "$T/$name-plain/$f" >"$T/a.json" ||
+                ! grep -v '^  "commit": ' "$T/$name-$np/$f" >"$T/b.json" || ! cmp -s "$T/a.json" "$T/b.json"; }; then
+            echo "FAIL mpi $name -np $np: $f differs from the plain run's (events $(events "$T/$name-$np"), plain $(events "$T/$name-plain"))"
             return
         fi
     done
-    if [ "$(events "$T/$name-plain")" != "$(events "$T/$name-$np")" ]; then
-        echo "FAIL mpi $name -np $np: summary.json's events $(events "$T/$name-$np"), plain $(events "$T/$name-plain")"
-        return
-    fi
-    echo "ok mpi $name -np $np: flows.csv, queues.csv and the event count are the plain run's"
+    echo "ok mpi $name -np $np: flows.csv, queues.csv and summary.json are the plain run's"
 }
 
 ARGS="-tm $M/perm_128n_128c_2MB.cm"
@@ -94,6 +99,149 @@ if grep -q '"timeouts": 0' "$T/drop-plain/summary.json"; then
 else
     same drop 2 $DROP
 fi
+
+# plain NAME ARGS...: the plain run into $T/NAME-plain
+plain() {
+    name=$1
+    shift
+    "$SPRAYSIM" "$@" --quiet --no-progress --out "$T/$name-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain $name run failed"
+}
+
+# Transports other than UET's sender window (README "Parallel runs (MPI)"):
+# each host's events touch only its own state, the receiver making its half
+# of a flow's state when the first packet reaches it.
+# regression: UET receiver credit ran on 2 processes and finished 60 of 128
+# flows with exit 0 (the receiver's process had no credit state and pulled
+# nothing)
+RC="-tm $M/perm_128n_128c_2MB.cm -receiver_cc_only"
+plain rc $RC
+same rc 2 $RC
+same rc 3 $RC
+RCW="-tm $M/incast.cm -receiver_cc -end 3000"
+plain rcw $RCW
+same rcw 2 $RCW
+# EQDS: the receiver's state (its pull client, ACK counting, bitmap) comes
+# with the first packet on its process (else a NULL state: a crash)
+EQ="-tm $M/perm_128n_128c_2MB.cm --transport eqds"
+plain eqds $EQ
+for np in 1 2 3; do
+    same eqds $np $EQ
+done
+EQI="-tm $M/incast.cm --transport eqds -sender_cc -end 3000"
+plain eqdsi $EQI
+same eqdsi 2 $EQI
+# RoCE without PFC, with ECN: the receiver's CNP count is summed into
+# flows.csv's cnps_sent from the receiver's process (rank 0 had only its own)
+RO="-tm $M/incast.cm --transport roce --pfc off -ecn 2 8 -end 3000"
+plain roce $RO
+same roce 2 $RO
+same roce 3 $RO
+ROT="-tm $M/perm_128n_128c_2MB.cm --transport roce --pfc off -timely -out_of_order"
+plain rocet $ROT
+same rocet 2 $ROT
+
+# failures: every process applies each link change, and routing's learning
+# of it, to its copy of the fabric at the same instant (before, only rank
+# 0 did: the other processes routed into dead links)
+FA="-tm $M/perm_128n_128c_2MB.cm --fail 'link tor0 agg1 down at 30 up at 120' --fail 'link agg0 core0 delay 5' --fail 'link agg4 core4 rate 50' --fail 'switch core2 down at 60' --detect-us 10 --reroute bounce"
+eval "plain fail $FA"
+eval "same fail 2 $FA"
+eval "same fail 3 $FA"
+RF="-tm $M/perm_128n_128c_2MB.cm --random-failures 0.05"
+plain rfail $RF
+same rfail 2 $RF
+
+# PFC: a PAUSE or RESUME acts on the port it reaches, in that port's
+# process, one link latency after its switch sent it (a message between
+# processes like a packet); RoCE's default lossless fabric, DCQCN over it
+# and UET over PFC, with many pauses (the incast); the deadlock check,
+# which reads every switch, is set beyond -end
+PF="-tm $M/incast.cm --transport roce --pfc-deadlock-us 3001 -end 3000"
+plain pfc $PF
+if grep -q '"pauses": 0' "$T/pfc-plain/summary.json"; then
+    echo "FAIL mpi pfc: the plain run had no PFC pauses (the check needs them)"
+else
+    same pfc 2 $PF
+    same pfc 3 $PF
+fi
+PD="-tm $M/perm_128n_128c_2MB.cm --transport roce -dcqcn 10 --pfc-deadlock-us 1001"
+plain dcqcn $PD
+same dcqcn 2 $PD
+PU="-tm $M/incast.cm --pfc on --pfc-deadlock-us 3001 -end 3000"
+plain upfc $PU
+same upfc 2 $PU
+
+# a mixed fabric: the permutation's connections by turns UET, EQDS (class
+# 1) and RoCE in a lossless class 2 with PFC
+awk 'NR <= 3 { print; next }
+     /->/ { n++; print $0 (n % 3 == 0 ? " transport eqds" : n % 3 == 2 ? " transport roce priority 2" : ""); next }
+     { print }' "$M/perm_128n_128c_2MB.cm" >"$T/mixed.cm"
+MX="-tm $T/mixed.cm --classes 3 --class-opt 2:lossless=1 --pfc-deadlock-us 2000"
+plain mixed $MX
+if ! grep -q '"pfc": {.*"pauses": [1-9]' "$T/mixed-plain/summary.json"; then
+    echo "FAIL mpi mixed: the plain run had no PFC pauses (the check needs them)"
+else
+    same mixed 2 $MX
+    same mixed 3 $MX
+fi
+
+# --switch-stats: each switch's buffer totals come from its process
+SS="-tm $M/perm_128n_128c_2MB.cm --switch-stats"
+plain ss $SS
+same ss 2 $SS
+if cmp -s "$T/ss-plain/switches.csv" "$T/ss-2/switches.csv"; then
+    echo "ok mpi ss -np 2: switches.csv is the plain run's"
+else
+    echo "FAIL mpi ss -np 2: switches.csv differs from the plain run's"
+fi
+# --htsim-output: every process's lines, printed by rank 0 in the order of
+# the events that printed them (stdout but the run's wall-clock line)
+HO="-tm $M/perm_128n_128c_2MB.cm --htsim-output"
+"$SPRAYSIM" $HO --no-progress --out "$T/ho-plain" 2>/dev/null | grep -v '^run: ' >"$T/ho-plain.out"
+for np in 2 3; do
+    $MPIRUN -np "$np" "$SPRAYSIM_MPI" $HO --no-progress --out "$T/ho-$np" 2>/dev/null | grep -v '^run: ' >"$T/ho-$np.out"
+    if [ "$(grep -c '^Flow ' "$T/ho-plain.out")" -ne 256 ]; then
+        echo "FAIL mpi ho: the plain run printed $(grep -c '^Flow ' "$T/ho-plain.out") of 256 flow lines"
+    elif cmp -s "$T/ho-plain.out" "$T/ho-$np.out"; then
+        echo "ok mpi ho -np $np: --htsim-output's stdout is the plain run's"
+    else
+        echo "FAIL mpi ho -np $np: --htsim-output's stdout differs from the plain run's"
+    fi
+done
+
+# triggers whose hosts share a pod (16 hosts): in each pod a barrier of
+# two send_done flows (one leaving the pod) starts a flow whose
+# recv_done starts two flows into other pods; its --htsim-output lines
+# interleave start and finish lines at one instant, where an event
+# schedules a start with a smaller key than its own
+awk 'BEGIN {
+    print "Nodes 128"; print "Connections 40"; print "Triggers 16"; id = 1
+    for (p = 0; p < 8; p++) {
+        b = 16 * p
+        printf "%d->%d id %d start 0 size 300000 send_done_trigger %d\n", b, b + 1, id++, p + 1
+        printf "%d->%d id %d start 0 size 300000 send_done_trigger %d\n", b + 5, (b + 21) % 128, id++, p + 1
+        printf "%d->%d id %d trigger %d size 200000 recv_done_trigger %d\n", b + 2, b + 3, id++, p + 1, 100 + p
+        printf "%d->%d id %d trigger %d size 200000\n", b + 4, (b + 20) % 128, id++, 100 + p
+        printf "%d->%d id %d trigger %d size 100000\n", b + 6, (b + 40) % 128, id++, 100 + p
+    }
+    for (p = 0; p < 8; p++) {
+        printf "trigger id %d barrier count 2\n", p + 1
+        printf "trigger id %d oneshot\n", 100 + p
+    }
+}' >"$T/trig.cm"
+TR="-tm $T/trig.cm --htsim-output"
+"$SPRAYSIM" $TR --no-progress --out "$T/tr-plain" 2>/dev/null | grep -v '^run: ' >"$T/tr-plain.out"
+for np in 2 3; do
+    same tr $np $TR
+    $MPIRUN -np "$np" "$SPRAYSIM_MPI" $TR --no-progress --out "$T/tr-$np-out" 2>/dev/null | grep -v '^run: ' >"$T/tr-$np.out"
+    if [ "$(grep -c '^Flow .* finished' "$T/tr-plain.out")" -ne 40 ]; then
+        echo "FAIL mpi tr: the plain run finished $(grep -c '^Flow .* finished' "$T/tr-plain.out") of 40 flows"
+    elif cmp -s "$T/tr-plain.out" "$T/tr-$np.out"; then
+        echo "ok mpi tr -np $np: --htsim-output's stdout is the plain run's"
+    else
+        echo "FAIL mpi tr -np $np: --htsim-output's stdout differs from the plain run's"
+    fi
+done
 
 # one process runs what the plain binary runs, events of no node too:
 # change-mode time-series rows (every event) come out the same
@@ -118,11 +266,14 @@ refuse() {
         echo "ok mpi refuses $name"
     fi
 }
-refuse eqds "parallel runs support only uet" -tm "$M/perm_16n_16c_2MB.cm" --transport eqds
-refuse failures "failures act on every process" -tm "$M/perm_16n_16c_2MB.cm" --fail "link agg0 core0 down at 50"
-printf '%s\n' "Nodes 16" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
-    "2->3 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trig.cm"
-refuse triggers "triggers start flows" -tm "$T/trig.cm"
+refuse homa "homa: not exact across processes (a message completes at its receiver" -tm "$M/perm_16n_16c_2MB.cm" --transport homa --classes 8
+refuse sird "sird: not exact across processes (a message completes at its receiver" -tm "$M/perm_16n_16c_2MB.cm" --transport sird
+# a trigger whose hosts are on two processes (pods 0 and 6)
+printf '%s\n' "Nodes 128" "Connections 2" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
+    "100->101 id 2 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/trigx.cm"
+refuse "a trigger across processes" "trigx.cm:6: trigger 1 is fired or waited for on hosts of processes 0 and 1" \
+    -tm "$T/trigx.cm"
+refuse ndp "ndp: not exact across processes (not checked" -tm "$M/perm_16n_16c_2MB.cm" --transport ndp
 # UET pipelines a connection's messages at the sender (uet_msg_pipeline): refused on 2 processes,
 # identical to the plain run on one, and one after another with --msg-cc fresh on two
 printf '%s\n' "Nodes 16" "Connections 3" "0->9 id 1 start 0 size 300000" "0->9 id 1 start 0 size 200000" \
@@ -133,10 +284,9 @@ same msgs 1 -tm "$T/msgs.cm"
 "$SPRAYSIM" -tm "$T/msgs.cm" --msg-cc fresh --quiet --no-progress --out "$T/msgsf-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain fresh messages run failed"
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
+refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
+refuse hpcc "HPCC's in-band telemetry does not cross processes" -tm "$M/perm_16n_16c_2MB.cm" --transport roce -hpcc --pfc-deadlock-us 1001
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
-# regression: receiver credit ran on 2 processes and finished 60 of 128 flows with exit 0
-refuse "receiver credit" "receiver credit is not exact across processes" -tm "$M/perm_16n_16c_2MB.cm" -receiver_cc_only
-refuse "receiver credit with the window" "receiver credit is not exact across processes" -tm "$M/perm_16n_16c_2MB.cm" -receiver_cc
 
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel

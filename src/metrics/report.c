@@ -541,7 +541,9 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
     if (s->poisson)
         sb_printf(b, ",%s", poisson_group_label(s, f));
     uint64_t tc[32] = {0};
-    if (f->tp == tp && ntc)
+    if (f->tp == tp && ntc && s->flow_tp_counters) /* a parallel run's sums (pdes_collect) */
+        memcpy(tc, s->flow_tp_counters + (size_t)i * ntc, ntc * sizeof(uint64_t));
+    else if (f->tp == tp && ntc)
         tp->counters(s, i, tc);
     for (unsigned k = 0; k < ntc; k++) {
         if (f->tp == tp)

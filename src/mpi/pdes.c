@@ -29,6 +29,7 @@
 
 #include "../metrics/report.h"
 #include "../net/partition.h"
+#include "../net/pfc.h"
 #include "../sim.h"
 #include "../transport/flow.h"
 #include "../transport/transport.h"
@@ -41,11 +42,14 @@
 #include <time.h>
 #include <unistd.h>
 
-/* One packet crossing to another process. */
+/* One packet crossing to another process (kind EV_PKT_ARRIVE), or an
+ * event without one (kind EV_PFC: a PAUSE or RESUME for port id). */
 struct xpkt {
     simtime_ps at_ps;
     uint64_t seq;
     uint32_t aux;
+    uint32_t kind;
+    uint32_t id;
     uint32_t pad;
     struct packet pkt;
 };
@@ -65,6 +69,11 @@ struct pdes {
     size_t sbuf_cap, rbuf_cap;
     uint32_t n_own_flows;
     uint32_t pods;
+    /* --htsim-output lines this process printed: records (struct hline,
+     * then the text and its NUL), gathered and sorted at the end */
+    char *hl;
+    size_t hl_len, hl_cap;
+    uint64_t *flow_tp_counters; /* rank 0: the run transport's per-flow counters, summed (pdes_collect) */
     /* statistics (SPRAYSIM_MPI_STATS) */
     uint64_t windows, busy_windows, max_window_events, sent_pkts, recv_pkts;
     double sync_s, exchange_s, compute_s, alltoallv_s, compute_cpu_s;
@@ -112,6 +121,8 @@ void pdes_finalize(void)
     free(P.rdispl);
     free(P.sbuf);
     free(P.rbuf);
+    free(P.flow_tp_counters);
+    free(P.hl);
     MPI_Finalize();
 }
 
@@ -128,9 +139,115 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     x->at_ps = at_ps;
     x->seq = seq;
     x->aux = aux;
+    x->kind = EV_PKT_ARRIVE;
     x->pkt = *pkt;
     pkt_release(&s->pool, pkt_idx);
     P.sent_pkts++;
+}
+
+/* A PFC frame for another process's port: its event, one link latency
+ * ahead (at least the window: pdes_attach checks every link between
+ * processes), with the key its sender gave it. */
+static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
+{
+    invariant(kind == EV_PFC, "event kind %u exported", kind);
+    struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
+    if (o->len == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 256;
+        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    }
+    struct xpkt *x = &o->v[o->len++];
+    memset(x, 0, sizeof *x);
+    x->at_ps = at_ps;
+    x->seq = seq;
+    x->aux = aux;
+    x->kind = kind;
+    x->id = id;
+    P.sent_pkts++;
+}
+
+/* One --htsim-output line, with where it comes in the plain run's stdout:
+ * events of one instant run in the order of the queue's pops, each the
+ * smallest key pending, and an event may schedule another at the same
+ * instant with a smaller key than its own. So an event's place is the
+ * largest key run before it at that instant (itself included): at the
+ * pop of e that maximum equals the largest key along e's chain of
+ * same-instant ancestors (a smaller maximum m would mean one of e's
+ * ancestors, pending when m was popped, had a key below m), and a chain
+ * never leaves its process (no lookahead is zero), so each process
+ * computes it from its own events (sim_run_window's cur_order_max).
+ * Sorting by (time, that maximum, process, line number on it) is the plain
+ * run's order: two processes never share a maximum. The text follows. */
+struct hline {
+    simtime_ps time_ps;
+    uint64_t order_max;
+    uint64_t nth;  /* this process's line number */
+    uint32_t rank;
+    uint32_t len;  /* the text's bytes, its NUL included */
+};
+
+static void htsim_line(struct sim *s, const char *line)
+{
+    static uint64_t nth;
+    size_t len = strlen(line) + 1;
+    size_t need = sizeof(struct hline) + ((len + 7) & ~(size_t)7);
+    if (P.hl_len + need > P.hl_cap) {
+        P.hl_cap = (P.hl_len + need) * 2;
+        P.hl = xrealloc(P.hl, P.hl_cap);
+    }
+    /* outside an event (none prints there now): first at its instant */
+    struct hline h = {.time_ps = s->cur_event ? s->cur_time_ps : s->now,
+                      .order_max = s->cur_event ? s->cur_order_max : 0,
+                      .nth = nth++,
+                      .rank = (uint32_t)P.rank,
+                      .len = (uint32_t)len};
+    memcpy(P.hl + P.hl_len, &h, sizeof h);
+    memset(P.hl + P.hl_len + sizeof h, 0, need - sizeof h);
+    memcpy(P.hl + P.hl_len + sizeof h, line, len);
+    P.hl_len += need;
+}
+
+static int hline_cmp(const void *a, const void *b)
+{
+    const struct hline *x = *(const struct hline *const *)a, *y = *(const struct hline *const *)b;
+    if (x->time_ps != y->time_ps)
+        return x->time_ps < y->time_ps ? -1 : 1;
+    if (x->order_max != y->order_max)
+        return x->order_max < y->order_max ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->nth < y->nth ? -1 : x->nth > y->nth;
+}
+
+static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all);
+
+/* Every process's --htsim-output lines to rank 0, printed there in the
+ * order of the events that printed them: the plain run's order. */
+static void htsim_flush(void)
+{
+    if (P.hl_len > INT32_MAX)
+        die_internal("%zu bytes of --htsim-output lines: more than MPI's int counts hold", P.hl_len);
+    int n_all;
+    char *all = gather_recs(P.hl, (int)P.hl_len, 1, &n_all);
+    if (P.rank != 0)
+        return;
+    size_t n = 0;
+    for (size_t at = 0; at < (size_t)n_all; n++) {
+        struct hline h;
+        memcpy(&h, all + at, sizeof h);
+        at += sizeof h + ((h.len + 7) & ~(size_t)7);
+    }
+    const struct hline **v = xcalloc(n ? n : 1, sizeof *v);
+    size_t k = 0;
+    for (size_t at = 0; at < (size_t)n_all; k++) {
+        v[k] = (const struct hline *)(const void *)(all + at); /* records are 8-byte aligned */
+        at += sizeof *v[k] + ((v[k]->len + 7) & ~(size_t)7);
+    }
+    qsort(v, n, sizeof *v, hline_cmp);
+    for (size_t i = 0; i < n; i++)
+        fputs((const char *)(v[i] + 1), stdout);
+    free(v);
+    free(all);
 }
 
 /* MIN and MAX reductions go over int64_t, never an unsigned type: MPICH
@@ -187,15 +304,20 @@ static void check_supported(const struct sim *s)
         return; /* one process runs anything else the plain binary runs */
     if (s->goal) /* its messages start, like triggers' connections, on whichever process completes an op */
         refuse("--goal: parallel runs refuse GOAL schedules (run them with one process)");
-    if (strcmp(c->transport_name, "uet") != 0)
-        refuse("--transport %s: parallel runs support only uet (the default)", c->transport_name);
-    for (uint32_t i = 0; i < s->cm.n_conns; i++)
-        if (s->cm.conns[i].transport[0] && strcmp(s->cm.conns[i].transport, "uet") != 0)
-            refuse("%s:%u: transport %s: parallel runs support only uet", c->tm_path ? c->tm_path : "--workload",
-                      s->cm.conns[i].line, s->cm.conns[i].transport);
-    if (s->cm.n_triggers)
-        refuse("%s: triggers start flows at once on other processes; parallel runs refuse them",
-                  c->tm_path ? c->tm_path : "--workload");
+    /* a transport says whether it is exact across processes
+     * (transport_ops.parallel_exact: its per-host state is touched only by
+     * that host's events, checked in tests/mpi_test.sh); pdes names none */
+    const struct transport_ops *run_tp = transport_find(c->transport_name);
+    if (run_tp && !run_tp->parallel_exact)
+        refuse("--transport %s: not exact across processes (%s); parallel runs refuse it", c->transport_name,
+               run_tp->parallel_note ? run_tp->parallel_note : "not checked in tests/mpi_test.sh");
+    for (uint32_t i = 0; i < s->cm.n_conns; i++) {
+        const struct transport_ops *tp = s->cm.conns[i].transport[0] ? transport_find(s->cm.conns[i].transport) : NULL;
+        if (tp && !tp->parallel_exact)
+            refuse("%s:%u: transport %s: not exact across processes (%s); parallel runs refuse it",
+                   c->tm_path ? c->tm_path : "--workload", s->cm.conns[i].line, s->cm.conns[i].transport,
+                   tp->parallel_note ? tp->parallel_note : "not checked in tests/mpi_test.sh");
+    }
     /* UET pipelines a connection's messages in one sequence space
      * (uet_msg_pipeline, decided at the sender), which the receiver's
      * process would not see; with --msg-cc fresh they run one after another */
@@ -203,30 +325,82 @@ static void check_supported(const struct sim *s)
         refuse("%s: messages over connections (lines sharing an id) are pipelined in one sequence space, which "
                "other processes do not see; parallel runs refuse them (--msg-cc fresh runs them one after another)",
                c->tm_path ? c->tm_path : "--workload");
-    /* the receivers' credit reaches senders on other processes wrongly: 60
-     * of 128 flows of perm_128n finished, exit 0 (README "Parallel runs
-     * (MPI)"); refused until it is exact */
-    if (c->receiver_cc == 1) /* -1: the transport's default, UET's off */
-        refuse("-receiver_cc_only/-receiver_cc: UET receiver credit is not exact across processes yet; parallel "
-               "runs refuse it");
-    if (c->n_fail_specs || c->failed_links || c->random_failure_p > 0 || s->n_link_events)
-        refuse("--fail/-failed/--random-failures: failures act on every process at once; parallel runs refuse them");
-    if (s->pfc || s->class_egress) /* -hpcc: RoCE's telemetry hook on its classes */
-        refuse("--pfc/-hpcc: parallel runs refuse PFC and HPCC");
+    /* HPCC's telemetry rides in a table by packet slot (hpcc.h), which a
+     * packet does not take to another process */
+    if (s->class_egress)
+        refuse("-hpcc: HPCC's in-band telemetry does not cross processes; parallel runs refuse it");
+    /* the deadlock check walks every switch's pauses at once: exact only
+     * when it cannot fire before -end (it is set for the deadlock time
+     * after a pause acted; one pending at the end keeps the clock at -end
+     * in both runs, as any process that paused a port holds one) */
+    if (s->pfc && s->pfc->deadlock_ps && s->pfc->deadlock_ps <= c->end_ps)
+        refuse("--pfc-deadlock-us: PFC's deadlock check reads every switch at once; parallel runs need it beyond "
+               "-end (above %g us here)", (double)c->end_ps / PS_PER_US);
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
-    if (c->switch_stats)
-        refuse("--switch-stats: not gathered across processes yet");
-    if (c->htsim_output)
-        refuse("--htsim-output: would print from every process");
     if (s->ts)
         refuse("--ts-*: time series are not gathered across processes yet");
+}
+
+/* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
+static uint32_t trigger_index(const struct sim *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->cm.n_triggers;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if ((s->trigger_by_id[mid] >> 32) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->cm.n_triggers && (s->trigger_by_id[lo] >> 32) == id ? (uint32_t)s->trigger_by_id[lo] : UINT32_MAX;
+}
+
+/* Triggers (.cm send_done_trigger, recv_done_trigger, trigger; generated
+ * collectives). The reference starts a trigger's flows the instant it fires
+ * (htsim trigger.cpp: activate() calls each target's activate(); no
+ * message crosses the network), and so does the plain run (sim.c
+ * sim_trigger_activate), so a trigger has no lookahead: its count and its
+ * flows' starts are exact in a parallel run only when every host that
+ * fires it (a send_done flow's source, a recv_done flow's destination) and
+ * every flow it starts are on one process. Others are refused, naming the
+ * trigger; adding a control message's latency to both runs would depart
+ * from the reference's schedule, which no real NIC dictates here. */
+static void check_triggers(const struct sim *s)
+{
+    uint32_t nt = s->cm.n_triggers;
+    if (!nt || P.np == 1)
+        return;
+    uint32_t *proc = xmalloc(nt * sizeof *proc);
+    for (uint32_t t = 0; t < nt; t++)
+        proc[t] = UINT32_MAX;
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        const struct cm_conn *c = &s->cm.conns[f->conn_index];
+        const uint32_t ids[3] = {c->send_done_trigger, c->recv_done_trigger, c->start_trigger};
+        const uint32_t hosts[3] = {f->src, f->dst, f->src};
+        for (int k = 0; k < 3; k++) {
+            uint32_t t = ids[k] == CM_NO_TRIGGER ? UINT32_MAX : trigger_index(s, ids[k]);
+            if (t == UINT32_MAX)
+                continue;
+            uint32_t p = P.part[hosts[k]];
+            if (proc[t] == UINT32_MAX)
+                proc[t] = p;
+            else if (proc[t] != p)
+                refuse("%s:%u: trigger %u is fired or waited for on hosts of processes %u and %u, and starts its "
+                       "flows at once (as htsim does); parallel runs refuse a trigger across processes",
+                       s->cfg.tm_path ? s->cfg.tm_path : "--workload", s->cm.triggers[t].line, s->cm.triggers[t].id,
+                       proc[t], p);
+        }
+    }
+    free(proc);
 }
 
 void pdes_attach(struct sim *s)
 {
     check_supported(s);
     P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
+    check_triggers(s);
     uint32_t nodes = s->n_hosts + s->n_switches;
     P.remote = xcalloc(nodes ? nodes : 1, 1);
     for (uint32_t i = 0; i < nodes; i++)
@@ -248,12 +422,16 @@ void pdes_attach(struct sim *s)
     P.rdispl = xcalloc((size_t)P.np, sizeof(int));
     s->node_remote = P.remote;
     s->export_arrival = export_arrival;
+    s->export_event = export_event;
+    if (s->cfg.htsim_output && P.np > 1)
+        s->htsim_line = htsim_line;
     s->pdes = &P;
 }
 
 /* Events of no node (origin 0: time-series samples and open-loop
  * arrivals, which only runs of one process have; check_supported) are
- * rank 0's. */
+ * rank 0's, but link changes and routing's learning of them, which every
+ * process applies to its copy of the fabric (sim_event_everywhere). */
 static inline bool origin_is_local(uint32_t o)
 {
     return o == 0 ? P.rank == 0 : !P.remote[o - 1];
@@ -261,7 +439,8 @@ static inline bool origin_is_local(uint32_t o)
 
 static inline bool event_is_local(const struct sim *s, const struct event *ev)
 {
-    return origin_is_local(sim_event_origin(s, ev));
+    uint32_t o = sim_event_origin(s, ev);
+    return origin_is_local(o) || (o == 0 && sim_event_everywhere(ev));
 }
 
 /* The earliest event this process owns (events for other processes' nodes,
@@ -354,6 +533,10 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
     /* each arrival keeps the key its sender gave it */
     for (size_t i = 0; i < rtotal; i++) {
         const struct xpkt *x = &P.rbuf[i];
+        if (x->kind != EV_PKT_ARRIVE) {
+            eq_push_import(&s->eq, x->at_ps, x->seq, x->kind, x->id, x->aux);
+            continue;
+        }
         uint32_t idx = pkt_alloc(&s->pool);
         *pkt_at(&s->pool, idx) = x->pkt;
         pkt_at(&s->pool, idx)->next = PKT_NONE;
@@ -442,6 +625,8 @@ void pdes_run(struct sim *s)
     }
     if (printed)
         fputc('\n', stderr);
+    if (s->htsim_line)
+        htsim_flush();
     /* the clock: the last event run anywhere; the rest as sim_finish decides */
     uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
     int64_t last_i64 = time_to_i64(last_ps), last_max;
@@ -487,7 +672,6 @@ struct flow_rec {
     uint8_t state, posted, has_cc;
     uint8_t pad;
     simtime_ps posted_ps, start_ps, finish_ps;
-    struct flow_counters c;
     double cc[16];
 };
 
@@ -496,8 +680,17 @@ struct port_rec {
     uint32_t index;
     uint32_t pad;
     struct port_stats st;
+    struct pfc_port_stats pfc; /* with PFC: its pauses sent (its switch's frames), received, time paused */
     double class_occ[PORT_MAX_CLASSES - 2];
     uint32_t class_peak[PORT_MAX_CLASSES - 2];
+};
+
+/* What rank 0 needs of a switch another process ran (--switch-stats). */
+struct switch_rec {
+    uint32_t index;
+    uint32_t pad;
+    uint64_t buffered_bytes, peak_buffered_bytes, win_peak_buffered_bytes;
+    double buffered_byte_ps;
 };
 
 /* Gathers n_mine records of `size` bytes from every process into rank 0;
@@ -534,12 +727,35 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     MPI_Reduce(&s->tot, &tot, (int)(sizeof tot / sizeof(uint64_t)), MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     uint64_t cnt[3] = {s->events_processed, s->flows_finished, s->flows_started}, cnt_sum[3];
     MPI_Reduce(cnt, cnt_sum, 3, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    /* PFC's frames by class, each counted by the switch that sent it */
+    uint64_t pauses[PFC_CLASSES] = {0};
+    if (s->pfc)
+        MPI_Reduce(s->pfc->pauses_by_class, pauses, PFC_CLASSES, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     /* receivers' completion times */
     int64_t *rcv = xmalloc((s->n_flows ? s->n_flows : 1) * sizeof(int64_t));
     for (uint32_t i = 0; i < s->n_flows; i++)
         rcv[i] = time_to_i64(!P.remote[s->flows[i].dst] && s->flows[i].rcv_complete ? s->flows[i].rcv_done_ps
                                                                                         : SIMTIME_NEVER);
     MPI_Allreduce(MPI_IN_PLACE, rcv, (int)s->n_flows, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+    /* per-flow counters (struct flow_counters and the run transport's):
+     * sums of what each process counted, as a flow's sender and receiver
+     * may count on different processes (EQDS's and UET's receivers count
+     * too) and a process that runs neither end never touches them */
+    _Static_assert(sizeof(struct flow_counters) % sizeof(uint64_t) == 0, "flow_counters holds only uint64_t");
+    const size_t nfc = sizeof(struct flow_counters) / sizeof(uint64_t);
+    const struct transport_ops *run_tp = transport_find(s->cfg.transport_name);
+    const unsigned ntc = run_tp->n_counters < 32 ? run_tp->n_counters : 32;
+    const size_t per_flow = nfc + ntc;
+    if ((size_t)s->n_flows * per_flow > INT32_MAX)
+        die_internal("%u flows' counters: more than MPI's int counts hold", s->n_flows);
+    uint64_t *fctr = xcalloc((s->n_flows ? s->n_flows : 1) * per_flow, sizeof(uint64_t));
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        memcpy(fctr + i * per_flow, &s->flows[i].c, sizeof(struct flow_counters));
+        if (s->flows[i].tp == run_tp && ntc)
+            run_tp->counters(s, i, fctr + i * per_flow + nfc);
+    }
+    MPI_Reduce(P.rank == 0 ? MPI_IN_PLACE : fctr, fctr, (int)((size_t)s->n_flows * per_flow), MPI_UINT64_T, MPI_SUM,
+               0, MPI_COMM_WORLD);
     /* senders' records */
     unsigned ncc = s->cc->n_counters < 16 ? s->cc->n_counters : 16;
     struct flow_rec *fr = xcalloc(P.n_own_flows ? P.n_own_flows : 1, sizeof *fr);
@@ -555,7 +771,6 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         x->posted_ps = f->posted_ps;
         x->start_ps = f->start_ps;
         x->finish_ps = f->finish_ps;
-        x->c = f->c;
         if (ncc && f->cc_counters) {
             memcpy(x->cc, f->cc_counters, ncc * sizeof(double));
             x->has_cc = 1;
@@ -582,6 +797,8 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         struct port_rec *x = &pr[np_++];
         x->index = i;
         x->st = p->st;
+        if (s->pfc)
+            x->pfc = s->pfc->st[i];
         for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++) {
             x->class_occ[k] = p->x->c[k].occupancy_byte_ps;
             x->class_peak[k] = p->x->c[k].peak_bytes;
@@ -590,14 +807,40 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     int np_all;
     struct port_rec *pall = gather_recs(pr, np_, sizeof *pr, &np_all);
     free(pr);
+    /* switches' buffer totals (--switch-stats), from each switch's process */
+    struct switch_rec *sr = xcalloc(s->n_switches ? s->n_switches : 1, sizeof *sr);
+    int ns = 0;
+    for (uint32_t i = 0; s->cfg.switch_stats && i < s->n_switches; i++) {
+        if (P.remote[s->n_hosts + i])
+            continue;
+        const struct switch_node *sw = &s->switches[i];
+        sr[ns++] = (struct switch_rec){.index = i,
+                                       .buffered_bytes = sw->buffered_bytes,
+                                       .peak_buffered_bytes = sw->peak_buffered_bytes,
+                                       .win_peak_buffered_bytes = sw->win_peak_buffered_bytes,
+                                       .buffered_byte_ps = sw->buffered_byte_ps};
+    }
+    int ns_all;
+    struct switch_rec *sall = gather_recs(sr, ns, sizeof *sr, &ns_all);
+    free(sr);
     if (P.rank == 0) {
         s->tot = tot;
+        if (s->pfc)
+            memcpy(s->pfc->pauses_by_class, pauses, sizeof pauses);
         s->events_processed = cnt_sum[0];
         s->flows_finished = (uint32_t)cnt_sum[1];
         s->flows_started = (uint32_t)cnt_sum[2];
         for (uint32_t i = 0; i < s->n_flows; i++) {
             s->flows[i].rcv_done_ps = i64_to_time(rcv[i]);
             s->flows[i].rcv_complete = s->flows[i].rcv_done_ps != SIMTIME_NEVER;
+        }
+        for (uint32_t i = 0; i < s->n_flows; i++)
+            memcpy(&s->flows[i].c, fctr + i * per_flow, sizeof(struct flow_counters));
+        if (ntc) { /* report.c reads them from here; rank 0's transport state holds its own share only */
+            P.flow_tp_counters = xcalloc((s->n_flows ? s->n_flows : 1) * (size_t)ntc, sizeof(uint64_t));
+            for (uint32_t i = 0; i < s->n_flows; i++)
+                memcpy(P.flow_tp_counters + (size_t)i * ntc, fctr + i * per_flow + nfc, ntc * sizeof(uint64_t));
+            s->flow_tp_counters = P.flow_tp_counters;
         }
         for (int k = 0; k < nf_all; k++) {
             const struct flow_rec *x = &fall[k];
@@ -607,7 +850,6 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
             f->posted_ps = x->posted_ps;
             f->start_ps = x->start_ps;
             f->finish_ps = x->finish_ps;
-            f->c = x->c;
             if (x->has_cc) {
                 if (!f->cc_counters)
                     f->cc_counters = xcalloc(s->cc->n_counters, sizeof(double));
@@ -617,10 +859,19 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
         for (int k = 0; k < np_all; k++) {
             struct port *p = &s->ports[pall[k].index];
             p->st = pall[k].st;
+            if (s->pfc)
+                s->pfc->st[pall[k].index] = pall[k].pfc;
             for (uint32_t c = 0; p->x && c + 2 < p->x->n; c++) {
                 p->x->c[c].occupancy_byte_ps = pall[k].class_occ[c];
                 p->x->c[c].peak_bytes = pall[k].class_peak[c];
             }
+        }
+        for (int k = 0; k < ns_all; k++) {
+            struct switch_node *sw = &s->switches[sall[k].index];
+            sw->buffered_bytes = sall[k].buffered_bytes;
+            sw->peak_buffered_bytes = sall[k].peak_buffered_bytes;
+            sw->win_peak_buffered_bytes = sall[k].win_peak_buffered_bytes;
+            sw->buffered_byte_ps = sall[k].buffered_byte_ps;
         }
         report_collect(s, wall, r);
         r->pkts_in_network = inet_sum[0];
@@ -628,5 +879,7 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     }
     free(fall);
     free(pall);
+    free(sall);
     free(rcv);
+    free(fctr);
 }

@@ -95,7 +95,11 @@ static void send_frame(struct sim *s, uint32_t up, uint32_t cls, enum pfc_event_
         r->pauses_by_class[cls]++;
     if (kind == PFC_PAUSE && r->reverse_port[up] != PORT_NONE)
         r->st[r->reverse_port[up]].pauses_sent++;
-    eq_push_aux(&s->eq, s->now + s->ports[up].latency_ps, EV_PFC, up, PFC_AUX(kind, cls));
+    simtime_ps at = s->now + s->ports[up].latency_ps;
+    if (__builtin_expect(s->node_remote != NULL, 0) && s->node_remote[s->ports[up].owner_node])
+        s->export_event(s, at, (*s->eq.seq_next)++, EV_PFC, up, PFC_AUX(kind, cls)); /* parallel runs */
+    else
+        eq_push_aux(&s->eq, at, EV_PFC, up, PFC_AUX(kind, cls));
 }
 
 void pfc_on_enqueue(struct sim *s, uint32_t ingress_port, uint32_t cls, uint32_t bytes)

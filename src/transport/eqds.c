@@ -493,7 +493,7 @@ static void eqds_flow_start(struct sim *s, uint32_t fi)
         return;
     struct eqds_run *r = er(s);
     if (s->cfg.htsim_output)
-        printf("Flow Eqds_%u_%u flowId %u eqdsSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
+        sim_htsim_printf(s, "Flow Eqds_%u_%u flowId %u eqdsSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     struct eqds_flow *e = xcalloc(1, sizeof(*e));
     e->credit_spec_bytes = r->maxwnd_bytes;
@@ -517,7 +517,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     s->flows_finished++;
     if (s->cfg.htsim_output)
         /* htsim eqds.cpp checkFinished's line (time in field 8, as for UET) */
-        printf("Flow Eqds_%u_%u flowId %u eqdsSrc %u finished at %g total packets %u RTS %llu total bytes %llu\n",
+        sim_htsim_printf(s, "Flow Eqds_%u_%u flowId %u eqdsSrc %u finished at %g total packets %u RTS %llu total bytes %llu\n",
                f->src, f->dst, f->id, fi, (double)s->now / PS_PER_US, f->n_pkts, (unsigned long long)f->c.rts,
                (unsigned long long)f->n_pkts * (s->cfg.mtu_bytes - s->cfg.hdr_bytes));
     transport_nic_unready(s, fi);
@@ -844,6 +844,16 @@ static void eqds_receive(struct sim *s, uint32_t pkt_idx)
     const struct packet *p = &copy;
     uint32_t fi = p->flow;
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
+    /* The sender's start makes the flow's state, the receiver's half too;
+     * in a parallel run the receiver's process never runs that start
+     * (README "Parallel runs (MPI)"), so it makes its own when the first
+     * packet reaches it and uses only the receiver's fields: a flow's
+     * state is touched only by its own host's events. */
+    if (__builtin_expect(!s->flows[fi].tp_state, 0) && p->dst_host == s->flows[fi].dst) {
+        struct eqds_flow *e = xcalloc(1, sizeof(*e));
+        s->flows[fi].tp_state = e;
+        rcv_window_init(&e->seq.rcv_win, s->flows[fi].n_pkts);
+    }
     switch (p->type) {
     case PKT_DATA:
         if (p->flags & PKTF_TRIMMED)
@@ -916,6 +926,7 @@ static const struct transport_flag eqds_flags[] = {
 };
 
 const struct transport_ops transport_eqds_ops = {
+    .parallel_exact = true, /* tests/mpi_test.sh: byte-identical at 1, 2 and 3 processes */
     .name = "eqds",
     .reads = TP_READS_CC | TP_READS_CC_MODE | TP_READS_CWND | TP_READS_ACK_THRESHOLD,
     .description = "EQDS (htsim_eqds): receiver-driven pull pacing at 0.99 line rate, speculative first window, "

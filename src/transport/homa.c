@@ -1046,6 +1046,10 @@ static void homa_counters(const struct sim *s, uint32_t fi, uint64_t *out)
 }
 
 const struct transport_ops transport_homa_ops = {
+    /* a message completes at its receiver, which changes its sender's state
+     * (its NIC's queue, its next message, its balancer) at the same instant:
+     * no window carries that to another process */
+    .parallel_note = "a message completes at its receiver, changing its sender's state at the same instant; grant entropy from one run-wide stream",
     .name = "homa",
     .reads = TP_READS_CC,
     .description = "Homa (seed 001's baseline, specs/sird.md Sec. 4): RTTbytes unscheduled, SRPT grants to k "

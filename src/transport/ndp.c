@@ -788,6 +788,7 @@ static const struct transport_flag ndp_flags[] = {
 };
 
 const struct transport_ops transport_ndp_ops = {
+    .parallel_note = "not checked in tests/mpi_test.sh yet",
     .name = "ndp",
     .description = "NDP (htsim_ndp, Handley et al. SIGCOMM 2017): full first window (-cwnd, default 15), "
                    "trimming, one PULL per arrival paced at 0.99 line rate by each receiver",

@@ -288,7 +288,7 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
     if (!transport_flow_activate(s, f))
         return;
     if (s->cfg.htsim_output)
-        printf("Flow Roce_%u_%u flowId %u roceSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
+        sim_htsim_printf(s, "Flow Roce_%u_%u flowId %u roceSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     struct roce_flow *r = xcalloc(1, sizeof(*r));
     r->rtx_seq = UINT32_MAX;
@@ -372,7 +372,7 @@ static void flow_finish(struct sim *s, uint32_t fi)
     s->flows_finished++;
     if (s->cfg.htsim_output)
         /* htsim roce.cpp processAck's line; its "total bytes" is the ACK number, in packets */
-        printf("Flow Roce_%u_%u flowId %u roceSrc %u finished at %g total bytes %u\n", f->src, f->dst, f->id, fi,
+        sim_htsim_printf(s, "Flow Roce_%u_%u flowId %u roceSrc %u finished at %g total bytes %u\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US, f->n_pkts);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
@@ -532,6 +532,17 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
     pkt_release(&s->pool, pkt_idx);
     uint32_t fi = copy.flow;
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
+    /* The sender's start makes the flow's state, the receiver's half too;
+     * in a parallel run the receiver's process never runs that start
+     * (README "Parallel runs (MPI)"), so it makes its own when the first
+     * packet reaches it and uses only the receiver's fields: a flow's
+     * state is touched only by its own host's events. */
+    if (__builtin_expect(!s->flows[fi].tp_state, 0) && copy.dst_host == s->flows[fi].dst) {
+        struct roce_flow *r = xcalloc(1, sizeof(*r));
+        if (rr(s)->o.selective)
+            rcv_bitmap_init(&r->rcv, s->flows[fi].n_pkts);
+        s->flows[fi].tp_state = r;
+    }
     switch (copy.type) {
     case PKT_DATA:
         on_data(s, fi, &copy);
@@ -662,6 +673,7 @@ static void roce_summary_json(const struct sim *s, struct strbuf *b)
 }
 
 const struct transport_ops transport_roce_ops = {
+    .parallel_exact = true, /* tests/mpi_test.sh: byte-identical at 1, 2 and 3 processes */
     .name = "roce",
     .reads = 0, /* its flags are its own (roce_flags) */
     .cc_hint = "RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, timely or hpcc)",

@@ -1397,6 +1397,10 @@ static void sird_check_flags(const struct sim *s)
 static const char *const sird_pkt_type_names[] = {"SIRD_CREDIT", "SIRD_CREDIT_REQ", "SIRD_RESEND", "SIRD_BUSY"};
 
 const struct transport_ops transport_sird_ops = {
+    /* a message completes at its receiver, which changes its sender's state
+     * (its NIC's queue, its next message, its balancer) at the same instant:
+     * no window carries that to another process */
+    .parallel_note = "a message completes at its receiver, changing its sender's state at the same instant",
     .name = "sird",
     .reads = 0,
     .cc_hint = "SIRD: receivers allocate credit, senders keep no window",

@@ -191,6 +191,14 @@ struct transport_ops {
     /* One-way messages (SIRD): a flow finishes when its receiver has every
      * byte, so flows.csv's ideal is the delivery's (no ACK's return). */
     bool one_way;
+    /* Parallel runs (src/mpi/pdes.c): true when the transport is exact
+     * across processes: each host's events touch only that host's state
+     * (a receiver makes its own half of a flow's state when the first
+     * packet comes), checked byte for byte in tests/mpi_test.sh. False
+     * (the default for a new transport) refuses it in runs of two or more
+     * processes, with parallel_note saying why (NULL: not checked yet). */
+    bool parallel_exact;
+    const char *parallel_note;
     /* Time series (optional, NULL: the flow's rows have delivered bytes
      * only, counted as 0): fills *out for flow fi. */
     void (*sample)(const struct sim *s, uint32_t fi, struct flow_sample *out);
