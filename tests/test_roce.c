@@ -467,6 +467,8 @@ static void deliver(uint8_t type, uint32_t seq, uint16_t flags)
     p->type = type;
     p->flags = flags;
     p->flow = 0;
+    p->flow_gen = S.flows[0].gen; /* as the flow's own packets carry them (transport_answer checks) */
+    p->tclass = S.flows[0].tclass;
     p->seq = seq;
     p->size_bytes = type == PKT_DATA ? S.cfg.mtu_bytes : 64;
     p->src_host = type == PKT_DATA ? 0 : 13;
