@@ -397,6 +397,15 @@ struct outdir *outdir_prepare(const char *dir, const char *const *names, char *e
     host_tag(host, sizeof host);
     size_t slen = strlen(target) + strlen(prefix) + strlen(host) + 64;
     o->staging = xmalloc(slen);
+    /* a SIGTERM between mkdtemp and the handler's installation below left
+     * the staging directory behind (tests/cli_test.sh's killed run, under
+     * load): the three signals wait until the handler knows the directory */
+    sigset_t stop_signals, old_mask;
+    sigemptyset(&stop_signals);
+    sigaddset(&stop_signals, SIGINT);
+    sigaddset(&stop_signals, SIGTERM);
+    sigaddset(&stop_signals, SIGHUP);
+    sigprocmask(SIG_BLOCK, &stop_signals, &old_mask);
     int made = -1;
     if (!in_place) {
         snprintf(o->staging, slen, "%s%s%s" STAGING_TAG "%s-%ld-XXXXXX", parent, strcmp(parent, "/") ? "/" : "",
@@ -416,6 +425,7 @@ struct outdir *outdir_prepare(const char *dir, const char *const *names, char *e
     free(parent);
     o->in_place = in_place;
     if (made) {
+        sigprocmask(SIG_SETMASK, &old_mask, NULL);
         set_err(err, errlen, "--out %s: cannot write %s: %s", dir, in_place ? "into it" : "beside it", strerror(made));
         free(o->staging);
         free(o->dir);
@@ -438,6 +448,7 @@ struct outdir *outdir_prepare(const char *dir, const char *const *names, char *e
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    sigprocmask(SIG_SETMASK, &old_mask, NULL); /* one that came meanwhile now finds the handler */
     return o;
 fail:
     free(parent);
