@@ -146,11 +146,6 @@ static struct pull_client *eqds_client_of(struct sim *s, uint32_t fi)
     return s->flows[fi].tp_state;
 }
 
-static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
-{
-    return flow_pkt_payload(f, seq, s->cfg.mtu_bytes - s->cfg.hdr_bytes) + s->cfg.hdr_bytes;
-}
-
 static inline bool rcv_has(const struct flow *f, uint32_t seq)
 {
     return rcv_window_has(&sq(f)->rcv_win, sq(f)->rcv_cum, seq);
@@ -171,7 +166,7 @@ static void check_in_flight(const struct sim *s, uint32_t fi)
     uint64_t bytes = 0;
     for (uint32_t q = sq(f)->cum_acked; q < sq(f)->next_new_seq; q++)
         if (uet_txr(sq(f), q)->state == TX_IN_FLIGHT)
-            bytes += wire_bytes(s, f, q);
+            bytes += flow_pkt_wire_bytes(f, q, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     invariant(sq(f)->in_flight_bytes == bytes, "EQDS flow %u in_flight_bytes %llu but its packets in flight hold %llu",
               fi, (unsigned long long)sq(f)->in_flight_bytes, (unsigned long long)bytes);
 }
@@ -394,7 +389,7 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         uet_tx_claim(sq(f), seq);
         sq(f)->next_new_seq++;
     }
-    uint32_t size = wire_bytes(s, f, seq);
+    uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     sq(f)->in_flight_bytes += size;
     e->target_q = pull_target(s, fi);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
@@ -432,7 +427,7 @@ static uint32_t eqds_nic_pull(struct sim *s, uint32_t fi)
         return PKT_NONE;
     if (er(s)->window && cc_cwnd(f->cc_state) < sq(f)->in_flight_bytes)
         return PKT_NONE;
-    if (credit(e) <= 0 || !spend_credit(e, wire_bytes(s, f, seq)))
+    if (credit(e) <= 0 || !spend_credit(e, flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes)))
         return PKT_NONE;
     return make_data_packet(s, fi, seq);
 }
@@ -536,7 +531,7 @@ static uint32_t ack_one(const struct sim *s, struct flow *f, uint32_t seq)
     uet_txw(sq(f), seq)->state = TX_ACKED;
     if (st != TX_IN_FLIGHT)
         return 0; /* was waiting for retransmission: no longer */
-    uint32_t size = wire_bytes(s, f, seq);
+    uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     invariant(sq(f)->in_flight_bytes >= size, "EQDS flow %u: acknowledging packet %u (%u bytes) with %llu in flight",
               (unsigned)(f - s->flows), seq, size, (unsigned long long)sq(f)->in_flight_bytes);
     sq(f)->in_flight_bytes -= size;
@@ -605,7 +600,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
     uint32_t seq = n->ref_seq;
     if (seq >= f->n_pkts || uet_txr(sq(f), seq)->state != TX_IN_FLIGHT)
         return; /* acknowledged meanwhile, or already queued again */
-    uint32_t size = wire_bytes(s, f, seq);
+    uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     bool last_hop = n->flags & PKTF_TRIM_LASTHOP;
     invariant(sq(f)->in_flight_bytes >= size, "EQDS flow %u: packet %u (%u bytes) NACKed with %llu in flight", fi, seq,
               size, (unsigned long long)sq(f)->in_flight_bytes);
@@ -685,7 +680,7 @@ static void rto_timer(struct sim *s, uint32_t fi)
     } else {
         (void)next_seq(f); /* drops queue entries acknowledged meanwhile */
         bool had_queue = sq(f)->rtx_len > 0;
-        uint32_t size = wire_bytes(s, f, oldest);
+        uint32_t size = flow_pkt_wire_bytes(f, oldest, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
         invariant(sq(f)->in_flight_bytes >= size, "EQDS flow %u: packet %u (%u bytes) timed out with %llu in flight", fi,
                   oldest, size, (unsigned long long)sq(f)->in_flight_bytes);
         sq(f)->in_flight_bytes -= size;

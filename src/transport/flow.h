@@ -73,4 +73,10 @@ static inline uint32_t flow_pkt_payload(const struct flow *f, uint32_t seq, uint
     return seq + 1 == f->n_pkts ? f->last_payload_bytes : mss;
 }
 
+/* Packet seq's size on the wire: its payload plus the header. */
+static inline uint32_t flow_pkt_wire_bytes(const struct flow *f, uint32_t seq, uint32_t mtu_bytes, uint32_t hdr_bytes)
+{
+    return flow_pkt_payload(f, seq, mtu_bytes - hdr_bytes) + hdr_bytes;
+}
+
 #endif

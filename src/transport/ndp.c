@@ -151,11 +151,6 @@ static inline struct ndp_flow *nf(const struct sim *s, uint32_t fi)
     return s->flows[fi].tp_state;
 }
 
-static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
-{
-    return flow_pkt_payload(f, seq, s->cfg.mtu_bytes - s->cfg.hdr_bytes) + s->cfg.hdr_bytes;
-}
-
 /* ---- setup -------------------------------------------------------------------- */
 
 static void ndp_setup(struct sim *s)
@@ -354,7 +349,8 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
         n->next_new++;
     n->tx[seq] = NDP_TX_IN_FLIGHT;
     n->sent_ps[seq] = s->now;
-    uint32_t idx = transport_make_packet(s, fi, PKT_DATA, seq, wire_bytes(s, f, seq));
+    uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
+    uint32_t idx = transport_make_packet(s, fi, PKT_DATA, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
     p->ts_ps = s->now;
     p->entropy = f->lb->next_entropy(f->lb_state, seq, s->now);

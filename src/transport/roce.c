@@ -95,11 +95,6 @@ static inline struct roce_flow *rf(const struct sim *s, uint32_t fi)
     return s->flows[fi].tp_state;
 }
 
-static inline uint32_t wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
-{
-    return flow_pkt_payload(f, seq, s->cfg.mtu_bytes - s->cfg.hdr_bytes) + s->cfg.hdr_bytes;
-}
-
 /* RoCE's flags, as typed or as --cc names them (options.c keeps a
  * rate-based --cc aside in cfg.rate_cc_name for the run's transport) */
 void roce_read_opts(const struct sim *s, struct roce_opts *o)
@@ -344,7 +339,7 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
         if (r->next_seq > r->highest_sent)
             r->highest_sent = r->next_seq;
     }
-    uint32_t size = wire_bytes(s, f, seq);
+    uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
     if (rr(s)->hpcc_int)
