@@ -4,7 +4,7 @@ tests/sweep_test.sh): expansion and ids, bad sweep files, a 2-point sweep
 end to end, resume after a kill and after a crash before the ingest,
 extending the repetitions, the Slurm script with a hand-set task id, the
 mean / 95% CI helper, the figure coverage table (experiments/coverage.tsv
-against the sweep files and the README) and seed 000 Fig. 16c's ring
+against the sweep files and docs/fidelity.md) and seed 000 Fig. 16c's ring
 all-to-all generator; and what issue 20 item 4 asks: a point killed by a
 signal, names that would overwrite the runs table's columns, seeds in the
 database's range, bad sweep files (tests/sweep/corpus and a bounded fuzz of
@@ -820,12 +820,61 @@ partly = { at_least = 5 }
         rows = index.read(os.path.join(ROOT, "experiments"))
         self.assertIn(("003", "4"), [(r["seed"], r["figure"]) for r in rows])
 
-    def test_coverage_table_in_readme(self):
+    def test_fidelity_page_is_generated_from_the_reports(self):
+        # docs/fidelity.md's block is what tools/sweep fidelity writes from
+        # the committed reports and coverage.tsv (verdicts, coverage)
         from sweeplib import index
-        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-            readme = f.read()
-        self.assertTrue(index.markdown(os.path.join(ROOT, "experiments")) in readme,
-                        "README's coverage table differs from `tools/sweep coverage` (paste its output)")
+        doc = os.path.join(ROOT, "docs", "fidelity.md")
+        self.assertFalse(index.write_fidelity(os.path.join(ROOT, "experiments"), doc, check_only=True),
+                         "docs/fidelity.md's generated block is out of date: run tools/sweep fidelity")
+        with open(doc, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn(index.markdown(os.path.join(ROOT, "experiments"), "../"), text)
+        r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "sweep"), "fidelity", "--check",
+                            os.path.join(ROOT, "experiments")], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_fidelity_block_follows_claims_and_keeps_the_rest(self):
+        from sweeplib import index
+        exp = os.path.join(self.tmp, "exp")
+        os.makedirs(os.path.join(exp, "reports"))
+        with open(os.path.join(exp, "a.toml"), "w") as f:
+            f.write('[sweep]\nname = "a"\ntitle = "Sweep a"\n[[report.claim]]\nsource = "paper: x"\n'
+                    '[[report.claim]]\nsource = "ours: y"\n')
+        with open(os.path.join(exp, "coverage.tsv"), "w") as f:
+            f.write("seed\tfigure\tcontent\tstatus\twhere\treason\n000\t1\tx | y\treproduced\ta\t\n")
+        claim = ('<h3>Seed 000 Fig. 1: {h}</h3>\n<table class="claim"><tbody><tr><td>measured</td>'
+                 '<td>m[cc=a] = {v} (2 seeds)</td></tr></tbody></table>\n<p>Verdict: <span class="{c}">{t}</span></p>\n')
+        rep = os.path.join(exp, "reports", "a.html")
+        with open(rep, "w") as f:
+            f.write("<h3>A figure</h3><img>\n" + claim.format(h="A &amp; B", v="1.5", c="agrees", t="agrees: expected at most 2")
+                    + claim.format(h="C", v="3", c="open", t="no verdict (no data or no expectation)"))
+        self.assertEqual(index.claims(rep), [("Seed 000 Fig. 1: A & B", "m[cc=a] = 1.5 (2 seeds)", "agrees", "agrees: expected at most 2"),
+                                             ("Seed 000 Fig. 1: C", "m[cc=a] = 3 (2 seeds)", "open", "no verdict (no data or no expectation)")])
+        doc = os.path.join(self.tmp, "fidelity.md")
+        with open(doc, "w") as f:
+            f.write("# Page\n\nintro\n\n" + index.FIDELITY_BEGIN + "\nstale\n" + index.FIDELITY_END + "\n\nafter\n")
+        self.assertTrue(index.write_fidelity(exp, doc, check_only=True))
+        self.assertIn("stale", open(doc).read())   # --check writes nothing
+        self.assertTrue(index.write_fidelity(exp, doc))
+        text = open(doc).read()
+        self.assertTrue(text.startswith("# Page\n\nintro\n\n" + index.FIDELITY_BEGIN))
+        self.assertTrue(text.endswith(index.FIDELITY_END + "\n\nafter\n"))
+        self.assertNotIn("stale", text)
+        self.assertIn("| [a](../experiments/reports/a.html) | Sweep a | 1 | 0 | 0 | 1 | 1 | 0 | 1 |", text)
+        self.assertIn("| Seed 000 Fig. 1: A & B | m[cc=a] = 1.5 (2 seeds) | agrees: expected at most 2 |", text)
+        self.assertIn("| within noise or open: no verdict (no data or no expectation) |", text)
+        self.assertIn("| 000 | 1 | x \\| y | reproduced | [a](../experiments/reports/a.html) |", text)
+        self.assertFalse(index.write_fidelity(exp, doc))   # now current
+        # a verdict that changes in the report makes the page stale
+        with open(rep, "a") as f:
+            f.write(claim.format(h="D", v="9", c="disagrees", t="disagrees: expected at most 2"))
+        self.assertTrue(index.write_fidelity(exp, doc, check_only=True))
+        with open(doc, "w") as f:
+            f.write("# no markers\n")
+        with self.assertRaises(spec.SpecError) as cm:
+            index.write_fidelity(exp, doc)
+        self.assertIn(doc, str(cm.exception))
 
     def test_coverage_catches_missing_and_unreferenced_sweeps(self):
         from sweeplib import index

@@ -9,8 +9,11 @@ honest against the directory: every reference exists and every sweep file
 is referenced by some row, so a sweep cannot be added, renamed or dropped
 without the table following. write_index() writes reports/index.html (each
 report with its verdict counts, then the coverage table); markdown() prints
-the same table for the README. Standard library only: make test runs the
-checks without matplotlib.
+the same table in markdown, and fidelity() the block of docs/fidelity.md
+that write_fidelity() keeps current: verdict counts per report, every
+claim's verdict as its report states it, and the coverage table, all read
+from the committed reports, so the manual cannot drift from them. Standard
+library only: make test runs the checks without matplotlib.
 """
 import html
 import os
@@ -111,17 +114,23 @@ def check(expdir):
     return problems
 
 
-def markdown(expdir):
-    """The coverage table as the README shows it (links relative to the project root)."""
+def cell(text):
+    """A markdown table cell: '|' escaped, whitespace runs as one blank."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def markdown(expdir, root=""):
+    """The coverage table in markdown; links are ROOT + the path from the
+    project root ('' for a page at the root, '../' for one under docs/)."""
     rows = read(expdir)
     out = ["| seed | figure | content | status | reproduced by | notes |", "|---|---|---|---|---|---|"]
     for r in rows:
         links = []
         for ref in refs(r):
             if is_sweep(expdir, ref):
-                links.append(f"[{ref}](experiments/reports/{report_name(ref)}.html)")
+                links.append(f"[{ref}]({root}experiments/reports/{report_name(ref)}.html)")
             else:
-                links.append(f"[{ref}](experiments/{ref})")
+                links.append(f"[{ref}]({root}experiments/{ref})")
         cells = [r["seed"], r["figure"], r["content"], r["status"], ", ".join(links) or "-", r["reason"]]
         out.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(out) + "\n"
@@ -135,6 +144,29 @@ def verdicts(report_html):
                  for c in ("agrees", "partly", "disagrees", "open"))
 
 
+CLAIM_RE = re.compile(r'<h3>(.*?)</h3>(.*?)<p>Verdict: <span class="(\w+)">(.*?)</span></p>', re.S)
+MEASURED_RE = re.compile(r"<td>measured</td><td>(.*?)</td>", re.S)
+
+
+def claims(report_html):
+    """Every claim of a report as (heading, measured, class, verdict
+    wording), in the report's order; class is agrees, partly, disagrees or
+    open; measured is '' when the claim could not be evaluated. A heading
+    without a verdict after it (a figure's) is not a claim."""
+    text = open(report_html, encoding="utf-8").read()
+    out = []
+    for m in CLAIM_RE.finditer(text):
+        head = m.group(1)
+        body = m.group(2)
+        if "<h3>" in body:   # a figure's heading ran into the next claim's
+            head = body.rsplit("<h3>", 1)[1].split("</h3>", 1)[0]
+            body = body.rsplit("</h3>", 1)[1]
+        meas = MEASURED_RE.search(body)
+        plain = (lambda t: html.unescape(re.sub(r"<[^>]+>", "", t)))
+        out.append((plain(head), plain(meas.group(1)) if meas else "", m.group(3), plain(m.group(4))))
+    return out
+
+
 def sources(claims):
     """How many claims take their threshold from the paper, the reference
     simulator and ourselves (a claim's `source`, 'KIND: ...')."""
@@ -142,14 +174,11 @@ def sources(claims):
     return tuple(kinds.count(k) for k in ("paper", "reference", "ours"))
 
 
-def write_index(expdir, out=None):
-    """EXPDIR/reports/index.html (or OUT): one row per report with its title
-    and verdict counts, then the figure coverage table. Returns the path."""
+def report_rows(expdir):
+    """(name, title, (agrees, partly, disagrees, open), (paper, reference,
+    ours)) of every sweep whose report exists, in sweep_files() order."""
     reports = os.path.join(expdir, "reports")
-    out = out or os.path.join(reports, "index.html")
-    esc = html.escape
     rows = []
-    total = [[0] * 7]
     for f in sweep_files(expdir):
         name = report_name(f[:-5])
         rep = os.path.join(reports, name + ".html")
@@ -161,10 +190,76 @@ def write_index(expdir, out=None):
         except ValueError as e:  # TOMLDecodeError: one line, as tools/sweep reports bad sweep files
             raise SpecError(f"{os.path.join(expdir, f)}: {e}")
         title = spec.get("sweep", {}).get("title", name)
-        claims = spec.get("report", {}).get("claim", [])
-        claims = claims if isinstance(claims, list) else []
-        ok, part, bad, noisy = verdicts(rep)
-        src = sources(c for c in claims if isinstance(c, dict))
+        cl = spec.get("report", {}).get("claim", [])
+        cl = cl if isinstance(cl, list) else []
+        rows.append((name, title, verdicts(rep), sources(c for c in cl if isinstance(c, dict))))
+    return rows
+
+
+FIDELITY_BEGIN = "<!-- BEGIN generated by tools/sweep fidelity: do not edit by hand -->"
+FIDELITY_END = "<!-- END generated by tools/sweep fidelity -->"
+VERDICT_WORD = {"agrees": "agrees", "partly": "partly", "disagrees": "disagrees", "open": "within noise or open"}
+
+
+def fidelity(expdir, root="../"):
+    """The generated block of docs/fidelity.md (markers excluded): verdict
+    counts per report with their totals, every claim's verdict, then the
+    coverage table; links are ROOT + the path from the project root."""
+    rep_rows = report_rows(expdir)
+    out = ["### Verdicts per report", "",
+           "| report | sweep | agrees | partly | disagrees | within noise or open | thresholds from the paper | from the reference | ours |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    total = [0] * 7
+    for name, title, v, src in rep_rows:
+        total = [a + b for a, b in zip(total, v + src)]
+        out.append(f"| [{name}]({root}experiments/reports/{name}.html) | {cell(title)} | "
+                   + " | ".join(str(n) for n in v + src) + " |")
+    out.append("| **total** | | " + " | ".join(f"**{n}**" for n in total) + " |")
+    out += ["", "### Every claim", "",
+            "Each claim as its report states it: the figure and statement, then the verdict "
+            "with the bound it was judged against.", "",
+            "| report | claim | measured | verdict |", "|---|---|---|---|"]
+    for name, _, _, _ in rep_rows:
+        for head, meas, cls, text in claims(os.path.join(expdir, "reports", name + ".html")):
+            word = VERDICT_WORD.get(cls, cls)
+            detail = text if text.startswith(word.split()[0]) else f"{word}: {text}"
+            out.append(f"| [{name}]({root}experiments/reports/{name}.html) | {cell(head)} | {cell(meas)} | {cell(detail)} |")
+    rows = read(expdir)
+    counts = ", ".join(f"{n} {s}" for s, n in ((s, sum(1 for r in rows if r["status"] == s)) for s in STATUSES) if n)
+    out += ["", "### Figure coverage", "", f"{len(rows)} rows: {counts}.", "", markdown(expdir, root).rstrip("\n")]
+    return "\n".join(out) + "\n"
+
+
+def write_fidelity(expdir, doc, check_only=False):
+    """Replaces the text between FIDELITY_BEGIN and FIDELITY_END in DOC with
+    fidelity(); True when DOC changed (or, with check_only, would change:
+    DOC is then left alone). Missing or misordered markers are a SpecError
+    naming DOC."""
+    with open(doc, encoding="utf-8") as f:
+        text = f.read()
+    a, b = text.find(FIDELITY_BEGIN), text.find(FIDELITY_END)
+    if a < 0 or b < a or text.count(FIDELITY_BEGIN) != 1 or text.count(FIDELITY_END) != 1:
+        raise SpecError(f"{doc}: needs one line '{FIDELITY_BEGIN}' and, after it, one '{FIDELITY_END}'")
+    new = text[:a] + FIDELITY_BEGIN + "\n\n" + fidelity(expdir) + "\n" + text[b:]
+    if new == text:
+        return False
+    if not check_only:
+        tmp = doc + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(new)
+        os.replace(tmp, doc)
+    return True
+
+
+def write_index(expdir, out=None):
+    """EXPDIR/reports/index.html (or OUT): one row per report with its title
+    and verdict counts, then the figure coverage table. Returns the path."""
+    reports = os.path.join(expdir, "reports")
+    out = out or os.path.join(reports, "index.html")
+    esc = html.escape
+    rows = []
+    total = [[0] * 7]
+    for name, title, (ok, part, bad, noisy), src in report_rows(expdir):
         total[0] = [a + b for a, b in zip(total[0], (ok, part, bad, noisy) + src)]
         rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{part}</td>'
                     f'<td>{bad}</td><td>{noisy}</td><td>{src[0]}</td><td>{src[1]}</td><td>{src[2]}</td></tr>')
