@@ -22,11 +22,11 @@
 #                   each for FUZZ_SECONDS (default 180); see tests/fuzz/README.md
 #   make fuzz-merge add what `make fuzz` found that covers new code to the
 #                   committed corpus (tests/fuzz/NAME/corpus)
-#   make mpi        bin/spraysim-mpi: parallel runs over MPI (README "Parallel runs
+#   make mpi        bin/spraysim-mpi: parallel runs over MPI (docs/parallel.md "Parallel runs
 #                   (MPI)"), built by Debian's Open MPI (installed when missing)
 #   make mutation   flip operators and constants at MUT_SITES sites (default 200, seed
 #                   MUT_SEED) across src/ and count the mutants the tests kill, per
-#                   module (tools/mutation.py; README "Mutation testing")
+#                   module (tools/mutation.py; docs/testing.md "Mutation testing")
 #   make clean
 
 CC      ?= gcc
@@ -40,7 +40,7 @@ CHECKS  ?=
 ALLFLAGS = $(CSTD) $(WARN) $(OPT) $(CHECKS) $(CFLAGS)
 # Link-time optimisation of the shipped binary (gcc): the per-packet path
 # crosses files (net.c -> events.c, transport -> net.c) and inlining across
-# them saves instructions (README "Performance"). Objects are fat, so the
+# them saves instructions (docs/performance.md "Performance"). Objects are fat, so the
 # tests link the same objects without it: NOLTO_LINK (-fno-lto) makes them
 # link the objects' plain code (gcc's linker plugin would otherwise rerun
 # the whole-program optimisation for each of the ~30 test programs); asan,
@@ -51,7 +51,7 @@ NOLTO_LINK = $(if $(LTO),-fno-lto,)
 # The shipped binary is linked statically, with LTO (the sanitizer, debug,
 # coverage and fuzz builds, which set LTO=, and clang builds stay dynamic):
 # libc's and libm's shared pages were 2 MB of every run's resident memory,
-# 2 KB per host at 1024 hosts (README "Performance": 10.2 -> 8.9 MB on the
+# 2 KB per host at 1024 hosts (docs/performance.md "Performance": 10.2 -> 8.9 MB on the
 # 1024-node permutation, same instructions). valgrind's memcheck and massif
 # cannot follow malloc in a static binary: build with `make STATIC=` for them.
 STATIC  ?= $(if $(LTO),-static,)
@@ -232,7 +232,7 @@ bench: shared-data $(BIN)
 	@$(MAKE) --no-print-directory bench-speed
 
 # Issue 14's targets side by side with the reference (HTSIM=path/htsim_uec;
-# README "Performance"): plain and 2-process runs, memory per host.
+# docs/performance.md "Performance"): plain and 2-process runs, memory per host.
 bench-speed: shared-data $(BIN) mpi
 	@SHARED=$(SHARED) sh bench/speed.sh
 

@@ -165,7 +165,7 @@ ref_case() {
     verdict="-"
     if [ -z "$ratios" ] && [ "$ratio" != "-" ]; then
         # against reference-simulator.md's record (taken under load: 148 s
-        # side by side on an idle machine, README "Performance"): indicative
+        # side by side on an idle machine, docs/performance.md "Performance"): indicative
         # only, and left out of the comparison between cases
         verdict="$(echo "$r $target" | awk '{ print ($1 >= $2) ? "met" : "NOT met" }') against the record only"
     elif [ "$ratio" != "-" ]; then

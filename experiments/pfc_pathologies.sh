@@ -1,6 +1,6 @@
 #!/bin/sh
 # pfc_pathologies.sh: PFC's pathologies shown with spraysim's own counters
-# (README "Lossless RoCEv2"; issue 11 item 5, first half; seed 000 Sec. I
+# (docs/models.md "Lossless RoCEv2"; issue 11 item 5, first half; seed 000 Sec. I
 # and VII: "PFC storms"):
 #   1. head-of-line blocking: a victim flow whose destination is idle,
 #      paused hop by hop because it shares an aggregation-to-ToR downlink

@@ -1,7 +1,7 @@
 /* sim.c: builds a run from its configuration and drives the event loop.
  *
  * Setup derives the network constants the reference simulator derives (see
- * README "Defaults"): the largest unloaded RTT across the tree, the BDP, the
+ * docs/running.md "Defaults derived from the network"): the largest unloaded RTT across the tree, the BDP, the
  * queue size (one BDP of packets with trimming, five without), the RED
  * thresholds (20% and 80% of one BDP) and the minimum RTO (15 us plus the
  * time to drain six full queues, seed 002 Sec. 6). The loop pops events in
@@ -82,7 +82,7 @@ static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
 
 static void index_triggers(struct sim *s);
 
-/* The tie order's per-origin counters and the window length (README
+/* The tie order's per-origin counters and the window length (docs/parallel.md
  * "Parallel runs (MPI)"). Nothing is scheduled before this but at origin 0. */
 static void setup_order_and_windows(struct sim *s)
 {
@@ -172,7 +172,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
         for (const char *const *n = s->cc->option_names; n && *n; n++)
             known |= !strcmp(*n, c->cc_opts[i].name);
         if (!known)
-            die_input("--cc-opt: '%s' is not an option of %s (see README)", c->cc_opts[i].name, s->cc->name);
+            die_input("--cc-opt: '%s' is not an option of %s (see docs/models.md)", c->cc_opts[i].name, s->cc->name);
     }
     /* the workload: read (-tm), generated (--workload) or a GOAL schedule
      * (--goal), exactly one */
@@ -630,7 +630,7 @@ bool sim_wants_prefetch(const struct sim *s)
 
 
 /* The event loop, in windows of lookahead_ps as a parallel run must
- * (README "Parallel runs (MPI)"): a window starts at the earliest pending
+ * (docs/parallel.md "Parallel runs (MPI)"): a window starts at the earliest pending
  * event, and a run whose flows have all finished (s->stop) ends where its
  * window ends, so every process of a parallel run stops after the same
  * events. `ts_each_event` (time series in change mode) is tested

@@ -140,7 +140,7 @@ struct config {
         double value;
     } class_opts[32];
     unsigned n_class_opts;
-    /* lossless classes (README "Lossless RoCEv2: PFC and DCQCN") */
+    /* lossless classes (docs/models.md "Lossless RoCEv2: PFC and DCQCN") */
     bool pfc;                     /* PFC on the data class of every switch port (on by default when the run's
                                      transport is lossless: transport_ops.lossless) */
     uint8_t lossless_mask;        /* bit K: data class K is lossless (--class-opt K:lossless=1); 0: none marked (sim_setup) */
@@ -193,7 +193,7 @@ struct sim {
     struct event_queue eq;
     struct packet_pool pool;
     uint64_t ecn_salt;           /* RED's draws: a hash of (this, port, packets sent), sim_red_mark */
-    /* Tie order (README "Parallel runs (MPI)"): an event's sequence is
+    /* Tie order (docs/parallel.md "Parallel runs (MPI)"): an event's sequence is
      * (origin << ORIGIN_SHIFT) | that origin's count of events scheduled,
      * origin 0 for setup and 1 + node for the node whose event runs. */
     uint64_t *origin_seq;        /* [1 + nodes]: each origin's next sequence (eq.seq_next points at the current one) */
@@ -242,7 +242,7 @@ struct sim {
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
     struct conn_pools *pools;    /* persistent connections of open-loop messages (transport.c), NULL when unused */
     uint8_t count_pkts;          /* 1: flows count their packets in the network (f->pkts_out), as --stream's
-                                    recycling needs; every transport that makes packets adds it (README
+                                    recycling needs; every transport that makes packets adds it (docs/contributing.md
                                     "Adding a transport") */
     struct poisson_run *poisson; /* open-loop arrivals (NULL when unused) */
     struct goal_run *goal;       /* a GOAL schedule being run (src/workload/goal.h), NULL when unused */
@@ -312,7 +312,7 @@ static inline void sim_set_origin(struct sim *s, uint32_t origin)
 }
 
 /* The node (1 + index; 0 = none) whose state an event changes: the origin
- * of what it schedules, and its owner in a parallel run's partition (README
+ * of what it schedules, and its owner in a parallel run's partition (docs/parallel.md
  * "Parallel runs (MPI)"). Packets' events inline, the rest in sim.c. */
 uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev);
 static inline uint32_t sim_event_origin(const struct sim *s, const struct event *ev)

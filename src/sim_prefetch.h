@@ -45,7 +45,7 @@
  * place ahead. Against the first version's 1 and 0 (the successor's
  * direct lines, the next event's indirect ones, no flow state), on the
  * 8192-node permutation (perf stat -e cycles:u, another job on the
- * machine; README "Performance"): 8 and 3, 27.2 -> 21.0 G cycles
+ * machine; docs/performance.md "Performance"): 8 and 3, 27.2 -> 21.0 G cycles
  * (medians of 5 interleaved runs); the flow state 1 place ahead, 0.885x
  * cycles (median ratio of 6 pairs; 2 places, or 4 and 10 or 3 and 6 for
  * the first stages, within 1.5% of it). One event of the loop, about 400

@@ -579,17 +579,23 @@ if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/set/flows.csv" | tr -d ' ')" = 3 ] && ! cm
 else
     fail "a rerun into the same --out: rc $rc, flows.csv $(wc -l <"$T/set/flows.csv") lines"
 fi
-# --help and the README list the same flags
-if [ -f README.md ]; then
+# --help and the flag tables of docs/running.md list the same flags
+flagdoc=docs/running.md
+if [ -f "$flagdoc" ]; then
     "$SPRAYSIM" --help >"$T/help" 2>&1
     missing=
-    for f in $(sed -n 's/^| `\(-[-a-z0-9_]*\).*/\1/p' README.md | sort -u); do
+    for f in $(sed -n 's/^| `\(-[-a-z0-9_]*\).*/\1/p' "$flagdoc" | sort -u); do
         grep -q -e "$f\b" "$T/help" || missing="$missing $f"
     done
-    for f in $(grep -o -e '^  *-[-a-z_]*' -e ', -[-a-z_]*' "$T/help" | tr -d ' ,' | sort -u); do
-        grep -q -e "\`$f" README.md || missing="$missing $f(README)"
+    # each flag of --help must name a row: in a table's first cell, not
+    # merely somewhere in the prose
+    sed -n 's/^| \([^|]*\)|.*/\1/p' "$flagdoc" >"$T/flagcells"
+    for f in $(grep -o -e '^  *-[-a-z0-9_]*' -e ', -[-a-z0-9_]*' "$T/help" | tr -d ' ,' | sort -u); do
+        grep -q -e "\`$f[\` ]" "$T/flagcells" || missing="$missing $f($flagdoc)"
     done
-    if [ -z "$missing" ]; then ok "--help and the README's flag tables list the same flags"; else fail "flags in one but not the other:$missing"; fi
+    if [ -z "$missing" ]; then ok "--help and $flagdoc's flag tables list the same flags"; else fail "flags in one but not the other:$missing"; fi
+else
+    fail "$flagdoc: missing (its flag tables are checked against --help)"
 fi
 
 # ---------------------------------------------------------------- good runs
@@ -1232,7 +1238,7 @@ if [ "$rc" -eq 0 ] && awk -v x="$hs" 'BEGIN { exit !(x >= 1 && x < 1.01) }'; the
 else
     fail "--transport homa one-way ideal: rc $rc, slowdown '$hs'"
 fi
-# Homa (--transport homa, README "Transport: Homa"): one switch class per
+# Homa (--transport homa, docs/models.md Transport: Homa"): one switch class per
 # priority level, every --homa-opt checked before the run
 run -tm "$M/one.cm" -mtu 1500 -q inf --transport homa --out "$T/homa"
 if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q '"switch_classes": 8' "$T/homa/summary.json" &&

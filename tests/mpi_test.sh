@@ -1,5 +1,5 @@
 #!/bin/sh
-# mpi_test.sh: parallel runs (README "Parallel runs (MPI)") give the plain
+# mpi_test.sh: parallel runs (docs/parallel.md "Parallel runs (MPI)") give the plain
 # binary's outputs byte for byte. A 128-host fat-tree permutation (8 pods)
 # runs in the plain binary and in bin/spraysim-mpi under mpirun with 1, 2
 # and 3 processes (3 splits the pods unevenly), and with 2 a 2-tier
@@ -107,7 +107,7 @@ plain() {
     "$SPRAYSIM" "$@" --quiet --no-progress --out "$T/$name-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain $name run failed"
 }
 
-# Transports other than UET's sender window (README "Parallel runs (MPI)"):
+# Transports other than UET's sender window (docs/parallel.md "Parallel runs (MPI)"):
 # each host's events touch only its own state, the receiver making its half
 # of a flow's state when the first packet reaches it.
 # regression: UET receiver credit ran on 2 processes and finished 60 of 128

@@ -1,5 +1,5 @@
 #!/bin/sh
-# outdir_test.sh: --out never loses or misplaces a run's outputs (README
+# outdir_test.sh: --out never loses or misplaces a run's outputs (docs/outputs.md
 # "Outputs"; src/metrics/outdir.c). A symbolic link to a directory keeps
 # pointing there and its target receives the set; a file put into the
 # directory during a run stays there; a mount point (tmpfs, and a bind

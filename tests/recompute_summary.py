@@ -1,6 +1,6 @@
 """recompute_summary.py: recomputes a run's summary figures from its
 flows.csv columns alone and compares them with summary.json, to hold the
-README's promise that every figure can be recomputed (README "Unfinished
+docs/outputs.md's promise that every figure can be recomputed (docs/outputs.md "Unfinished
 messages"). Usage: recompute_summary.py RUNDIR [LABEL]
 
 Prints one "ok" or "FAIL" line (tests/cli_test.sh counts them) and exits 0

@@ -249,7 +249,7 @@ static void test_fixed_track_float_with_switches_off(void **st)
     pair_n_opts = 0;
 }
 
-/* The NIC state stays small: what the README reports. */
+/* The NIC state stays small: what docs/performance.md reports. */
 static void test_state_sizes(void **st)
 {
     (void)st;

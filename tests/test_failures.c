@@ -224,7 +224,7 @@ static void test_random_failures_name_every_uplink_once(void **st)
     sim_free(&S);
 }
 
-/* Routing learns of a failure 100 ms after it by default (README's
+/* Routing learns of a failure 100 ms after it by default (docs/running.md's
  * --detect-us row, seed 003 Sec. 4.1.1: "hundreds of milliseconds"; issue
  * 26: the default moved by one went unnoticed, every test setting its own). */
 static void test_detection_delay_default(void **st)

@@ -289,7 +289,7 @@ static double tail_us(void)
 }
 
 /* htsim_hpcc -strat ecmp_host -paths 1 -nodes N -end 10000, measured on
- * this machine (README "Lossless RoCEv2"): 2to1 698.2 us, incast 2495.7 us;
+ * this machine (docs/models.md "Lossless RoCEv2"): 2to1 698.2 us, incast 2495.7 us;
  * perm_128 varies from run to run (htsim seeds its path choice from the
  * clock): 728.0, 730.0, 751.8, 1005.8 here, 847.8 in
  * reference-simulator.md; the test takes the median of those five, 751.8.

@@ -1,4 +1,4 @@
-/* test_messages.c: messages over connections (README "Messages over
+/* test_messages.c: messages over connections (docs/workloads.md "Messages over
  * connections"). Lines of a .cm that share an id are one connection's
  * messages: how they are grouped and checked, that UET pipelines a
  * connection's messages in one sequence space as htsim -conn_reuse does,

@@ -1,5 +1,5 @@
 /* test_nscc.c: NSCC's reaction to scripted ACK and NACK sequences, checked
- * against the formulas of seed 002 (and the reference constants the README
+ * against the formulas of seed 002 (and the reference constants docs/models.md
  * lists). The network is the reference one (100 Gb/s, 12 us, BDP 150 KB),
  * so every scaling factor is 1 and the expected values are easy to derive.
  * MNSCC (seed 004 Sec. III-B, Eq. 9) against the same scripts: its history

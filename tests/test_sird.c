@@ -137,7 +137,7 @@ static void test_alg1_eligibility(void **st)
 /* The default alpha0 is 0 (issue 23: seed 001 Sec. 4.3 runs "the DCTCP
  * algorithm", whose ns-2 form, the paper's baseline, starts alpha at 0): a
  * pair's first fully marked window trims its bucket by g / 2 = 4%, where
- * sird.md A1's alpha0 = 1 halved it (group C p99 4x Homa's, README "SIRD"). */
+ * sird.md A1's alpha0 = 1 halved it (group C p99 4x Homa's, docs/models.md "SIRD"). */
 static void test_aimd_default_alpha0_zero(void **st)
 {
     (void)st;

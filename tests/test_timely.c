@@ -293,7 +293,7 @@ static void test_timely_two_to_one(void **st)
 
 /* 8-to-1 likewise (senders under every edge switch of the 16-node tree),
  * but within 25% of fair: measured 0.84 .. 1.20 (TIMELY's gradient has no
- * unique fair fixed point, README). */
+ * unique fair fixed point, docs/models.md). */
 static void test_timely_eight_to_one(void **st)
 {
     (void)st;

@@ -226,7 +226,7 @@ static void test_incast_peak(void **state)
     /* sampled once per base RTT: never above the peak, rows as promised */
     char *argv2[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-ports", "10,20"};
     run_ts(&s, &c, &cap, 7, argv2);
-    assert_int_equal(bottleneck_port(&s), 20); /* the README's example names this port */
+    assert_int_equal(bottleneck_port(&s), 20); /* docs/outputs.md's example names this port */
     uint64_t m = max_port_bytes(cap.buf[1], 20, &rows);
     assert_true(m <= s.ports[20].st.peak_bytes);
     assert_true(m > 0);

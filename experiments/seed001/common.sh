@@ -1,7 +1,7 @@
 # Seed 001's (SIRD) evaluation setup as presets: sourced by the scripts in
 # experiments/seed001/ (POSIX sh). Everything here is a flag set of
 # bin/spraysim; each value cites specs/sird.md (the paper's Sec. 5.1,
-# Table 2) or the README section that maps it onto flags.
+# Table 2) or the docs/ section that maps it onto flags.
 #
 #   . experiments/seed001/common.sh
 #   args=$(s1_args PROTO SCENARIO WK LOAD)   # the whole command line but the binary and --out
@@ -35,7 +35,7 @@ s1_cdf() {
     esac
 }
 
-# Protocol flags (README "Transport: SIRD", "Transport: Homa" and its
+# Protocol flags (docs/models.md "Transport: SIRD", "Transport: Homa" and its
 # table of seed 001's Table 2 settings for DCTCP and Swift).
 s1_proto() { # PROTO WK
     case $1 in
@@ -64,7 +64,7 @@ s1_args() { # PROTO SCENARIO WK LOAD
         s1_window "$wk"
         topo=$TOPO_BALANCED extra="" gl=$load
         # dctcp40, swift40: seed 001's 40 persistent connections per host
-        # pair (Table 2; README "Poisson workloads", conns); dctcp and swift:
+        # pair (Table 2; docs/workloads.md "Poisson workloads", conns); dctcp and swift:
         # a new connection per message
         case $proto in *40) extra=",conns=40" ;; esac
         case $scen in
@@ -76,7 +76,7 @@ s1_args() { # PROTO SCENARIO WK LOAD
         incast) extra="$extra,incast=0.07" ;; # 30 x 500 KB, 7% of the load (P Sec. 5.1; sird.md A14)
         *) echo "s1_args: unknown scenario $scen" >&2; exit 2 ;;
         esac
-        # S1_SAMPLING=step: HomaSim's reading of the CDF files (README "Poisson workloads")
+        # S1_SAMPLING=step: HomaSim's reading of the CDF files (docs/workloads.md "Poisson workloads")
         echo "-topo $topo $S1_NET -end $S1_END_US $pf --workload poisson:cdf=$cdf,load=$gl,n=144,bdp=100000,warmup_us=$S1_WARM_US,stop_us=$S1_STOP_US$extra${S1_SAMPLING:+,sampling=$S1_SAMPLING}"
     )
 }

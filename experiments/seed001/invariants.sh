@@ -1,7 +1,7 @@
 #!/bin/sh
 # sird.md Sec. 3 acceptance check 3: SIRD's invariants (b <= B, per-sender
 # outstanding credit sums to b, credit conservation, bucket bounds, csn and
-# credit accounting at the sender; README "Transport: SIRD") asserted in
+# credit accounting at the sender; docs/models.md "Transport: SIRD") asserted in
 # every one of the nine scenarios, at 70% load, with the checked and
 # sanitised binary of `make asan` (SPRAYSIM_CHECKS): a short window each
 # (WKb, WKc: 0.5 ms measured, WKa 0.2 ms), Homa alongside. A violated

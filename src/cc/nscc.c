@@ -62,7 +62,7 @@
 #define NSCC_QA_DELAY_MULT 4
 /* seed 000 Sec. III-J, seed 002 Sec. 6: maxwnd 1.5 BDP. */
 #define NSCC_MAXWND_BDP 1.5
-/* Reference simulator (uec.cpp initNsccParams, see README "NSCC"): increase
+/* Reference simulator (uec.cpp initNsccParams, see docs/models.md "NSCC"): increase
  * constants in MSS units scaled by a = BDP / reference BDP. Seed 002 Sec. 3a
  * names them (proportional 4 MSS, fair, eta, fast ~1.25x per RTT). */
 #define NSCC_ALPHA_MSS 4.0

@@ -34,7 +34,7 @@
  * counters (n_counters = 0).
  *
  * State. The NIC keeps `struct nscc_fixed_flow` per flow (packed; sizeof in
- * README and `nscc_fixed_sizes()`), and one `struct nscc_fixed_global` per
+ * docs/performance.md and `nscc_fixed_sizes()`), and one `struct nscc_fixed_global` per
  * host. The simulator's module state is {struct cc_window, global, flow}:
  * the cc_window (24 bytes, 64-bit, read by the transport) mirrors the flow's
  * window and maxwnd after every event and is not NIC state; the global part

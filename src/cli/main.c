@@ -46,7 +46,7 @@ int main(int argc, char **argv)
     struct config cfg;
     char err[1024];
 #ifdef SPRAYSIM_MPI
-    /* bin/spraysim-mpi (README "Parallel runs (MPI)"): rank 0 prints and writes */
+    /* bin/spraysim-mpi (docs/parallel.md "Parallel runs (MPI)"): rank 0 prints and writes */
     pdes_init(&argc, &argv);
     bool root = pdes_is_root();
 #else

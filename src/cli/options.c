@@ -79,7 +79,7 @@ void options_usage(FILE *out)
             "  -h, -help             this text\n"
             "\n"
             "Native flags (--flag VALUE or --flag=VALUE):\n"
-            "  --workload SPEC       a built-in workload instead of -tm (README \"Workload generators\"):\n"
+            "  --workload SPEC       a built-in workload instead of -tm (docs/workloads.md \"Workload generators\"):\n"
             "                        incast:n=N,size=B[,degree=D][,dst=K|random]  perm:n=N,size=B[,podsize=P]\n"
             "                        uneven:n=N,size=B[,factor=K]  parallel:n=N,size=B,count=P\n"
             "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
@@ -87,7 +87,7 @@ void options_usage(FILE *out)
             "                        poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W][,stop_us=S]\n"
             "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B][,conns=K][,seed=S]: open-loop\n"
             "                        arrivals; conns=K: K persistent connections per host pair\n"
-            "                        (README \"Poisson workloads\")\n"
+            "                        (docs/workloads.md \"Poisson workloads\")\n"
             "  --goal FILE, -goal FILE  run a GOAL schedule (LogGOPSim/Schedgen/ATLAHS, text or binary)\n"
             "                        instead of -tm (docs/goal.md)\n"
             "  --goal-map FILE       GOAL rank to host: lines \"RANK HOST...\" (default host = rank)\n"
@@ -98,7 +98,7 @@ void options_usage(FILE *out)
             "                        eqds when the binary is called htsim_eqds)\n"
             "  --cc NAME             congestion control: %s (default nscc)\n"
             "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
-            "                        replaces the earlier value (README lists each algorithm's options)\n"
+            "                        replaces the earlier value (docs/models.md lists each algorithm's options)\n"
             "  --lb NAME             load balancer: %s (default mixed)\n"
             "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
             "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
@@ -498,7 +498,7 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
     }
     if (!strcmp(arg, "-o")) {
         warn_input("-o %s: htsim's binary event log is not written; spraysim writes flows.csv, queues.csv and "
-                   "summary.json (--out DIR) and time series with --ts-* (README \"Outputs\")", shown(v, b));
+                   "summary.json (--out DIR) and time series with --ts-* (docs/outputs.md \"Outputs\")", shown(v, b));
     } else if (!strcmp(arg, "-strat")) {
         /* htsim_uec: ecmp_host is its default (hash of flow and path id);
          * ecmp_ar one path and switch-side adaptive routing on queue size */

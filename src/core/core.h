@@ -268,7 +268,7 @@ void invariant_failed(const char *file, int line, const char *fmt, ...) __attrib
  * a delay without a FIFO, the other heap) is eq_push_slow's, given the
  * event's order (sequence and kind) already numbered. Inline, the push
  * saves its call and the five registers the out-of-line version saved and
- * restored (README "Performance", third round). */
+ * restored (docs/performance.md "Performance", third round). */
 void eq_push_slow(struct event_queue *q, simtime_ps time_ps, uint64_t order, uint32_t id, uint32_t aux);
 static inline void eq_push_aux(struct event_queue *q, simtime_ps time_ps, uint32_t kind, uint32_t id, uint32_t aux)
 {

@@ -33,7 +33,7 @@
  * delays have FIFOs (tests/test_core.c runs the same pushes with 0 to
  * EQ_FIFOS FIFOs and compares). The owner may set the next sequence before
  * a push (the simulator numbers events per node, so that a parallel run
- * orders ties as a single process does: sim.h sim_set_origin, README
+ * orders ties as a single process does: sim.h sim_set_origin, docs/parallel.md
  * "Parallel runs (MPI)"). A push with delay d at clock `now_ps` (the latest
  * popped time, never decreasing) lands at or after the time of every
  * earlier push with delay d, but at an equal time its sequence may be
@@ -64,7 +64,7 @@
  * The push's common case is inline at its callers (core.h eq_push_aux;
  * 4.8% fewer instructions on the permutations than a call, which saved
  * five registers), the rest here (eq_push_slow). Measured and not kept
- * (callgrind, README "Performance", third round): the empty FIFO's first
+ * (callgrind, docs/performance.md "Performance", third round): the empty FIFO's first
  * push inline too (+0.8-3.6%: callers spill around its call), the slow push
  * handed the FIFO the inline one found (+3-5%: the larger inline push
  * changed gcc's inlining elsewhere), the pop inline in core.h (+0.5%),

@@ -30,7 +30,7 @@
  * entropy fed back is one this balancer chose): one byte each when there
  * are at most 256 paths, else two. Its storage starts at MIXED_FIFO_INIT
  * entries and doubles when full, up to MIXED_FIFO: it held at most 25
- * entries in the 1024-host permutation (README "Memory per host"), so a
+ * entries in the 1024-host permutation (docs/performance.md "Memory per host"), so a
  * flow's FIFO costs 32 bytes rather than 256 or 512. What it holds and
  * drops is the same at any size. */
 #define MIXED_NARROW_PATHS 256u

@@ -10,7 +10,7 @@
  * good path is reused once per clean ACK it returned; marked, NACKed or
  * timed-out entropies are simply not recycled. With an empty buffer the
  * sender explores the next value, exactly Alg. 4's reaction to ECN.
- * Buffer size 8 is the reference simulator's default (README, "REPS").
+ * Buffer size 8 is the reference simulator's default (docs/models.md, "REPS").
  *
  * Freezing (lb_params.reps_freeze; htsim uec_mp UecMpReps; seed 003 Sec.
  * 4.1.1: REPS "effectively route[s] around path blackholes"). A failed link

@@ -1,5 +1,5 @@
 /* flowstream.c: streamed flows.csv rows and recycled flow slots for long
- * message workloads (--stream; see flowstream.h and README "Streamed
+ * message workloads (--stream; see flowstream.h and docs/outputs.md "Streamed
  * output and bounded memory").
  */
 #include "flowstream.h"

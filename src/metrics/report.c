@@ -685,7 +685,7 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
     sb_printf(b, ", \"paths\": %u, \"trimming\": %s, \"mtu_bytes\": %u, \"linkspeed_gbps\": %g, \"end_us\": %.3f, ",
               c->paths, c->trimming ? "true" : "false", c->mtu_bytes, c->linkspeed_mbps / 1000.0,
               (double)c->end_ps / PS_PER_US);
-    /* null = the algorithm's own default (see README, NSCC) */
+    /* null = the algorithm's own default (see docs/models.md, NSCC) */
     if (c->target_qdelay_ps)
         sb_printf(b, "\"target_qdelay_us\": %.6f, ", (double)c->target_qdelay_ps / PS_PER_US);
     else

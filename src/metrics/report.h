@@ -12,7 +12,7 @@ struct run_stats {
     /* The FCT figures (to the sender's last ACK) are over every message
      * started by the run's end (fct_n of them); one still unfinished counts
      * as (end - start), a lower bound of its FCT, so every figure is a lower
-     * bound when fct_unfinished > 0 (README "Unfinished messages"). Messages
+     * bound when fct_unfinished > 0 (docs/outputs.md "Unfinished messages"). Messages
      * never started (not_started) have no FCT at all and are not counted. */
     uint32_t fct_n, fct_unfinished, not_started;
     double fct_median_us, fct_p99_us, fct_max_us, fct_mean_us;

@@ -1,4 +1,4 @@
-/* timeseries.c: opt-in, bounded time series (README "Time series").
+/* timeseries.c: opt-in, bounded time series (docs/outputs.md "Time series").
  *
  * What is sampled. Flows (--ts-flows): what the flow's transport knows at
  * the instant (its ops table's sample(): window or pacing rate, latest RTT,

@@ -1,4 +1,4 @@
-/* timeseries.h: opt-in, bounded time series of a run (README "Time
+/* timeseries.h: opt-in, bounded time series of a run (docs/outputs.md "Time
  * series"): per-flow window or rate, RTT and delivered bytes for selected
  * flows (ts_flows.csv), per-port queue occupancy for selected ports
  * (ts_ports.csv), per-host goodput for selected hosts (ts_hosts.csv).
@@ -43,7 +43,7 @@ struct ts_config {
 #define TS_ANNOUNCE_BYTES (16ull << 20) /* ours: estimates from 16 MiB on are printed before the run */
 
 /* Bytes per row the estimate assumes (typical rows at 100 Gb/s, measured
- * on the README's examples, rounded up). */
+ * on docs/outputs.md's examples, rounded up). */
 #define TS_FLOW_ROW_BYTES 64
 #define TS_PORT_ROW_BYTES 56
 #define TS_HOST_ROW_BYTES 40

@@ -8,7 +8,7 @@
  *           190 KB per collector) whatever the number of values, and a
  *           percentile is its bucket's midpoint, within 0.1% of the exact
  *           one. Long open-loop runs use it to keep memory bounded by the
- *           active messages (README "Streamed output and bounded memory").
+ *           active messages (docs/outputs.md "Streamed output and bounded memory").
  *
  * The count and the maximum are exact either way. Adding the same values in
  * any order gives the same percentiles in both modes.

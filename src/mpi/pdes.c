@@ -1,6 +1,6 @@
 /* pdes.c: parallel runs over MPI (bin/spraysim-mpi, `make mpi`): every
  * process builds the whole simulation, owns the nodes partition.c gives it
- * and runs only their events, in conservative windows (README "Parallel
+ * and runs only their events, in conservative windows (docs/parallel.md "Parallel
  * runs (MPI)").
  *
  * A window starts at the earliest pending event of any process (from the
@@ -21,7 +21,7 @@
  * sender's process, the receiver's completion time from the receiver's) and
  * port statistics come together in rank 0, whose ordinary report code then
  * writes the outputs. SPRAYSIM_MPI_STATS=1 prints each process's window
- * statistics on stderr (the measurements in the README).
+ * statistics on stderr (the measurements in docs/parallel.md).
  *
  * Built with mpicc only; nothing else in the project needs MPI.
  */
@@ -290,7 +290,7 @@ __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *f
     pdes_refuse(msg);
 }
 
-/* Refuses what a partitioned run cannot do exactly (README "Parallel runs
+/* Refuses what a partitioned run cannot do exactly (docs/parallel.md "Parallel runs
  * (MPI)"): one line naming the flag, exit 2, on every process alike. */
 static void check_supported(const struct sim *s)
 {

@@ -274,7 +274,7 @@ static inline bool red_mark(struct rng *r, uint32_t q_bytes, uint32_t kmin_bytes
 }
 
 /* A switch port's RED draw: SplitMix64 at (port, packets it has sent), so a
- * port's decisions depend on nothing another port did (README "Parallel
+ * port's decisions depend on nothing another port did (docs/parallel.md "Parallel
  * runs (MPI)"); salt comes from --seed. */
 static inline uint64_t red_port_draw(uint64_t salt, uint32_t port_idx, uint64_t tx_packets)
 {

@@ -1,4 +1,4 @@
-/* partition.c: which process of a parallel run owns each node (README
+/* partition.c: which process of a parallel run owns each node (docs/parallel.md
  * "Parallel runs (MPI)").
  *
  * Without its top tier (a fat tree's cores, a leaf-spine's spines) a tree

@@ -2,7 +2,7 @@
  * reader, and the derivation of switch counts from a description.
  *
  * The .topo rules follow the reference simulator's fat-tree configuration
- * (see README.md, "Topology files"): hosts per ToR = tier 0 Radix_Down;
+ * (see docs/workloads.md, "Topologies"): hosts per ToR = tier 0 Radix_Down;
  * ToRs per pod = Podsize / hosts per ToR; oversubscription reduces the
  * number of uplinks, not their speed; aggregation switches per pod are
  * derived from the ToR uplink count; tier t's Downlink speed and latency

@@ -7,8 +7,8 @@
  * Per tier t: the speed and latency of the links from tier t down to tier
  * t-1 (tier 0: to the hosts), down and up radix, oversubscription and bundle
  * (parallel links between each connected pair). The derivation of switch
- * counts follows the reference simulator's fat-tree builder; README.md
- * ("Topology files") states every rule in this project's words.
+ * counts follows the reference simulator's fat-tree builder; docs/workloads.md
+ * ("Topologies") states every rule in this project's words.
  */
 #ifndef SPRAYSIM_TOPO_H
 #define SPRAYSIM_TOPO_H

@@ -49,7 +49,7 @@ struct flow {
     bool posted;             /* its start time or trigger came (it may still wait for the message before it) */
     bool prev_done;          /* the message before it on its connection finished (transport_msg_sent) */
     uint32_t pool_conn;      /* 1 + its pooled connection (transport_add_flow_pooled), 0: none */
-    simtime_ps posted_ps;    /* when it was posted: the start of its FCT (README "Messages over connections") */
+    simtime_ps posted_ps;    /* when it was posted: the start of its FCT (docs/workloads.md "Messages over connections") */
     simtime_ps start_ps;     /* when the transport started sending it (after the connection's earlier messages) */
     simtime_ps finish_ps;    /* sender-side completion (the reference's FCT end) */
     simtime_ps rcv_done_ps;  /* receiver has every byte */

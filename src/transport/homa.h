@@ -36,7 +36,7 @@ struct homa_params {
     uint32_t mss_bytes;
 };
 
-/* The defaults with their sources (README "Transport: Homa"). */
+/* The defaults with their sources (docs/models.md "Transport: Homa"). */
 void homa_params_default(struct homa_params *p, uint32_t mss_bytes);
 /* Applies --homa-opt NAME=VALUE strings in order (a later NAME replaces an
  * earlier one) and checks the result. On error false, with one line naming

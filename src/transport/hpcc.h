@@ -36,7 +36,7 @@
  * above the line rate, which its NIC cannot exceed).
  *
  * Where this departs from the reference's hpcc.cpp (read for its
- * parameters; see README "Lossless RoCEv2"): htsim keeps the first ACK's
+ * parameters; see docs/models.md "Lossless RoCEv2"): htsim keeps the first ACK's
  * records for the whole flow rather than replacing them each ACK, takes
  * tau/T in integer picoseconds (0 until tau reaches T) and uses its window
  * as Wc. Here the paper's algorithm is followed.

@@ -529,7 +529,7 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
     /* The sender's start makes the flow's state, the receiver's half too;
      * in a parallel run the receiver's process never runs that start
-     * (README "Parallel runs (MPI)"), so it makes its own when the first
+     * (docs/parallel.md "Parallel runs (MPI)"), so it makes its own when the first
      * packet reaches it and uses only the receiver's fields: a flow's
      * state is touched only by its own host's events. */
     if (__builtin_expect(!s->flows[fi].tp_state, 0) && copy.dst_host == s->flows[fi].dst) {

@@ -173,7 +173,7 @@ void sird_params_default(struct sird_params *p, uint32_t mss_bytes, uint32_t hdr
         .alpha0 = 0.0,                /* P Sec. 4.3 "execute the DCTCP algorithm", whose
                                        * ns-2 form (the baseline of P Sec. 5.1) starts
                                        * alpha at 0; sird.md A1's RFC 8257 1.0 is
-                                       * alpha0=1 (README "SIRD", issue 23) */
+                                       * alpha0=1 (docs/models.md "SIRD", issue 23) */
         .pacing = true,               /* P Sec. 4.5 */
         .pace_factor = 1.0,           /* P Sec. 4.5 "downlink's capacity"; sird.md A7 */
         .rx_policy = SIRD_RX_SRPT,    /* P Sec. 5.1 */
@@ -1383,7 +1383,7 @@ static uint64_t sird_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 }
 
 static const struct transport_flag sird_flags[] = {
-    {"--sird-opt", 1, true, "NAME=VALUE", "a SIRD parameter; repeatable (README \"Transport: SIRD\")"},
+    {"--sird-opt", 1, true, "NAME=VALUE", "a SIRD parameter; repeatable (docs/models.md \"Transport: SIRD\")"},
 };
 
 /* --sird-opt is read by the run's transport only (as options.c refused it before) */

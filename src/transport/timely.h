@@ -35,7 +35,7 @@
 #define TIMELY_ALPHA 0.1             /* EWMA weight of the RTT difference. The paper's setting is 0.875
                                       * (Sec. 5 parameters; also the HPCC authors' ns-3 default); with our
                                       * per-packet samples it follows the noise and the 2-to-1 runs at
-                                      * 76-79% of the link: 0.1 is our choice (README, measured) */
+                                      * 76-79% of the link: 0.1 is our choice (docs/models.md, measured) */
 #define TIMELY_BETA 0.8              /* multiplicative decrement factor (paper Sec. 5 parameters) */
 #define TIMELY_DELTA_FRACTION 0.001  /* additive step delta: 10 Mb/s on the paper's 10 Gb/s NICs (Sec. 5),
                                       * kept as line/1000 so it scales with the link (our choice) */

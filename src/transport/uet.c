@@ -392,7 +392,7 @@ static void uet_receive(struct sim *s, uint32_t pkt_idx)
     struct flow *f = &s->flows[fi];
     /* The sender's start makes the receiver's bitmap and credit state too;
      * in a parallel run the receiver's process never runs that start
-     * (README "Parallel runs (MPI)"), so it makes them when the first
+     * (docs/parallel.md "Parallel runs (MPI)"), so it makes them when the first
      * packet reaches it: without the credit state the receiver took
      * receiver credit for off and never pulled (60 of perm_128's 128 flows
      * finished on 2 processes). Only the receiver's half (credit->rcv) is

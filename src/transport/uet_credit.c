@@ -199,7 +199,7 @@ void uet_credit_on_nack(struct sim *s, struct flow *f, const struct cc_nack *ev)
 {
     /* htsim: NSCC leaves its window alone for a last-hop trim when the
      * receiver paces credit; spraysim's CC modules are told of every NACK
-     * (README: a known difference) */
+     * (docs/models.md: a known difference) */
     if (uet_credit_run(s)->window)
         s->cc->on_nack(f->cc_state, ev);
     uet_credit_stop_speculating(f);

@@ -551,7 +551,7 @@ static const char *conn_mismatch(const struct cm_conn *a, const struct cm_conn *
 
 /* Assigns automatic ids and groups the lines that share an explicit id into
  * connections: each such line is one message of that connection, in file
- * order (htsim's -conn_reuse reading; README "Messages over connections").
+ * order (htsim's -conn_reuse reading; docs/workloads.md "Messages over connections").
  * An automatic id (a line without "id") clashing with another line is an
  * error, as are lines of one connection that disagree on hosts, transport,
  * balancer or class, and a msg number used twice on one connection. Of

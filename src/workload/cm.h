@@ -15,7 +15,7 @@
  * ECMP flow among sprayed ones), transport NAME (per-connection transport)
  * and class 0|1 (switch traffic class). Lines that share an explicit id
  * are the messages of one connection (htsim's -conn_reuse), in file order
- * (UET pipelines them, the others start one after another: README
+ * (UET pipelines them, the others start one after another: docs/workloads.md
  * "Messages over connections"). Counts in the header must match the body.
  * Every error names file:line.
  */
@@ -54,7 +54,7 @@ struct cm_failure {
     uint32_t link_id;
     unsigned line;
     /* spraysim's own grammar ("failure link tor0 agg1 down at 500", see
-     * README "Failures"): the words after "failure", parsed against the
+     * docs/models.md "Failures"): the words after "failure", parsed against the
      * topology by src/topo/failures.c. NULL for the reference form above. */
     char *spec;
 };

@@ -10,7 +10,7 @@
  *   parallel:n=128,size=2097152,count=4
  *   alltoall:n=128,size=1048576,window=4
  *   ring                    (seed 004's HSDP ring step: n=128, gpus=8)
- * README "Workload generators" lists every parameter. All randomness comes
+ * docs/workloads.md "Workload generators" lists every parameter. All randomness comes
  * from rng_seed(seed, RNG_STREAM_WORKLOAD, substream), with the run's seed
  * unless the specification gives seed=S, so the same specification and seed
  * give the same matrix.

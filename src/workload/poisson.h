@@ -10,7 +10,7 @@
  *   poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W]
  *           [,stop_us=S][,bdp=BYTES][,seed=S]
  *           [,incast=SHARE[,incast_senders=K][,incast_bytes=B]]
- * README "Poisson workloads" defines each. The generator proper (struct
+ * docs/workloads.md "Poisson workloads" defines each. The generator proper (struct
  * poisson_gen) needs no network, so tests can check its statistics alone.
  */
 #ifndef SPRAYSIM_POISSON_H
@@ -173,7 +173,7 @@ struct poisson_group_stats {
     uint32_t unfinished;      /* the others: messages - delivered */
     /* over all `messages`: an undelivered one counts as (run's end -
      * creation) / ideal, a lower bound of its slowdown, so both are lower
-     * bounds when unfinished > 0 (README "Unfinished messages") */
+     * bounds when unfinished > 0 (docs/outputs.md "Unfinished messages") */
     double slowdown_median, slowdown_p99;
 };
 

@@ -16,7 +16,7 @@
  *      itself).
  * Before each parse the simulation's failure-event list is emptied; the
  * parser touches nothing else. Besides what the sanitizers catch, it checks
- * what failures.h and the README promise: a rejected specification leaves
+ * what failures.h and docs/models.md promise: a rejected specification leaves
  * no events and says why; an accepted one yields events on real links (the
  * two ports of one link, a time inside the run, a rate no higher than the
  * link's), all on the one link a "link" names, and on both directions of
