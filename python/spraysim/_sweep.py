@@ -1,6 +1,6 @@
 """spraysim.sweep and spraysim.load_sweep: the sweep tool (tools/sweep) run
-from Python, and its results database (results.db, SQLite; docs/sweeps.md "Sweeps
-and results" lists the tables and columns) read into tables.
+from Python, and its results database (results.db, SQLite; docs/sweeps.md "The
+results database" lists the tables and columns) read into tables.
 
 The sweep itself runs in the sweep tool, as from the shell, so a sweep run
 from Python and one run from a terminal resume each other."""

@@ -1,6 +1,6 @@
 """The results database of one sweep (SQLite): schema, ingest and statistics.
 
-Tables (README "Sweeps and results" lists every column):
+Tables (docs/sweeps.md, "The results database", lists every column):
   meta(key, value)         sweep name, sweep file text, binary version
   runs(point_id, ...)      one row per finished point: seed, rep, one column
                            per axis and per flag, command, version, commit,
@@ -183,7 +183,7 @@ def summary_columns(summary):
            "flows_fct_max_us": "fct_max_us", "flows_fct_mean_us": "fct_mean_us",
            "flows_total": "flows_total", "flows_finished": "flows_finished",
            # the FCT figures' population and how much of it is censored
-           # (README "Unfinished messages")
+           # (docs/outputs.md "Unfinished messages")
            "flows_fct_n": "fct_n", "flows_fct_unfinished": "fct_unfinished",
            "flows_fct_lower_bound": "fct_lower_bound"}
     return {ren.get(k, k): v for k, v in flat.items()}

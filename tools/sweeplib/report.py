@@ -2,12 +2,12 @@
 
 Figures are drawn by matplotlib (Debian's python3-matplotlib, Agg backend)
 and inlined as base64 PNG, tables as HTML: the report is one file that opens
-offline. What a sweep's report shows comes from its [report] table (README
+offline. What a sweep's report shows comes from its [report] table (docs/sweeps.md
 "Sweeps and results"); without one it shows FCT CDFs, slowdown against
 size, utilization heatmaps and the summary metrics of every combination,
 and for open-loop (--workload poisson) runs slowdown by size group first.
 
-Unfinished messages (README "Unfinished messages"): every FCT and slowdown
+Unfinished messages (docs/outputs.md "Unfinished messages"): every FCT and slowdown
 figure counts a message unfinished at the run's end at (end - start), a
 lower bound, as spraysim's own summary does, and says how many of its
 population are unfinished ('>=' marks a lower bound). FCTs are the sender's
@@ -454,7 +454,7 @@ def fmt_sel(sel):
     return ", ".join(f"{k.lstrip('-')}={v}" for k, v in sel.items())
 
 
-# -- unfinished messages (README "Unfinished messages") -------------------
+# -- unfinished messages (docs/outputs.md "Unfinished messages") ---
 GROUPS = ("A", "B", "C", "D")
 # summary figures that count unfinished messages, and the columns giving
 # their population and its unfinished part

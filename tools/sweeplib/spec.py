@@ -2,7 +2,7 @@
 
 A sweep file names fixed flags, parameter axes (any spraysim flag, or a named
 axis whose values are sets of flags), seeds or repetitions, and optional
-generated inputs (see README "Sweeps and results" for the format). A point is
+generated inputs (see docs/sweeps.md for the format). A point is
 one spraysim command; its id is a hash of its arguments (input files by their
 content hash, not their path), its seed and the binary's `--version` line, so
 the same point always has the same id, and a new binary or a changed input
@@ -17,7 +17,7 @@ import re
 import subprocess
 import tomllib
 
-# spraysim flags that take two values (README "Flags"); every other flag with
+# spraysim flags that take two values (docs/running.md "Flags"); every other flag with
 # a value takes one.
 TWO_VALUE_FLAGS = {"-ecn", "-pfc_thresholds", "-timely_thresholds"}
 # flags whose value is a file: hashed into the point id.
