@@ -56,8 +56,11 @@ enum opt_id {
     OPT_OUT,
     OPT_CONN_REUSE,
     /* htsim_uec flags with an equivalent, a warning or a "not modelled"
-     * refusal (options.c parse_htsim_flag) */
+     * refusal: every id from OPT_HTSIM_FIRST to OPT_HTSIM_LAST is parsed by
+     * options.c parse_htsim_flag (its value, if any, already taken); a new
+     * one goes between them */
     OPT_TRIMSIZE,
+    OPT_HTSIM_FIRST = OPT_TRIMSIZE,
     OPT_STRAT,
     OPT_LOG,
     OPT_LOGTIME,
@@ -75,6 +78,7 @@ enum opt_id {
     OPT_DISABLE_FD,
     OPT_ENABLE_QA_GATE,
     OPT_DEBUG,
+    OPT_HTSIM_LAST = OPT_DEBUG,
     /* native flags */
     OPT_WORKLOAD,
     OPT_GOAL,

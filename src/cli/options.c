@@ -429,6 +429,9 @@ static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_i
         bad(x, "-enable_qa_gate: not a flag of htsim_uec 40ccb05; NSCC's Quick Adapt gate is -qa_gate N");
     } else if (id == OPT_DEBUG) {
         /* htsim's debug prints: accepted, nothing more is printed */
+    } else {
+        /* an id of this range without its branch above */
+        bad(x, "%s: in the option table but not parsed (an internal error)", arg);
     }
 }
 
@@ -826,7 +829,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             TAKE();
             if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
                 x.failed = true;
-        } else if (o && o->id >= OPT_TRIMSIZE && o->id <= OPT_DEBUG) { /* the rest of htsim_uec's */
+        } else if (o && o->id >= OPT_HTSIM_FIRST && o->id <= OPT_HTSIM_LAST) { /* the rest of htsim_uec's */
             if (o->n_args)
                 TAKE();
             parse_htsim_flag(&x, cfg, o->id, arg, v);
