@@ -358,13 +358,9 @@ static void check_supported(const struct sim *s)
                    c->tm_path ? c->tm_path : "--workload", s->cm.conns[i].line, s->cm.conns[i].transport,
                    tp->parallel_note ? tp->parallel_note : "not checked in tests/mpi_test.sh");
     }
-    /* UET pipelines a connection's messages in one sequence space
-     * (uet_msg_pipeline, decided at the sender), which the receiver's
-     * process would not see; with --msg-cc fresh they run one after another */
-    if (s->cm_has_msgs && c->msg_cc != 0)
-        refuse("%s: messages over connections (lines sharing an id) are pipelined in one sequence space, which "
-               "other processes do not see; parallel runs refuse them (--msg-cc fresh runs them one after another)",
-               c->tm_path ? c->tm_path : "--workload");
+    /* UET's messages pipelined over a connection (uet_msg_pipeline): the
+     * receiver learns each message's span from its packets (uet_send.c),
+     * so nothing crosses but packets */
     /* a class's egress hook writes what a packet carries; HPCC's telemetry
      * (the only one) crosses processes beside the packet (struct xint) */
     if (s->class_egress && !roce_hpcc_int(s))
