@@ -8,8 +8,8 @@
 # fabric (UET, EQDS, RoCE in a lossless class), failures,
 # triggers within a process, --switch-stats and --htsim-output at 1-3
 # processes; flows.csv, queues.csv and summary.json (and switches.csv,
-# stdout) must be identical; one process with change-mode time
-# series gives the same ts_ports.csv. Then what parallel runs refuse is
+# stdout) must be identical; time series (ports, hosts, flows within one
+# process; interval and change mode) at 1-3 processes. Then what parallel runs refuse is
 # refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
 # them); skips everything when no MPI launcher or the MPI binary is
@@ -243,16 +243,58 @@ for np in 2 3; do
     fi
 done
 
-# one process runs what the plain binary runs, events of no node too:
-# change-mode time-series rows (every event) come out the same
-TS="-tm $M/perm_16n_16c_2MB.cm --ts-ports 1-5 --ts-interval change"
-"$SPRAYSIM" $TS --quiet --no-progress --out "$T/ts-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain time-series run failed"
-same ts 1 $TS
-if cmp -s "$T/ts-plain/ts_ports.csv" "$T/ts-1/ts_ports.csv"; then
-    echo "ok mpi ts -np 1: ts_ports.csv is the plain run's"
-else
-    echo "FAIL mpi ts -np 1: ts_ports.csv differs from the plain run's"
-fi
+# time series (--ts-*): each process samples the ports and hosts it owns
+# and the flows it sends, rank 0 merges the rows in the plain run's order
+# (same instant: the event's place, then the object's number); every
+# process schedules the next sample and the run's end drops those the plain
+# run would not have taken (it stops sampling when nothing is pending)
+# same_ts NAME NP ARGS...: same, and every ts_*.csv of the plain run identical
+same_ts() {
+    name=$1 np=$2
+    shift 2
+    same "$name" "$np" "$@"
+    for f in ts_flows.csv ts_ports.csv ts_hosts.csv; do
+        [ -f "$T/$name-plain/$f" ] || continue
+        if cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f"; then
+            echo "ok mpi $name -np $np: $f is the plain run's"
+        else
+            echo "FAIL mpi $name -np $np: $f differs from the plain run's"
+        fi
+    done
+}
+TS="-tm $M/perm_128n_128c_2MB.cm --ts-ports 0-40,300-340 --ts-hosts all --ts-interval 7"
+plain ts $TS
+for np in 1 2 3; do
+    same_ts ts $np $TS
+done
+# change mode, with link changes every process applies (rows after them come from every process)
+TSC="-tm $M/perm_128n_128c_2MB.cm --fail 'link tor0 agg1 down at 30 up at 120' --fail 'switch core2 down at 60' --detect-us 10 --reroute bounce --ts-ports 0-10,500-520,700-767 --ts-hosts 0-3,100 --ts-interval change -end 150"
+eval "plain tsc $TSC"
+for np in 2 3; do
+    eval "same_ts tsc $np $TSC"
+done
+# flows within one process (pods 0-3 and 4-7 at 2 processes), several samples per window
+printf '%s\n' "Nodes 128" "Connections 6" "0->5 id 1 start 0 size 300000" "70->80 id 2 start 3 size 200000" \
+    "127->120 id 3 start 1 size 100000" "3->100 id 4 start 0 size 100000" "33->40 id 5 start 2 size 500000" \
+    "100->3 id 6 start 0 size 10000" >"$T/tsf.cm"
+TSF="-tm $T/tsf.cm --ts-flows 1-3,5 --ts-hosts all --ts-ports 0-3 --ts-interval 0.4"
+plain tsf $TSF
+for np in 1 2 3; do
+    same_ts tsf $np $TSF
+done
+# regression: with nothing pending after the first sample the plain run
+# stops sampling (one row per object at 0, one at -end); the processes,
+# which cannot see each other's queues, had sampled on to -end. And a run
+# without flows stopped at once on 2 processes (every process's flows
+# "finished"), 0 us simulated against the plain run's -end
+printf '%s\n' "Nodes 128" "Connections 0" >"$T/empty.cm"
+TSE="-tm $T/empty.cm --ts-hosts 0-3 --ts-ports 0-2,700 --ts-interval 7"
+plain tse $TSE
+same_ts tse 2 $TSE
+same_ts tse 3 $TSE
+TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 700 --ts-interval 7"
+eval "plain tse2 $TSE2"
+eval "same_ts tse2 2 $TSE2"
 
 # refuse NAME PATTERN ARGS...: a 2-process run must exit 2 with one line matching PATTERN
 refuse() {
@@ -283,7 +325,7 @@ refuse "pipelined messages" "messages over connections .* are pipelined" -tm "$T
 same msgs 1 -tm "$T/msgs.cm"
 "$SPRAYSIM" -tm "$T/msgs.cm" --msg-cc fresh --quiet --no-progress --out "$T/msgsf-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain fresh messages run failed"
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
-refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
+refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
 refuse hpcc "HPCC's in-band telemetry does not cross processes" -tm "$M/perm_16n_16c_2MB.cm" --transport roce -hpcc --pfc-deadlock-us 1001
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
