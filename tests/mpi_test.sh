@@ -296,6 +296,48 @@ TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 70
 eval "plain tse2 $TSE2"
 eval "same_ts tse2 2 $TSE2"
 
+# Progress and failure (issue 22 item 5). Rank 0's progress line reaches a
+# batch log (stderr not a terminal) as whole lines, as the plain run's do
+$MPIRUN -np 2 "$SPRAYSIM_MPI" -tm "$M/perm_128n_128c_2MB.cm" --quiet --progress-every 0.01 --out "$T/prog" >/dev/null 2>"$T/prog.err"
+if grep -q '^spraysim: progress \[[0-9]* s\] simulated .* on 2 processes' "$T/prog.err"; then
+    echo "ok mpi: rank 0's progress lines reach a batch log"
+else
+    echo "FAIL mpi: no 'spraysim: progress' line in a batch log: $(head -n 1 "$T/prog.err")"
+fi
+# regression: a process killed (kill -9) while the run goes on stops the
+# run with a non-zero exit and leaves no staging directory: under MPICH's
+# mpiexec rank 0 was killed too and its hidden .NAME.spraysim-* staging
+# folder stayed (rank 0 now makes it only after the run)
+KD=$T/kill
+mkdir -p "$KD"
+$MPIRUN -np 2 "$SPRAYSIM_MPI" -tm "$M/perm_1024n_1024c_0u_2000000b.cm" --quiet --no-progress --out "$KD/out" >"$KD/o" 2>"$KD/e" &
+launcher=$!
+victim=
+for _ in $(seq 1 200); do
+    for p in $(pgrep -f "$SPRAYSIM_MPI -tm $M/perm_1024n"); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1\|PMI_RANK=1'; then
+            victim=$p
+        fi
+    done
+    [ -n "$victim" ] && break
+    sleep 0.05
+done
+if [ -z "$victim" ]; then
+    wait "$launcher"
+    echo "FAIL mpi: rank 1 of the run to kill was not found"
+else
+    sleep 0.5
+    kill -9 "$victim"
+    wait "$launcher"
+    rc=$?
+    left=$(ls -A "$KD" | grep -v '^[oe]$' | head -n 1)
+    if [ "$rc" -eq 0 ] || [ -n "$left" ]; then
+        echo "FAIL mpi: killing rank 1: exit $rc, left behind: ${left:-nothing}"
+    else
+        echo "ok mpi: killing rank 1 stops the run (exit $rc) and leaves no staging directory"
+    fi
+fi
+
 # refuse NAME PATTERN ARGS...: a 2-process run must exit 2 with one line matching PATTERN
 refuse() {
     name=$1 pat=$2

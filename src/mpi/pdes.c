@@ -616,8 +616,10 @@ void pdes_run(struct sim *s)
     simtime_ps t = exchange(s, &all_done);
     /* rank 0's progress line, as sim_run's (its own share of the events):
      * refreshed in place once a second on a terminal; under mpirun, which
-     * forwards stderr line by line through a pipe, as a full line every 5 s,
-     * so a long parallel run shows it too and a short one prints nothing */
+     * forwards stderr line by line through a pipe, and in a batch log, as a
+     * full line every 5 s (--progress-every) starting "spraysim: progress"
+     * as the plain run's, so a long parallel run shows it too and a short
+     * one prints nothing */
     bool tty = isatty(STDERR_FILENO);
     bool progress = P.rank == 0 && s->cfg.progress, printed = false;
     double every_s = s->cfg.progress_every_s > 0 ? s->cfg.progress_every_s : tty ? 1.0 : 5.0;
@@ -646,7 +648,7 @@ void pdes_run(struct sim *s)
             double eta = s->now ? (last_print - t_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
             fprintf(stderr, "%s[%.0f s] simulated %.1f of %.1f us on %d processes, %u/%u flows finished here, "
                     "%.2fM events/s here, ETA <= %.0f s%s",
-                    tty ? "\r" : "", last_print - t_start, (double)s->now / PS_PER_US,
+                    tty ? "\r" : "spraysim: progress ", last_print - t_start, (double)s->now / PS_PER_US,
                     (double)s->cfg.end_ps / PS_PER_US, P.np, s->flows_finished, s->n_msgs,
                     s->events_processed / (last_print - t_start) / 1e6, eta, tty ? "   " : "\n");
         }
