@@ -9,8 +9,8 @@
 # fabric (UET, EQDS, RoCE in a lossless class), failures,
 # triggers within a process, --switch-stats and --htsim-output at 1-3
 # processes; flows.csv, queues.csv and summary.json (and switches.csv,
-# stdout) must be identical; one process with change-mode time
-# series gives the same ts_ports.csv. Then what parallel runs refuse is
+# stdout) must be identical; time series (ports, hosts, flows within one
+# process; interval and change mode) at 1-3 processes. Then what parallel runs refuse is
 # refused with exit 2 and one
 # line. Prints one "ok", "FAIL" or "skip" line per check (run_all.sh counts
 # them); skips everything when no MPI launcher or the MPI binary is
@@ -329,15 +329,99 @@ for np in 2 3; do
     fi
 done
 
-# one process runs what the plain binary runs, events of no node too:
-# change-mode time-series rows (every event) come out the same
-TS="-tm $M/perm_16n_16c_2MB.cm --ts-ports 1-5 --ts-interval change"
-"$SPRAYSIM" $TS --quiet --no-progress --out "$T/ts-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain time-series run failed"
-same ts 1 $TS
-if cmp -s "$T/ts-plain/ts_ports.csv" "$T/ts-1/ts_ports.csv"; then
-    echo "ok mpi ts -np 1: ts_ports.csv is the plain run's"
+# time series (--ts-*): each process samples the ports and hosts it owns
+# and the flows it sends, rank 0 merges the rows in the plain run's order
+# (same instant: the event's place, then the object's number); every
+# process schedules the next sample and the run's end drops those the plain
+# run would not have taken (it stops sampling when nothing is pending)
+# same_ts NAME NP ARGS...: same, and every ts_*.csv of the plain run identical
+same_ts() {
+    name=$1 np=$2
+    shift 2
+    same "$name" "$np" "$@"
+    for f in ts_flows.csv ts_ports.csv ts_hosts.csv; do
+        [ -f "$T/$name-plain/$f" ] || continue
+        if cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f"; then
+            echo "ok mpi $name -np $np: $f is the plain run's"
+        else
+            echo "FAIL mpi $name -np $np: $f differs from the plain run's"
+        fi
+    done
+}
+TS="-tm $M/perm_128n_128c_2MB.cm --ts-ports 0-40,300-340 --ts-hosts all --ts-interval 7"
+plain ts $TS
+for np in 1 2 3; do
+    same_ts ts $np $TS
+done
+# change mode, with link changes every process applies (rows after them come from every process)
+TSC="-tm $M/perm_128n_128c_2MB.cm --fail 'link tor0 agg1 down at 30 up at 120' --fail 'switch core2 down at 60' --detect-us 10 --reroute bounce --ts-ports 0-10,500-520,700-767 --ts-hosts 0-3,100 --ts-interval change -end 150"
+eval "plain tsc $TSC"
+for np in 2 3; do
+    eval "same_ts tsc $np $TSC"
+done
+# flows within one process (pods 0-3 and 4-7 at 2 processes), several samples per window
+printf '%s\n' "Nodes 128" "Connections 6" "0->5 id 1 start 0 size 300000" "70->80 id 2 start 3 size 200000" \
+    "127->120 id 3 start 1 size 100000" "3->100 id 4 start 0 size 100000" "33->40 id 5 start 2 size 500000" \
+    "100->3 id 6 start 0 size 10000" >"$T/tsf.cm"
+TSF="-tm $T/tsf.cm --ts-flows 1-3,5 --ts-hosts all --ts-ports 0-3 --ts-interval 0.4"
+plain tsf $TSF
+for np in 1 2 3; do
+    same_ts tsf $np $TSF
+done
+# regression: with nothing pending after the first sample the plain run
+# stops sampling (one row per object at 0, one at -end); the processes,
+# which cannot see each other's queues, had sampled on to -end. And a run
+# without flows stopped at once on 2 processes (every process's flows
+# "finished"), 0 us simulated against the plain run's -end
+printf '%s\n' "Nodes 128" "Connections 0" >"$T/empty.cm"
+TSE="-tm $T/empty.cm --ts-hosts 0-3 --ts-ports 0-2,700 --ts-interval 7"
+plain tse $TSE
+same_ts tse 2 $TSE
+same_ts tse 3 $TSE
+TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 700 --ts-interval 7"
+eval "plain tse2 $TSE2"
+eval "same_ts tse2 2 $TSE2"
+
+# Progress and failure (issue 22 item 5). Rank 0's progress line reaches a
+# batch log (stderr not a terminal) as whole lines, as the plain run's do
+$MPIRUN -np 2 "$SPRAYSIM_MPI" -tm "$M/perm_128n_128c_2MB.cm" --quiet --progress-every 0.01 --out "$T/prog" >/dev/null 2>"$T/prog.err"
+if grep -q '^spraysim: progress \[[0-9]* s\] simulated .* on 2 processes' "$T/prog.err"; then
+    echo "ok mpi: rank 0's progress lines reach a batch log"
 else
-    echo "FAIL mpi ts -np 1: ts_ports.csv differs from the plain run's"
+    echo "FAIL mpi: no 'spraysim: progress' line in a batch log: $(head -n 1 "$T/prog.err")"
+fi
+# regression: a process killed (kill -9) while the run goes on stops the
+# run with a non-zero exit and leaves no staging directory: under MPICH's
+# mpiexec rank 0 was killed too and its hidden .NAME.spraysim-* staging
+# folder stayed (rank 0 now makes it only after the run)
+KD=$T/kill
+mkdir -p "$KD"
+$MPIRUN -np 2 "$SPRAYSIM_MPI" -tm "$M/perm_1024n_1024c_0u_2000000b.cm" --quiet --no-progress --out "$KD/out" >"$KD/o" 2>"$KD/e" &
+launcher=$!
+victim=
+for _ in $(seq 1 200); do
+    for p in $(pgrep -f "$SPRAYSIM_MPI -tm $M/perm_1024n"); do
+        if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1\|PMI_RANK=1'; then
+            victim=$p
+        fi
+    done
+    [ -n "$victim" ] && break
+    sleep 0.05
+done
+if [ -z "$victim" ]; then
+    wait "$launcher"
+    echo "FAIL mpi: rank 1 of the run to kill was not found"
+else
+    sleep 0.5
+    kill -9 "$victim"
+    wait "$launcher"
+    rc=$?
+    left=$(ls -A "$KD" | grep -v '^[oe]$' | head -n 1)
+    if [ "$rc" -eq 0 ] || [ -n "$left" ]; then
+        echo "FAIL mpi: killing rank 1: exit $rc, left behind: ${left:-nothing}"
+    else
+        echo "ok mpi: killing rank 1 stops the run (exit $rc) and leaves no staging directory"
+    fi
 fi
 
 # refuse NAME PATTERN ARGS...: a 2-process run must exit 2 with one line matching PATTERN
@@ -393,7 +477,7 @@ plain imsgsr -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 same imsgsr 2 -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 "$SPRAYSIM" -tm "$T/msgs.cm" --msg-cc fresh --quiet --no-progress --out "$T/msgsf-plain" >/dev/null 2>&1 || echo "FAIL mpi: the plain fresh messages run failed"
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
-refuse "time series" "time series are not gathered" -tm "$M/perm_16n_16c_2MB.cm" --ts-ports all --out "$T/tsr"
+refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
 

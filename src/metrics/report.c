@@ -864,6 +864,12 @@ struct report_out *report_out_prepare(const char *dir)
     return o;
 }
 
+void report_out_abort(struct report_out *o)
+{
+    outdir_abort(o->dir);
+    free(o);
+}
+
 const char *report_out_path(struct report_out *o, const char *name)
 {
     return outdir_file_path(o->dir, name);

@@ -20,7 +20,8 @@
  * At the end the clock, counters, flow records (sender side from the
  * sender's process, the receiver's completion time from the receiver's) and
  * port statistics come together in rank 0, whose ordinary report code then
- * writes the outputs. SPRAYSIM_MPI_STATS=1 prints each process's window
+ * writes the outputs; time-series rows (each process's ports, hosts and
+ * flows: timeseries.h ts_split) are merged there in the plain run's order. SPRAYSIM_MPI_STATS=1 prints each process's window
  * statistics on stderr (the measurements in the README).
  *
  * Built with mpicc only; nothing else in the project needs MPI.
@@ -28,6 +29,7 @@
 #include "pdes.h"
 
 #include "../metrics/report.h"
+#include "../metrics/timeseries.h"
 #include "../net/partition.h"
 #include "../net/pfc.h"
 #include "../sim.h"
@@ -374,8 +376,6 @@ static void check_supported(const struct sim *s)
                "-end (above %g us here)", (double)c->end_ps / PS_PER_US);
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
-    if (s->ts)
-        refuse("--ts-*: time series are not gathered across processes yet");
 }
 
 /* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
@@ -437,6 +437,12 @@ void pdes_attach(struct sim *s)
     check_supported(s);
     P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
     check_triggers(s);
+    /* time series: each process samples what it owns, rank 0 merges the
+     * rows (pdes_collect); with one process too, so the test at -np 1 runs
+     * the same code */
+    char err[512];
+    if (!ts_split(s, (uint32_t)P.rank, P.part, err, sizeof err))
+        pdes_refuse(err);
     uint32_t nodes = s->n_hosts + s->n_switches;
     P.remote = xcalloc(nodes ? nodes : 1, 1);
     for (uint32_t i = 0; i < nodes; i++)
@@ -471,10 +477,11 @@ void pdes_attach(struct sim *s)
     s->pdes = &P;
 }
 
-/* Events of no node (origin 0: time-series samples and open-loop
- * arrivals, which only runs of one process have; check_supported) are
- * rank 0's, but link changes and routing's learning of them, which every
- * process applies to its copy of the fabric (sim_event_everywhere). */
+/* Events of no node (origin 0: open-loop arrivals, which only runs of one
+ * process have; check_supported) are rank 0's, but link changes and
+ * routing's learning of them, which every process applies to its copy of
+ * the fabric, and time-series samples, where every process samples what
+ * it owns (sim_event_everywhere). */
 static inline bool origin_is_local(uint32_t o)
 {
     return o == 0 ? P.rank == 0 : !P.remote[o - 1];
@@ -498,6 +505,24 @@ static simtime_ps next_local_time(struct sim *s)
         eq_pop(&s->eq, &dummy);
     }
     return SIMTIME_NEVER;
+}
+
+static void count_real(const struct event *e, void *arg)
+{
+    struct sim *s = ((void **)arg)[0];
+    uint64_t *n = ((void **)arg)[1];
+    *n += e->kind != EV_TS_SAMPLE && event_is_local(s, e);
+}
+
+/* Events of the simulated system still pending here at the run's end (a
+ * time-series sample is not one, nor another process's event left over
+ * from setup). */
+static uint64_t real_pending(struct sim *s)
+{
+    uint64_t n = 0;
+    void *arg[2] = {s, &n};
+    eq_visit(&s->eq, count_real, arg);
+    return n;
 }
 
 /* What every process tells every other at a window's end, in one
@@ -551,7 +576,9 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         rtotal += H_in[r].bytes;
         any |= H_in[r].sends;
     }
-    *all_done = all;
+    /* as the plain run's stop, which the last flow's finish sets: never in
+     * a run without flows */
+    *all_done = all && s->n_msgs > 0;
     rtotal /= sizeof(struct xpkt);
     if (!any) /* every process knows that nobody sends anything */
         return t;
@@ -648,14 +675,16 @@ void pdes_run(struct sim *s)
 {
     double t_start = wall_s();
     simtime_ps last_ps = 0;
-    bool all_done = false;
+    bool all_done = false, any_event = false;
     H_out = xcalloc((size_t)P.np, sizeof *H_out);
     H_in = xcalloc((size_t)P.np, sizeof *H_in);
     simtime_ps t = exchange(s, &all_done);
     /* rank 0's progress line, as sim_run's (its own share of the events):
      * refreshed in place once a second on a terminal; under mpirun, which
-     * forwards stderr line by line through a pipe, as a full line every 5 s,
-     * so a long parallel run shows it too and a short one prints nothing */
+     * forwards stderr line by line through a pipe, and in a batch log, as a
+     * full line every 5 s (--progress-every) starting "spraysim: progress"
+     * as the plain run's, so a long parallel run shows it too and a short
+     * one prints nothing */
     bool tty = isatty(STDERR_FILENO);
     bool progress = P.rank == 0 && s->cfg.progress, printed = false;
     double every_s = s->cfg.progress_every_s > 0 ? s->cfg.progress_every_s : tty ? 1.0 : 5.0;
@@ -666,6 +695,7 @@ void pdes_run(struct sim *s)
         if (limit > s->cfg.end_ps)
             limit = s->cfg.end_ps;
         uint64_t n = sim_run_window(s, limit, P.rank == 0, &last_ps);
+        any_event |= n > 0;
         P.windows++;
         P.busy_windows += n > 0;
         if (n > P.max_window_events)
@@ -683,7 +713,7 @@ void pdes_run(struct sim *s)
             double eta = s->now ? (last_print - t_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
             fprintf(stderr, "%s[%.0f s] simulated %.1f of %.1f us on %d processes, %u/%u flows finished here, "
                     "%.2fM events/s here, ETA <= %.0f s%s",
-                    tty ? "\r" : "", last_print - t_start, (double)s->now / PS_PER_US,
+                    tty ? "\r" : "spraysim: progress ", last_print - t_start, (double)s->now / PS_PER_US,
                     (double)s->cfg.end_ps / PS_PER_US, P.np, s->flows_finished, s->n_msgs,
                     s->events_processed / (last_print - t_start) / 1e6, eta, tty ? "   " : "\n");
         }
@@ -692,12 +722,29 @@ void pdes_run(struct sim *s)
         fputc('\n', stderr);
     if (s->htsim_line)
         htsim_flush();
-    /* the clock: the last event run anywhere; the rest as sim_finish decides */
-    uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
-    int64_t last_i64 = time_to_i64(last_ps), last_max;
-    MPI_Allreduce(&last_i64, &last_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    /* the clock: the last event run anywhere (time-series samples aside:
+     * ts_split_settle says which the plain run took, and whether one came
+     * after that event); the rest as sim_finish decides */
+    uint64_t in[3] = {last_ps, s->flows_finished, real_pending(s)}, red[3];
+    uint64_t mine[3] = {last_ps, s->last_event_order, any_event}, *all_last = xmalloc((size_t)P.np * sizeof mine);
+    MPI_Allgather(mine, 3, MPI_UINT64_T, all_last, 3, MPI_UINT64_T, MPI_COMM_WORLD);
+    simtime_ps last_max = 0;
+    uint64_t last_order = 0;
+    bool any = false;
+    for (int r = 0; r < P.np; r++) {
+        const uint64_t *x = all_last + 3 * r;
+        if (x[2] && (!any || x[0] > last_max || (x[0] == last_max && x[1] > last_order))) {
+            last_max = x[0];
+            last_order = x[1];
+            any = true;
+        }
+    }
+    free(all_last);
     MPI_Allreduce(in + 1, red + 1, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    s->now = i64_to_time(last_max);
+    simtime_ps sample_ps = ts_split_settle(s, last_max, last_order, any, red[2] != 0);
+    if (sample_ps > last_max)
+        last_max = sample_ps;
+    s->now = last_max;
     uint64_t finished = red[1];
     bool pending = red[2] != 0;
     if (!all_done && s->now < s->cfg.end_ps && finished < s->n_msgs && !pending) {
@@ -778,12 +825,37 @@ static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all)
     return all;
 }
 
+/* Every process's time-series rows to rank 0, written there in the plain
+ * run's order, and the samples each process counted alone. */
+static void ts_gather(struct sim *s)
+{
+    if (!s->ts)
+        return;
+    for (unsigned which = 0; which < 3; which++) {
+        char *mine;
+        size_t bytes = ts_split_pack(s, which, &mine);
+        if (bytes > INT32_MAX)
+            die_internal("%zu bytes of time-series rows: more than MPI's int counts hold", bytes);
+        int n_all;
+        char *all = gather_recs(mine, (int)bytes, 1, &n_all);
+        if (P.rank == 0 && ts_file_selected(s->ts, which))
+            ts_split_write(s, which, all, (size_t)n_all);
+        free(mine);
+        free(all);
+    }
+    uint64_t own = P.rank == 0 ? 0 : ts_split_own_samples(s), others = 0;
+    MPI_Reduce(&own, &others, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (P.rank == 0)
+        ts_split_set_samples(s, others);
+}
+
 void pdes_collect(struct sim *s, double wall, struct run_stats *r)
 {
     /* packets still in the network: counted where they are */
     report_collect(s, wall, r);
     uint64_t inet[2] = {r->pkts_in_network, r->data_in_network}, inet_sum[2];
     MPI_Reduce(inet, inet_sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    ts_gather(s);
     if (P.np == 1)
         return;
     /* counters: sums (sim_totals is all uint64_t) */
