@@ -718,27 +718,21 @@ uint64_t sim_run_window(struct sim *s, simtime_ps limit_ps, bool origin0_here, s
     bool ts_each_event = s->ts && s->cfg.ts.change;
     uint64_t n = 0;
     s->cur_event = &ev; /* what dispatch runs: pops write it in place */
-    bool track_order = s->htsim_line != NULL;
+    /* the place of an event at its instant: for --htsim-output lines and
+     * time-series rows, which pdes.c puts in the plain run's order */
+    bool track_order = s->htsim_line != NULL || s->ts != NULL;
     while (eq_pop_until(&s->eq, limit_ps, &ev)) {
         if (prefetch)
             prefetch_ahead(s);
         uint32_t o = sim_event_origin(s, &ev);
-        if (o == 0 && !origin0_here) {
-            /* a link's change and routing's learning of it act on every
-             * process's copy of the fabric at the same instant (the events
-             * of origin 0 come first at their time everywhere); rank 0
-             * counts them */
-            if (sim_event_everywhere(&ev)) {
-                dispatch(s, &ev, o);
-                s->events_processed--;
-            }
+        bool elsewhere = o == 0 && !origin0_here;
+        if (elsewhere && !sim_event_everywhere(&ev))
             continue;
-        }
         if (o != 0 && s->node_remote[o - 1])
             continue; /* another process's (a flow start every process scheduled at setup) */
         if (__builtin_expect(track_order, 0)) {
             /* the largest key run here at this instant so far (pdes.c's
-             * order of --htsim-output lines) */
+             * order of --htsim-output lines and time-series rows) */
             if (ev.time_ps != s->cur_time_ps || ev.order > s->cur_order_max)
                 s->cur_order_max = ev.order;
             s->cur_time_ps = ev.time_ps;
@@ -746,8 +740,22 @@ uint64_t sim_run_window(struct sim *s, simtime_ps limit_ps, bool origin0_here, s
         dispatch(s, &ev, o);
         if (__builtin_expect(ts_each_event, 0))
             ts_after_event(s);
-        *last_event_ps = ev.time_ps;
-        n++;
+        if (elsewhere) {
+            /* a link's change and routing's learning of it act on every
+             * process's copy of the fabric at the same instant (the events
+             * of origin 0 come first at their time everywhere), and so does
+             * a time-series sample (each process samples what it owns);
+             * rank 0 counts them (a sample counts nowhere) */
+            if (ev.kind != EV_TS_SAMPLE)
+                s->events_processed--;
+            continue;
+        }
+        if (ev.kind != EV_TS_SAMPLE) {
+            /* the last event of the simulated system (samples are not) */
+            *last_event_ps = ev.time_ps;
+            s->last_event_order = ev.order;
+            n++;
+        }
     }
     s->cur_event = NULL;
     return n;

@@ -291,6 +291,7 @@ struct sim {
     const struct event *cur_event;
     simtime_ps cur_time_ps;  /* with htsim_line: the instant of the events run, and */
     uint64_t cur_order_max;  /* the largest key (event order) run at it on this process so far */
+    uint64_t last_event_order; /* sim_run_window: the key of the last event it ran (time-series samples aside) */
     void (*htsim_line)(struct sim *s, const char *line);
 };
 
@@ -334,7 +335,7 @@ __attribute__((format(printf, 2, 3))) void sim_htsim_printf(struct sim *s, const
  * (--fail, -failed, --random-failures) and routing's learning of them. */
 static inline bool sim_event_everywhere(const struct event *ev)
 {
-    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN;
+    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN || ev->kind == EV_TS_SAMPLE;
 }
 /* One conservative window of a parallel run (src/mpi/pdes.c): handles, in
  * order, the events up to limit_ps whose origin is this process's

@@ -105,11 +105,27 @@ int main(int argc, char **argv)
     /* --stream (default: for open-loop workloads) */
     if (cfg.stream == 1 || (cfg.stream < 0 && (s.poisson || s.goal)))
         flowstream_setup(&s, out ? report_out_path(out, "flows.csv") : NULL);
+#ifdef SPRAYSIM_MPI
+    /* no staging directory while the processes run (issue 22): one killed
+     * (kill -9, MPICH's mpiexec passing SIGKILL on) would leave it behind.
+     * --out was found usable above; rank 0 makes it again after the run,
+     * which every process has then finished (the rows of time series wait
+     * in memory: ts_split) */
+    bool out_later = out && !s.fstream;
+    if (out_later) {
+        report_out_abort(out);
+        out = NULL;
+    }
+#endif
     if (out)
         report_out_attach_ts(out, &s); /* time series stream into the output set during the run */
 #ifdef SPRAYSIM_MPI
     pdes_attach(&s);
     pdes_run(&s);
+    if (out_later) {
+        out = report_out_prepare(cfg.out_dir);
+        report_out_attach_ts(out, &s);
+    }
 #else
     sim_run(&s);
 #endif

@@ -47,6 +47,8 @@ void report_warn_censored(const struct sim *s, const struct run_stats *r);
 struct report_out;
 struct report_out *report_out_prepare(const char *dir);
 void report_out_commit(struct report_out *o, const struct sim *s, const struct run_stats *r);
+/* Removes the staging directory report_out_prepare made, and frees o. */
+void report_out_abort(struct report_out *o);
 /* Where file `name` of the set is staged (--stream writes flows.csv there during the run). */
 const char *report_out_path(struct report_out *o, const char *name);
 /* flows.csv's header line, and flow i's row (report_flows_csv is the header and every row). */

@@ -23,6 +23,10 @@
  * window and the interval, printed when large, and refused above
  * --ts-max-mb. Rows are streamed into the output set's staging directory,
  * so memory stays constant whatever the capture's size.
+ *
+ * Parallel runs (ts_split, src/mpi/pdes.c): each process samples what it
+ * owns and keeps its rows in memory with their place in the plain run's
+ * order; rank 0 merges them after the run.
  */
 #include "timeseries.h"
 
@@ -272,6 +276,32 @@ struct ts_run {
     const struct ts_config *cfg;
     uint32_t n_classes;           /* switch classes per port (--classes) */
     struct ts_totals tot;
+    struct ts_split *split;       /* a parallel run's process: its share, rows kept with their place (ts_split) */
+};
+
+/* A process's share of a parallel run's time series (ts_split): the rows
+ * of the objects it owns, each with the key that places it among every
+ * process's rows in the plain run's order (timeseries.h, ts_split_rows). */
+struct ts_row_key {
+    simtime_ps time_ps;
+    uint64_t order;   /* the event's place at its instant (sim.h cur_order_max); UINT64_MAX: the run's end */
+    uint64_t seq;     /* a shared look's rows: the object's number; an event of this process's: its row count */
+    uint32_t rank;    /* 0 in a shared look (every process's objects in one plain look) */
+    uint32_t off;     /* where the row's text starts in the file's buffer */
+};
+
+struct ts_split {
+    uint32_t rank;
+    const uint32_t *part;         /* [node]: its process */
+    FILE *mem[3];                 /* the rows' text, by file */
+    char *buf[3];
+    size_t len[3];
+    struct ts_row_key *key[3];
+    uint32_t n_key[3], cap_key[3];
+    uint64_t local_rows;          /* rows of this process's own events so far (their seq) */
+    uint64_t shared_samples;      /* tot.samples counted in looks every process makes */
+    struct ts_row_key *samples;   /* interval mode: every sample run, (time, order) */
+    uint32_t n_samples, cap_samples;
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -294,7 +324,9 @@ static void consider(struct sim *s, struct ts_run *t, uint32_t fi)
     if (f->state == FLOW_FREE || f->ordinal < t->msgs_seen)
         return;
     bool rows = t->want[0] && sel_has(&t->cfg->flows, f->id);
-    bool feeds = t->want[2] && t->host_slot[f->dst] != UINT32_MAX;
+    bool feeds = t->want[2] && t->host_slot[f->dst] != UINT32_MAX; /* a parallel run: its own hosts only */
+    if (t->split && t->split->part[f->src] != t->split->rank)
+        rows = false; /* its sender's process writes them (ts_split: the receiver is there too) */
     if (!rows && !feeds)
         return;
     if (t->n_w == t->cap_w) {
@@ -371,6 +403,32 @@ static bool same_sample(const struct flow_sample *a, const struct flow_sample *b
            (!a->has_in_flight || a->in_flight_bytes == b->in_flight_bytes) && a->delivered_bytes == b->delivered_bytes;
 }
 
+/* Where a row goes: the file, or in a parallel run the process's buffer,
+ * after the key that places it (obj: its flow's message, port or host). */
+static FILE *row_out(const struct sim *s, struct ts_run *t, unsigned which, uint32_t obj)
+{
+    struct ts_split *sp = t->split;
+    if (!sp)
+        return t->out[which];
+    /* shared: the sample (every process samples its objects at its
+     * instant), a link change every process applies, the run's end */
+    bool shared = !s->cur_event || sim_event_origin(s, s->cur_event) == 0;
+    if (sp->n_key[which] == sp->cap_key[which]) {
+        sp->cap_key[which] = sp->cap_key[which] ? 2 * sp->cap_key[which] : 1024;
+        sp->key[which] = xrealloc(sp->key[which], sp->cap_key[which] * sizeof *sp->key[which]);
+    }
+    off_t off = ftello(sp->mem[which]);
+    if (off < 0 || off > (off_t)UINT32_MAX)
+        die_internal("time series: %lld bytes of rows on one process (at most 4 GiB)", (long long)off);
+    sp->key[which][sp->n_key[which]++] = (struct ts_row_key){
+        .time_ps = s->now,
+        .order = s->cur_event ? s->cur_order_max : UINT64_MAX,
+        .seq = shared ? obj : sp->local_rows++,
+        .rank = shared ? 0 : sp->rank + 1,
+        .off = (uint32_t)off};
+    return sp->mem[which];
+}
+
 static void put_time(FILE *f, simtime_ps t)
 {
     /* exact decimal microseconds, as flows.csv writes them */
@@ -379,7 +437,7 @@ static void put_time(FILE *f, simtime_ps t)
 
 static void write_flow_row(const struct sim *s, struct ts_run *t, const struct ts_watch *w, const struct flow_sample *x)
 {
-    FILE *f = t->out[0];
+    FILE *f = row_out(s, t, 0, w->ordinal);
     t->tot.rows_flows++;
     if (!f)
         return;
@@ -403,7 +461,7 @@ static void write_flow_row(const struct sim *s, struct ts_run *t, const struct t
 
 static void write_port_row(const struct sim *s, struct ts_run *t, uint32_t pi, const struct ts_port_rec *r)
 {
-    FILE *f = t->out[1];
+    FILE *f = row_out(s, t, 1, pi);
     t->tot.rows_ports++;
     if (!f)
         return;
@@ -417,7 +475,7 @@ static void write_port_row(const struct sim *s, struct ts_run *t, uint32_t pi, c
 
 static void write_host_row(const struct sim *s, struct ts_run *t, struct ts_host *h)
 {
-    FILE *f = t->out[2];
+    FILE *f = row_out(s, t, 2, h->host);
     t->tot.rows_hosts++;
     if (f) {
         put_time(f, s->now);
@@ -454,9 +512,14 @@ static void look(struct sim *s, struct ts_run *t, bool every)
         if (kept != i)
             t->w[kept] = *w; /* closing the gaps of dropped watches */
         w = &t->w[kept++];
-        if (f->state == FLOW_WAITING)
+        /* a parallel run's receiver's process feeds its host from a copy
+         * whose sender never ran: its delivered bytes tell, not its state */
+        bool sender_here = !t->split || t->split->part[f->src] == t->split->rank;
+        if (f->state == FLOW_WAITING && sender_here)
             continue;
-        if (w->done_written || (!w->rows && f->state == FLOW_DONE)) {
+        if (!sender_here && !f->tp_state)
+            continue; /* no packet has reached the receiver yet: nothing delivered */
+        if (w->done_written || (!w->rows && (f->state == FLOW_DONE || !sender_here))) {
             /* nothing more to record: its last row is written and its
              * receiver has every byte (the sender holds every ACK) */
             if (!w->feeds_host || w->delivered_seen == w->size_bytes) {
@@ -663,14 +726,26 @@ void ts_sample_event(struct sim *s)
     s->events_processed--;
     t->started = true;
     t->tot.samples++;
+    if (t->split) {
+        struct ts_split *sp = t->split;
+        sp->shared_samples++;
+        if (sp->n_samples == sp->cap_samples) {
+            sp->cap_samples = sp->cap_samples ? 2 * sp->cap_samples : 64;
+            sp->samples = xrealloc(sp->samples, sp->cap_samples * sizeof *sp->samples);
+        }
+        sp->samples[sp->n_samples++] = (struct ts_row_key){.time_ps = s->now, .order = s->cur_event->order};
+    }
     look(s, t, !t->change);
     t->last_sample_ps = s->now;
     t->sampled_at_last = true;
     if (t->change)
         return;
-    /* only while something else is pending: a sample never keeps a run going */
+    /* only while something else is pending: a sample never keeps a run
+     * going. A parallel run's process cannot see what the others have
+     * pending: it schedules the next one anyway, and ts_split_settle drops
+     * those the plain run would not have taken */
     simtime_ps next = s->now + t->interval_ps;
-    if (next <= t->end_ps && eq_count(&s->eq))
+    if (next <= t->end_ps && (t->split || eq_count(&s->eq)))
         sim_at(s, next, EV_TS_SAMPLE, 0);
 }
 
@@ -703,6 +778,8 @@ void ts_after_event(struct sim *s)
     if (!t->started || s->now > t->end_ps)
         return;
     t->tot.samples++;
+    if (t->split && sim_event_origin(s, s->cur_event) == 0)
+        t->split->shared_samples++; /* an event every process runs (a link change, a sample) */
     look(s, t, false);
 }
 
@@ -715,6 +792,8 @@ bool ts_finish(struct sim *s, char *err, size_t errlen)
     if (s->now >= t->start_ps && s->now <= t->end_ps && !(t->sampled_at_last && t->last_sample_ps == s->now)) {
         t->started = true;
         t->tot.samples++;
+        if (t->split)
+            t->split->shared_samples++;
         look(s, t, !t->change);
     }
     static const char *const names[] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
@@ -738,6 +817,16 @@ void ts_free(struct sim *s)
     free(t->port_written);
     free(t->hosts);
     free(t->host_slot);
+    if (t->split) {
+        for (unsigned i = 0; i < 3; i++) {
+            if (t->split->mem[i])
+                fclose(t->split->mem[i]);
+            free(t->split->buf[i]);
+            free(t->split->key[i]);
+        }
+        free(t->split->samples);
+        free(t->split);
+    }
     free(t);
     s->ts = NULL;
 }
@@ -745,4 +834,193 @@ void ts_free(struct sim *s)
 void ts_totals(const struct ts_run *t, struct ts_totals *out)
 {
     *out = t->tot;
+}
+
+/* ---- parallel runs (src/mpi/pdes.c) ----------------------------------------- */
+
+bool ts_split(struct sim *s, uint32_t rank, const uint32_t *part, char *err, size_t errlen)
+{
+    struct ts_run *t = s->ts;
+    if (!t)
+        return true;
+    /* a flow's row joins its sender's state (window, rate, RTT, bytes in
+     * flight) with its receiver's (bytes delivered): both on one process */
+    for (uint32_t i = 0; t->want[0] && i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        if (sel_has(&t->cfg->flows, f->id) && part[f->src] != part[f->dst]) {
+            snprintf(err, errlen,
+                     "--ts-flows: flow %u runs from host %u (process %u) to host %u (process %u): its rows join its "
+                     "sender's and its receiver's state, so parallel runs take only flows within one process",
+                     f->id, f->src, part[f->src], f->dst, part[f->dst]);
+            return false;
+        }
+    }
+    struct ts_split *sp = xcalloc(1, sizeof *sp);
+    sp->rank = rank;
+    sp->part = part;
+    for (unsigned i = 0; i < 3; i++) {
+        if (!t->want[i])
+            continue;
+        sp->mem[i] = open_memstream(&sp->buf[i], &sp->len[i]);
+        if (!sp->mem[i])
+            die_internal("time series: no memory stream for the rows");
+    }
+    /* this process's ports and hosts only; the watches start again from its flows */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < t->n_ports; i++)
+        if (part[s->ports[t->ports[i]].owner_node] == rank)
+            t->ports[k++] = t->ports[i];
+    t->n_ports = k;
+    k = 0;
+    for (uint32_t i = 0; i < t->n_hosts; i++) {
+        uint32_t h = t->hosts[i].host;
+        t->host_slot[h] = UINT32_MAX;
+        if (part[h] == rank) {
+            t->host_slot[h] = k;
+            t->hosts[k++] = t->hosts[i];
+        }
+    }
+    t->n_hosts = k;
+    t->split = sp;
+    t->n_w = 0;
+    t->flows_seen = t->msgs_seen = 0;
+    watch_new_flows(s, t);
+    return true;
+}
+
+static int key_cmp(const struct ts_row_key *x, const struct ts_row_key *y)
+{
+    if (x->time_ps != y->time_ps)
+        return x->time_ps < y->time_ps ? -1 : 1;
+    if (x->order != y->order)
+        return x->order < y->order ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+simtime_ps ts_split_settle(struct sim *s, simtime_ps last_ps, uint64_t last_order, bool any_event, bool pending)
+{
+    struct ts_run *t = s->ts;
+    if (!t || !t->split || !t->split->n_samples)
+        return 0;
+    struct ts_split *sp = t->split;
+    /* the plain run schedules sample j + 1 only while an event is pending
+     * at sample j: one runs after it, or the run ended (-end, every flow
+     * finished) with one pending. Else the first sample after the run's
+     * last event is the last the plain run takes */
+    if (pending || t->change)
+        return sp->samples[sp->n_samples - 1].time_ps;
+    struct ts_row_key last = {.time_ps = last_ps, .order = last_order};
+    uint32_t k = 0;
+    while (k < sp->n_samples && any_event && key_cmp(&sp->samples[k], &last) < 0)
+        k++;
+    if (k == sp->n_samples)
+        return 0; /* every sample came before the last event: all were the plain run's */
+    uint32_t kept = k + 1;
+    const struct ts_row_key *cut = &sp->samples[kept - 1];
+    for (unsigned i = 0; i < 3; i++) {
+        uint32_t n = 0;
+        while (n < sp->n_key[i] && key_cmp(&sp->key[i][n], &(struct ts_row_key){.time_ps = cut->time_ps,
+                                                                                  .order = cut->order,
+                                                                                  .rank = UINT32_MAX}) < 0)
+            n++;
+        if (n < sp->n_key[i]) {
+            /* the dropped rows were the buffer's last: cut its text there */
+            fflush(sp->mem[i]);
+            if (fseeko(sp->mem[i], (off_t)sp->key[i][n].off, SEEK_SET))
+                die_internal("time series: cannot cut the rows' buffer");
+        }
+        uint64_t dropped = sp->n_key[i] - n;
+        if (i == 0)
+            t->tot.rows_flows -= dropped;
+        else if (i == 1)
+            t->tot.rows_ports -= dropped;
+        else
+            t->tot.rows_hosts -= dropped;
+        sp->n_key[i] = n;
+    }
+    uint32_t fake = sp->n_samples - kept;
+    t->tot.samples -= fake;
+    sp->shared_samples -= fake;
+    t->last_sample_ps = cut->time_ps;
+    sp->n_samples = kept;
+    return cut->time_ps;
+}
+
+/* A row on its way to rank 0: its key (off holding the text's length),
+ * then the text, padded to 8 bytes. */
+static size_t rec_bytes(uint32_t len)
+{
+    return sizeof(struct ts_row_key) + (((size_t)len + 7) & ~(size_t)7);
+}
+
+size_t ts_split_pack(struct sim *s, unsigned which, char **blob)
+{
+    struct ts_run *t = s->ts;
+    *blob = NULL;
+    if (!t || !t->split || which > 2 || !t->split->mem[which])
+        return 0;
+    struct ts_split *sp = t->split;
+    if (fflush(sp->mem[which]))
+        die_internal("time series: cannot flush the rows' buffer");
+    size_t total = 0;
+    for (uint32_t i = 0; i < sp->n_key[which]; i++) {
+        size_t end = i + 1 < sp->n_key[which] ? sp->key[which][i + 1].off : sp->len[which];
+        total += rec_bytes((uint32_t)(end - sp->key[which][i].off));
+    }
+    char *b = xcalloc(total ? total : 1, 1);
+    size_t at = 0;
+    for (uint32_t i = 0; i < sp->n_key[which]; i++) {
+        struct ts_row_key k = sp->key[which][i];
+        size_t end = i + 1 < sp->n_key[which] ? sp->key[which][i + 1].off : sp->len[which];
+        uint32_t len = (uint32_t)(end - k.off);
+        memcpy(b + at + sizeof k, sp->buf[which] + k.off, len);
+        k.off = len;
+        memcpy(b + at, &k, sizeof k);
+        at += rec_bytes(len);
+    }
+    *blob = b;
+    return total;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+    return key_cmp(*(const struct ts_row_key *const *)a, *(const struct ts_row_key *const *)b);
+}
+
+void ts_split_write(struct sim *s, unsigned which, const char *all, size_t bytes)
+{
+    struct ts_run *t = s->ts;
+    size_t n = 0;
+    for (size_t at = 0; at < bytes; n++) {
+        struct ts_row_key k;
+        memcpy(&k, all + at, sizeof k);
+        at += rec_bytes(k.off);
+    }
+    const struct ts_row_key **v = xcalloc(n ? n : 1, sizeof *v);
+    size_t i = 0;
+    for (size_t at = 0; at < bytes; i++) {
+        v[i] = (const struct ts_row_key *)(const void *)(all + at); /* records are 8-byte aligned */
+        at += rec_bytes(v[i]->off);
+    }
+    qsort(v, n, sizeof *v, rec_cmp);
+    for (i = 0; i < n && t->out[which]; i++)
+        fwrite(v[i] + 1, 1, v[i]->off, t->out[which]);
+    free(v);
+    uint64_t *rows[3] = {&t->tot.rows_flows, &t->tot.rows_ports, &t->tot.rows_hosts};
+    *rows[which] = n;
+}
+
+uint64_t ts_split_own_samples(const struct sim *s)
+{
+    const struct ts_run *t = s->ts;
+    return t && t->split ? t->tot.samples - t->split->shared_samples : 0;
+}
+
+void ts_split_set_samples(struct sim *s, uint64_t others_own)
+{
+    struct ts_run *t = s->ts;
+    if (t && t->split)
+        t->tot.samples += others_own;
 }

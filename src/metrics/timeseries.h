@@ -92,4 +92,32 @@ struct ts_totals {
 void ts_totals(const struct ts_run *t, struct ts_totals *out);
 bool ts_file_selected(const struct ts_run *t, unsigned which); /* 0 flows, 1 ports, 2 hosts */
 
+/* Parallel runs (src/mpi/pdes.c, README "Parallel runs (MPI)"). Each
+ * process samples the ports and hosts it owns and the flows it sends
+ * (--ts-flows: refused, exit 2, for a selected flow whose ends are on two
+ * processes), and keeps each row with the key that places it: the instant,
+ * the event's place there (sim.h cur_order_max), then, for a look every
+ * process makes (a sample, a link change, the run's end), the object's
+ * number, else the process and its row count. part[node] is a node's
+ * process. False, with one line in err, for such a flow. */
+bool ts_split(struct sim *s, uint32_t rank, const uint32_t *part, char *err, size_t errlen);
+/* After the run, before ts_finish: every process schedules the next sample
+ * (it cannot see whether the others have events pending); unless events
+ * were left pending anywhere (`pending`: the run ended at -end or with
+ * every flow finished), the plain run takes samples up to the first after
+ * its last event (last_ps, last_order: the last event of any process,
+ * any_event false when none ran). Drops the others and their rows; returns
+ * the time of the last sample kept (the plain run's clock is the later of
+ * it and the last event's), 0 if none. */
+simtime_ps ts_split_settle(struct sim *s, simtime_ps last_ps, uint64_t last_order, bool any_event, bool pending);
+/* This process's rows of file `which` as records for rank 0 (*blob:
+ * malloc'd); returns their bytes. */
+size_t ts_split_pack(struct sim *s, unsigned which, char **blob);
+/* Rank 0: every process's records of file `which`, written in the plain run's order. */
+void ts_split_write(struct sim *s, unsigned which, const char *all, size_t bytes);
+/* Samples this process counted in looks of its own events (the shared ones
+ * every process counts once), and rank 0's sum of the others'. */
+uint64_t ts_split_own_samples(const struct sim *s);
+void ts_split_set_samples(struct sim *s, uint64_t others_own);
+
 #endif

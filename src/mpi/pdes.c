@@ -20,18 +20,23 @@
  * At the end the clock, counters, flow records (sender side from the
  * sender's process, the receiver's completion time from the receiver's) and
  * port statistics come together in rank 0, whose ordinary report code then
- * writes the outputs. SPRAYSIM_MPI_STATS=1 prints each process's window
- * statistics on stderr (the measurements in docs/parallel.md).
+ * writes the outputs; time-series rows (each process's ports, hosts and
+ * flows: timeseries.h ts_split) are merged there in the plain run's order.
+ * SPRAYSIM_MPI_STATS=1 prints each process's window statistics on stderr
+ * (the measurements in docs/parallel.md).
  *
  * Built with mpicc only; nothing else in the project needs MPI.
  */
 #include "pdes.h"
 
 #include "../metrics/report.h"
+#include "../metrics/timeseries.h"
 #include "../net/partition.h"
 #include "../net/pfc.h"
 #include "../sim.h"
 #include "../transport/flow.h"
+#include "../transport/hpcc.h"
+#include "../transport/roce.h"
 #include "../transport/transport.h"
 
 #include <mpi.h>
@@ -54,8 +59,18 @@ struct xpkt {
     struct packet pkt;
 };
 
+/* HPCC's in-band telemetry of one crossing packet (hpcc.h keeps it in a
+ * side table by packet slot, which the copy in struct xpkt does not take
+ * along): exchanged beside the packets, one per record, with -hpcc only. */
+struct xint {
+    uint32_t n;
+    uint32_t pad;
+    struct hpcc_int rec[HPCC_MAX_HOPS];
+};
+
 struct outbox {
     struct xpkt *v;
+    struct xint *vi; /* [cap] with -hpcc: v[i]'s telemetry */
     uint32_t len, cap;
 };
 
@@ -67,6 +82,9 @@ struct pdes {
     int *scount, *rcount, *sdispl, *rdispl;
     struct xpkt *sbuf, *rbuf;
     size_t sbuf_cap, rbuf_cap;
+    struct hpcc_int_table *int_tab; /* -hpcc: the telemetry side table (NULL otherwise) */
+    struct xint *sibuf, *ribuf;
+    int *sicount, *ricount, *sidispl, *ridispl;
     uint32_t n_own_flows;
     uint32_t pods;
     /* --htsim-output lines this process printed: records (struct hline,
@@ -110,8 +128,16 @@ bool pdes_is_root(void)
 
 void pdes_finalize(void)
 {
-    for (int r = 0; P.out && r < P.np; r++)
+    for (int r = 0; P.out && r < P.np; r++) {
         free(P.out[r].v);
+        free(P.out[r].vi);
+    }
+    free(P.sibuf);
+    free(P.ribuf);
+    free(P.sicount);
+    free(P.ricount);
+    free(P.sidispl);
+    free(P.ridispl);
     free(P.out);
     free(P.part);
     free(P.remote);
@@ -126,13 +152,31 @@ void pdes_finalize(void)
     MPI_Finalize();
 }
 
+/* Room for one more record in o (and its telemetry's, with -hpcc). */
+static void outbox_grow(struct outbox *o)
+{
+    if (o->len < o->cap)
+        return;
+    o->cap = o->cap ? 2 * o->cap : 256;
+    o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    if (P.int_tab)
+        o->vi = xrealloc(o->vi, (size_t)o->cap * sizeof *o->vi);
+}
+
 static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux)
 {
     const struct packet *pkt = pkt_at(&s->pool, pkt_idx);
     struct outbox *o = &P.out[P.part[pkt->node]];
-    if (o->len == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 256;
-        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    outbox_grow(o);
+    if (P.int_tab) {
+        /* the telemetry travels in the packet (HPCC paper Sec. 3.2) */
+        struct xint *xi = &o->vi[o->len];
+        memset(xi, 0, sizeof *xi);
+        uint32_t n;
+        const struct hpcc_int *rec = hpcc_int_of(P.int_tab, pkt_idx, &n);
+        xi->n = n;
+        if (n)
+            memcpy(xi->rec, rec, n * sizeof *rec);
     }
     struct xpkt *x = &o->v[o->len++];
     memset(x, 0, sizeof *x);
@@ -152,10 +196,9 @@ static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t
 {
     invariant(kind == EV_PFC, "event kind %u exported", kind);
     struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
-    if (o->len == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 256;
-        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
-    }
+    outbox_grow(o);
+    if (P.int_tab)
+        memset(&o->vi[o->len], 0, sizeof o->vi[0]);
     struct xpkt *x = &o->v[o->len++];
     memset(x, 0, sizeof *x);
     x->at_ps = at_ps;
@@ -318,17 +361,13 @@ static void check_supported(const struct sim *s)
                    c->tm_path ? c->tm_path : "--workload", s->cm.conns[i].line, s->cm.conns[i].transport,
                    tp->parallel_note ? tp->parallel_note : "not checked in tests/mpi_test.sh");
     }
-    /* UET pipelines a connection's messages in one sequence space
-     * (uet_msg_pipeline, decided at the sender), which the receiver's
-     * process would not see; with --msg-cc fresh they run one after another */
-    if (s->cm_has_msgs && c->msg_cc != 0)
-        refuse("%s: messages over connections (lines sharing an id) are pipelined in one sequence space, which "
-               "other processes do not see; parallel runs refuse them (--msg-cc fresh runs them one after another)",
-               c->tm_path ? c->tm_path : "--workload");
-    /* HPCC's telemetry rides in a table by packet slot (hpcc.h), which a
-     * packet does not take to another process */
-    if (s->class_egress)
-        refuse("-hpcc: HPCC's in-band telemetry does not cross processes; parallel runs refuse it");
+    /* UET's messages pipelined over a connection (uet_msg_pipeline): the
+     * receiver learns each message's span from its packets (uet_send.c),
+     * so nothing crosses but packets */
+    /* a class's egress hook writes what a packet carries; HPCC's telemetry
+     * (the only one) crosses processes beside the packet (struct xint) */
+    if (s->class_egress && !roce_hpcc_int(s))
+        refuse("an egress hook other than -hpcc's telemetry: its records do not cross processes; parallel runs refuse it");
     /* the deadlock check walks every switch's pauses at once: exact only
      * when it cannot fire before -end (it is set for the deadlock time
      * after a pause acted; one pending at the end keeps the clock at -end
@@ -338,8 +377,6 @@ static void check_supported(const struct sim *s)
                "-end (above %g us here)", (double)c->end_ps / PS_PER_US);
     if (s->poisson || c->stream == 1)
         refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
-    if (s->ts)
-        refuse("--ts-*: time series are not gathered across processes yet");
 }
 
 /* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
@@ -401,6 +438,12 @@ void pdes_attach(struct sim *s)
     check_supported(s);
     P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
     check_triggers(s);
+    /* time series: each process samples what it owns, rank 0 merges the
+     * rows (pdes_collect); with one process too, so the test at -np 1 runs
+     * the same code */
+    char err[512];
+    if (!ts_split(s, (uint32_t)P.rank, P.part, err, sizeof err))
+        pdes_refuse(err);
     uint32_t nodes = s->n_hosts + s->n_switches;
     P.remote = xcalloc(nodes ? nodes : 1, 1);
     for (uint32_t i = 0; i < nodes; i++)
@@ -420,6 +463,13 @@ void pdes_attach(struct sim *s)
     P.rcount = xcalloc((size_t)P.np, sizeof(int));
     P.sdispl = xcalloc((size_t)P.np, sizeof(int));
     P.rdispl = xcalloc((size_t)P.np, sizeof(int));
+    P.int_tab = roce_hpcc_int(s);
+    if (P.int_tab) {
+        P.sicount = xcalloc((size_t)P.np, sizeof(int));
+        P.ricount = xcalloc((size_t)P.np, sizeof(int));
+        P.sidispl = xcalloc((size_t)P.np, sizeof(int));
+        P.ridispl = xcalloc((size_t)P.np, sizeof(int));
+    }
     s->node_remote = P.remote;
     s->export_arrival = export_arrival;
     s->export_event = export_event;
@@ -428,10 +478,11 @@ void pdes_attach(struct sim *s)
     s->pdes = &P;
 }
 
-/* Events of no node (origin 0: time-series samples and open-loop
- * arrivals, which only runs of one process have; check_supported) are
- * rank 0's, but link changes and routing's learning of them, which every
- * process applies to its copy of the fabric (sim_event_everywhere). */
+/* Events of no node (origin 0: open-loop arrivals, which only runs of one
+ * process have; check_supported) are rank 0's, but link changes and
+ * routing's learning of them, which every process applies to its copy of
+ * the fabric, and time-series samples, where every process samples what
+ * it owns (sim_event_everywhere). */
 static inline bool origin_is_local(uint32_t o)
 {
     return o == 0 ? P.rank == 0 : !P.remote[o - 1];
@@ -455,6 +506,24 @@ static simtime_ps next_local_time(struct sim *s)
         eq_pop(&s->eq, &dummy);
     }
     return SIMTIME_NEVER;
+}
+
+static void count_real(const struct event *e, void *arg)
+{
+    struct sim *s = ((void **)arg)[0];
+    uint64_t *n = ((void **)arg)[1];
+    *n += e->kind != EV_TS_SAMPLE && event_is_local(s, e);
+}
+
+/* Events of the simulated system still pending here at the run's end (a
+ * time-series sample is not one, nor another process's event left over
+ * from setup). */
+static uint64_t real_pending(struct sim *s)
+{
+    uint64_t n = 0;
+    void *arg[2] = {s, &n};
+    eq_visit(&s->eq, count_real, arg);
+    return n;
 }
 
 /* What every process tells every other at a window's end, in one
@@ -508,7 +577,9 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         rtotal += H_in[r].bytes;
         any |= H_in[r].sends;
     }
-    *all_done = all;
+    /* as the plain run's stop, which the last flow's finish sets: never in
+     * a run without flows */
+    *all_done = all && s->n_msgs > 0;
     rtotal /= sizeof(struct xpkt);
     if (!any) /* every process knows that nobody sends anything */
         return t;
@@ -520,15 +591,35 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         P.rbuf_cap = rtotal ? rtotal * 2 : 1;
         P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
     }
+    if (P.int_tab && (total * sizeof(struct xint) > INT32_MAX || rtotal * sizeof(struct xint) > INT32_MAX))
+        die_internal("%zu packets' telemetry in one window: more than MPI's int counts hold", total);
+    if (P.int_tab) {
+        P.sibuf = xrealloc(P.sibuf, (total ? total : 1) * sizeof(struct xint));
+        P.ribuf = xrealloc(P.ribuf, (rtotal ? rtotal : 1) * sizeof(struct xint));
+        for (int r = 0, st = 0, rt = 0; r < P.np; r++) {
+            P.sicount[r] = (int)(P.out[r].len * sizeof(struct xint));
+            P.sidispl[r] = st;
+            st += P.sicount[r];
+            P.ricount[r] = (int)(H_in[r].bytes / sizeof(struct xpkt) * sizeof(struct xint));
+            P.ridispl[r] = rt;
+            rt += P.ricount[r];
+        }
+    }
     size_t k = 0;
     for (int r = 0; r < P.np; r++) {
-        if (P.out[r].len)
+        if (P.out[r].len) {
             memcpy(P.sbuf + k, P.out[r].v, P.out[r].len * sizeof(struct xpkt));
+            if (P.int_tab)
+                memcpy(P.sibuf + k, P.out[r].vi, P.out[r].len * sizeof(struct xint));
+        }
         k += P.out[r].len;
         P.out[r].len = 0;
     }
     double t1 = wall_s();
     MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    if (P.int_tab)
+        MPI_Alltoallv(P.sibuf, P.sicount, P.sidispl, MPI_BYTE, P.ribuf, P.ricount, P.ridispl, MPI_BYTE,
+                      MPI_COMM_WORLD);
     P.alltoallv_s += wall_s() - t1;
     /* each arrival keeps the key its sender gave it */
     for (size_t i = 0; i < rtotal; i++) {
@@ -540,6 +631,8 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         uint32_t idx = pkt_alloc(&s->pool);
         *pkt_at(&s->pool, idx) = x->pkt;
         pkt_at(&s->pool, idx)->next = PKT_NONE;
+        if (P.int_tab) /* its slot's row here: the records it carried (none: none) */
+            hpcc_int_put(P.int_tab, idx, P.ribuf[i].rec, P.ribuf[i].n);
         eq_push_import(&s->eq, x->at_ps, x->seq, EV_PKT_ARRIVE, idx, x->aux);
     }
     P.recv_pkts += rtotal;
@@ -583,14 +676,16 @@ void pdes_run(struct sim *s)
 {
     double t_start = wall_s();
     simtime_ps last_ps = 0;
-    bool all_done = false;
+    bool all_done = false, any_event = false;
     H_out = xcalloc((size_t)P.np, sizeof *H_out);
     H_in = xcalloc((size_t)P.np, sizeof *H_in);
     simtime_ps t = exchange(s, &all_done);
     /* rank 0's progress line, as sim_run's (its own share of the events):
      * refreshed in place once a second on a terminal; under mpirun, which
-     * forwards stderr line by line through a pipe, as a full line every 5 s,
-     * so a long parallel run shows it too and a short one prints nothing */
+     * forwards stderr line by line through a pipe, and in a batch log, as a
+     * full line every 5 s (--progress-every) starting "spraysim: progress"
+     * as the plain run's, so a long parallel run shows it too and a short
+     * one prints nothing */
     bool tty = isatty(STDERR_FILENO);
     bool progress = P.rank == 0 && s->cfg.progress, printed = false;
     double every_s = s->cfg.progress_every_s > 0 ? s->cfg.progress_every_s : tty ? 1.0 : 5.0;
@@ -601,6 +696,7 @@ void pdes_run(struct sim *s)
         if (limit > s->cfg.end_ps)
             limit = s->cfg.end_ps;
         uint64_t n = sim_run_window(s, limit, P.rank == 0, &last_ps);
+        any_event |= n > 0;
         P.windows++;
         P.busy_windows += n > 0;
         if (n > P.max_window_events)
@@ -618,7 +714,7 @@ void pdes_run(struct sim *s)
             double eta = s->now ? (last_print - t_start) * (double)(s->cfg.end_ps - s->now) / (double)s->now : 0;
             fprintf(stderr, "%s[%.0f s] simulated %.1f of %.1f us on %d processes, %u/%u flows finished here, "
                     "%.2fM events/s here, ETA <= %.0f s%s",
-                    tty ? "\r" : "", last_print - t_start, (double)s->now / PS_PER_US,
+                    tty ? "\r" : "spraysim: progress ", last_print - t_start, (double)s->now / PS_PER_US,
                     (double)s->cfg.end_ps / PS_PER_US, P.np, s->flows_finished, s->n_msgs,
                     s->events_processed / (last_print - t_start) / 1e6, eta, tty ? "   " : "\n");
         }
@@ -627,12 +723,29 @@ void pdes_run(struct sim *s)
         fputc('\n', stderr);
     if (s->htsim_line)
         htsim_flush();
-    /* the clock: the last event run anywhere; the rest as sim_finish decides */
-    uint64_t in[3] = {last_ps, s->flows_finished, next_local_time(s) != SIMTIME_NEVER}, red[3];
-    int64_t last_i64 = time_to_i64(last_ps), last_max;
-    MPI_Allreduce(&last_i64, &last_max, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    /* the clock: the last event run anywhere (time-series samples aside:
+     * ts_split_settle says which the plain run took, and whether one came
+     * after that event); the rest as sim_finish decides */
+    uint64_t in[3] = {last_ps, s->flows_finished, real_pending(s)}, red[3];
+    uint64_t mine[3] = {last_ps, s->last_event_order, any_event}, *all_last = xmalloc((size_t)P.np * sizeof mine);
+    MPI_Allgather(mine, 3, MPI_UINT64_T, all_last, 3, MPI_UINT64_T, MPI_COMM_WORLD);
+    simtime_ps last_max = 0;
+    uint64_t last_order = 0;
+    bool any = false;
+    for (int r = 0; r < P.np; r++) {
+        const uint64_t *x = all_last + 3 * r;
+        if (x[2] && (!any || x[0] > last_max || (x[0] == last_max && x[1] > last_order))) {
+            last_max = x[0];
+            last_order = x[1];
+            any = true;
+        }
+    }
+    free(all_last);
     MPI_Allreduce(in + 1, red + 1, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    s->now = i64_to_time(last_max);
+    simtime_ps sample_ps = ts_split_settle(s, last_max, last_order, any, red[2] != 0);
+    if (sample_ps > last_max)
+        last_max = sample_ps;
+    s->now = last_max;
     uint64_t finished = red[1];
     bool pending = red[2] != 0;
     if (!all_done && s->now < s->cfg.end_ps && finished < s->n_msgs && !pending) {
@@ -713,12 +826,37 @@ static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all)
     return all;
 }
 
+/* Every process's time-series rows to rank 0, written there in the plain
+ * run's order, and the samples each process counted alone. */
+static void ts_gather(struct sim *s)
+{
+    if (!s->ts)
+        return;
+    for (unsigned which = 0; which < 3; which++) {
+        char *mine;
+        size_t bytes = ts_split_pack(s, which, &mine);
+        if (bytes > INT32_MAX)
+            die_internal("%zu bytes of time-series rows: more than MPI's int counts hold", bytes);
+        int n_all;
+        char *all = gather_recs(mine, (int)bytes, 1, &n_all);
+        if (P.rank == 0 && ts_file_selected(s->ts, which))
+            ts_split_write(s, which, all, (size_t)n_all);
+        free(mine);
+        free(all);
+    }
+    uint64_t own = P.rank == 0 ? 0 : ts_split_own_samples(s), others = 0;
+    MPI_Reduce(&own, &others, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (P.rank == 0)
+        ts_split_set_samples(s, others);
+}
+
 void pdes_collect(struct sim *s, double wall, struct run_stats *r)
 {
     /* packets still in the network: counted where they are */
     report_collect(s, wall, r);
     uint64_t inet[2] = {r->pkts_in_network, r->data_in_network}, inet_sum[2];
     MPI_Reduce(inet, inet_sum, 2, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    ts_gather(s);
     if (P.np == 1)
         return;
     /* counters: sums (sim_totals is all uint64_t) */
