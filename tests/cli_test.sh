@@ -1465,7 +1465,7 @@ else
 fi
 run -tm "$M/one.cm" -end 100 -log switch --out "$T/logsw"
 if [ "$rc" -eq 0 ] && [ -f "$T/logsw/switches.csv" ]; then ok "-log switch is --switch-stats (switches.csv)"; else fail "-log switch: exit $rc, no switches.csv"; fi
-for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5"; do
+for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5" "-path_burst 4"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^spraysim: warning: ${a%% *}" "$T/err"; then
         ok "$a: runs with one warning line naming it"
@@ -1473,10 +1473,10 @@ for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01"
         fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
     fi
 done
-for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method pause" "-ar_granularity flow" "-path_burst 4" "-strat rr_ecmp" "-conns 4" "-pcie 100" "-disable_fd" "-enable_qa_gate"; do
+for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method pause" "-ar_granularity flow" "-strat rr_ecmp" "-conns 4" "-pcie 100" "-disable_fd" "-enable_qa_gate"; do
     bad "$a: not modelled" "not" -tm "$M/one.cm" $a
 done
-for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-path_burst 1" "-strat ecmp_host" "-debug"; do
+for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-strat ecmp_host" "-debug" "--lb oblivious -path_burst 4"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "$a: the reference's default, accepted silently"; else fail "$a: exit $rc, $(head -1 "$T/err")"; fi
 done

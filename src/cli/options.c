@@ -72,7 +72,7 @@ void options_usage(FILE *out)
             "  -logtime MS, -logtime_us US  htsim's logging period: the time series' --ts-interval\n"
             "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
             "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue,\n"
-            "  -ar_granularity packet, -path_burst 1  htsim's defaults, which spraysim models; other values\n"
+            "  -ar_granularity packet  htsim's defaults, which spraysim models; other values\n"
             "                        exit 2 as not modelled (as do -conns, -pcie, -disable_fd, -enable_qa_gate)\n"
             "  -ar_sticky_delta US   accepted with a warning (flowlet routing is not modelled)\n"
             "  -debug                accepted; prints nothing more\n"
@@ -479,7 +479,7 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
     static const char *const one_value[] = {"-o",      "-strat",         "-trimsize",       "-log",
                                             "-logtime", "-logtime_us",   "-queue_type",     "-host_queue_type",
                                             "-planes",  "-ar_sticky_delta", "-ar_granularity", "-ar_method",
-                                            "-path_burst", "-conns",     "-pcie"};
+                                            "-conns",   "-pcie"};
     static const char *const no_value[] = {"-disable_fd", "-enable_qa_gate", "-debug"};
     bool takes_value = false, known = false;
     for (size_t k = 0; k < sizeof one_value / sizeof one_value[0]; k++)
@@ -580,10 +580,6 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
     } else if (!strcmp(arg, "-ar_sticky_delta")) {
         get_real(x, arg, v, 0, 1e9);
         cfg->ar_sticky_given = true; /* checked once every flag is read */
-    } else if (!strcmp(arg, "-path_burst")) {
-        if (get_uint(x, arg, v, 1, 1u << 20) != 1) /* htsim_ndp's default: a new path every packet */
-            bad(x, "-path_burst %s: htsim_ndp's packets per path before moving on; not modelled beyond 1 "
-                   "(paths come from --lb)", v);
     } else if (!strcmp(arg, "-conns")) {
         bad(x, "-conns: htsim_tcp's parallel connections per flow are not modelled (a .cm file or --workload "
                "gives the connections)");
