@@ -86,6 +86,7 @@ struct config {
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
     int qa_gate;                 /* -1 = NSCC default */
+    bool disable_fd;             /* -disable_fd: SMaRTT's Fair Decrease off (fd = 0) */
     simtime_ps hop_latency_ps;
     simtime_ps switch_latency_ps;
     double q3_pressure;

@@ -73,7 +73,9 @@ void options_usage(FILE *out)
             "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
             "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue,\n"
             "  -ar_granularity packet  htsim's defaults, which spraysim models; other values\n"
-            "                        exit 2 as not modelled (as do -conns, -pcie, -disable_fd, -enable_qa_gate)\n"
+            "                        exit 2 as not modelled (as do -conns, -pcie)\n"
+            "  -disable_fd           no Fair Decrease (SMaRTT: --cc-opt fd=0; NSCC has none)\n"
+            "  -enable_qa_gate       Quick Adapt only below maxwnd/8: NSCC's default gate (-qa_gate 3)\n"
             "  -ar_sticky_delta US   accepted with a warning (flowlet routing is not modelled)\n"
             "  -debug                accepted; prints nothing more\n"
             "  -h, -help             this text\n"
@@ -586,10 +588,16 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
     } else if (!strcmp(arg, "-pcie")) {
         bad(x, "-pcie: htsim_uec's receiver PCIe model is not modelled");
     } else if (!strcmp(arg, "-disable_fd")) {
-        bad(x, "-disable_fd: not modelled (htsim_uec has it commented out; SMaRTT's fair decrease is --cc-opt "
-               "fd=0)");
+        /* SMaRTT's htsim (and htsim_uec before 40ccb05, which comments it
+         * out with NSCC's fair_decrease): no Fair Decrease; checked once the
+         * algorithm is known */
+        cfg->disable_fd = true;
     } else if (!strcmp(arg, "-enable_qa_gate")) {
-        bad(x, "-enable_qa_gate: not a flag of htsim_uec 40ccb05; NSCC's Quick Adapt gate is -qa_gate N");
+        /* htsim_uec before 40ccb05 (and its forks): Quick Adapt fires only
+         * when achieved < maxwnd / 8; 40ccb05 always gates, at maxwnd >>
+         * -qa_gate (default 3, the same 1/8): the algorithm's default gate,
+         * replacing an earlier -qa_gate */
+        cfg->qa_gate = -1;
     } else if (!strcmp(arg, "-debug")) {
         /* htsim's debug prints: accepted, nothing more is printed */
     }
@@ -1026,6 +1034,9 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     else if (cfg->ar_sticky_given)
         warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow, which is not modelled: every packet "
                    "is routed anew, as htsim's default -ar_granularity packet does");
+    if (cfg->disable_fd && strncmp(cfg->cc_name, "smartt", 6))
+        warn_input("-disable_fd has no effect with --cc %s: only SMaRTT has a Fair Decrease (htsim_uec 40ccb05's "
+                   "NSCC has none)", cfg->cc_name);
     if (cfg->htsim_logtime && !ts_wanted(&cfg->ts))
         warn_input("-logtime: htsim's logging period has no effect without a time series (--ts-flows, --ts-ports, "
                    "--ts-hosts), whose interval it then sets");
