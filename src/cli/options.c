@@ -568,9 +568,12 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             bad(x, "-host_queue_type %s: not modelled (spraysim's NIC is htsim's fair_prio: control first, "
                    "flows in round robin)", shown(v, b));
     } else if (!strcmp(arg, "-planes")) {
+        /* htsim_uec 40ccb05 builds the planes and then stops on any
+         * -planes > 1 (main_uec.cpp: "We are taking the plane 0 to calculate
+         * the network rtt", assert(false)); htsim_eqds runs them */
         if (get_uint(x, arg, v, 1, 8) > 1)
-            bad(x, "-planes %s: multi-plane fabrics (several NIC ports, one fat tree each) are not modelled; "
-                   "-planes 1 is the single-plane fabric", v);
+            bad(x, "-planes %s: not modelled (several NIC ports, one fat tree each; htsim_uec itself stops on "
+                   "-planes > 1, htsim_eqds runs them); -planes 1 is the single-plane fabric", v);
     } else if (!strcmp(arg, "-ar_method")) {
         if (strcmp(v, "queue")) /* htsim's default, compare_queuesize: what --routing ar does */
             bad(x, "-ar_method %s: not modelled (spraysim's adaptive routing compares queue sizes, htsim's "
@@ -583,10 +586,13 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
         get_real(x, arg, v, 0, 1e9);
         cfg->ar_sticky_given = true; /* checked once every flag is read */
     } else if (!strcmp(arg, "-conns")) {
-        bad(x, "-conns: htsim_tcp's parallel connections per flow are not modelled (a .cm file or --workload "
-               "gives the connections)");
+        /* htsim_tcp: -conns N keeps N connections of a random permutation
+         * of -nodes hosts (ConnectionMatrix::setPermutation), each an
+         * MPTCP flow with no size that runs until -end */
+        bad(x, "-conns %s: not modelled (htsim_tcp's N long-running MPTCP connections of a random permutation; "
+               "spraysim's flows have sizes: --workload perm:n=HOSTS,size=BYTES or a .cm file)", shown(v, b));
     } else if (!strcmp(arg, "-pcie")) {
-        bad(x, "-pcie: htsim_uec's receiver PCIe model is not modelled");
+        bad(x, "-pcie %s: not modelled (htsim_uec's receiver PCIe model)", shown(v, b));
     } else if (!strcmp(arg, "-disable_fd")) {
         /* SMaRTT's htsim (and htsim_uec before 40ccb05, which comments it
          * out with NSCC's fair_decrease): no Fair Decrease; checked once the
