@@ -115,6 +115,8 @@ struct config {
     bool class_drr;              /* --sched class-drr: data classes 1 .. n_classes-1 served by DRR, not strict priority */
     uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
+    bool ar_flowlet;             /* -ar_granularity flow: a flow keeps its up port until a gap (fabric.c) */
+    simtime_ps ar_sticky_delta_ps; /* -ar_sticky_delta: the gap after which a flowlet may move */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
     simtime_ps detect_ps;        /* failure detection delay before routing reacts */
     simtime_ps min_rto_flag_ps;  /* --min-rto-us: the minimum RTO (0 = derived from the queue) */
@@ -130,7 +132,7 @@ struct config {
     bool check_only; /* --check: parse and validate flags and input files, run nothing */
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool htsim_logtime;           /* -logtime set the time series' interval */
-    bool ar_sticky_given;         /* -ar_sticky_delta (accepted, warned: flowlet routing is not modelled) */
+    bool ar_sticky_given;         /* -ar_sticky_delta given (warned when no flowlet routing reads it) */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */
@@ -208,6 +210,7 @@ struct sim {
     bool failures_known;         /* some link is known down: filter routes */
     uint64_t *route_cache;       /* [switch * n_tor + dst_tor]: usable output ports, bit 63 = valid */
     struct rng *ar_rng;          /* [switch]: adaptive routing's tie breaks, a stream per switch */
+    struct ar_flowlets *ar_flowlets; /* -ar_granularity flow: each switch's (flow -> up port, last packet) */
     struct link_event *link_events;
     uint32_t n_link_events, cap_link_events;
     uint32_t inter_switch_links;  /* links between two switches (bundle members each count) */

@@ -71,12 +71,13 @@ void options_usage(FILE *out)
             "                        the others name the output that replaces them\n"
             "  -logtime MS, -logtime_us US  htsim's logging period: the time series' --ts-interval\n"
             "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
-            "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue,\n"
-            "  -ar_granularity packet  htsim's defaults, which spraysim models; other values\n"
-            "                        exit 2 as not modelled (as do -conns, -pcie)\n"
+            "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue\n"
+            "                        htsim's defaults, which spraysim models; other values exit 2 as\n"
+            "                        not modelled (as do -conns, -pcie)\n"
             "  -disable_fd           no Fair Decrease (SMaRTT: --cc-opt fd=0; NSCC has none)\n"
             "  -enable_qa_gate       Quick Adapt only below maxwnd/8: NSCC's default gate (-qa_gate 3)\n"
-            "  -ar_sticky_delta US   accepted with a warning (flowlet routing is not modelled)\n"
+            "  -ar_granularity packet|flow  adaptive routing per packet (default) or per flowlet\n"
+            "  -ar_sticky_delta US   -ar_granularity flow: a flow may change port after this gap (default 10)\n"
             "  -debug                accepted; prints nothing more\n"
             "  -h, -help             this text\n"
             "\n"
@@ -579,11 +580,16 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             bad(x, "-ar_method %s: not modelled (spraysim's adaptive routing compares queue sizes, htsim's "
                    "default 'queue')", shown(v, b));
     } else if (!strcmp(arg, "-ar_granularity")) {
-        if (strcmp(v, "packet")) /* htsim's default: every packet routed anew */
-            bad(x, "-ar_granularity %s: not modelled (spraysim's adaptive routing chooses per packet, htsim's "
-                   "default 'packet')", shown(v, b));
+        /* htsim FatTreeSwitch: PER_PACKET (its default) or PER_FLOWLET */
+        if (!strcmp(v, "packet"))
+            cfg->ar_flowlet = false;
+        else if (!strcmp(v, "flow"))
+            cfg->ar_flowlet = true;
+        else
+            bad(x, "-ar_granularity: '%s' is not packet or flow", shown(v, b));
     } else if (!strcmp(arg, "-ar_sticky_delta")) {
-        get_real(x, arg, v, 0, 1e9);
+        /* htsim: microseconds, default 10; the flowlet gap of -ar_granularity flow */
+        cfg->ar_sticky_delta_ps = us_to_ps(get_real(x, arg, v, 0, 1e9));
         cfg->ar_sticky_given = true; /* checked once every flag is read */
     } else if (!strcmp(arg, "-conns")) {
         /* htsim_tcp: -conns N keeps N connections of a random permutation
@@ -1034,12 +1040,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->hdr_bytes, cfg->mtu_bytes);
         return OPTIONS_ERROR;
     }
-    if (cfg->ar_sticky_given && cfg->routing != ROUTE_AR)
-        warn_input("-ar_sticky_delta: adaptive routing's flowlet gap has no effect without adaptive routing "
-                   "(-strat ecmp_ar or --routing ar)");
-    else if (cfg->ar_sticky_given)
-        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow, which is not modelled: every packet "
-                   "is routed anew, as htsim's default -ar_granularity packet does");
+    if ((cfg->ar_sticky_given || cfg->ar_flowlet) && cfg->routing != ROUTE_AR)
+        warn_input("%s: adaptive routing's flowlets have no effect without adaptive routing (-strat ecmp_ar or "
+                   "--routing ar)", cfg->ar_flowlet ? "-ar_granularity flow" : "-ar_sticky_delta");
+    else if (cfg->ar_sticky_given && !cfg->ar_flowlet)
+        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow has no effect with per-packet "
+                   "adaptive routing (htsim's default -ar_granularity packet)");
     if (cfg->disable_fd && strncmp(cfg->cc_name, "smartt", 6))
         warn_input("-disable_fd has no effect with --cc %s: only SMaRTT has a Fair Decrease (htsim_uec 40ccb05's "
                    "NSCC has none)", cfg->cc_name);
