@@ -39,6 +39,14 @@ enum routing_mode {
     ROUTE_EV_MOD = 2, /* up port = entropy mod ports: exact paths for controlled experiments */
 };
 
+/* -ar_method: what adaptive routing compares up ports by (htsim
+ * FatTreeSwitch::compare_*; its link-utilisation methods are not modelled) */
+enum ar_method {
+    AR_BY_QUEUE = 0,      /* htsim "queue", its default: the shorter quantised queue */
+    AR_BY_PAUSE = 1,      /* "pause": a port not paused by PFC over a paused one */
+    AR_BY_PAUSE_QUEUE = 2,/* "pq": not paused first, then the shorter queue */
+};
+
 /* --reroute: what a switch does once routing knows it has no up-down route on */
 enum reroute_mode {
     REROUTE_NONE = 0,   /* hash over its ports anyway (the packet is likely lost) */
@@ -116,6 +124,7 @@ struct config {
     uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
     bool ar_flowlet;             /* -ar_granularity flow: a flow keeps its up port until a gap (fabric.c) */
+    uint8_t ar_method;           /* enum ar_method (-ar_method) */
     simtime_ps ar_sticky_delta_ps; /* -ar_sticky_delta: the gap after which a flowlet may move */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
     simtime_ps detect_ps;        /* failure detection delay before routing reacts */

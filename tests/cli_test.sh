@@ -1465,7 +1465,7 @@ else
 fi
 run -tm "$M/one.cm" -end 100 -log switch --out "$T/logsw"
 if [ "$rc" -eq 0 ] && [ -f "$T/logsw/switches.csv" ]; then ok "-log switch is --switch-stats (switches.csv)"; else fail "-log switch: exit $rc, no switches.csv"; fi
-for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5" "-path_burst 4" "-disable_fd" "-ar_granularity flow"; do
+for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5" "-path_burst 4" "-disable_fd" "-ar_granularity flow" "-ar_method pause"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^spraysim: warning: ${a%% *}" "$T/err"; then
         ok "$a: runs with one warning line naming it"
@@ -1473,7 +1473,7 @@ for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01"
         fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
     fi
 done
-for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method pause" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
+for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
     bad "$a: not modelled" "not" -tm "$M/one.cm" $a
 done
 for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-strat ecmp_host" "-debug" "--lb oblivious -path_burst 4" "-enable_qa_gate" "--cc smartt -disable_fd"; do
@@ -1498,6 +1498,10 @@ same_diff() { # NAME "ARGS" "SAME ARGS" "DIFFERENT ARGS"
 same_diff "-disable_fd is SMaRTT's --cc-opt fd=0" "--cc smartt -disable_fd" "--cc smartt --cc-opt fd=0" "--cc smartt"
 same_diff "-enable_qa_gate is NSCC's default gate, after -qa_gate 0" "-qa_gate 0 -enable_qa_gate" "" "-qa_gate 0"
 same_diff "-ar_granularity packet is the default; flow changes adaptive routing" "-strat ecmp_ar -ar_granularity packet" "-strat ecmp_ar" "-strat ecmp_ar -ar_granularity flow"
+# pq compares PFC's pause first: under RoCE's lossless class it routes
+# otherwise than queue (were the pause not read, pq would be queue)
+same_diff "-ar_method queue is the default; pq reads PFC's pause" "--transport roce -strat ecmp_ar -ar_method queue" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_method pq"
+bad "-ar_method with no such method" "-ar_method: 'bogus' is no htsim AR method" -tm "$M/one.cm" -ar_method bogus
 bad "-ar_granularity with no such granularity" "-ar_granularity: 'bogus' is not packet or flow" -tm "$M/one.cm" -ar_granularity bogus
 run -tm "$M/one.cm" -end 50 --ts-hosts 0 -logtime_us 5 --out "$T/logtime"
 if [ "$rc" -eq 0 ] && [ "$(awk -F, 'NR == 3 { print $1 - 5 }' "$T/logtime/ts_hosts.csv")" = "$(awk -F, 'NR == 2 { print $1 + 0 }' "$T/logtime/ts_hosts.csv")" ]; then

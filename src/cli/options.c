@@ -71,7 +71,8 @@ void options_usage(FILE *out)
             "                        the others name the output that replaces them\n"
             "  -logtime MS, -logtime_us US  htsim's logging period: the time series' --ts-interval\n"
             "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
-            "  -queue_type composite, -host_queue_type fair_prio, -planes 1, -ar_method queue\n"
+            "  -ar_method queue|pause|pq  adaptive routing compares queues (default), PFC pause, or both\n"
+            "  -queue_type composite, -host_queue_type fair_prio, -planes 1\n"
             "                        htsim's defaults, which spraysim models; other values exit 2 as\n"
             "                        not modelled (as do -conns, -pcie)\n"
             "  -disable_fd           no Fair Decrease (SMaRTT: --cc-opt fd=0; NSCC has none)\n"
@@ -437,6 +438,11 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
+    if (cfg->ar_method != AR_BY_QUEUE && cfg->routing != ROUTE_AR)
+        warn_input("-ar_method: has no effect without adaptive routing (-strat ecmp_ar or --routing ar)");
+    else if (cfg->ar_method != AR_BY_QUEUE && !pfc)
+        warn_input("-ar_method %s: PFC is off in this run, so no port is ever paused (on with --transport roce, "
+                   "--pfc on or --class-opt K:lossless=1)", cfg->ar_method == AR_BY_PAUSE ? "pause" : "pq");
     if (g->drr_quantum && !cfg->drr && !cfg->class_drr)
         bad(x, "--drr-quantum: the quantum of DRR; add --sched drr or --sched class-drr");
     if (g->ar_quantum && cfg->routing != ROUTE_AR)
@@ -576,9 +582,18 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             bad(x, "-planes %s: not modelled (several NIC ports, one fat tree each; htsim_uec itself stops on "
                    "-planes > 1, htsim_eqds runs them); -planes 1 is the single-plane fabric", v);
     } else if (!strcmp(arg, "-ar_method")) {
-        if (strcmp(v, "queue")) /* htsim's default, compare_queuesize: what --routing ar does */
-            bad(x, "-ar_method %s: not modelled (spraysim's adaptive routing compares queue sizes, htsim's "
-                   "default 'queue')", shown(v, b));
+        /* htsim FatTreeSwitch::fn: compare_queuesize (its default), _pause, _pq */
+        if (!strcmp(v, "queue"))
+            cfg->ar_method = AR_BY_QUEUE;
+        else if (!strcmp(v, "pause"))
+            cfg->ar_method = AR_BY_PAUSE;
+        else if (!strcmp(v, "pq"))
+            cfg->ar_method = AR_BY_PAUSE_QUEUE;
+        else if (!strcmp(v, "bandwidth") || !strcmp(v, "qb") || !strcmp(v, "pb") || !strcmp(v, "pqb"))
+            bad(x, "-ar_method %s: not modelled (htsim's link utilisation over 30 us windows is not tracked; "
+                   "queue, pause and pq are)", v);
+        else
+            bad(x, "-ar_method: '%s' is no htsim AR method (queue, pause, pq, bandwidth, qb, pb, pqb)", shown(v, b));
     } else if (!strcmp(arg, "-ar_granularity")) {
         /* htsim FatTreeSwitch: PER_PACKET (its default) or PER_FLOWLET */
         if (!strcmp(v, "packet"))

@@ -28,6 +28,9 @@
  * previous one may move it, with probability 1/2, to the best port if that
  * port's queue is shorter. As in htsim, packets under 100 bytes (control)
  * never enter the table; here they keep per-packet adaptive routing.
+ * -ar_method pause or pq compares ports by PFC's pause first (a port whose
+ * far end paused it is worse), pq then by queue; htsim's utilisation-based
+ * methods (bandwidth, qb, pb, pqb) are refused.
  */
 #include "fabric.h"
 
@@ -433,21 +436,33 @@ static uint32_t bounce_route(struct sim *s, uint32_t sw_idx, struct packet *p, u
     return port;
 }
 
-/* A port's data queue in adaptive routing's units (--ar-quantum). */
-static uint32_t ar_queue(const struct sim *s, uint32_t port)
+/* What adaptive routing compares a port by, the smaller the better
+ * (-ar_method): its data queue in units of --ar-quantum, whether PFC
+ * paused it, or both, the pause first (htsim compare_pq). */
+static uint64_t ar_queue(const struct sim *s, uint32_t port)
 {
-    return s->ports[port].data_bytes / s->cfg.ar_quantum_bytes;
+    const struct port *q = &s->ports[port];
+    uint64_t queue = q->data_bytes / s->cfg.ar_quantum_bytes, paused = (q->flags & PORTF_PAUSED) != 0;
+    switch (s->cfg.ar_method) {
+    case AR_BY_PAUSE:
+        return paused;
+    case AR_BY_PAUSE_QUEUE:
+        return paused << 32 | queue;
+    default:
+        return queue;
+    }
 }
 
 /* seed 004 Sec. IV-A: the usable up port with the shortest queue, in units
  * of ar_quantum_bytes; ties broken at random (htsim adaptive_route) */
 static uint32_t ar_best_port(struct sim *s, uint32_t sw_idx, const struct usable_set *u)
 {
-    uint32_t best_q = UINT32_MAX, ties = 0, choice = u->first;
+    uint64_t best_q = UINT64_MAX;
+    uint32_t ties = 0, choice = u->first;
     for (uint32_t i = 0; i < u->n; i++) {
         if (!set_has(s, u, i))
             continue;
-        uint32_t q = ar_queue(s, u->first + i);
+        uint64_t q = ar_queue(s, u->first + i);
         if (q < best_q) {
             best_q = q;
             ties = 1;
