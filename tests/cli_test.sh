@@ -1473,7 +1473,7 @@ for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01"
         fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
     fi
 done
-for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
+for a in "-queue_type aeolus" "-queue_type composite_ecn" "-host_queue_type swift" "-host_queue_type prio" "-planes 2" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
     bad "$a: not modelled" "not" -tm "$M/one.cm" $a
 done
 for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-strat ecmp_host" "-debug" "--lb oblivious -path_burst 4" "-enable_qa_gate" "--cc smartt -disable_fd"; do
@@ -1501,6 +1501,8 @@ same_diff "-ar_granularity packet is the default; flow changes adaptive routing"
 # pq compares PFC's pause first: under RoCE's lossless class it routes
 # otherwise than queue (were the pause not read, pq would be queue)
 same_diff "-ar_method queue is the default; pq reads PFC's pause" "--transport roce -strat ecmp_ar -ar_method queue" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_method pq"
+bad "-queue_type with no such type" "-queue_type: 'bogus' is no htsim_uec queue type" -tm "$M/one.cm" -queue_type bogus
+bad "-host_queue_type with no such type" "-host_queue_type: 'bogus' is no htsim host queue type" -tm "$M/one.cm" -host_queue_type bogus
 bad "-ar_method with no such method" "-ar_method: 'bogus' is no htsim AR method" -tm "$M/one.cm" -ar_method bogus
 bad "-ar_granularity with no such granularity" "-ar_granularity: 'bogus' is not packet or flow" -tm "$M/one.cm" -ar_granularity bogus
 run -tm "$M/one.cm" -end 50 --ts-hosts 0 -logtime_us 5 --out "$T/logtime"

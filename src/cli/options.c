@@ -567,13 +567,27 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             cfg->htsim_logtime = true;
         }
     } else if (!strcmp(arg, "-queue_type")) {
-        if (strcmp(v, "composite")) /* htsim_uec's default: the trimming queue spraysim models */
-            bad(x, "-queue_type %s: not modelled (spraysim's switch queue is htsim's composite: trimming, "
-                   "ECN with -ecn, a strict-priority control class)", shown(v, b));
+        /* htsim_uec main_uec.cpp takes composite (its default, the trimming
+         * queue spraysim models), composite_ecn, aeolus, aeolus_ecn */
+        if (!strcmp(v, "composite_ecn"))
+            bad(x, "-queue_type composite_ecn: not modelled (htsim's ECNQueue on every port but ToR downlinks: one "
+                   "FIFO where ACKs wait behind data, no trimming; spraysim's switch ports serve control first)");
+        else if (!strcmp(v, "aeolus") || !strcmp(v, "aeolus_ecn"))
+            bad(x, "-queue_type %s: not modelled (Aeolus's queues, which drop unscheduled packets first)", v);
+        else if (strcmp(v, "composite"))
+            bad(x, "-queue_type: '%s' is no htsim_uec queue type (composite, composite_ecn, aeolus, aeolus_ecn)",
+                shown(v, b));
     } else if (!strcmp(arg, "-host_queue_type")) {
-        if (strcmp(v, "fair_prio")) /* htsim_uec's default: control first, data round robin among flows */
-            bad(x, "-host_queue_type %s: not modelled (spraysim's NIC is htsim's fair_prio: control first, "
-                   "flows in round robin)", shown(v, b));
+        /* htsim_uec: fair_prio (its default: control first, data round
+         * robin among flows, what spraysim's NIC does), prio, swift */
+        if (!strcmp(v, "prio"))
+            bad(x, "-host_queue_type prio: not modelled (htsim's priority NIC queue: control first, data in "
+                   "arrival order across flows; spraysim's NIC is fair_prio, flows in round robin)");
+        else if (!strcmp(v, "swift"))
+            bad(x, "-host_queue_type swift: not modelled (htsim's FairScheduler: flows in round robin, control "
+                   "without priority; spraysim's NIC is fair_prio)");
+        else if (strcmp(v, "fair_prio"))
+            bad(x, "-host_queue_type: '%s' is no htsim host queue type (fair_prio, prio, swift)", shown(v, b));
     } else if (!strcmp(arg, "-planes")) {
         /* htsim_uec 40ccb05 builds the planes and then stops on any
          * -planes > 1 (main_uec.cpp: "We are taking the plane 0 to calculate
