@@ -78,7 +78,7 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fn
 SHARED  ?= ../shared
 
 .PHONY: mpi mpi-deps mutation shared-data
-.PHONY: figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-reference bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
+.PHONY: docs figures test-report py-deps plot-deps all run test asan asan-clang debug coverage bench bench-reference bench-speed bench-poisson bench-stream bench-cc clean deps FORCE fuzz fuzz-merge fuzz-build fuzz-binaries fuzz-deps
 
 BIN     ?= bin/spraysim
 
@@ -188,6 +188,14 @@ run: shared-data $(BIN)
 test: shared-data deps $(BIN) $(TESTS) $(FUZZ_REPLAY)
 	@$(MAKE) --no-print-directory mpi OPT="-O2 -g -march=x86-64-v2" CHECKS= LDLIBS=-lm CFLAGS= >/dev/null || exit 1
 	@SHARED=$(SHARED) BUILD=$(BUILD) SPRAYSIM=$(BIN) SPRAYSIM_MPI=bin/spraysim-mpi sh tests/run_all.sh $(TESTS)
+
+# The flag reference and the man page, generated from the option table
+# (src/cli/option_table.c) and the registries; both are committed, and
+# tests/docs_test.sh fails when either differs from what the binary prints.
+docs: $(BIN)
+	@mkdir -p docs man
+	$(BIN) --help-format=markdown >docs/flags.md.tmp && mv docs/flags.md.tmp docs/flags.md
+	$(BIN) --help-format=man >man/spraysim.1.tmp && mv man/spraysim.1.tmp man/spraysim.1
 
 ASAN_DIR ?= build-asan
 asan:

@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 
+#include "cli/option_table.h"
 #include "cli/options.h"
 #include "sim.h"
 
@@ -53,11 +54,106 @@ static void test_sender_cc_algo_is_sender_cc_and_cc(void **state)
     options_free(&b);
 }
 
+/* The option table obeys its own rules (every start-up checks them too). */
+static void test_option_table_passes_its_rules(void **state)
+{
+    (void)state;
+    char err[256] = "";
+    assert_true(option_table_check(err, sizeof err));
+    assert_string_equal(err, "");
+}
+
+/* The rules refuse each kind of broken entry, naming the flag: empty or
+ * missing help, a name twice, values without their syntax, a name a
+ * transport owns, a --ts-* flag timeseries.c does not parse. */
+static void test_option_table_check_refuses_broken_entries(void **state)
+{
+    (void)state;
+    static const struct {
+        struct option_spec entry[2];
+        const char *says;
+    } cases[] = {
+        {{{OPT_QUIET, {"--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "", 0}}, "--quiet has no help"},
+        {{{OPT_QUIET, {"--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, NULL, 0}}, "--quiet has no help"},
+        {{{OPT_END, {"-end"}, 1, NULL, OPT_GROUP_HTSIM, NULL, NULL, "time", 0}}, "-end takes 1 values"},
+        {{{OPT_QUIET, {"--quiet"}, 0, "X", OPT_GROUP_RUN, NULL, NULL, "quiet", 0}}, "--quiet takes 0 values"},
+        {{{OPT_QUIET, {"--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0},
+          {OPT_CHECK, {"--check", "--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "check", 0}},
+         "--quiet has two entries"},
+        {{{OPT_QUIET, {"--quiet", "--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0}},
+         "--quiet is named twice"},
+        {{{OPT_QUIET, {"quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0}}, "'quiet' is no flag name"},
+        {{{OPT_QUIET, {"-dcqcn"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0}}, "-dcqcn is also a transport's"},
+        {{{OPT_TS, {"--ts-nothing"}, 1, "X", OPT_GROUP_OUTPUT, NULL, NULL, "series", 0}}, "--ts-nothing and src/metrics"},
+        {{{OPT_QUIET, {"--ts-flows"}, 1, "X", OPT_GROUP_OUTPUT, NULL, NULL, "series", 0}}, "--ts-flows and src/metrics"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char err[256] = "";
+        size_t n = cases[c].entry[1].names[0] ? 2 : 1;
+        assert_false(option_table_check_entries(cases[c].entry, n, err, sizeof err));
+        if (!strstr(err, cases[c].says))
+            fail_msg("case %zu: '%s' lacks '%s'", c, err, cases[c].says);
+    }
+}
+
+/* Every name of every entry reaches its code in options_parse: none is
+ * "unknown" and none falls through to the parser's internal-error branch
+ * (an entry whose id has no case there). */
+static void test_every_table_name_is_parsed(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct option_spec *t = option_table(&n);
+    assert_true(n > 50);
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < OPT_MAX_NAMES && t[i].names[k]; k++) {
+            const char *argv[] = {"spraysim", "-tm", "x.cm", t[i].names[k], "1", "1"};
+            char err[256];
+            struct config cfg;
+            parse(&cfg, 4 + (int)t[i].n_args, argv, err, sizeof err);
+            if (strstr(err, "unknown flag") || strstr(err, "internal error"))
+                fail_msg("%s: %s", t[i].names[k], err);
+            options_free(&cfg);
+        }
+}
+
+/* Every flag that takes no value refuses "--flag=VALUE" (--goal-ops=1 was
+ * once accepted, its value dropped, because the list of such flags was
+ * kept apart from the parser). */
+static void test_every_switch_refuses_a_value(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct option_spec *t = option_table(&n);
+    unsigned checked = 0;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned k = 0; k < OPT_MAX_NAMES && t[i].names[k]; k++) {
+            if (t[i].n_args || strncmp(t[i].names[k], "--", 2))
+                continue;
+            char flag[80], want[96];
+            snprintf(flag, sizeof flag, "%s=1", t[i].names[k]);
+            snprintf(want, sizeof want, "%s takes no value", t[i].names[k]);
+            const char *argv[] = {"spraysim", "-tm", "x.cm", flag};
+            char err[256];
+            struct config cfg;
+            assert_int_equal(parse(&cfg, 4, argv, err, sizeof err), OPTIONS_ERROR);
+            if (!strstr(err, want))
+                fail_msg("%s: '%s'", flag, err);
+            options_free(&cfg);
+            checked++;
+        }
+    assert_true(checked >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_beyond_argc_is_not_read),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
+        cmocka_unit_test(test_option_table_passes_its_rules),
+        cmocka_unit_test(test_option_table_check_refuses_broken_entries),
+        cmocka_unit_test(test_every_table_name_is_parsed),
+        cmocka_unit_test(test_every_switch_refuses_a_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -157,6 +157,8 @@ static inline uint64_t cc_cwnd(const void *state)
 const struct cc_ops *cc_find(const char *name);
 /* Comma-separated list of names, for --help and error messages. */
 const char *cc_names(void);
+/* Every registered algorithm, in --help's order (the generated flag reference). */
+const struct cc_ops *const *cc_registry(size_t *n);
 
 extern const struct cc_ops cc_nscc_ops;
 extern const struct cc_ops cc_mnscc_ops;

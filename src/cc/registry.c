@@ -62,3 +62,9 @@ const char *cc_names(void)
         }
     return names;
 }
+
+const struct cc_ops *const *cc_registry(size_t *n)
+{
+    *n = sizeof all_cc / sizeof all_cc[0];
+    return all_cc;
+}

@@ -7,6 +7,7 @@
 #include "../metrics/report.h"
 #include "../metrics/flowstream.h"
 #include "../sim.h"
+#include "option_table.h"
 #include "options.h"
 #ifdef SPRAYSIM_MPI
 #include "../mpi/pdes.h"
@@ -52,10 +53,16 @@ int main(int argc, char **argv)
 #else
     bool root = true;
 #endif
-    switch (options_parse(&cfg, argc, argv, err, sizeof err)) {
+    /* the option table's own rules (option_table.h), before it is used */
+    if (!option_table_check(err, sizeof err))
+        die_internal("%s", err);
+    enum options_result parsed = options_parse(&cfg, argc, argv, err, sizeof err);
+    switch (parsed) {
     case OPTIONS_HELP:
+    case OPTIONS_HELP_MARKDOWN:
+    case OPTIONS_HELP_MAN:
         if (root)
-            options_usage(stdout);
+            option_help(stdout, parsed == OPTIONS_HELP ? HELP_TEXT : parsed == OPTIONS_HELP_MAN ? HELP_MAN : HELP_MARKDOWN);
 #ifdef SPRAYSIM_MPI
         pdes_finalize();
 #endif

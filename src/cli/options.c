@@ -7,6 +7,7 @@
  * main, the tests and the fuzz harness.
  */
 #include "options.h"
+#include "option_table.h"
 
 #include "../cc/cc.h"
 #include "../core/parse.h"
@@ -23,140 +24,7 @@
 
 void options_usage(FILE *out)
 {
-    fprintf(out,
-            "usage: spraysim -tm FILE [options]\n"
-            "       spraysim --workload KIND:NAME=VALUE,... [options]\n"
-            "\n"
-            "Packet-level simulator of datacenter fabrics: Ultra Ethernet's NSCC and the\n"
-            "congestion controls it is measured against, packet spraying (REPS, Bitmap,\n"
-            "Mixed, oblivious), trimming, SLEEK, failures, on fat trees and leaf-spines.\n"
-            "\n"
-            "Reference-simulator flags (same meaning and units as htsim_uec):\n"
-            "  -tm FILE              connection matrix (.cm)\n"
-            "  -topo FILE            topology (.topo); default: k-ary fat tree sized by Nodes\n"
-            "  -end US               simulated time limit, microseconds (default 1000)\n"
-            "  -nodes N              must equal the matrix's Nodes (checked)\n"
-            "  -tiers 2|3            tiers of the default fat tree (default 3)\n"
-            "  -linkspeed MBPS       host link speed in Mb/s (default 100000 = 100 Gb/s);\n"
-            "                        all links when no -topo\n"
-            "  -mtu BYTES            data packet size on the wire (default 4150; payload = mtu-64)\n"
-            "  -q PKTS|inf           switch queue size in packets (default: 1 BDP, 5 BDP without trimming);\n"
-            "                        inf: queues never overflow (no trimming or drops; seed 001's setup)\n"
-            "  -ecn LOW HIGH         RED marking thresholds in packets (default 20%% and 80%% of 1 BDP)\n"
-            "  -cwnd PKTS            initial window in packets (default: the algorithm's, e.g. NSCC 1.5 BDP)\n"
-            "  -paths N              entropy values per flow (default 64; 1 = one path per flow)\n"
-            "  -seed S               seed of every random stream (default 13)\n"
-            "  -sender_cc_only       sender window only (UET's default; EQDS: a pull pacer per connection)\n"
-            "  -sender_cc            the sender's window applies (UET: default; EQDS: the --cc window caps it)\n"
-            "  -receiver_cc_only     UET receiver credit only: the receiver paces credit, no sender window;\n"
-            "                        a later -sender_cc adds the window back\n"
-            "  -receiver_cc          UET receiver credit as well (with the window unless -receiver_cc_only)\n"
-            "  -sender_cc_algo NAME  same as -sender_cc --cc NAME\n"
-            "  -use_reps 0|1         1: same as --lb reps (htsim_eqds)\n"
-            "  -load_balancing_algo NAME  same as --lb\n"
-            "  -disable_trim         switches drop instead of trimming\n"
-            "  -sleek                SLEEK loss recovery and probes (seed 002 Sec. 6)\n"
-            "  -failed N             N links run at 25%% speed and queue (htsim's rule)\n"
-            "  -target_q_delay US    NSCC target queueing delay (default 0.75 base RTT, 1.0 without trimming)\n"
-            "  -qa_gate N            Quick Adapt gate: fires when achieved < maxwnd >> N (default 3)\n"
-            "  -hop_latency US       per-link latency without -topo (default 1)\n"
-            "  -switch_latency US    per-switch latency without -topo (default 0)\n"
-            "  -sack_threshold BYTES delayed-ACK threshold (default 16384)\n"
-            "  -pfc_thresholds LOW HIGH  PFC: RESUME below LOW, PAUSE above HIGH packets per ingress link (default 12 15)\n"
-            "  -out DIR              same as --out\n"
-            "  -trimsize BYTES       size of a trimmed packet (default: the 64-byte header; at most -mtu)\n"
-            "  -strat ecmp_host|ecmp_ar  htsim's route strategy: ecmp_host (default) or ecmp_ar (-paths 1,\n"
-            "                        --routing ar); its other strategies are refused as not modelled\n"
-            "  -log KIND             htsim's logs: flow_events is --htsim-output, switch is --switch-stats;\n"
-            "                        the others name the output that replaces them\n"
-            "  -logtime MS, -logtime_us US  htsim's logging period: the time series' --ts-interval\n"
-            "  -o FILE               htsim's event log: not written (a warning names the outputs instead)\n"
-            "  -ar_method queue|pause|pq  adaptive routing compares queues (default), PFC pause, or both\n"
-            "  -queue_type composite, -host_queue_type fair_prio, -planes 1\n"
-            "                        htsim's defaults, which spraysim models; other values exit 2 as\n"
-            "                        not modelled (as do -conns, -pcie)\n"
-            "  -disable_fd           no Fair Decrease (SMaRTT: --cc-opt fd=0; NSCC has none)\n"
-            "  -enable_qa_gate       Quick Adapt only below maxwnd/8: NSCC's default gate (-qa_gate 3)\n"
-            "  -ar_granularity packet|flow  adaptive routing per packet (default) or per flowlet\n"
-            "  -ar_sticky_delta US   -ar_granularity flow: a flow may change port after this gap (default 10)\n"
-            "  -debug                accepted; prints nothing more\n"
-            "  -h, -help             this text\n"
-            "\n"
-            "Native flags (--flag VALUE or --flag=VALUE):\n"
-            "  --workload SPEC       a built-in workload instead of -tm (README \"Workload generators\"):\n"
-            "                        incast:n=N,size=B[,degree=D][,dst=K|random]  perm:n=N,size=B[,podsize=P]\n"
-            "                        uneven:n=N,size=B[,factor=K]  parallel:n=N,size=B,count=P\n"
-            "                        alltoall:n=N,size=B[,window=W][,order=shift|random]\n"
-            "                        ring[:n=128,gpus=8,size=13697024,placement=block|host]; each takes seed=S\n"
-            "                        poisson:cdf=FILE,load=L,n=N[,sampling=linear|step][,warmup_us=W][,stop_us=S]\n"
-            "                        [,bdp=B][,incast=F,incast_senders=K,incast_bytes=B][,conns=K][,seed=S]: open-loop\n"
-            "                        arrivals; conns=K: K persistent connections per host pair\n"
-            "                        (README \"Poisson workloads\")\n"
-            "  --goal FILE, -goal FILE  run a GOAL schedule (LogGOPSim/Schedgen/ATLAHS, text or binary)\n"
-            "                        instead of -tm (docs/goal.md)\n"
-            "  --goal-map FILE       GOAL rank to host: lines \"RANK HOST...\" (default host = rank)\n"
-            "  --goal-ops            with --out: goal_ops.csv, every operation's start and end\n"
-            "  --write-cm FILE       write the simulated workload as a .cm file (failures included)\n"
-            "  --random-failures P   each inter-switch link down from t=0 with probability P (0..1)\n"
-            "  --transport NAME      transport of every connection without a 'transport' key: %s (default uet;\n"
-            "                        eqds when the binary is called htsim_eqds)\n"
-            "  --cc NAME             congestion control: %s (default nscc)\n"
-            "  --cc-opt NAME=VALUE   an option of the selected algorithm; repeatable, a repeated NAME\n"
-            "                        replaces the earlier value (README lists each algorithm's options)\n"
-            "  --lb NAME             load balancer: %s (default mixed)\n"
-            "  --out DIR             write flows.csv, queues.csv, summary.json into DIR, replacing\n"
-            "                        the set as a whole (DIR may hold only spraysim's outputs)\n"
-            "  --seed S              same as -seed\n"
-            "  --q3-pressure F       NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5 (default 0)\n"
-            "  --routing MODE        switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)\n"
-            "  --ar-quantum BYTES    adaptive routing compares queues in these units (default: one MTU)\n"
-            "  --sched fifo|drr|class-drr  switch data scheduling: one FIFO, DRR between traffic classes 0 and 1,\n"
-            "                        or (class-drr) DRR between data classes 1..N-1 instead of strict priority\n"
-            "  --drr-quantum BYTES   DRR quantum (default 4096)\n"
-            "  --fail SPEC           e.g. \"link tor0 agg1 down at 500 up at 900\", \"switch core2 down at 100\",\n"
-            "                        \"link tor1 spine0 rate 200\", \"link tor0 spine3 delay 5\" (repeatable)\n"
-            "  --detect-us US        failure detection delay before routing avoids a dead link (default 100000)\n"
-            "  --min-rto-us US       the minimum RTO (default: 15 us + six drains of the switch queue)\n"
-            "  --aggressive-rto      the minimum RTO of a one-BDP queue whatever -q is (seed 003's aggressive\n"
-            "                        timeouts without trimming)\n"
-            "  --reroute MODE        none (default) or bounce: a switch with no up-down route left sends the packet\n"
-            "                        down to another switch that still reaches the destination (a valley)\n"
-            "  --htsim-output        also print htsim's per-flow lines (\"Flow Uec_0_13 flowId 1 ... finished at T\")\n"
-            "  --switch-stats        each switch's total buffered bytes (peak, time average): switches.csv, summary\n"
-            "  --loss-detect MODE    loss besides NACKs and timeouts: nack (nothing more), dupack (3 duplicate\n"
-            "                        ACKs), sack (3 later packets acknowledged) (default: the algorithm's own)\n"
-            "  --classes N           switch classes per port, 2..8: control, data, and data classes 2..N-1 in\n"
-            "                        strict priority (a connection's .cm key 'priority K' picks one; default 2)\n"
-            "  --class-opt K:NAME=V  data class K's queue_bytes, ecn_kmin_bytes, ecn_kmax_bytes, trim (0/1), ecn (0/1)\n"
-            "                        (default: those of class 1; repeatable); lossless (0/1): PFC on this class\n"
-            "                        only, no limit, never trims or drops; RoCE connections go to it (mixed fabric)\n"
-            "  --msg-cc inherit|fresh  a connection's next message (lines sharing an id in the .cm) keeps the\n"
-            "                        connection's CC and balancer state, or starts fresh (default: UET and\n"
-            "                        EQDS inherit, RoCE fresh); -conn_reuse (htsim) is accepted and changes nothing\n"
-            "  --quantiles exact|sketch  summary percentiles (FCT, slowdowns) from every value (default) or\n"
-            "                        from fixed-size histograms within 0.1%% (memory independent of the messages)\n"
-            "  --stream on|off       write flows.csv rows as messages finish and recycle finished flows' memory\n"
-            "                        (default: on for --workload poisson, off otherwise); same output either way\n"
-            "  --pfc on|off          PFC on the data class, lossless switch queues (default: on with --transport roce)\n"
-            "  --pfc-deadlock-us US  report a PFC deadlock (a cycle of paused ports) after US without a PAUSE or\n"
-            "                        RESUME anywhere, and stop (default 500)\n"
-            "  --ts-flows LIST|all   time series of these flows (flows.csv flow_id; e.g. 0,3,8-15): window or\n"
-            "                        rate, RTT, delivered and in-flight bytes -> ts_flows.csv (needs --out)\n"
-            "  --ts-ports LIST|all   time series of these ports' queues (queues.csv port) -> ts_ports.csv\n"
-            "  --ts-hosts LIST|all   time series of these hosts' delivered bytes and goodput -> ts_hosts.csv\n"
-            "  --ts-interval US|change  sample every US (default: the base RTT), or at every change\n"
-            "  --ts-window START:END time series only between START and END us (default: the whole run)\n"
-            "  --ts-max-mb MB        refuse a time series estimated above MB megabytes (default 512)\n"
-            "  --progress, --no-progress  progress on stderr (default on): a line redrawn every second on a\n"
-            "                        terminal, else a whole line every 5 s (batch logs)\n"
-            "  --progress-every S    seconds between progress reports (0.01..86400)\n"
-            "  --quiet               no summary on stdout\n"
-            "  --check               validate the flags and read the input files as a run would, then\n"
-            "                        exit 0 without running (or the run's one-line error, exit 2)\n"
-            "  --version             print the version and the git commit, and exit\n"
-            "  --help                this text\n",
-            transport_names(), cc_names(), lb_names());
-    transport_flags_usage(out);
+    option_help(out, HELP_TEXT);
 }
 
 struct parse_ctx {
@@ -283,29 +151,13 @@ struct given {
     bool ar_quantum;                         /* adaptive routing's (--routing ar) */
 };
 
-/* Flags that take no value; the rest take exactly one (-ecn takes two). */
-static bool is_switch_flag(const char *a)
-{
-    static const char *const names[] = {
-        "-h", "-help", "--help", "--version", "-sender_cc_only", "-sender_cc", "-receiver_cc_only", "-receiver_cc",
-        "-disable_trim", "-sleek",
-        "--progress", "--no-progress", "--quiet", "--check", "--htsim-output",
-        "--switch-stats", "-conn_reuse", "--aggressive-rto",
-    };
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (!strcmp(a, names[i]))
-            return true;
-    const struct transport_flag *owned = transport_flag_find(a);
-    return owned && owned->n_args == 0;
-}
-
-/* "did you mean": the flag of --help nearest to a mistyped one. The names
- * come from the usage text itself (a line's first word when it starts with
- * a dash, and the ones after its commas), so a flag added to --help is
- * suggested without another list to keep. Names are compared without their
- * dashes, '-' and '_' alike and case ignored (htsim's -sender_cc_only
- * against --sender-cc-only), by edit distance: at most 1 for names of up to
- * 4 letters, 2 beyond, so a suggestion is a likely typo, not a guess. */
+/* "did you mean": the flag nearest to a mistyped one, among every name of
+ * the option table and of the transports' and balancers' flag tables, in
+ * --help's order (the first of equally near names wins). Names are
+ * compared without their dashes, '-' and '_' alike and case ignored
+ * (htsim's -sender_cc_only against --sender-cc-only), by edit distance: at
+ * most 1 for names of up to 4 letters, 2 beyond, so a suggestion is a
+ * likely typo, not a guess. */
 static void normalise_flag(const char *in, char *out, size_t n)
 {
     while (*in == '-')
@@ -341,54 +193,51 @@ static unsigned edit_distance(const char *a, const char *b)
     return row[lb];
 }
 
+/* Leading dashes: 1 for htsim's flags, 2 for native ones. */
+static size_t dashes(const char *name)
+{
+    return strspn(name, "-");
+}
+
+/* The name nearer to want than *best so far replaces it; of two as near,
+ * the one spelt with as many dashes as the mistyped arg (-outx: -out, not
+ * its alias --out). */
+static void consider(const char *arg, const char *want, const char *name, unsigned *best, const char **best_name)
+{
+    char norm[64];
+    normalise_flag(name, norm, sizeof norm);
+    unsigned d = edit_distance(want, norm);
+    if (d < *best || (d == *best && *best_name && dashes(name) == dashes(arg) && dashes(*best_name) != dashes(arg))) {
+        *best = d;
+        *best_name = name;
+    }
+}
+
 /* Writes "; did you mean X?" into out (empty when nothing is near). */
 static void suggest_flag(const char *arg, char *out, size_t n)
 {
     out[0] = '\0';
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
-    if (!mem)
-        return;
-    options_usage(mem);
-    fclose(mem);
     char want[64];
     normalise_flag(arg, want, sizeof want);
     size_t wl = strlen(want);
     unsigned limit = wl <= 4 ? 1 : 2, best = UINT32_MAX;
-    char best_name[64] = "";
-    for (char *line = text; line && *line;) {
-        char *end = strchr(line, '\n');
-        if (end)
-            *end = '\0';
-        /* "  -flag ..." or "  -a, -b  ...": the flags a help line defines */
-        const char *p = line;
-        if (p[0] == ' ' && p[1] == ' ' && p[2] == '-') {
-            p += 2;
-            for (;;) {
-                size_t k = strcspn(p, " ,=");
-                char name[64], norm[64];
-                if (k == 0 || k >= sizeof name)
-                    break;
-                memcpy(name, p, k);
-                name[k] = '\0';
-                normalise_flag(name, norm, sizeof norm);
-                unsigned d = edit_distance(want, norm);
-                if (d < best) {
-                    best = d;
-                    snprintf(best_name, sizeof best_name, "%s", name);
-                }
-                p += k;
-                if (p[0] == ',' && p[1] == ' ' && p[2] == '-')
-                    p += 2;
-                else
-                    break;
-            }
-        }
-        line = end ? end + 1 : NULL;
-    }
-    free(text);
-    if (best <= limit && strcmp(best_name, arg))
+    const char *best_name = NULL;
+    size_t nt;
+    const struct option_spec *t = option_table(&nt);
+    for (int g = 0; g < OPT_GROUP_COUNT; g++) /* --help's order: group by group */
+        for (size_t i = 0; i < nt; i++)
+            for (unsigned k = 0; (int)t[i].group == g && k < OPT_MAX_NAMES && t[i].names[k]; k++)
+                consider(arg, want, t[i].names[k], &best, &best_name);
+    size_t ntp, nlb;
+    const struct transport_ops *const *tps = transport_registry(&ntp);
+    for (size_t j = 0; j < ntp; j++)
+        for (unsigned k = 0; k < tps[j]->n_flags; k++)
+            consider(arg, want, tps[j]->flags[k].name, &best, &best_name);
+    const struct lb_ops *const *lbs = lb_registry(&nlb);
+    for (size_t j = 0; j < nlb; j++)
+        for (unsigned k = 0; k < lbs[j]->n_flags; k++)
+            consider(arg, want, lbs[j]->flags[k].name, &best, &best_name);
+    if (best_name && best <= limit && strcmp(best_name, arg))
         snprintf(out, n, "; did you mean %s?", best_name);
 }
 
@@ -480,35 +329,15 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
  *  - values the reference has and spraysim does not model (multi-plane
  *    NICs, flowlet or pause-based adaptive routing, Aeolus queues, the
  *    Swift host scheduler) exit 2 "not modelled", never "unknown flag".
- * Returns false when `arg` is none of them; *used is how many of the
- * following arguments it took. */
-static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char *arg, const char *v, int *used)
+ * The caller has taken the value of those that take one (v; NULL for
+ * those that take none). */
+static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_id id, const char *arg, const char *v)
 {
     char b[SHOWN_BUF];
-    static const char *const one_value[] = {"-o",      "-strat",         "-trimsize",       "-log",
-                                            "-logtime", "-logtime_us",   "-queue_type",     "-host_queue_type",
-                                            "-planes",  "-ar_sticky_delta", "-ar_granularity", "-ar_method",
-                                            "-conns",   "-pcie"};
-    static const char *const no_value[] = {"-disable_fd", "-enable_qa_gate", "-debug"};
-    bool takes_value = false, known = false;
-    for (size_t k = 0; k < sizeof one_value / sizeof one_value[0]; k++)
-        known |= takes_value |= !strcmp(arg, one_value[k]);
-    for (size_t k = 0; k < sizeof no_value / sizeof no_value[0]; k++)
-        known |= !strcmp(arg, no_value[k]);
-    if (!known)
-        return false;
-    *used = 0;
-    if (takes_value) {
-        if (!v) {
-            bad(x, "%s needs a value", arg);
-            return true;
-        }
-        *used = 1;
-    }
-    if (!strcmp(arg, "-o")) {
+    if (id == OPT_O) {
         warn_input("-o %s: htsim's binary event log is not written; spraysim writes flows.csv, queues.csv and "
                    "summary.json (--out DIR) and time series with --ts-* (README \"Outputs\")", shown(v, b));
-    } else if (!strcmp(arg, "-strat")) {
+    } else if (id == OPT_STRAT) {
         /* htsim_uec: ecmp_host is its default (hash of flow and path id);
          * ecmp_ar one path and switch-side adaptive routing on queue size */
         if (!strcmp(v, "ecmp_host")) {
@@ -530,10 +359,10 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             bad(x, "-strat: '%s' is no htsim route strategy (ecmp_host, ecmp_ar, ecmp_host_ar, ecmp_rr, rr_ecmp, "
                    "ecmp_host_ecn, reactive_ecn)", shown(v, b));
         }
-    } else if (!strcmp(arg, "-trimsize")) {
+    } else if (id == OPT_TRIMSIZE) {
         /* checked against -mtu and the header once both are known */
         cfg->trim_bytes = (uint32_t)get_uint(x, arg, v, 1, 65535);
-    } else if (!strcmp(arg, "-log")) {
+    } else if (id == OPT_LOG) {
         static const struct {
             const char *kind, *instead;
         } logs[] = {
@@ -558,15 +387,15 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             cfg->htsim_output = true;
         else
             warn_input("-log %s: htsim's log file is not written; the same quantities: %s", v, logs[k].instead);
-    } else if (!strcmp(arg, "-logtime") || !strcmp(arg, "-logtime_us")) {
+    } else if (id == OPT_LOGTIME || id == OPT_LOGTIME_US) {
         /* -logtime is in ms, -logtime_us in us; the range is --ts-interval's, 0.001 us to 1e9 us */
-        double us = arg[8] ? get_real(x, arg, v, 1e-3, 1e9) : get_real(x, arg, v, 1e-6, 1e6) * 1000.0;
+        double us = id == OPT_LOGTIME_US ? get_real(x, arg, v, 1e-3, 1e9) : get_real(x, arg, v, 1e-6, 1e6) * 1000.0;
         /* htsim's sampling period of its loggers: the time series' interval */
         if (!cfg->ts.interval_given) {
             cfg->ts.interval_ps = us_to_ps(us);
             cfg->htsim_logtime = true;
         }
-    } else if (!strcmp(arg, "-queue_type")) {
+    } else if (id == OPT_QUEUE_TYPE) {
         /* htsim_uec main_uec.cpp takes composite (its default, the trimming
          * queue spraysim models), composite_ecn, aeolus, aeolus_ecn */
         if (!strcmp(v, "composite_ecn"))
@@ -577,7 +406,7 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
         else if (strcmp(v, "composite"))
             bad(x, "-queue_type: '%s' is no htsim_uec queue type (composite, composite_ecn, aeolus, aeolus_ecn)",
                 shown(v, b));
-    } else if (!strcmp(arg, "-host_queue_type")) {
+    } else if (id == OPT_HOST_QUEUE_TYPE) {
         /* htsim_uec: fair_prio (its default: control first, data round
          * robin among flows, what spraysim's NIC does), prio, swift */
         if (!strcmp(v, "prio"))
@@ -588,14 +417,14 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
                    "without priority; spraysim's NIC is fair_prio)");
         else if (strcmp(v, "fair_prio"))
             bad(x, "-host_queue_type: '%s' is no htsim host queue type (fair_prio, prio, swift)", shown(v, b));
-    } else if (!strcmp(arg, "-planes")) {
+    } else if (id == OPT_PLANES) {
         /* htsim_uec 40ccb05 builds the planes and then stops on any
          * -planes > 1 (main_uec.cpp: "We are taking the plane 0 to calculate
          * the network rtt", assert(false)); htsim_eqds runs them */
         if (get_uint(x, arg, v, 1, 8) > 1)
             bad(x, "-planes %s: not modelled (several NIC ports, one fat tree each; htsim_uec itself stops on "
                    "-planes > 1, htsim_eqds runs them); -planes 1 is the single-plane fabric", v);
-    } else if (!strcmp(arg, "-ar_method")) {
+    } else if (id == OPT_AR_METHOD) {
         /* htsim FatTreeSwitch::fn: compare_queuesize (its default), _pause, _pq */
         if (!strcmp(v, "queue"))
             cfg->ar_method = AR_BY_QUEUE;
@@ -608,7 +437,7 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
                    "queue, pause and pq are)", v);
         else
             bad(x, "-ar_method: '%s' is no htsim AR method (queue, pause, pq, bandwidth, qb, pb, pqb)", shown(v, b));
-    } else if (!strcmp(arg, "-ar_granularity")) {
+    } else if (id == OPT_AR_GRANULARITY) {
         /* htsim FatTreeSwitch: PER_PACKET (its default) or PER_FLOWLET */
         if (!strcmp(v, "packet"))
             cfg->ar_flowlet = false;
@@ -616,33 +445,42 @@ static bool parse_htsim_flag(struct parse_ctx *x, struct config *cfg, const char
             cfg->ar_flowlet = true;
         else
             bad(x, "-ar_granularity: '%s' is not packet or flow", shown(v, b));
-    } else if (!strcmp(arg, "-ar_sticky_delta")) {
+    } else if (id == OPT_AR_STICKY_DELTA) {
         /* htsim: microseconds, default 10; the flowlet gap of -ar_granularity flow */
         cfg->ar_sticky_delta_ps = us_to_ps(get_real(x, arg, v, 0, 1e9));
         cfg->ar_sticky_given = true; /* checked once every flag is read */
-    } else if (!strcmp(arg, "-conns")) {
+    } else if (id == OPT_CONNS) {
         /* htsim_tcp: -conns N keeps N connections of a random permutation
          * of -nodes hosts (ConnectionMatrix::setPermutation), each an
          * MPTCP flow with no size that runs until -end */
         bad(x, "-conns %s: not modelled (htsim_tcp's N long-running MPTCP connections of a random permutation; "
                "spraysim's flows have sizes: --workload perm:n=HOSTS,size=BYTES or a .cm file)", shown(v, b));
-    } else if (!strcmp(arg, "-pcie")) {
+    } else if (id == OPT_PCIE) {
         bad(x, "-pcie %s: not modelled (htsim_uec's receiver PCIe model)", shown(v, b));
-    } else if (!strcmp(arg, "-disable_fd")) {
+    } else if (id == OPT_DISABLE_FD) {
         /* SMaRTT's htsim (and htsim_uec before 40ccb05, which comments it
          * out with NSCC's fair_decrease): no Fair Decrease; checked once the
          * algorithm is known */
         cfg->disable_fd = true;
-    } else if (!strcmp(arg, "-enable_qa_gate")) {
+    } else if (id == OPT_ENABLE_QA_GATE) {
         /* htsim_uec before 40ccb05 (and its forks): Quick Adapt fires only
          * when achieved < maxwnd / 8; 40ccb05 always gates, at maxwnd >>
          * -qa_gate (default 3, the same 1/8): the algorithm's default gate,
          * replacing an earlier -qa_gate */
         cfg->qa_gate = -1;
-    } else if (!strcmp(arg, "-debug")) {
+    } else if (id == OPT_DEBUG) {
         /* htsim's debug prints: accepted, nothing more is printed */
+    } else {
+        /* an id of this range without its branch above */
+        bad(x, "%s: in the option table but not parsed (an internal error)", arg);
     }
-    return true;
+}
+
+/* A known flag that takes no value (an unknown one may take one: its next
+ * argument is not looked at until it is reported). */
+static bool takes_none(const struct option_spec *o, const struct transport_flag *owned)
+{
+    return o ? o->n_args == 0 : owned && owned->n_args == 0;
 }
 
 enum options_result options_parse(struct config *cfg, int argc, char **argv, char *err, size_t errlen)
@@ -662,12 +500,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->htsim_output = true;
     }
     struct given given = {0};
-    int used_htsim = 0;
     for (int i = 1; i < argc && !x.failed; i++) {
         const char *arg = argv[i];
         /* --flag=value for the native long flags; the name is copied so argv stays intact */
         char name[64];
         const char *inline_value = NULL;
+        /* the flag's entry: the option table's, or a transport's or balancer's own */
+        const struct option_spec *o = option_find(arg);
+        const struct transport_flag *owned = o ? NULL : transport_flag_find(arg);
         const char *eq = !strncmp(arg, "--", 2) ? strchr(arg, '=') : NULL;
         if (eq) {
             size_t n = (size_t)(eq - arg);
@@ -679,13 +519,16 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             name[n] = '\0';
             arg = name;
             inline_value = eq + 1;
-            if (is_switch_flag(arg)) {
+            o = option_find(arg);
+            owned = o ? NULL : transport_flag_find(arg);
+            if (takes_none(o, owned)) {
                 bad(&x, "%s takes no value", arg);
                 break;
             }
         }
         const char *v = inline_value;
-        if (!v && !is_switch_flag(arg) && (arg[0] == '-')) {
+        int id = o ? (int)o->id : -1;
+        if (!v && !takes_none(o, owned) && (arg[0] == '-')) {
             /* every other known flag takes a value; unknown ones are reported below */
             if (i + 1 < argc)
                 v = argv[i + 1];
@@ -699,14 +542,23 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         if (!inline_value)                                                                                        \
             i++;                                                                                                  \
     } while (0)
-        if (!strcmp(arg, "-h") || !strcmp(arg, "-help") || !strcmp(arg, "--help")) {
+        if (id == OPT_HELP) {
             return OPTIONS_HELP;
-        } else if (!strcmp(arg, "--version")) {
+        } else if (id == OPT_HELP_FORMAT) {
+            TAKE();
+            if (!strcmp(v, "text"))
+                return OPTIONS_HELP;
+            if (!strcmp(v, "markdown"))
+                return OPTIONS_HELP_MARKDOWN;
+            if (!strcmp(v, "man"))
+                return OPTIONS_HELP_MAN;
+            bad(&x, "%s: '%s' is not text, markdown or man", arg, shown(v, b));
+        } else if (id == OPT_VERSION) {
             return OPTIONS_VERSION;
-        } else if (!strcmp(arg, "-tm")) {
+        } else if (id == OPT_TM) {
             TAKE();
             cfg->tm_path = v;
-        } else if (!strcmp(arg, "--workload")) {
+        } else if (id == OPT_WORKLOAD) {
             TAKE();
             struct gen_spec g;
             struct poisson_spec ps;
@@ -714,51 +566,51 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             if (poisson_is_spec(v) ? !poisson_parse(&ps, v, gerr, sizeof gerr) : !gen_parse(&g, v, gerr, sizeof gerr))
                 bad(&x, "%s", gerr);
             cfg->workload_spec = v;
-        } else if (!strcmp(arg, "--goal") || !strcmp(arg, "-goal")) {
+        } else if (id == OPT_GOAL) {
             TAKE();
             if (!*v)
                 bad(&x, "%s: empty file name", arg);
             cfg->goal_path = v;
-        } else if (!strcmp(arg, "--goal-map")) {
+        } else if (id == OPT_GOAL_MAP) {
             TAKE();
             if (!*v)
                 bad(&x, "%s: empty file name", arg);
             cfg->goal_map_path = v;
-        } else if (!strcmp(arg, "--goal-ops")) {
+        } else if (id == OPT_GOAL_OPS) {
             cfg->goal_ops = true;
-        } else if (!strcmp(arg, "--write-cm")) {
+        } else if (id == OPT_WRITE_CM) {
             TAKE();
             if (!*v)
                 bad(&x, "%s: empty file name", arg);
             cfg->write_cm_path = v;
-        } else if (!strcmp(arg, "--random-failures")) {
+        } else if (id == OPT_RANDOM_FAILURES) {
             TAKE();
             cfg->random_failure_p = get_real(&x, arg, v, 0, 1);
-        } else if (!strcmp(arg, "-topo")) {
+        } else if (id == OPT_TOPO) {
             TAKE();
             cfg->topo_path = v;
-        } else if (!strcmp(arg, "-end")) {
+        } else if (id == OPT_END) {
             TAKE();
             cfg->end_ps = us_to_ps(get_real(&x, arg, v, 1e-6, 1e9));
-        } else if (!strcmp(arg, "-nodes")) {
+        } else if (id == OPT_NODES) {
             TAKE();
             cfg->nodes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 24);
-        } else if (!strcmp(arg, "-tiers")) {
+        } else if (id == OPT_TIERS) {
             TAKE();
             given.tiers = true;
             cfg->tiers = (uint32_t)get_uint(&x, arg, v, 2, 3);
-        } else if (!strcmp(arg, "-linkspeed")) {
+        } else if (id == OPT_LINKSPEED) {
             TAKE();
             /* 1 Mb/s to 100 Tb/s: serialisation times stay whole picoseconds' worth of resolution */
             cfg->linkspeed_mbps = (uint32_t)get_uint(&x, arg, v, 1, 100000000u);
-        } else if (!strcmp(arg, "-mtu")) {
+        } else if (id == OPT_MTU) {
             TAKE();
             cfg->mtu_bytes = (uint32_t)get_uint(&x, arg, v, 256, 65535);
-        } else if (!strcmp(arg, "-q")) {
+        } else if (id == OPT_Q) {
             TAKE();
             cfg->queue_infinite = !strcmp(v, "inf");
             cfg->queue_pkts = cfg->queue_infinite ? 0 : (uint32_t)get_uint(&x, arg, v, 1, 1000000);
-        } else if (!strcmp(arg, "-ecn")) {
+        } else if (id == OPT_ECN) {
             if (i + 2 >= argc || eq) {
                 bad(&x, "-ecn needs two values: LOW HIGH (packets)");
                 break;
@@ -766,7 +618,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->ecn_low_pkts = (uint32_t)get_uint(&x, "-ecn (low)", argv[i + 1], 1, 1000000);
             cfg->ecn_high_pkts = (uint32_t)get_uint(&x, "-ecn (high)", argv[i + 2], 1, 1000000);
             i += 2;
-        } else if (!strcmp(arg, "-pfc_thresholds")) {
+        } else if (id == OPT_PFC_THRESHOLDS) {
             if (i + 2 >= argc || eq) {
                 bad(&x, "-pfc_thresholds needs two values: LOW HIGH (packets)");
                 break;
@@ -778,7 +630,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 bad(&x, "-pfc_thresholds: low threshold %u exceeds high threshold %u (packets)", cfg->pfc_low_pkts,
                     cfg->pfc_high_pkts);
             i += 2;
-        } else if (!strcmp(arg, "--msg-cc")) {
+        } else if (id == OPT_MSG_CC) {
             TAKE();
             if (!strcmp(v, "inherit"))
                 cfg->msg_cc = 1;
@@ -786,7 +638,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
-        } else if (!strcmp(arg, "--quantiles")) {
+        } else if (id == OPT_QUANTILES) {
             TAKE();
             if (!strcmp(v, "exact"))
                 cfg->quantile_sketch = false;
@@ -794,7 +646,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->quantile_sketch = true;
             else
                 bad(&x, "%s: '%s' is neither exact nor sketch", arg, shown(v, b));
-        } else if (!strcmp(arg, "--stream")) {
+        } else if (id == OPT_STREAM) {
             TAKE();
             if (!strcmp(v, "on"))
                 cfg->stream = 1;
@@ -802,10 +654,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->stream = 0;
             else
                 bad(&x, "%s: '%s' is neither on nor off", arg, shown(v, b));
-        } else if (!strcmp(arg, "-conn_reuse")) {
+        } else if (id == OPT_CONN_REUSE) {
             /* htsim_uec's switch for messages over connections; spraysim
              * always reads lines sharing an id as one connection's messages */
-        } else if (!strcmp(arg, "--pfc")) {
+        } else if (id == OPT_PFC) {
             TAKE();
             if (!strcmp(v, "on"))
                 cfg->pfc_flag = 1;
@@ -813,47 +665,47 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->pfc_flag = 0;
             else
                 bad(&x, "%s: '%s' is neither on nor off", arg, shown(v, b));
-        } else if (!strcmp(arg, "--pfc-deadlock-us")) {
+        } else if (id == OPT_PFC_DEADLOCK_US) {
             TAKE();
             given.pfc_deadlock = true;
             cfg->pfc_deadlock_ps = us_to_ps(get_real(&x, arg, v, 1e-3, 1e9));
-        } else if (!strcmp(arg, "-cwnd")) {
+        } else if (id == OPT_CWND) {
             TAKE();
             cfg->cwnd_pkts = (uint32_t)get_uint(&x, arg, v, 1, 1000000);
-        } else if (!strcmp(arg, "-paths")) {
+        } else if (id == OPT_PATHS) {
             TAKE();
             cfg->paths = (uint32_t)get_uint(&x, arg, v, 1, 65536);
             cfg->paths_given = true;
-        } else if (!strcmp(arg, "-seed") || !strcmp(arg, "--seed")) {
+        } else if (id == OPT_SEED) {
             TAKE();
             cfg->seed = get_uint(&x, arg, v, 0, UINT64_MAX);
-        } else if (!strcmp(arg, "-sender_cc_only")) {
+        } else if (id == OPT_SENDER_CC_ONLY) {
             cfg->cc_mode_flag = "-sender_cc_only"; /* a literal: arg may be a local copy */
             /* htsim: each flag sets its modes, in the order given */
             cfg->sender_cc = 1;
             cfg->receiver_cc = 0;
-        } else if (!strcmp(arg, "-sender_cc")) {
+        } else if (id == OPT_SENDER_CC) {
             cfg->cc_mode_flag = "-sender_cc";
             cfg->sender_cc = 1;
-        } else if (!strcmp(arg, "-receiver_cc_only")) {
+        } else if (id == OPT_RECEIVER_CC_ONLY) {
             cfg->cc_mode_flag = "-receiver_cc_only";
             cfg->sender_cc = 0;
             cfg->receiver_cc = 1;
-        } else if (!strcmp(arg, "-receiver_cc")) {
+        } else if (id == OPT_RECEIVER_CC) {
             cfg->cc_mode_flag = "-receiver_cc";
             cfg->receiver_cc = 1;
-        } else if (!strcmp(arg, "-use_reps")) {
+        } else if (id == OPT_USE_REPS) {
             TAKE();
             if (get_uint(&x, arg, v, 0, 1)) {
                 cfg->lb_name = "reps";
                 cfg->lb_given = true;
             }
-        } else if (!strcmp(arg, "--transport")) {
+        } else if (id == OPT_TRANSPORT) {
             TAKE();
             cfg->transport_name = v;
             if (!transport_find(v))
                 bad(&x, "%s: unknown transport '%s' (known: %s)", arg, shown(v, b), transport_names());
-        } else if (!strcmp(arg, "-sender_cc_algo") || !strcmp(arg, "--cc")) {
+        } else if (id == OPT_CC || id == OPT_SENDER_CC_ALGO) {
             TAKE();
             cfg->cc_name = v;
             cfg->cc_given = true;
@@ -865,44 +717,44 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             }
             if (!cc_find(v))
                 bad(&x, "%s: unknown algorithm '%s' (known: %s)", arg, shown(v, b), cc_names());
-        } else if (!strcmp(arg, "-load_balancing_algo") || !strcmp(arg, "--lb")) {
+        } else if (id == OPT_LB) {
             TAKE();
             cfg->lb_name = v;
             cfg->lb_given = true;
             if (!lb_find(v))
                 bad(&x, "%s: unknown or not yet implemented load balancer '%s' (known: %s)", arg, shown(v, b),
                     lb_names());
-        } else if (!strcmp(arg, "-disable_trim")) {
+        } else if (id == OPT_DISABLE_TRIM) {
             cfg->trimming = false;
-        } else if (!strcmp(arg, "-sleek")) {
+        } else if (id == OPT_SLEEK) {
             cfg->sleek = true;
-        } else if (!strcmp(arg, "-target_q_delay")) {
+        } else if (id == OPT_TARGET_Q_DELAY) {
             TAKE();
             cfg->target_qdelay_ps = us_to_ps(get_real(&x, arg, v, 0.001, 1e6));
-        } else if (!strcmp(arg, "-qa_gate")) {
+        } else if (id == OPT_QA_GATE) {
             TAKE();
             cfg->qa_gate = (int)get_uint(&x, arg, v, 0, 30);
-        } else if (!strcmp(arg, "-hop_latency")) {
+        } else if (id == OPT_HOP_LATENCY) {
             TAKE();
             given.hop_latency = true;
             cfg->hop_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
-        } else if (!strcmp(arg, "-switch_latency")) {
+        } else if (id == OPT_SWITCH_LATENCY) {
             TAKE();
             given.switch_latency = true;
             cfg->switch_latency_ps = us_to_ps(get_real(&x, arg, v, 0, 1e6));
-        } else if (!strcmp(arg, "-sack_threshold")) {
+        } else if (id == OPT_SACK_THRESHOLD) {
             TAKE();
             cfg->ack_threshold_given = true;
             cfg->ack_threshold_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
-        } else if (!strcmp(arg, "--out") || !strcmp(arg, "-out")) {
+        } else if (id == OPT_OUT) {
             TAKE();
             if (!*v)
                 bad(&x, "%s: empty directory name", arg);
             cfg->out_dir = v;
-        } else if (!strcmp(arg, "--q3-pressure")) {
+        } else if (id == OPT_Q3_PRESSURE) {
             TAKE();
             cfg->q3_pressure = get_real(&x, arg, v, 0, 0.5);
-        } else if (!strcmp(arg, "--cc-opt")) {
+        } else if (id == OPT_CC_OPT) {
             TAKE();
             const char *eqs = strchr(v, '=');
             if (!eqs || eqs == v) {
@@ -926,7 +778,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->n_cc_opts++;
             }
             cfg->cc_opts[k].value = value;
-        } else if (!strcmp(arg, "--routing")) {
+        } else if (id == OPT_ROUTING) {
             TAKE();
             if (!strcmp(v, "ecmp"))
                 cfg->routing = ROUTE_ECMP;
@@ -936,7 +788,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->routing = ROUTE_EV_MOD;
             else
                 bad(&x, "--routing: '%s' is not ecmp, ar or ev-mod", shown(v, b));
-        } else if (!strcmp(arg, "--reroute")) {
+        } else if (id == OPT_REROUTE) {
             TAKE();
             if (!strcmp(v, "none"))
                 cfg->reroute = REROUTE_NONE;
@@ -944,7 +796,7 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->reroute = REROUTE_BOUNCE;
             else
                 bad(&x, "--reroute: '%s' is not none or bounce", shown(v, b));
-        } else if (!strcmp(arg, "--sched")) {
+        } else if (id == OPT_SCHED) {
             TAKE();
             cfg->drr = cfg->class_drr = false;
             if (!strcmp(v, "fifo"))
@@ -955,18 +807,18 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->class_drr = true;
             else
                 bad(&x, "--sched: '%s' is not fifo, drr or class-drr", shown(v, b));
-        } else if (!strcmp(arg, "--drr-quantum")) {
+        } else if (id == OPT_DRR_QUANTUM) {
             TAKE();
             given.drr_quantum = true;
             cfg->drr_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 64, 1u << 24);
-        } else if (!strcmp(arg, "--ar-quantum")) {
+        } else if (id == OPT_AR_QUANTUM) {
             TAKE();
             given.ar_quantum = true;
             cfg->ar_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
-        } else if (!strcmp(arg, "-failed")) {
+        } else if (id == OPT_FAILED) {
             TAKE();
             cfg->failed_links = (uint32_t)get_uint(&x, arg, v, 0, 1u << 20);
-        } else if (!strcmp(arg, "--fail")) {
+        } else if (id == OPT_FAIL) {
             TAKE();
             if (cfg->n_fail_specs == sizeof cfg->fail_specs / sizeof cfg->fail_specs[0]) {
                 bad(&x, "--fail: at most %zu specifications on the command line (put more in the .cm as "
@@ -974,30 +826,30 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 break;
             }
             cfg->fail_specs[cfg->n_fail_specs++] = v;
-        } else if (!strcmp(arg, "--min-rto-us")) {
+        } else if (id == OPT_MIN_RTO_US) {
             TAKE();
             cfg->min_rto_flag_ps = us_to_ps(get_real(&x, arg, v, 0.001, 1e9));
-        } else if (!strcmp(arg, "--aggressive-rto")) {
+        } else if (id == OPT_AGGRESSIVE_RTO) {
             cfg->aggressive_rto = true;
-        } else if (!strcmp(arg, "--detect-us")) {
+        } else if (id == OPT_DETECT_US) {
             TAKE();
             cfg->detect_ps = us_to_ps(get_real(&x, arg, v, 0, 1e9));
-        } else if (!strcmp(arg, "--progress")) {
+        } else if (id == OPT_PROGRESS) {
             cfg->progress = true;
-        } else if (!strcmp(arg, "--no-progress")) {
+        } else if (id == OPT_NO_PROGRESS) {
             cfg->progress = false;
-        } else if (!strcmp(arg, "--progress-every")) {
+        } else if (id == OPT_PROGRESS_EVERY) {
             TAKE();
             cfg->progress_every_s = get_real(&x, arg, v, 0.01, 86400);
-        } else if (!strcmp(arg, "--quiet")) {
+        } else if (id == OPT_QUIET) {
             cfg->quiet = true;
-        } else if (!strcmp(arg, "--check")) {
+        } else if (id == OPT_CHECK) {
             cfg->check_only = true;
-        } else if (!strcmp(arg, "--htsim-output")) {
+        } else if (id == OPT_HTSIM_OUTPUT) {
             cfg->htsim_output = true;
-        } else if (!strcmp(arg, "--switch-stats")) {
+        } else if (id == OPT_SWITCH_STATS) {
             cfg->switch_stats = true;
-        } else if (!strcmp(arg, "--loss-detect")) {
+        } else if (id == OPT_LOSS_DETECT) {
             TAKE();
             if (!strcmp(v, "nack"))
                 cfg->loss_detect = CC_LOSS_NACK_RTO;
@@ -1007,23 +859,27 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->loss_detect = CC_LOSS_SACK_HOLE;
             else
                 bad(&x, "--loss-detect: '%s' is not nack, dupack or sack", shown(v, b));
-        } else if (!strcmp(arg, "--classes")) {
+        } else if (id == OPT_CLASSES) {
             TAKE();
             cfg->n_classes = (uint32_t)get_uint(&x, arg, v, 2, PORT_MAX_CLASSES);
             cfg->classes_given = true;
-        } else if (!strcmp(arg, "--class-opt")) {
+        } else if (id == OPT_CLASS_OPT) {
             TAKE();
             parse_class_opt(&x, cfg, v);
-        } else if (ts_is_flag(arg)) { /* --ts-*: time series (metrics/timeseries.c) */
+        } else if (id == OPT_TS) { /* --ts-*: time series (metrics/timeseries.c) */
             TAKE();
             if (!ts_parse_flag(&cfg->ts, arg, v, err, errlen))
                 x.failed = true;
-        } else if (parse_htsim_flag(&x, cfg, arg, v, &used_htsim)) {
-            i += used_htsim;
-        } else if (transport_flag_find(arg)) {
+        } else if (o && o->id >= OPT_HTSIM_FIRST && o->id <= OPT_HTSIM_LAST) { /* the rest of htsim_uec's */
+            if (o->n_args)
+                TAKE();
+            parse_htsim_flag(&x, cfg, o->id, arg, v);
+        } else if (o) {
+            /* an entry without its code here: the table and this chain disagree */
+            bad(&x, "%s: in the option table but not parsed (an internal error)", arg);
+        } else if (owned) {
             /* a flag a transport owns: stored as given, parsed by its owner's
              * code (transport.h transport_flag_*) */
-            const struct transport_flag *owned = transport_flag_find(arg);
             struct tp_flag_given rec = {owned->name, {NULL, NULL}};
             if (owned->n_args == 1) {
                 TAKE();

@@ -565,3 +565,11 @@ bool gen_workload(struct conn_matrix *cm, const char *text, uint64_t run_seed, c
     gen_build(cm, &g, run_seed);
     return true;
 }
+
+const char *gen_kind_info(unsigned k, const char **params)
+{
+    if (k >= GEN_KINDS)
+        return NULL;
+    *params = kinds[k].listed;
+    return kinds[k].name;
+}

@@ -66,6 +66,9 @@ struct gen_spec {
 /* Parses and checks a specification. On error returns false with one line
  * in err, starting "--workload" and naming the parameter. */
 bool gen_parse(struct gen_spec *g, const char *text, char *err, size_t errlen);
+/* Kind k's name (NULL past the last kind) and, in *params, the parameters
+ * it takes ("n, size, seed"), for the generated flag reference. */
+const char *gen_kind_info(unsigned k, const char **params);
 /* Builds the matrix of a checked specification; run_seed is used unless the
  * specification has its own seed. Connection ids are 1.. in matrix order,
  * every connection starts at 0 or on a trigger. */

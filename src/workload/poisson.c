@@ -891,3 +891,8 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
     }
     ps->mean_bytes_generated = ps->measured ? bytes / ps->measured : 0;
 }
+
+const char *poisson_param_names(void)
+{
+    return spec_params;
+}

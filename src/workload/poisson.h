@@ -85,6 +85,9 @@ bool poisson_is_spec(const char *text);
 /* Parses and checks a specification (the CDF file is read by
  * poisson_gen_init). On error one line starting "--workload poisson:". */
 bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t errlen);
+/* The parameters poisson takes ("cdf, load, n, ..."), for the generated
+ * flag reference. */
+const char *poisson_param_names(void);
 
 struct config;
 /* The message-size distribution of the run's open-loop workload, for a
