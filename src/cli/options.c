@@ -321,14 +321,18 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
 /* The rest of htsim_uec's command line (its main_uec.cpp, uet-htsim
  * 40ccb05, and the usage text of the htsim binaries), so a script written
  * for the reference runs unchanged or is told, in one line, why not:
- *  - flags with a spraysim equivalent set it (-strat ecmp_ar is -paths 1
- *    --routing ar; -log switch is --switch-stats; -trimsize sets the
- *    trimmed header's size);
+ *  - flags with a spraysim equivalent or model set it (-strat ecmp_ar is
+ *    -paths 1 --routing ar; -log switch is --switch-stats; -trimsize sets
+ *    the trimmed header's size; -ar_granularity flow, -ar_sticky_delta and
+ *    -ar_method pause|pq are adaptive routing's, fabric.c; -disable_fd is
+ *    SMaRTT's fd = 0; -enable_qa_gate NSCC's default gate); -path_burst is
+ *    not here: it is the oblivious balancer's own flag (lb/oblivious.c);
  *  - flags about htsim's own log file (-o, most -log kinds, -logtime)
  *    warn naming the output that replaces it;
  *  - values the reference has and spraysim does not model (multi-plane
- *    NICs, flowlet or pause-based adaptive routing, Aeolus queues, the
- *    Swift host scheduler) exit 2 "not modelled", never "unknown flag".
+ *    NICs, utilisation-based adaptive routing, ECN-FIFO and Aeolus queues,
+ *    the priority and Swift host queues, htsim_tcp's -conns, -pcie) exit 2
+ *    "FLAG VALUE: not modelled (reason)", never "unknown flag".
  * The caller has taken the value of those that take one (v; NULL for
  * those that take none). */
 static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_id id, const char *arg, const char *v)
