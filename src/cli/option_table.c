@@ -216,10 +216,10 @@ static const struct option_spec table[] = {
      "validate the flags and read the input files as a run would, then\n"
      "exit 0 without running (or the run's one-line error, exit 2)", 0},
     {OPT_VERSION, {"--version"}, 0, NULL, R, NULL, NULL, "print the version and the git commit, and exit", 0},
-    {OPT_HELP, {"-h", "-help", "--help"}, 0, NULL, R, NULL, NULL, "this text", 0},
+    {OPT_HELP, {"-h", "-help", "--help"}, 0, NULL, R, NULL, NULL, "print this list of flags and exit", 0},
     {OPT_HELP_FORMAT, {"--help-format"}, 1, "text|markdown|man", R, NULL, NULL,
-     "this text as it is (text), as the flag reference docs/flags.md (markdown)\n"
-     "or as the man page man/spraysim.1 (man)", 0},
+     "print the list of flags as --help does (text), as the reference docs/flags.md\n"
+     "(markdown) or as the man page man/spraysim.1 (man), and exit", 0},
 };
 
 #undef H

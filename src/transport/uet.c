@@ -552,8 +552,11 @@ static void uet_sample(const struct sim *s, uint32_t fi, struct flow_sample *out
 }
 
 static const struct transport_flag uet_flags[] = {
-    {"-oversubscribed_cc", 0, false, NULL, "receiver credit's pull-rate control on (default: on for oversubscribed"},
-    {"-force_disable_oversubscribed_cc", 0, false, NULL, "trees without a sender window) / off; the later one wins"},
+    /* one help line each: the generated reference (docs/flags.md) lists them as rows of their own */
+    {"-oversubscribed_cc", 0, false, NULL,
+     "receiver credit's pull-rate control on (default: on for oversubscribed trees without a sender window)"},
+    {"-force_disable_oversubscribed_cc", 0, false, NULL,
+     "receiver credit's pull-rate control off; of this and -oversubscribed_cc the later one wins"},
 };
 
 /* Payload the receiver holds (Poisson goodput): wire bytes less a header
