@@ -59,6 +59,7 @@ void config_defaults(struct config *c)
     c->reroute = REROUTE_NONE;
     c->drr_quantum_bytes = 4096;         /* seed 004 Sec. IV-A: DRR with a 4 KB quantum */
     c->ar_quantum_bytes = 4150;          /* one MTU: queue lengths compared in packets */
+    c->ar_sticky_delta_ps = 10 * PS_PER_US; /* htsim main_uec: ar_sticky_delta = 10 (us) */
     c->detect_ps = 100 * PS_PER_MS;      /* seed 003 Sec. 4.1.1: hundreds of milliseconds */
     c->transport_name = TRANSPORT_DEFAULT;
     c->n_classes = 2;                    /* control and data, as the reference's composite queue */
@@ -804,6 +805,7 @@ void sim_free(struct sim *s)
     free(s->trigger_next);
     free(s->origin_seq);
     free(s->ar_rng);
+    fabric_flowlets_free(s);
     cm_free(&s->cm);
     eq_free(&s->eq);
     pool_free(&s->pool);

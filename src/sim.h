@@ -39,6 +39,14 @@ enum routing_mode {
     ROUTE_EV_MOD = 2, /* up port = entropy mod ports: exact paths for controlled experiments */
 };
 
+/* -ar_method: what adaptive routing compares up ports by (htsim
+ * FatTreeSwitch::compare_*; its link-utilisation methods are not modelled) */
+enum ar_method {
+    AR_BY_QUEUE = 0,      /* htsim "queue", its default: the shorter quantised queue */
+    AR_BY_PAUSE = 1,      /* "pause": a port not paused by PFC over a paused one */
+    AR_BY_PAUSE_QUEUE = 2,/* "pq": not paused first, then the shorter queue */
+};
+
 /* --reroute: what a switch does once routing knows it has no up-down route on */
 enum reroute_mode {
     REROUTE_NONE = 0,   /* hash over its ports anyway (the packet is likely lost) */
@@ -86,6 +94,7 @@ struct config {
     bool sleek;                  /* -sleek: SLEEK loss recovery and probes */
     simtime_ps target_qdelay_ps; /* 0 = NSCC default */
     int qa_gate;                 /* -1 = NSCC default */
+    bool disable_fd;             /* -disable_fd: SMaRTT's Fair Decrease off (fd = 0) */
     simtime_ps hop_latency_ps;
     simtime_ps switch_latency_ps;
     double q3_pressure;
@@ -114,6 +123,9 @@ struct config {
     bool class_drr;              /* --sched class-drr: data classes 1 .. n_classes-1 served by DRR, not strict priority */
     uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
+    bool ar_flowlet;             /* -ar_granularity flow: a flow keeps its up port until a gap (fabric.c) */
+    uint8_t ar_method;           /* enum ar_method (-ar_method) */
+    simtime_ps ar_sticky_delta_ps; /* -ar_sticky_delta: the gap after which a flowlet may move */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
     simtime_ps detect_ps;        /* failure detection delay before routing reacts */
     simtime_ps min_rto_flag_ps;  /* --min-rto-us: the minimum RTO (0 = derived from the queue) */
@@ -129,7 +141,7 @@ struct config {
     bool check_only; /* --check: parse and validate flags and input files, run nothing */
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool htsim_logtime;           /* -logtime set the time series' interval */
-    bool ar_sticky_given;         /* -ar_sticky_delta (accepted, warned: flowlet routing is not modelled) */
+    bool ar_sticky_given;         /* -ar_sticky_delta given (warned when no flowlet routing reads it) */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */
@@ -207,6 +219,7 @@ struct sim {
     bool failures_known;         /* some link is known down: filter routes */
     uint64_t *route_cache;       /* [switch * n_tor + dst_tor]: usable output ports, bit 63 = valid */
     struct rng *ar_rng;          /* [switch]: adaptive routing's tie breaks, a stream per switch */
+    struct ar_flowlets *ar_flowlets; /* -ar_granularity flow: each switch's (flow -> up port, last packet) */
     struct link_event *link_events;
     uint32_t n_link_events, cap_link_events;
     uint32_t inter_switch_links;  /* links between two switches (bundle members each count) */

@@ -1472,7 +1472,7 @@ else
 fi
 run -tm "$M/one.cm" -end 100 -log switch --out "$T/logsw"
 if [ "$rc" -eq 0 ] && [ -f "$T/logsw/switches.csv" ]; then ok "-log switch is --switch-stats (switches.csv)"; else fail "-log switch: exit $rc, no switches.csv"; fi
-for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5"; do
+for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01" "-ar_sticky_delta 5" "-path_burst 4" "-disable_fd" "-ar_granularity flow" "-ar_method pause"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "^spraysim: warning: ${a%% *}" "$T/err"; then
         ok "$a: runs with one warning line naming it"
@@ -1480,13 +1480,38 @@ for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01"
         fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
     fi
 done
-for a in "-queue_type aeolus" "-host_queue_type swift" "-planes 2" "-ar_method pause" "-ar_granularity flow" "-path_burst 4" "-strat rr_ecmp" "-conns 4" "-pcie 100" "-disable_fd" "-enable_qa_gate"; do
+for a in "-queue_type aeolus" "-queue_type composite_ecn" "-host_queue_type swift" "-host_queue_type prio" "-planes 2" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
     bad "$a: not modelled" "not" -tm "$M/one.cm" $a
 done
-for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-path_burst 1" "-strat ecmp_host" "-debug"; do
+for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-strat ecmp_host" "-debug" "--lb oblivious -path_burst 4" "-enable_qa_gate" "--cc smartt -disable_fd"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "$a: the reference's default, accepted silently"; else fail "$a: exit $rc, $(head -1 "$T/err")"; fi
 done
+# -disable_fd is SMaRTT's --cc-opt fd=0 and -enable_qa_gate NSCC's default
+# Quick Adapt gate (maxwnd/8), replacing an earlier -qa_gate: on incast.cm
+# each must give the outputs of its equivalent and differ from the run
+# without it (so a flag read and dropped fails here)
+same_diff() { # NAME "ARGS" "SAME ARGS" "DIFFERENT ARGS"
+    run -tm "$M/incast.cm" -end 3000 $2 --quiet --out "$T/sd1"; r1=$rc
+    run -tm "$M/incast.cm" -end 3000 $3 --quiet --out "$T/sd2"; r2=$rc
+    run -tm "$M/incast.cm" -end 3000 $4 --quiet --out "$T/sd3"; r3=$rc
+    if [ "$r1$r2$r3" = 000 ] && cmp -s "$T/sd1/flows.csv" "$T/sd2/flows.csv" && ! cmp -s "$T/sd1/flows.csv" "$T/sd3/flows.csv"; then
+        ok "$1"
+    else
+        fail "$1: exit $r1/$r2/$r3, or flows.csv not equal to '$3' / not different from '$4'"
+    fi
+    rm -rf "$T/sd1" "$T/sd2" "$T/sd3"
+}
+same_diff "-disable_fd is SMaRTT's --cc-opt fd=0" "--cc smartt -disable_fd" "--cc smartt --cc-opt fd=0" "--cc smartt"
+same_diff "-enable_qa_gate is NSCC's default gate, after -qa_gate 0" "-qa_gate 0 -enable_qa_gate" "" "-qa_gate 0"
+same_diff "-ar_granularity packet is the default; flow changes adaptive routing" "-strat ecmp_ar -ar_granularity packet" "-strat ecmp_ar" "-strat ecmp_ar -ar_granularity flow"
+# pq compares PFC's pause first: under RoCE's lossless class it routes
+# otherwise than queue (were the pause not read, pq would be queue)
+same_diff "-ar_method queue is the default; pq reads PFC's pause" "--transport roce -strat ecmp_ar -ar_method queue" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_method pq"
+bad "-queue_type with no such type" "-queue_type: 'bogus' is no htsim_uec queue type" -tm "$M/one.cm" -queue_type bogus
+bad "-host_queue_type with no such type" "-host_queue_type: 'bogus' is no htsim host queue type" -tm "$M/one.cm" -host_queue_type bogus
+bad "-ar_method with no such method" "-ar_method: 'bogus' is no htsim AR method" -tm "$M/one.cm" -ar_method bogus
+bad "-ar_granularity with no such granularity" "-ar_granularity: 'bogus' is not packet or flow" -tm "$M/one.cm" -ar_granularity bogus
 run -tm "$M/one.cm" -end 50 --ts-hosts 0 -logtime_us 5 --out "$T/logtime"
 if [ "$rc" -eq 0 ] && [ "$(awk -F, 'NR == 3 { print $1 - 5 }' "$T/logtime/ts_hosts.csv")" = "$(awk -F, 'NR == 2 { print $1 + 0 }' "$T/logtime/ts_hosts.csv")" ]; then
     ok "-logtime_us 5 sets the time series' interval to 5 us"

@@ -434,6 +434,33 @@ static void test_oblivious_cycles_visit_each_entropy_once(void **state)
     }
 }
 
+/* -path_burst N (htsim_ndp's set_path_burst): each entropy N packets in a
+ * row, and every N x paths packets still visit each entropy N times. */
+static void test_oblivious_path_burst_repeats_each_entropy(void **state)
+{
+    (void)state;
+    const uint32_t paths = 48, burst = 3;
+    void *st = calloc(1, lb_oblivious_ops.state_size);
+    assert_non_null(st);
+    struct lb_params p = {.paths = paths, .seed = 13, .flow_index = 7, .path_burst = burst};
+    lb_oblivious_ops.init(st, &p);
+    for (uint32_t c = 0; c < 20; c++) {
+        uint32_t count[48] = {0};
+        for (uint32_t i = 0; i < paths; i++) {
+            uint16_t ev = obl_next(st, 0);
+            assert_true(ev < paths);
+            for (uint32_t k = 1; k < burst; k++)
+                if (obl_next(st, 0) != ev)
+                    fail_msg("cycle %u: entropy %u not repeated %u times in a row", c, ev, burst);
+            count[ev] += burst;
+        }
+        for (uint32_t e = 0; e < paths; e++)
+            if (count[e] != burst)
+                fail_msg("cycle %u: entropy %u got %u packets, expected %u", c, e, count[e], burst);
+    }
+    free(st);
+}
+
 static void test_oblivious_order_is_shuffled_per_cycle(void **state)
 {
     (void)state;
@@ -640,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_random_spraying_is_uniform_and_independent),
         cmocka_unit_test(test_plb_repaths_after_twelve_congested_rounds),
         cmocka_unit_test(test_oblivious_cycles_visit_each_entropy_once),
+        cmocka_unit_test(test_oblivious_path_burst_repeats_each_entropy),
         cmocka_unit_test(test_oblivious_order_is_shuffled_per_cycle),
         cmocka_unit_test(test_oblivious_flows_get_different_orders),
         cmocka_unit_test(test_oblivious_ignores_feedback_seq_and_time),

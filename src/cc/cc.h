@@ -46,6 +46,7 @@ struct cc_params {
     uint64_t init_cwnd_bytes;    /* 0 = the algorithm's default */
     simtime_ps target_qdelay_ps; /* 0 = the algorithm's default */
     int qa_gate;                 /* < 0 = the algorithm's default */
+    bool fair_decrease_off;      /* -disable_fd: no Fair Decrease (SMaRTT's fd = 0, whatever --cc-opt fd says) */
     bool trimming;               /* switches trim (NACK feedback is available) */
     double q3_pressure;          /* NSCC: per-base-RTT decrease in the ECN/low-delay quadrant */
     uint32_t path_hops;          /* links from sender to receiver (Swift's topology scaling) */

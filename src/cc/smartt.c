@@ -234,6 +234,8 @@ static void smartt_init(void *state, const struct cc_params *p)
     s->react_every_pkts = cc_opt_uint(p, "react_every", 1, 1, 1000000);
     s->md = opt_in(p, "md", SM_MD * (p->trimming ? 1 : SM_MD_NOTRIM_FACTOR), 0, 1000);
     s->fd = opt_in(p, "fd", SM_FD, 0, 1000);
+    if (p->fair_decrease_off)
+        s->fd = 0; /* -disable_fd (SMaRTT's htsim: disableFairDecrease) */
     s->fi = opt_in(p, "fi", SM_FI, 0, 1000);
     s->k = opt_in(p, "k", SM_FAST_K, 0, 1000);
     s->qa_scaling = opt_in(p, "qa_scaling", SM_QA_SCALING, 0.01, 10);

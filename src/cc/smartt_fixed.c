@@ -206,7 +206,7 @@ static void sf_init(void *state, const struct cc_params *p)
     struct smartt_fixed_global *g = &s->g;
     double mw_bdp = opt_in(p, "maxwnd_bdp", SF_MAXWND_BDP, 0.01, 1000);
     double md = opt_in(p, "md", SF_MD * (p->trimming ? 1 : SF_MD_NOTRIM_FACTOR), 0, 1000);
-    double fd = opt_in(p, "fd", SF_FD, 0, 1000);
+    double fd = p->fair_decrease_off ? 0 : opt_in(p, "fd", SF_FD, 0, 1000); /* -disable_fd */
     double fi = opt_in(p, "fi", SF_FI, 0, 1000);
     double k = opt_in(p, "k", SF_FAST_K, 0, 1000);
     double qa_scaling = opt_in(p, "qa_scaling", SF_QA_SCALING, 0.01, 10);

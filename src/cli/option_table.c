@@ -88,29 +88,30 @@ static const struct option_spec table[] = {
      0},
     {OPT_QUEUE_TYPE, {"-queue_type"}, 1, "composite", HC, NULL, "composite",
      "htsim's switch queue; spraysim models composite (trimming, ECN, a\n"
-     "strict-priority control class); other values exit 2 as not modelled", 0},
+     "strict-priority control class); composite_ecn, aeolus, aeolus_ecn exit 2\n"
+     "as not modelled", 0},
     {OPT_HOST_QUEUE_TYPE, {"-host_queue_type"}, 1, "fair_prio", HC, NULL, "fair_prio",
      "htsim's NIC queue; spraysim models fair_prio (control first, flows in\n"
-     "round robin); other values exit 2 as not modelled", 0},
+     "round robin); prio and swift exit 2 as not modelled", 0},
     {OPT_PLANES, {"-planes"}, 1, "1", HC, NULL, "1",
-     "NIC planes; multi-plane fabrics exit 2 as not modelled", 0},
-    {OPT_AR_METHOD, {"-ar_method"}, 1, "queue", HC, NULL, "queue",
-     "what adaptive routing compares: queue sizes (--routing ar); other values\n"
-     "exit 2 as not modelled", 0},
-    {OPT_AR_GRANULARITY, {"-ar_granularity"}, 1, "packet", HC, NULL, "packet",
-     "adaptive routing chooses per packet; other values exit 2 as not modelled", 0},
-    {OPT_PATH_BURST, {"-path_burst"}, 1, "1", HC, "packets", "1",
-     "htsim_ndp's packets per path before moving on; above 1 exits 2 as not\n"
-     "modelled (paths come from --lb)", 0},
-    {OPT_AR_STICKY_DELTA, {"-ar_sticky_delta"}, 1, "US", HC, "us", NULL,
-     "accepted with a warning (flowlet routing is not modelled)", 0},
+     "NIC planes; multi-plane fabrics exit 2 as not modelled (htsim_uec\n"
+     "itself stops on -planes > 1)", 0},
+    {OPT_AR_METHOD, {"-ar_method"}, 1, "queue|pause|pq", HC, NULL, "queue",
+     "what adaptive routing compares up ports by: queue sizes, PFC's pause, or\n"
+     "the pause then queues; htsim's bandwidth, qb, pb, pqb exit 2 as not modelled", 0},
+    {OPT_AR_GRANULARITY, {"-ar_granularity"}, 1, "packet|flow", HC, NULL, "packet",
+     "adaptive routing per packet, or per flowlet: a flow keeps its up port\n"
+     "until its packets leave a gap of -ar_sticky_delta", 0},
+    {OPT_AR_STICKY_DELTA, {"-ar_sticky_delta"}, 1, "US", HC, "us", "10",
+     "-ar_granularity flow: the gap after which a flow may change its up port", 0},
     {OPT_CONNS, {"-conns"}, 1, "N", HC, NULL, NULL,
-     "htsim_tcp's parallel connections per flow: exits 2 as not modelled", 0},
+     "htsim_tcp's long-running connections of a random permutation: exits 2 as\n"
+     "not modelled", 0},
     {OPT_PCIE, {"-pcie"}, 1, "X", HC, NULL, NULL, "htsim_uec's receiver PCIe model: exits 2 as not modelled", 0},
     {OPT_DISABLE_FD, {"-disable_fd"}, 0, NULL, HC, NULL, NULL,
-     "exits 2 as not modelled (SMaRTT's fair decrease is --cc-opt fd=0)", 0},
+     "no Fair Decrease: SMaRTT's --cc-opt fd=0 (NSCC has none)", 0},
     {OPT_ENABLE_QA_GATE, {"-enable_qa_gate"}, 0, NULL, HC, NULL, NULL,
-     "exits 2: not a flag of htsim_uec 40ccb05 (NSCC's gate is -qa_gate N)", 0},
+     "Quick Adapt only below maxwnd/8: NSCC's default gate (-qa_gate 3)", 0},
     {OPT_DEBUG, {"-debug"}, 0, NULL, HC, NULL, NULL, "accepted; prints nothing more", 0},
 
     /* ---- workloads ---- */

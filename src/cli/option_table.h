@@ -71,7 +71,6 @@ enum opt_id {
     OPT_PLANES,
     OPT_AR_METHOD,
     OPT_AR_GRANULARITY,
-    OPT_PATH_BURST,
     OPT_AR_STICKY_DELTA,
     OPT_CONNS,
     OPT_PCIE,

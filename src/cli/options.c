@@ -287,6 +287,11 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
     if (!pfc && (g->pfc_thresholds || g->pfc_deadlock))
         bad(x, "%s: PFC is off in this run (on with --transport roce, --pfc on or --class-opt K:lossless=1)",
             g->pfc_thresholds ? "-pfc_thresholds" : "--pfc-deadlock-us");
+    if (cfg->ar_method != AR_BY_QUEUE && cfg->routing != ROUTE_AR)
+        warn_input("-ar_method: has no effect without adaptive routing (-strat ecmp_ar or --routing ar)");
+    else if (cfg->ar_method != AR_BY_QUEUE && !pfc)
+        warn_input("-ar_method %s: PFC is off in this run, so no port is ever paused (on with --transport roce, "
+                   "--pfc on or --class-opt K:lossless=1)", cfg->ar_method == AR_BY_PAUSE ? "pause" : "pq");
     if (g->drr_quantum && !cfg->drr && !cfg->class_drr)
         bad(x, "--drr-quantum: the quantum of DRR; add --sched drr or --sched class-drr");
     if (g->ar_quantum && cfg->routing != ROUTE_AR)
@@ -316,14 +321,18 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
 /* The rest of htsim_uec's command line (its main_uec.cpp, uet-htsim
  * 40ccb05, and the usage text of the htsim binaries), so a script written
  * for the reference runs unchanged or is told, in one line, why not:
- *  - flags with a spraysim equivalent set it (-strat ecmp_ar is -paths 1
- *    --routing ar; -log switch is --switch-stats; -trimsize sets the
- *    trimmed header's size);
+ *  - flags with a spraysim equivalent or model set it (-strat ecmp_ar is
+ *    -paths 1 --routing ar; -log switch is --switch-stats; -trimsize sets
+ *    the trimmed header's size; -ar_granularity flow, -ar_sticky_delta and
+ *    -ar_method pause|pq are adaptive routing's, fabric.c; -disable_fd is
+ *    SMaRTT's fd = 0; -enable_qa_gate NSCC's default gate); -path_burst is
+ *    not here: it is the oblivious balancer's own flag (lb/oblivious.c);
  *  - flags about htsim's own log file (-o, most -log kinds, -logtime)
  *    warn naming the output that replaces it;
  *  - values the reference has and spraysim does not model (multi-plane
- *    NICs, flowlet or pause-based adaptive routing, Aeolus queues, the
- *    Swift host scheduler) exit 2 "not modelled", never "unknown flag".
+ *    NICs, utilisation-based adaptive routing, ECN-FIFO and Aeolus queues,
+ *    the priority and Swift host queues, htsim_tcp's -conns, -pcie) exit 2
+ *    "FLAG VALUE: not modelled (reason)", never "unknown flag".
  * The caller has taken the value of those that take one (v; NULL for
  * those that take none). */
 static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_id id, const char *arg, const char *v)
@@ -391,42 +400,78 @@ static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_i
             cfg->htsim_logtime = true;
         }
     } else if (id == OPT_QUEUE_TYPE) {
-        if (strcmp(v, "composite")) /* htsim_uec's default: the trimming queue spraysim models */
-            bad(x, "-queue_type %s: not modelled (spraysim's switch queue is htsim's composite: trimming, "
-                   "ECN with -ecn, a strict-priority control class)", shown(v, b));
+        /* htsim_uec main_uec.cpp takes composite (its default, the trimming
+         * queue spraysim models), composite_ecn, aeolus, aeolus_ecn */
+        if (!strcmp(v, "composite_ecn"))
+            bad(x, "-queue_type composite_ecn: not modelled (htsim's ECNQueue on every port but ToR downlinks: one "
+                   "FIFO where ACKs wait behind data, no trimming; spraysim's switch ports serve control first)");
+        else if (!strcmp(v, "aeolus") || !strcmp(v, "aeolus_ecn"))
+            bad(x, "-queue_type %s: not modelled (Aeolus's queues, which drop unscheduled packets first)", v);
+        else if (strcmp(v, "composite"))
+            bad(x, "-queue_type: '%s' is no htsim_uec queue type (composite, composite_ecn, aeolus, aeolus_ecn)",
+                shown(v, b));
     } else if (id == OPT_HOST_QUEUE_TYPE) {
-        if (strcmp(v, "fair_prio")) /* htsim_uec's default: control first, data round robin among flows */
-            bad(x, "-host_queue_type %s: not modelled (spraysim's NIC is htsim's fair_prio: control first, "
-                   "flows in round robin)", shown(v, b));
+        /* htsim_uec: fair_prio (its default: control first, data round
+         * robin among flows, what spraysim's NIC does), prio, swift */
+        if (!strcmp(v, "prio"))
+            bad(x, "-host_queue_type prio: not modelled (htsim's priority NIC queue: control first, data in "
+                   "arrival order across flows; spraysim's NIC is fair_prio, flows in round robin)");
+        else if (!strcmp(v, "swift"))
+            bad(x, "-host_queue_type swift: not modelled (htsim's FairScheduler: flows in round robin, control "
+                   "without priority; spraysim's NIC is fair_prio)");
+        else if (strcmp(v, "fair_prio"))
+            bad(x, "-host_queue_type: '%s' is no htsim host queue type (fair_prio, prio, swift)", shown(v, b));
     } else if (id == OPT_PLANES) {
+        /* htsim_uec 40ccb05 builds the planes and then stops on any
+         * -planes > 1 (main_uec.cpp: "We are taking the plane 0 to calculate
+         * the network rtt", assert(false)); htsim_eqds runs them */
         if (get_uint(x, arg, v, 1, 8) > 1)
-            bad(x, "-planes %s: multi-plane fabrics (several NIC ports, one fat tree each) are not modelled; "
-                   "-planes 1 is the single-plane fabric", v);
+            bad(x, "-planes %s: not modelled (several NIC ports, one fat tree each; htsim_uec itself stops on "
+                   "-planes > 1, htsim_eqds runs them); -planes 1 is the single-plane fabric", v);
     } else if (id == OPT_AR_METHOD) {
-        if (strcmp(v, "queue")) /* htsim's default, compare_queuesize: what --routing ar does */
-            bad(x, "-ar_method %s: not modelled (spraysim's adaptive routing compares queue sizes, htsim's "
-                   "default 'queue')", shown(v, b));
+        /* htsim FatTreeSwitch::fn: compare_queuesize (its default), _pause, _pq */
+        if (!strcmp(v, "queue"))
+            cfg->ar_method = AR_BY_QUEUE;
+        else if (!strcmp(v, "pause"))
+            cfg->ar_method = AR_BY_PAUSE;
+        else if (!strcmp(v, "pq"))
+            cfg->ar_method = AR_BY_PAUSE_QUEUE;
+        else if (!strcmp(v, "bandwidth") || !strcmp(v, "qb") || !strcmp(v, "pb") || !strcmp(v, "pqb"))
+            bad(x, "-ar_method %s: not modelled (htsim's link utilisation over 30 us windows is not tracked; "
+                   "queue, pause and pq are)", v);
+        else
+            bad(x, "-ar_method: '%s' is no htsim AR method (queue, pause, pq, bandwidth, qb, pb, pqb)", shown(v, b));
     } else if (id == OPT_AR_GRANULARITY) {
-        if (strcmp(v, "packet")) /* htsim's default: every packet routed anew */
-            bad(x, "-ar_granularity %s: not modelled (spraysim's adaptive routing chooses per packet, htsim's "
-                   "default 'packet')", shown(v, b));
+        /* htsim FatTreeSwitch: PER_PACKET (its default) or PER_FLOWLET */
+        if (!strcmp(v, "packet"))
+            cfg->ar_flowlet = false;
+        else if (!strcmp(v, "flow"))
+            cfg->ar_flowlet = true;
+        else
+            bad(x, "-ar_granularity: '%s' is not packet or flow", shown(v, b));
     } else if (id == OPT_AR_STICKY_DELTA) {
-        get_real(x, arg, v, 0, 1e9);
+        /* htsim: microseconds, default 10; the flowlet gap of -ar_granularity flow */
+        cfg->ar_sticky_delta_ps = us_to_ps(get_real(x, arg, v, 0, 1e9));
         cfg->ar_sticky_given = true; /* checked once every flag is read */
-    } else if (id == OPT_PATH_BURST) {
-        if (get_uint(x, arg, v, 1, 1u << 20) != 1) /* htsim_ndp's default: a new path every packet */
-            bad(x, "-path_burst %s: htsim_ndp's packets per path before moving on; not modelled beyond 1 "
-                   "(paths come from --lb)", v);
     } else if (id == OPT_CONNS) {
-        bad(x, "-conns: htsim_tcp's parallel connections per flow are not modelled (a .cm file or --workload "
-               "gives the connections)");
+        /* htsim_tcp: -conns N keeps N connections of a random permutation
+         * of -nodes hosts (ConnectionMatrix::setPermutation), each an
+         * MPTCP flow with no size that runs until -end */
+        bad(x, "-conns %s: not modelled (htsim_tcp's N long-running MPTCP connections of a random permutation; "
+               "spraysim's flows have sizes: --workload perm:n=HOSTS,size=BYTES or a .cm file)", shown(v, b));
     } else if (id == OPT_PCIE) {
-        bad(x, "-pcie: htsim_uec's receiver PCIe model is not modelled");
+        bad(x, "-pcie %s: not modelled (htsim_uec's receiver PCIe model)", shown(v, b));
     } else if (id == OPT_DISABLE_FD) {
-        bad(x, "-disable_fd: not modelled (htsim_uec has it commented out; SMaRTT's fair decrease is --cc-opt "
-               "fd=0)");
+        /* SMaRTT's htsim (and htsim_uec before 40ccb05, which comments it
+         * out with NSCC's fair_decrease): no Fair Decrease; checked once the
+         * algorithm is known */
+        cfg->disable_fd = true;
     } else if (id == OPT_ENABLE_QA_GATE) {
-        bad(x, "-enable_qa_gate: not a flag of htsim_uec 40ccb05; NSCC's Quick Adapt gate is -qa_gate N");
+        /* htsim_uec before 40ccb05 (and its forks): Quick Adapt fires only
+         * when achieved < maxwnd / 8; 40ccb05 always gates, at maxwnd >>
+         * -qa_gate (default 3, the same 1/8): the algorithm's default gate,
+         * replacing an earlier -qa_gate */
+        cfg->qa_gate = -1;
     } else if (id == OPT_DEBUG) {
         /* htsim's debug prints: accepted, nothing more is printed */
     } else {
@@ -884,12 +929,15 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
             cfg->hdr_bytes, cfg->mtu_bytes);
         return OPTIONS_ERROR;
     }
-    if (cfg->ar_sticky_given && cfg->routing != ROUTE_AR)
-        warn_input("-ar_sticky_delta: adaptive routing's flowlet gap has no effect without adaptive routing "
-                   "(-strat ecmp_ar or --routing ar)");
-    else if (cfg->ar_sticky_given)
-        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow, which is not modelled: every packet "
-                   "is routed anew, as htsim's default -ar_granularity packet does");
+    if ((cfg->ar_sticky_given || cfg->ar_flowlet) && cfg->routing != ROUTE_AR)
+        warn_input("%s: adaptive routing's flowlets have no effect without adaptive routing (-strat ecmp_ar or "
+                   "--routing ar)", cfg->ar_flowlet ? "-ar_granularity flow" : "-ar_sticky_delta");
+    else if (cfg->ar_sticky_given && !cfg->ar_flowlet)
+        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow has no effect with per-packet "
+                   "adaptive routing (htsim's default -ar_granularity packet)");
+    if (cfg->disable_fd && strncmp(cfg->cc_name, "smartt", 6))
+        warn_input("-disable_fd has no effect with --cc %s: only SMaRTT has a Fair Decrease (htsim_uec 40ccb05's "
+                   "NSCC has none)", cfg->cc_name);
     if (cfg->htsim_logtime && !ts_wanted(&cfg->ts))
         warn_input("-logtime: htsim's logging period has no effect without a time series (--ts-flows, --ts-ports, "
                    "--ts-hosts), whose interval it then sets");

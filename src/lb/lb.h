@@ -44,6 +44,7 @@ struct lb_params {
     bool reps_freeze;    /* REPS: freeze the recycled entropies on a timeout
                           * (htsim uec_mp UecMpReps); false = plain REPS */
     simtime_ps base_rtt_ps; /* the network's base RTT (PLB's round) */
+    uint32_t path_burst; /* oblivious: packets per entropy in a row (-path_burst; 0 = 1) */
 };
 
 struct lb_ops {

@@ -18,6 +18,19 @@
  * HotNets 2016; Guo et al., SIGCOMM 2016 Sec. 4). Valleys restore paths
  * up-down routing has lost, and can close a cycle of PFC buffer
  * dependencies (experiments/pfc_pathologies.md, section 3).
+ *
+ * Adaptive routing (--routing ar, -strat ecmp_ar) picks the up port with
+ * the shortest quantised queue for every packet (htsim's default
+ * -ar_granularity packet). With -ar_granularity flow (htsim FatTreeSwitch
+ * PER_FLOWLET) a switch remembers, per flow, the up port it chose and when
+ * the flow's last packet passed: the flow keeps that port, and only a
+ * packet arriving more than -ar_sticky_delta (default 10 us) after the
+ * previous one may move it, with probability 1/2, to the best port if that
+ * port's queue is shorter. As in htsim, packets under 100 bytes (control)
+ * never enter the table; here they keep per-packet adaptive routing.
+ * -ar_method pause or pq compares ports by PFC's pause first (a port whose
+ * far end paused it is worse), pq then by queue; htsim's utilisation-based
+ * methods (bandwidth, qb, pb, pqb) are refused.
  */
 #include "fabric.h"
 
@@ -423,6 +436,111 @@ static uint32_t bounce_route(struct sim *s, uint32_t sw_idx, struct packet *p, u
     return port;
 }
 
+/* What adaptive routing compares a port by, the smaller the better
+ * (-ar_method): its data queue in units of --ar-quantum, whether PFC
+ * paused it, or both, the pause first (htsim compare_pq). */
+static uint64_t ar_queue(const struct sim *s, uint32_t port)
+{
+    const struct port *q = &s->ports[port];
+    uint64_t queue = q->data_bytes / s->cfg.ar_quantum_bytes, paused = (q->flags & PORTF_PAUSED) != 0;
+    switch (s->cfg.ar_method) {
+    case AR_BY_PAUSE:
+        return paused;
+    case AR_BY_PAUSE_QUEUE:
+        return paused << 32 | queue;
+    default:
+        return queue;
+    }
+}
+
+/* seed 004 Sec. IV-A: the usable up port with the shortest queue, in units
+ * of ar_quantum_bytes; ties broken at random (htsim adaptive_route) */
+static uint32_t ar_best_port(struct sim *s, uint32_t sw_idx, const struct usable_set *u)
+{
+    uint64_t best_q = UINT64_MAX;
+    uint32_t ties = 0, choice = u->first;
+    for (uint32_t i = 0; i < u->n; i++) {
+        if (!set_has(s, u, i))
+            continue;
+        uint64_t q = ar_queue(s, u->first + i);
+        if (q < best_q) {
+            best_q = q;
+            ties = 1;
+            choice = u->first + i;
+        } else if (q == best_q && rng_below(&s->ar_rng[sw_idx], ++ties) == 0) {
+            choice = u->first + i;
+        }
+    }
+    return choice;
+}
+
+/* ---- -ar_granularity flow: each switch's flowlets --------------------------------- */
+
+/* htsim FatTreeSwitch::getNextHop: packets under 100 bytes are not
+ * adaptively routed, "don't want to pollute the tables". */
+#define AR_FLOWLET_MIN_BYTES 100
+
+struct ar_flowlet {
+    uint64_t key;        /* (switch + 1) << 32 | flow key; 0 = empty slot */
+    uint32_t port;       /* the up port the flow uses at this switch */
+    simtime_ps last_ps;  /* when its last packet passed */
+};
+
+/* Open addressing with linear probing, at most half full. Entries are
+ * never removed: one per (switch, flow) that crossed it, as htsim's
+ * _flowlet_maps keeps them. */
+struct ar_flowlets {
+    struct ar_flowlet *slot;
+    uint64_t mask; /* slots - 1, a power of two */
+    uint64_t used;
+};
+
+void fabric_flowlets_free(struct sim *s)
+{
+    if (s->ar_flowlets)
+        free(s->ar_flowlets->slot);
+    free(s->ar_flowlets);
+    s->ar_flowlets = NULL;
+}
+
+static uint64_t flowlet_home(const struct ar_flowlets *t, uint64_t key)
+{
+    return mix64(key) & t->mask;
+}
+
+/* The entry for `key`, made (port PORT_NONE) when absent. */
+static struct ar_flowlet *flowlet_get(struct sim *s, uint64_t key)
+{
+    struct ar_flowlets *t = s->ar_flowlets;
+    if (!t) {
+        t = s->ar_flowlets = xcalloc(1, sizeof *t);
+        t->mask = 1023;
+        t->slot = xcalloc(t->mask + 1, sizeof *t->slot);
+    }
+    if (2 * (t->used + 1) > t->mask + 1) { /* grow: rehash into twice the slots */
+        struct ar_flowlet *old = t->slot;
+        uint64_t n_old = t->mask + 1;
+        t->mask = 2 * n_old - 1;
+        t->slot = xcalloc(t->mask + 1, sizeof *t->slot);
+        for (uint64_t i = 0; i < n_old; i++)
+            if (old[i].key) {
+                uint64_t j = flowlet_home(t, old[i].key);
+                while (t->slot[j].key)
+                    j = (j + 1) & t->mask;
+                t->slot[j] = old[i];
+            }
+        free(old);
+    }
+    uint64_t j = flowlet_home(t, key);
+    while (t->slot[j].key && t->slot[j].key != key)
+        j = (j + 1) & t->mask;
+    if (!t->slot[j].key) {
+        t->slot[j] = (struct ar_flowlet){.key = key, .port = PORT_NONE, .last_ps = 0};
+        t->used++;
+    }
+    return &t->slot[j];
+}
+
 /* Adaptive routing, failure-aware routing and exact entropy paths: decided
  * when the packet arrives. */
 static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, struct packet *p)
@@ -460,23 +578,26 @@ static uint32_t dynamic_route(struct sim *s, uint32_t sw_idx, struct packet *p)
      * under adaptive routing, as in seed 004 Sec. IV-A; their transport
      * marks their packets, so routing never looks at a flow's balancer. */
     bool pinned = p->flags & PKTF_PINNED;
+    /* ... unless the run has one path for every flow (-paths 1, htsim's
+     * -strat ecmp_ar: one entropy, switches route adaptively): no sprayed
+     * flow to keep ECMP ones apart from, and htsim routes them all */
+    pinned &= s->cfg.paths != 1;
     if (s->cfg.routing == ROUTE_AR && upward && u.count > 1 && !pinned) {
-        /* seed 004 Sec. IV-A: the up port with the shortest queue, in units
-         * of ar_quantum_bytes; ties broken at random */
-        uint32_t best_q = UINT32_MAX, ties = 0, choice = u.first;
-        for (uint32_t i = 0; i < u.n; i++) {
-            if (!set_has(s, &u, i))
-                continue;
-            uint32_t q = s->ports[u.first + i].data_bytes / s->cfg.ar_quantum_bytes;
-            if (q < best_q) {
-                best_q = q;
-                ties = 1;
-                choice = u.first + i;
-            } else if (q == best_q && rng_below(&s->ar_rng[sw_idx], ++ties) == 0) {
-                choice = u.first + i;
-            }
+        if (!s->cfg.ar_flowlet || p->size_bytes < AR_FLOWLET_MIN_BYTES)
+            return ar_best_port(s, sw_idx, &u);
+        uint64_t key = ((uint64_t)sw_idx + 1) << 32 | flow_hash_key(s, p);
+        struct ar_flowlet *f = flowlet_get(s, key);
+        uint32_t cur = f->port;
+        if (cur < u.first || cur >= u.first + u.n || !set_has(s, &u, cur - u.first)) {
+            f->port = ar_best_port(s, sw_idx, &u); /* a new flow here, or its port no longer usable */
+        } else if (s->now - f->last_ps > s->cfg.ar_sticky_delta_ps && rng_below(&s->ar_rng[sw_idx], 2) == 0) {
+            /* a gap: the flowlet may move, to a port with a shorter queue */
+            uint32_t alt = ar_best_port(s, sw_idx, &u);
+            if (ar_queue(s, alt) < ar_queue(s, cur))
+                f->port = alt;
         }
-        return choice;
+        f->last_ps = s->now;
+        return f->port;
     }
     uint64_t pick;
     if (s->cfg.routing == ROUTE_EV_MOD)

@@ -919,6 +919,7 @@ void transport_cc_params(const struct sim *s, struct cc_params *cp, uint32_t pat
         .init_cwnd_bytes = (uint64_t)s->cfg.cwnd_pkts * s->cfg.mtu_bytes,
         .target_qdelay_ps = s->cfg.target_qdelay_ps,
         .qa_gate = s->cfg.qa_gate,
+        .fair_decrease_off = s->cfg.disable_fd,
         .trimming = net_class_trims(s, cls), /* the flow's class as the run uses it */
         .q3_pressure = s->cfg.q3_pressure,
         .path_hops = path_hops,
