@@ -226,7 +226,7 @@ size_bytes = [1000, 2000]
             ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
              "ratio = [{a = 1}, {a = 2}]\nexpect = 1\n", "report.claim[0].direction"),
             ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\nnoise = 0.1\nat_least = 1\n",
-             "report.claim[0].noise: a positive half-width, for a direction claim only"),
+             "report.claim[0].noise: a half-width >= 0, for a direction claim only"),
             ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
              "ratio = [{a = 1}, {a = 2}]\nat_least = 1\nnoise = -1\n", "report.claim[0].noise"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),

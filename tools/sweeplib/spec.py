@@ -330,8 +330,8 @@ class Sweep:
             if neutral is None or "expect" in c or len(bound) != 1 or c[bound[0]] != neutral:
                 raise self.err(f"{where}.direction", "a direction claim compares two selections (ratio or diff) "
                                "with at_least or at_most at the neutral point (1 for a ratio, 0 for a difference)")
-        if "noise" in c and (not c.get("direction") or not 0 < c["noise"] < 1e9):
-            raise self.err(f"{where}.noise", "a positive half-width, for a direction claim only")
+        if "noise" in c and (not c.get("direction") or not 0 <= c["noise"] < 1e9):
+            raise self.err(f"{where}.noise", "a half-width >= 0, for a direction claim only")
         if "partly" in c:
             self._check_table(c["partly"], BOUND_KEYS, f"{where}.partly")
             if sum(k in c["partly"] for k in ("expect", "at_most", "at_least")) != 1:
