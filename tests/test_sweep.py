@@ -727,7 +727,7 @@ at_least = 0
         # one seed: 10 / 1; the first two have no noise measure, the
         # difference (9) is within its stated +-20
         self.assertEqual(text.count("open: a direction claim with one seed and no noise measure"), 2, text)
-        self.has(text, "agrees: expected at least 0 (within noise: noise: one seed, +-20 as the claim states "
+        self.has(text, "agrees: expected at least 0 (within noise: one seed, +-20 as the claim states "
                        "reaches the other side)")
         two = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]") + claims)
         out2 = os.path.join(self.tmp, "two")
@@ -740,7 +740,7 @@ at_least = 0
                        "the paper gives no number)")
         self.has(text, "disagrees: expected at most 1, the direction the paper states (noise: the 95% CI over 2 seeds, clear of it)")
         from sweeplib import index
-        self.has(text, "agrees: expected at least 0 (within noise: noise: the 95% CI over 2 seeds reaches the other side)")
+        self.has(text, "agrees: expected at least 0 (within noise: the 95% CI over 2 seeds reaches the other side)")
         self.assertEqual(index.verdicts(html), (1, 0, 1, 1))
         # re-judged from the page with the thresholds changed: the same
         # measured values, new verdicts, and a note saying so

@@ -423,10 +423,10 @@ def claim_verdict(c, n, m, h, vals=None):
         # the paper gives only a direction: judged against noise, never
         # against a margin of our own
         if h is not None:
-            noise = f"noise: the 95% CI over {n} seeds"
+            noise = f"the 95% CI over {n} seeds"
         elif "noise" in c:
             lo, hi = m - c["noise"], m + c["noise"]
-            noise = f"noise: one seed, +-{fmt(c['noise'])} as the claim states"
+            noise = f"one seed, +-{fmt(c['noise'])} as the claim states"
         else:
             return "open: a direction claim with one seed and no noise measure (give `noise`)", "open"
     ok, noisy, want = judge(c, m, lo, hi)
@@ -456,8 +456,8 @@ def claim_verdict(c, n, m, h, vals=None):
         cls = "partly"
     elif c.get("direction"):
         # an agreement no stronger than the paper's own words
-        verdict = (f"agrees, direction only: {want} ({noise}, clear of it; the paper gives no number)" if ok
-                   else f"disagrees: {want}, the direction the paper states ({noise}, clear of it)")
+        verdict = (f"agrees, direction only: {want} (noise: {noise}, clear of it; the paper gives no number)" if ok
+                   else f"disagrees: {want}, the direction the paper states (noise: {noise}, clear of it)")
     return verdict, cls
 
 
