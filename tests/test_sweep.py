@@ -742,6 +742,7 @@ at_least = 0
         from sweeplib import index
         self.has(text, "agrees: expected at least 0 (within noise: the 95% CI over 2 seeds reaches the other side)")
         self.assertEqual(index.verdicts(html), (1, 0, 1, 1))
+        self.assertEqual(index.direction_only(html), 1)
         # re-judged from the page with the thresholds changed: the same
         # measured values, new verdicts, and a note saying so
         before = open(html).read()

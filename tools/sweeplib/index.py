@@ -135,6 +135,13 @@ def verdicts(report_html):
                  for c in ("agrees", "partly", "disagrees", "open"))
 
 
+def direction_only(report_html):
+    """How many of a report's agreeing claims agree on a direction only (the
+    paper gave no number: `direction` claims)."""
+    text = open(report_html, encoding="utf-8").read()
+    return text.count('Verdict: <span class="agrees">agrees, direction only:')
+
+
 def sources(claims):
     """How many claims take their threshold from the paper, the reference
     simulator and ourselves (a claim's `source`, 'KIND: ...')."""
@@ -149,7 +156,7 @@ def write_index(expdir, out=None):
     out = out or os.path.join(reports, "index.html")
     esc = html.escape
     rows = []
-    total = [[0] * 7]
+    total = [[0] * 8]
     for f in sweep_files(expdir):
         name = report_name(f[:-5])
         rep = os.path.join(reports, name + ".html")
@@ -164,9 +171,10 @@ def write_index(expdir, out=None):
         claims = spec.get("report", {}).get("claim", [])
         claims = claims if isinstance(claims, list) else []
         ok, part, bad, noisy = verdicts(rep)
+        dirn = direction_only(rep)
         src = sources(c for c in claims if isinstance(c, dict))
-        total[0] = [a + b for a, b in zip(total[0], (ok, part, bad, noisy) + src)]
-        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{part}</td>'
+        total[0] = [a + b for a, b in zip(total[0], (ok, dirn, part, bad, noisy) + src)]
+        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{dirn}</td><td>{part}</td>'
                     f'<td>{bad}</td><td>{noisy}</td><td>{src[0]}</td><td>{src[1]}</td><td>{src[2]}</td></tr>')
     cov = []
     for r in read(expdir):
@@ -190,9 +198,12 @@ def write_index(expdir, out=None):
             ".diagram,.not_expressible{color:#666}</style></head><body><h1>spraysim experiment reports</h1>"
             "<p>Written by <code>make figures</code>; each report is self-contained. A claim agrees, agrees "
             "<em>partly</em> (only the direction or a subset holds, or the paper's \"always\" holds on the mean but "
-            "not in every seed), disagrees, or is within noise or open; its threshold comes from the paper, the "
+            "not in every seed), disagrees, or is within noise or open. Where the paper states only a direction "
+            "(\"better\", \"grows\") the claim is a direction claim: it agrees <em>direction only</em> when the "
+            "noise (the 95% CI over seeds, or a stated half-width for one seed) clears the neutral point. A claim's "
+            "threshold comes from the paper, the "
             "reference simulator's recorded numbers, or from us (each claim's <code>source</code>, shown in its "
-            "report).</p><table><tr><th>report</th><th>claims agreeing</th><th>partly</th><th>disagreeing</th>"
+            "report).</p><table><tr><th>report</th><th>claims agreeing</th><th>of which direction only</th><th>partly</th><th>disagreeing</th>"
             "<th>within noise or open</th><th>thresholds from the paper</th><th>from the reference</th>"
             "<th>ours</th></tr>" + "".join(rows) +
             "<tr><th>total</th>" + "".join(f"<th>{n}</th>" for n in total[0]) + "</tr></table>"
