@@ -943,7 +943,7 @@ at_least = 0
         with open(os.path.join(exp, "reports", "a.html"), "w") as f:
             f.write('Verdict: <span class="agrees">x</span> Verdict: <span class="open">y</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>0</td><td>1</td>', page)
+        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td>', page)
         self.assertIn('<a href="../run.sh">run.sh</a>', page)
         self.assertIn("gone", page)
         r = sweep_cmd("coverage", exp, check=False)
@@ -971,7 +971,7 @@ at_least = 0
         with open(os.path.join(exp, "reports", "big.html"), "w") as f:
             f.write('Verdict: <span class="disagrees">x</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>0</td><td>1</td><td>0</td>', page)
+        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td>', page)
         self.assertIn('<a href="big.html">large/big</a>', page)
         self.assertFalse(index.is_sweep(exp, "../large/big"))
         # a sweep file that is not TOML: one line naming it, no traceback
