@@ -216,6 +216,19 @@ size_bytes = [1000, 2000]
              "report.claim[0].all_seeds: true or false"),
             ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'ours: x'\nsubset = 'yes'\n",
              "report.claim[0].subset: true or false"),
+            # a direction claim: two selections, its bound at the neutral point
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\nat_least = 1\n",
+             "report.claim[0].direction: a direction claim compares two selections"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
+             "ratio = [{a = 1}, {a = 2}]\nat_least = 1.05\n", "report.claim[0].direction"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
+             "diff = [{a = 1}, {a = 2}]\nat_least = 1\n", "report.claim[0].direction"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
+             "ratio = [{a = 1}, {a = 2}]\nexpect = 1\n", "report.claim[0].direction"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\nnoise = 0.1\nat_least = 1\n",
+             "report.claim[0].noise: a half-width >= 0, for a direction claim only"),
+            ("[sweep]\nname='a'\n[[report.claim]]\nsource = 'paper: x'\ndirection = true\n"
+             "ratio = [{a = 1}, {a = 2}]\nat_least = 1\nnoise = -1\n", "report.claim[0].noise"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'pie'\n", "report.plot[0].kind"),
             ("[sweep]\nname='a'\n[[report.plot]]\nkind = 'metric'\n", "report.plot[0].x"),
             ("[sweep]\nname='a'\n[report]\nplot = 5\n", "report.plot"),
@@ -672,6 +685,88 @@ partly = { at_least = 5 }
         self.assertEqual(index.sources([{"source": "paper: a"}, {"source": "ours: b"}, {"source": "paper: c"},
                                         {"source": "reference: d"}]), (2, 1, 1))
 
+    def test_direction_claims_and_rejudging_a_page(self):
+        # a claim marked `direction` (the paper says only "better" or
+        # "grows") agrees "direction only" when the 95% CI over seeds, or
+        # with one seed its stated `noise`, clears the neutral point; it is
+        # within noise when that reaches across, and open with one seed and
+        # no noise measure. `report --from-page` re-judges a written page's
+        # claims from the values it printed, with the sweep file's current
+        # thresholds, and refuses one whose measured expression changed
+        claims = """
+[report]
+[report.define]
+dirval = "(r.seed * (CASE WHEN r.variant = 'trim' THEN 10.0 ELSE 1.0 END))"
+[[report.claim]]
+figure = "clear of noise"
+source = "paper: Sec. 1, 'better' (direction only)"
+metric = "dirval"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+direction = true
+at_least = 1
+[[report.claim]]
+figure = "the other way"
+source = "paper: Sec. 1, 'smaller' (direction only)"
+metric = "dirval"
+ratio = [{ variant = "trim" }, { variant = "notrim" }]
+direction = true
+at_most = 1
+[[report.claim]]
+figure = "a difference"
+source = "paper: Sec. 1, 'later' (direction only)"
+metric = "dirval"
+diff = [{ variant = "trim" }, { variant = "notrim" }]
+direction = true
+at_least = 0
+"""
+        one = self.write(TINY + claims.replace("at_least = 0\n", "at_least = 0\nnoise = 20\n"))
+        sweep_cmd("run", one, "--out", self.out, "--quiet")
+        html = os.path.join(self.tmp, "r.html")
+        sweep_cmd("report", one, "--out", self.out, "--html", html)
+        text = open(html).read()
+        # one seed: 10 / 1; the first two have no noise measure, the
+        # difference (9) is within its stated +-20
+        self.assertEqual(text.count("open: a direction claim with one seed and no noise measure"), 2, text)
+        self.has(text, "agrees: expected at least 0 (within noise: one seed, +-20 as the claim states "
+                       "reaches the other side)")
+        two = self.write(TINY.replace("seeds = [1]", "seeds = [1, 2]") + claims)
+        out2 = os.path.join(self.tmp, "two")
+        sweep_cmd("run", two, "--out", out2, "--quiet")
+        sweep_cmd("report", two, "--out", out2, "--html", html)
+        text = open(html).read()
+        # seeds 1 and 2: ratios 10 and 10 (no spread), differences 9 and 18
+        # (a 95% CI of +-57 over two seeds)
+        self.has(text, "agrees, direction only: expected at least 1 (noise: the 95% CI over 2 seeds, clear of it; "
+                       "the paper gives no number)")
+        self.has(text, "disagrees: expected at most 1, the direction the paper states (noise: the 95% CI over 2 seeds, clear of it)")
+        from sweeplib import index
+        self.has(text, "agrees: expected at least 0 (within noise: the 95% CI over 2 seeds reaches the other side)")
+        self.assertEqual(index.verdicts(html), (1, 0, 1, 1))
+        self.assertEqual(index.direction_only(html), 1)
+        # re-judged from the page with the thresholds changed: the same
+        # measured values, new verdicts, and a note saying so
+        before = open(html).read()
+        changed = self.write(TINY.replace("seeds = [1, 2]", "seeds = [1]").replace("seeds = [1]", "seeds = [1, 2]") +
+                             claims.replace("direction = true\nat_most = 1\n", "at_most = 20\n")
+                                   .replace("'smaller' (direction only)", "'at most 20x'"))
+        sweep_cmd("report", changed, "--out", os.path.join(self.tmp, "nothing-here"), "--html", html, "--from-page")
+        text = open(html).read()
+        self.assertEqual(index.verdicts(html), (2, 0, 0, 1))
+        self.has(text, "re-judged from the measurements this page recorded")
+        self.has(text, "<td>threshold from</td><td>paper: Sec. 1, &#x27;at most 20x&#x27;</td>")
+        self.assertEqual(before.split("<h2>Results</h2>")[1], text.split("<h2>Results</h2>")[1])
+        # the same thresholds again: nothing moves (the verdicts and note are stable)
+        sweep_cmd("report", changed, "--out", out2, "--html", html, "--from-page")
+        self.assertEqual(open(html).read(), text)
+        # a changed metric cannot be re-judged from the page
+        moved = self.write(TINY + claims.replace('metric = "dirval"\nratio', 'metric = "fct_max_us"\nratio', 1))
+        p = sweep_cmd("report", moved, "--out", out2, "--html", html, "--from-page", check=False)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+        self.assertIn("claim 'clear of noise' now measures fct_max_us", p.stderr)
+        self.assertIn("(rerun the sweep)", p.stderr)
+        self.assertEqual(open(html).read(), text)
+
     # -- the sweep file reader under random input ----------------------------
     def expand_in_process(self, path):
         """tools/sweep expand PATH run in this process: (exit status, stderr);
@@ -897,7 +992,7 @@ partly = { at_least = 5 }
         with open(os.path.join(exp, "reports", "a.html"), "w") as f:
             f.write('Verdict: <span class="agrees">x</span> Verdict: <span class="open">y</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>0</td><td>1</td>', page)
+        self.assertIn('<a href="a.html">Sweep a</a></td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td>', page)
         self.assertIn('<a href="../run.sh">run.sh</a>', page)
         self.assertIn("gone", page)
         r = sweep_cmd("coverage", exp, check=False)
@@ -925,7 +1020,7 @@ partly = { at_least = 5 }
         with open(os.path.join(exp, "reports", "big.html"), "w") as f:
             f.write('Verdict: <span class="disagrees">x</span>')
         page = open(index.write_index(exp)).read()
-        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>0</td><td>1</td><td>0</td>', page)
+        self.assertIn('<a href="big.html">Big sweep</a></td><td>0</td><td>0</td><td>0</td><td>1</td><td>0</td>', page)
         self.assertIn('<a href="big.html">large/big</a>', page)
         self.assertFalse(index.is_sweep(exp, "../large/big"))
         # a sweep file that is not TOML: one line naming it, no traceback

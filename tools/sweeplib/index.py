@@ -144,6 +144,13 @@ def verdicts(report_html):
                  for c in ("agrees", "partly", "disagrees", "open"))
 
 
+def direction_only(report_html):
+    """How many of a report's agreeing claims agree on a direction only (the
+    paper gave no number: `direction` claims)."""
+    text = open(report_html, encoding="utf-8").read()
+    return text.count('Verdict: <span class="agrees">agrees, direction only:')
+
+
 CLAIM_RE = re.compile(r'<h3>(.*?)</h3>(.*?)<p>Verdict: <span class="(\w+)">(.*?)</span></p>', re.S)
 MEASURED_RE = re.compile(r"<td>measured</td><td>(.*?)</td>", re.S)
 
@@ -175,8 +182,10 @@ def sources(claims):
 
 
 def report_rows(expdir):
-    """(name, title, (agrees, partly, disagrees, open), (paper, reference,
-    ours)) of every sweep whose report exists, in sweep_files() order."""
+    """(name, title, (agrees, direction only, partly, disagrees, open),
+    (paper, reference, ours)) of every sweep whose report exists, in
+    sweep_files() order; "direction only" counts agreeing claims that agree
+    on a direction only (they are also in agrees)."""
     reports = os.path.join(expdir, "reports")
     rows = []
     for f in sweep_files(expdir):
@@ -192,7 +201,9 @@ def report_rows(expdir):
         title = spec.get("sweep", {}).get("title", name)
         cl = spec.get("report", {}).get("claim", [])
         cl = cl if isinstance(cl, list) else []
-        rows.append((name, title, verdicts(rep), sources(c for c in cl if isinstance(c, dict))))
+        ok, part, bad, noisy = verdicts(rep)
+        rows.append((name, title, (ok, direction_only(rep), part, bad, noisy),
+                     sources(c for c in cl if isinstance(c, dict))))
     return rows
 
 
@@ -207,9 +218,9 @@ def fidelity(expdir, root="../"):
     coverage table; links are ROOT + the path from the project root."""
     rep_rows = report_rows(expdir)
     out = ["### Verdicts per report", "",
-           "| report | sweep | agrees | partly | disagrees | within noise or open | thresholds from the paper | from the reference | ours |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    total = [0] * 7
+           "| report | sweep | agrees | of which direction only | partly | disagrees | within noise or open | thresholds from the paper | from the reference | ours |",
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    total = [0] * 8
     for name, title, v, src in rep_rows:
         total = [a + b for a, b in zip(total, v + src)]
         out.append(f"| [{name}]({root}experiments/reports/{name}.html) | {cell(title)} | "
@@ -258,10 +269,10 @@ def write_index(expdir, out=None):
     out = out or os.path.join(reports, "index.html")
     esc = html.escape
     rows = []
-    total = [[0] * 7]
-    for name, title, (ok, part, bad, noisy), src in report_rows(expdir):
-        total[0] = [a + b for a, b in zip(total[0], (ok, part, bad, noisy) + src)]
-        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{part}</td>'
+    total = [[0] * 8]
+    for name, title, (ok, dirn, part, bad, noisy), src in report_rows(expdir):
+        total[0] = [a + b for a, b in zip(total[0], (ok, dirn, part, bad, noisy) + src)]
+        rows.append(f'<tr><td><a href="{esc(name)}.html">{esc(title)}</a></td><td>{ok}</td><td>{dirn}</td><td>{part}</td>'
                     f'<td>{bad}</td><td>{noisy}</td><td>{src[0]}</td><td>{src[1]}</td><td>{src[2]}</td></tr>')
     cov = []
     for r in read(expdir):
@@ -285,9 +296,12 @@ def write_index(expdir, out=None):
             ".diagram,.not_expressible{color:#666}</style></head><body><h1>spraysim experiment reports</h1>"
             "<p>Written by <code>make figures</code>; each report is self-contained. A claim agrees, agrees "
             "<em>partly</em> (only the direction or a subset holds, or the paper's \"always\" holds on the mean but "
-            "not in every seed), disagrees, or is within noise or open; its threshold comes from the paper, the "
+            "not in every seed), disagrees, or is within noise or open. Where the paper states only a direction "
+            "(\"better\", \"grows\") the claim is a direction claim: it agrees <em>direction only</em> when the "
+            "noise (the 95% CI over seeds, or a stated half-width for one seed) clears the neutral point. A claim's "
+            "threshold comes from the paper, the "
             "reference simulator's recorded numbers, or from us (each claim's <code>source</code>, shown in its "
-            "report).</p><table><tr><th>report</th><th>claims agreeing</th><th>partly</th><th>disagreeing</th>"
+            "report).</p><table><tr><th>report</th><th>claims agreeing</th><th>of which direction only</th><th>partly</th><th>disagreeing</th>"
             "<th>within noise or open</th><th>thresholds from the paper</th><th>from the reference</th>"
             "<th>ours</th></tr>" + "".join(rows) +
             "<tr><th>total</th>" + "".join(f"<th>{n}</th>" for n in total[0]) + "</tr></table>"

@@ -356,6 +356,20 @@ def metric_by_seed(conn, metric, sel, where=None):
     return {k: sum(v) / len(v) for k, v in out.items()}
 
 
+def claim_what(c):
+    """The text of what a claim measures (its metric over its selections),
+    as the report prints it before the measured value."""
+    metric = c.get("metric", "fct_max_us")
+    if "ratio" in c:
+        a_sel, b_sel = c["ratio"]
+        return f"{metric}[{fmt_sel(a_sel)}] / {metric}[{fmt_sel(b_sel)}]"
+    if "diff" in c:
+        a_sel, b_sel = c["diff"]
+        return (f"({metric}[{fmt_sel(a_sel)}] - {metric}[{fmt_sel(b_sel)}])" +
+                (f" / {c['scale']}" if "scale" in c else ""))
+    return f"{metric}[{fmt_sel(c.get('select', {}))}]"
+
+
 def claim_html(conn, c, i):
     """A paper's statement, what we measured, and the verdict. A claim
     compares metric over selected runs: `ratio = [A, B]` (A / B per seed),
@@ -385,52 +399,149 @@ def claim_html(conn, c, i):
                 else:
                     d = a[seed] - b[seed]
                     vals.append(d / sc[seed] if sc is not None else d)
-            what = (f"{metric}[{fmt_sel(a_sel)}] / {metric}[{fmt_sel(b_sel)}]" if "ratio" in c else
-                    f"({metric}[{fmt_sel(a_sel)}] - {metric}[{fmt_sel(b_sel)}])" +
-                    (f" / {c['scale']}" if "scale" in c else ""))
         else:
             a = metric_by_seed(conn, metric, c.get("select", {}), where)
             vals = list(a.values())
-            what = f"{metric}[{fmt_sel(c.get('select', {}))}]"
     except (ValueError, sqlite3.Error, KeyError, TypeError) as e:
         return (f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>"
                 f'<p>Verdict: <span class="open">cannot be evaluated: {esc(e)}</span></p>')
     n, m, h = db.mean_ci95(vals)
-    verdict, cls = "no verdict (no data or no expectation)", "open"
-    if m is not None:
-        # the verdict follows the mean over seeds; "within noise" when the
-        # 95% CI also reaches the other side of the bound
-        lo, hi = (m - h, m + h) if h is not None else (m, m)
-        ok, noisy, want = judge(c, m, lo, hi)
-        if ok is not None:
-            verdict = ("agrees" if ok else "disagrees") + f": {want}"
-            cls = "agrees" if ok else "disagrees"
-            held = sum(1 for v in vals if judge(c, v, v, v)[0])
-            if ok and c.get("all_seeds") and held < len(vals):
-                # the paper says "always": every seed (each a different
-                # random placement) must meet the bound, noise or not
-                verdict = f"partly: {want} on the mean, but only {held} of {len(vals)} seeds meet it (the paper says always)"
-                cls = "partly"
-            elif noisy:
-                verdict += " (within noise: the 95% CI over seeds reaches the other side)"
-                cls = "open"
-            elif ok and c.get("subset"):
-                # met on part of what the paper states: no more than partly
-                verdict = f"partly: {want}, met on a subset of what the paper states (see the note)"
-                cls = "partly"
-            elif not ok and "partly" in c and judge(c["partly"], m, m, m)[0]:
-                # the weaker bound (the direction, or a subset) holds
-                verdict = f"partly: {want} is not met; {judge(c['partly'], m, m, m)[2]} (the weaker reading) is"
-                cls = "partly"
+    return claim_render(c, i, claim_what(c), n, m, h, vals, claim_censor(conn, c, metric, where))
+
+
+def claim_verdict(c, n, m, h, vals=None):
+    """(verdict text, css class) of claim c for n seeds of mean m and 95% CI
+    half-width h (None with one seed); vals, the per-seed values, are needed
+    only for an `all_seeds` claim over several seeds."""
+    if m is None:
+        return "no verdict (no data or no expectation)", "open"
+    # the verdict follows the mean over seeds; "within noise" when the
+    # 95% CI also reaches the other side of the bound
+    lo, hi = (m - h, m + h) if h is not None else (m, m)
+    noise = ""
+    if c.get("direction"):
+        # the paper gives only a direction: judged against noise, never
+        # against a margin of our own
+        if h is not None:
+            noise = f"the 95% CI over {n} seeds"
+        elif "noise" in c:
+            lo, hi = m - c["noise"], m + c["noise"]
+            noise = f"one seed, +-{fmt(c['noise'])} as the claim states"
+        else:
+            return "open: a direction claim with one seed and no noise measure (give `noise`)", "open"
+    ok, noisy, want = judge(c, m, lo, hi)
+    if ok is None:
+        return "no verdict (no data or no expectation)", "open"
+    verdict = ("agrees" if ok else "disagrees") + f": {want}"
+    cls = "agrees" if ok else "disagrees"
+    if c.get("all_seeds") and n > 1 and vals is None:
+        raise ValueError("an all_seeds claim needs the per-seed values (rerun the sweep)")
+    held = sum(1 for v in vals if judge(c, v, v, v)[0]) if vals is not None else n
+    if ok and c.get("all_seeds") and held < n:
+        # the paper says "always": every seed (each a different
+        # random placement) must meet the bound, noise or not
+        verdict = f"partly: {want} on the mean, but only {held} of {n} seeds meet it (the paper says always)"
+        cls = "partly"
+    elif noisy:
+        verdict += (f" (within noise: {noise} reaches the other side)" if noise else
+                    " (within noise: the 95% CI over seeds reaches the other side)")
+        cls = "open"
+    elif ok and c.get("subset"):
+        # met on part of what the paper states: no more than partly
+        verdict = f"partly: {want}, met on a subset of what the paper states (see the note)"
+        cls = "partly"
+    elif not ok and "partly" in c and judge(c["partly"], m, m, m)[0]:
+        # the weaker bound (the direction, or a subset) holds
+        verdict = f"partly: {want} is not met; {judge(c['partly'], m, m, m)[2]} (the weaker reading) is"
+        cls = "partly"
+    elif c.get("direction"):
+        # an agreement no stronger than the paper's own words
+        verdict = (f"agrees, direction only: {want} (noise: {noise}, clear of it; the paper gives no number)" if ok
+                   else f"disagrees: {want}, the direction the paper states (noise: {noise}, clear of it)")
+    return verdict, cls
+
+
+def claim_render(c, i, what, n, m, h, vals=None, censor=""):
+    """A claim's heading, its paper/threshold/measured table and verdict."""
+    verdict, cls = claim_verdict(c, n, m, h, vals)
     meas = "no data" if m is None else (f"{fmt(m)}" + (f" (95% CI {fmt(m - h)} .. {fmt(m + h)}, {n} seeds)"
                                                      if h is not None else f" ({n} seed)"))
     out = [f"<h3>{esc(c.get('figure', f'Claim {i}'))}</h3>",
            table_html(["", ""], [("paper", c.get("paper", "")), ("threshold from", c.get("source", "")),
-                                 ("measured", f"{what} = {meas}{claim_censor(conn, c, metric, where)}")], "claim"),
+                                 ("measured", f"{what} = {meas}{censor}")], "claim"),
            f'<p>Verdict: <span class="{cls}">{esc(verdict)}</span></p>']
     if c.get("note"):
         out.append(text_html(c["note"]))
     return "\n".join(out)
+
+
+# one claim block of a written report: its heading, the claim table (the
+# measured row last), the verdict, and any note paragraphs up to the next
+# heading
+CLAIM_BLOCK_RE = re.compile(r'<h3>(?P<title>[^<]*)</h3>\n<table class="claim">.*?<td>measured</td><td>(?P<meas>[^<]*)'
+                            r'</td></tr></tbody></table>\n<p>Verdict: <span class="[a-z]+">[^<]*</span></p>'
+                            r'(?P<note>(?:\n(?!<h[123]>)[^\n]*)*)')
+MEASURED_RE = re.compile(r'^(?P<what>.*?) = (?:no data|(?P<m>-?[0-9.,]+(?:e[-+]?[0-9]+)?|-?inf|nan) '
+                         r'(?:\(95% CI (?P<lo>\S+) \.\. (?P<hi>\S+), (?P<n>[0-9]+) seeds\)|\((?P<n1>[0-9]+) seed\)))'
+                         r'(?P<censor>.*)$')
+REJUDGED_NOTE = ('<p class=meta>The verdicts below were re-judged from the measurements this page recorded '
+                 '(<code>tools/sweep report --from-page</code>): the thresholds and sources are the sweep file\'s '
+                 'current ones; the runs, tables and figures are those of the run above (its database was not kept).</p>')
+
+
+def rejudge_page(sweep, path):
+    """Re-judges the claims of the written report PATH against SWEEP's
+    current claims without its results database: each claim's verdict is
+    recomputed from the mean, 95% CI and seed count the page printed. A
+    claim whose measured expression changed (metric or selection) cannot be
+    re-judged this way: a SpecError naming it (rerun the sweep). Returns the
+    number of claims re-judged."""
+    from .spec import SpecError
+    try:
+        text = open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise SpecError(f"{path}: {e.strerror}")
+    claims = {esc(c.get("figure", f"Claim {i + 1}")): (i + 1, c) for i, c in enumerate(sweep.report.get("claim", []))}
+    done = set()
+
+    def num(x):
+        return float(x.replace(",", ""))
+
+    def one(mt):
+        title = mt.group("title")
+        if title not in claims:
+            raise SpecError(f"{path}: claim '{html.unescape(title)}' is not in {sweep.path} (rerun the sweep)")
+        i, c = claims[title]
+        meas = html.unescape(mt.group("meas"))
+        mm = MEASURED_RE.match(meas)
+        if not mm:
+            raise SpecError(f"{path}: claim '{html.unescape(title)}': cannot read its measured value {meas!r}")
+        if mm.group("what") != claim_what(c):
+            raise SpecError(f"{path}: claim '{html.unescape(title)}' now measures {claim_what(c)}, the page "
+                            f"{mm.group('what')} (rerun the sweep)")
+        if mm.group("m") is None:
+            n, m, h = 0, None, None
+        elif mm.group("n"):
+            n, m = int(mm.group("n")), num(mm.group("m"))
+            h = (num(mm.group("hi")) - num(mm.group("lo"))) / 2
+        else:
+            n, m, h = int(mm.group("n1")), num(mm.group("m")), None
+        try:
+            block = claim_render(c, i, mm.group("what"), n, m, h, None, mm.group("censor"))
+        except ValueError as e:
+            raise SpecError(f"{path}: claim '{html.unescape(title)}': {e}")
+        done.add(title)
+        return block
+
+    out = CLAIM_BLOCK_RE.sub(one, text)
+    missing = [html.unescape(t) for t in claims if t not in done]
+    if missing:
+        raise SpecError(f"{path}: claim '{missing[0]}' of {sweep.path} has no measurement on the page (rerun the sweep)")
+    if REJUDGED_NOTE not in out:
+        out = out.replace("<h2>The paper's statements and our verdicts</h2>",
+                          "<h2>The paper's statements and our verdicts</h2>\n" + REJUDGED_NOTE, 1)
+    db.write_atomic(path, out)
+    return len(done)
 
 
 def judge(bound, m, lo, hi):

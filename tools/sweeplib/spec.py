@@ -49,7 +49,7 @@ NUM = (int, float)
 CLAIM_KEYS = {"figure": str, "paper": str, "note": str, "metric": str, "where": str, "scale": str,
               "ratio": list, "diff": list, "select": dict, "expect": NUM, "tolerance": NUM,
               "at_most": NUM, "at_least": NUM, "source": str, "partly": dict, "all_seeds": bool,
-              "subset": bool}
+              "subset": bool, "direction": bool, "noise": NUM}
 # where a claim's threshold comes from (issue 23 item 2): the paper's text or
 # figure, the reference simulator's recorded numbers, or a bound we chose;
 # every claim names one, so no verdict rests on a threshold of unknown origin
@@ -58,6 +58,12 @@ SOURCE_KINDS = ("paper", "reference", "ours")
 # verdict is "partly" (only the direction, or only a subset, holds); a claim
 # marked `subset` tests part of what the paper states (one scenario of a
 # mean over nine, one load of "every load"): met, it reads "partly" too
+# a claim marked `direction` tests only which way a comparison goes, because
+# that is all the paper says ("better", "grows", "meaningful"): its bound is
+# the neutral point (a ratio at 1, a difference at 0), its agreement reads
+# "direction only", and it is judged against noise: the 95% CI over seeds,
+# or with one seed `noise`, a half-width around the measurement whose origin
+# the claim's source or note states
 BOUND_KEYS = {"expect": NUM, "tolerance": NUM, "at_most": NUM, "at_least": NUM}
 PLOT_KEYS = {"kind": str, "x": str, "y": str, "group": (str, list), "where": str, "flows_where": str,
              "rows_where": str, "values": str, "from": str, "title": str, "xlabel": str, "ylabel": str,
@@ -318,6 +324,14 @@ class Sweep:
             kinds = ", ".join(f"'{k}: ...'" for k in SOURCE_KINDS)
             raise self.err(f"{where}.source", f"required: where the threshold comes from, {kinds} "
                            "(e.g. source = \"paper: Sec. 7, 'always within two base RTTs'\")")
+        if c.get("direction"):
+            neutral = 1 if "ratio" in c else 0 if "diff" in c else None
+            bound = [k for k in ("at_least", "at_most") if k in c]
+            if neutral is None or "expect" in c or len(bound) != 1 or c[bound[0]] != neutral:
+                raise self.err(f"{where}.direction", "a direction claim compares two selections (ratio or diff) "
+                               "with at_least or at_most at the neutral point (1 for a ratio, 0 for a difference)")
+        if "noise" in c and (not c.get("direction") or not 0 <= c["noise"] < 1e9):
+            raise self.err(f"{where}.noise", "a half-width >= 0, for a direction claim only")
         if "partly" in c:
             self._check_table(c["partly"], BOUND_KEYS, f"{where}.partly")
             if sum(k in c["partly"] for k in ("expect", "at_most", "at_least")) != 1:
