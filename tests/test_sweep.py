@@ -956,7 +956,7 @@ at_least = 0
         self.assertTrue(text.startswith("# Page\n\nintro\n\n" + index.FIDELITY_BEGIN))
         self.assertTrue(text.endswith(index.FIDELITY_END + "\n\nafter\n"))
         self.assertNotIn("stale", text)
-        self.assertIn("| [a](../experiments/reports/a.html) | Sweep a | 1 | 0 | 0 | 1 | 1 | 0 | 1 |", text)
+        self.assertIn("| [a](../experiments/reports/a.html) | Sweep a | 1 | 0 | 0 | 0 | 1 | 1 | 0 | 1 |", text)
         self.assertIn("| Seed 000 Fig. 1: A & B | m[cc=a] = 1.5 (2 seeds) | agrees: expected at most 2 |", text)
         self.assertIn("| within noise or open: no verdict (no data or no expectation) |", text)
         self.assertIn("| 000 | 1 | x \\| y | reproduced | [a](../experiments/reports/a.html) |", text)
