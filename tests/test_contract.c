@@ -403,8 +403,8 @@ static void test_registry_checks_flags_and_packet_types(void **st)
     t.pkt_type_names = unnamed;
     t.n_pkt_types = 2;
     assert_non_null(strstr(transport_registry_check(one, 1, err, sizeof err), "packet type 17 has no name"));
-    assert_true((int)HOMA_PKT_GRANT >= (int)PKT_TP_FIRST && (int)HOMA_PKT_RESEND >= (int)PKT_TP_FIRST);
-    assert_int_equal(transport_homa_ops.n_pkt_types, 2);
+    assert_true((int)HOMA_PKT_GRANT >= (int)PKT_TP_FIRST && (int)HOMA_PKT_DONE > (int)HOMA_PKT_RESEND);
+    assert_int_equal(transport_homa_ops.n_pkt_types, 4); /* GRANT, RESEND, DONE, NEED_DONE */
 }
 
 /* One constructor: every field the contract names, the rest zero, and the

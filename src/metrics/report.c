@@ -54,7 +54,11 @@ simtime_ps ideal_delivery_ps(const struct sim *s, const struct flow *f)
 {
     uint32_t hdr = s->cfg.hdr_bytes, mss = s->cfg.mtu_bytes - hdr;
     uint32_t rate = s->topo.spec.tier[0].downlink_mbps;
-    uint64_t wire = f->size_bytes + (uint64_t)f->n_pkts * hdr;
+    /* its own message's packets, as flow_init counts them: a UET flow that
+     * carries pipelined messages (uet_msg_pipeline) grows its n_pkts by
+     * theirs, at its sender only */
+    uint64_t n_pkts = f->size_bytes / mss + (f->size_bytes % mss != 0);
+    uint64_t wire = f->size_bytes + n_pkts * hdr;
     uint32_t last = f->last_payload_bytes + hdr;
     uint32_t hops = topo_hops(&s->topo, f->src, f->dst);
     simtime_ps lat = path_latency_ps(&s->topo, hops);
@@ -64,7 +68,7 @@ simtime_ps ideal_delivery_ps(const struct sim *s, const struct flow *f)
      * arrives. */
     simtime_ps nic_done = (simtime_ps)((double)wire * 8e6 / rate);
     simtime_ps last_arrival = nic_done + later_hops_ps(&s->topo, hops, last);
-    if (f->n_pkts > 1) {
+    if (n_pkts > 1) {
         simtime_ps prev = nic_done - serialize_ps(last, rate) + later_hops_ps(&s->topo, hops, mss + hdr);
         if (prev > last_arrival)
             last_arrival = prev;

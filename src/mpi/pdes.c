@@ -34,6 +34,8 @@
 #include "../net/pfc.h"
 #include "../sim.h"
 #include "../transport/flow.h"
+#include "../transport/hpcc.h"
+#include "../transport/roce.h"
 #include "../transport/transport.h"
 
 #include <mpi.h>
@@ -56,8 +58,18 @@ struct xpkt {
     struct packet pkt;
 };
 
+/* HPCC's in-band telemetry of one crossing packet (hpcc.h keeps it in a
+ * side table by packet slot, which the copy in struct xpkt does not take
+ * along): exchanged beside the packets, one per record, with -hpcc only. */
+struct xint {
+    uint32_t n;
+    uint32_t pad;
+    struct hpcc_int rec[HPCC_MAX_HOPS];
+};
+
 struct outbox {
     struct xpkt *v;
+    struct xint *vi; /* [cap] with -hpcc: v[i]'s telemetry */
     uint32_t len, cap;
 };
 
@@ -69,6 +81,9 @@ struct pdes {
     int *scount, *rcount, *sdispl, *rdispl;
     struct xpkt *sbuf, *rbuf;
     size_t sbuf_cap, rbuf_cap;
+    struct hpcc_int_table *int_tab; /* -hpcc: the telemetry side table (NULL otherwise) */
+    struct xint *sibuf, *ribuf;
+    int *sicount, *ricount, *sidispl, *ridispl;
     uint32_t n_own_flows;
     uint32_t pods;
     /* --htsim-output lines this process printed: records (struct hline,
@@ -112,8 +127,16 @@ bool pdes_is_root(void)
 
 void pdes_finalize(void)
 {
-    for (int r = 0; P.out && r < P.np; r++)
+    for (int r = 0; P.out && r < P.np; r++) {
         free(P.out[r].v);
+        free(P.out[r].vi);
+    }
+    free(P.sibuf);
+    free(P.ribuf);
+    free(P.sicount);
+    free(P.ricount);
+    free(P.sidispl);
+    free(P.ridispl);
     free(P.out);
     free(P.part);
     free(P.remote);
@@ -128,13 +151,31 @@ void pdes_finalize(void)
     MPI_Finalize();
 }
 
+/* Room for one more record in o (and its telemetry's, with -hpcc). */
+static void outbox_grow(struct outbox *o)
+{
+    if (o->len < o->cap)
+        return;
+    o->cap = o->cap ? 2 * o->cap : 256;
+    o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    if (P.int_tab)
+        o->vi = xrealloc(o->vi, (size_t)o->cap * sizeof *o->vi);
+}
+
 static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t pkt_idx, uint32_t aux)
 {
     const struct packet *pkt = pkt_at(&s->pool, pkt_idx);
     struct outbox *o = &P.out[P.part[pkt->node]];
-    if (o->len == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 256;
-        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
+    outbox_grow(o);
+    if (P.int_tab) {
+        /* the telemetry travels in the packet (HPCC paper Sec. 3.2) */
+        struct xint *xi = &o->vi[o->len];
+        memset(xi, 0, sizeof *xi);
+        uint32_t n;
+        const struct hpcc_int *rec = hpcc_int_of(P.int_tab, pkt_idx, &n);
+        xi->n = n;
+        if (n)
+            memcpy(xi->rec, rec, n * sizeof *rec);
     }
     struct xpkt *x = &o->v[o->len++];
     memset(x, 0, sizeof *x);
@@ -154,10 +195,9 @@ static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t
 {
     invariant(kind == EV_PFC, "event kind %u exported", kind);
     struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
-    if (o->len == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 256;
-        o->v = xrealloc(o->v, (size_t)o->cap * sizeof *o->v);
-    }
+    outbox_grow(o);
+    if (P.int_tab)
+        memset(&o->vi[o->len], 0, sizeof o->vi[0]);
     struct xpkt *x = &o->v[o->len++];
     memset(x, 0, sizeof *x);
     x->at_ps = at_ps;
@@ -320,17 +360,13 @@ static void check_supported(const struct sim *s)
                    c->tm_path ? c->tm_path : "--workload", s->cm.conns[i].line, s->cm.conns[i].transport,
                    tp->parallel_note ? tp->parallel_note : "not checked in tests/mpi_test.sh");
     }
-    /* UET pipelines a connection's messages in one sequence space
-     * (uet_msg_pipeline, decided at the sender), which the receiver's
-     * process would not see; with --msg-cc fresh they run one after another */
-    if (s->cm_has_msgs && c->msg_cc != 0)
-        refuse("%s: messages over connections (lines sharing an id) are pipelined in one sequence space, which "
-               "other processes do not see; parallel runs refuse them (--msg-cc fresh runs them one after another)",
-               c->tm_path ? c->tm_path : "--workload");
-    /* HPCC's telemetry rides in a table by packet slot (hpcc.h), which a
-     * packet does not take to another process */
-    if (s->class_egress)
-        refuse("-hpcc: HPCC's in-band telemetry does not cross processes; parallel runs refuse it");
+    /* UET's messages pipelined over a connection (uet_msg_pipeline): the
+     * receiver learns each message's span from its packets (uet_send.c),
+     * so nothing crosses but packets */
+    /* a class's egress hook writes what a packet carries; HPCC's telemetry
+     * (the only one) crosses processes beside the packet (struct xint) */
+    if (s->class_egress && !roce_hpcc_int(s))
+        refuse("an egress hook other than -hpcc's telemetry: its records do not cross processes; parallel runs refuse it");
     /* the deadlock check walks every switch's pauses at once: exact only
      * when it cannot fire before -end (it is set for the deadlock time
      * after a pause acted; one pending at the end keeps the clock at -end
@@ -426,6 +462,13 @@ void pdes_attach(struct sim *s)
     P.rcount = xcalloc((size_t)P.np, sizeof(int));
     P.sdispl = xcalloc((size_t)P.np, sizeof(int));
     P.rdispl = xcalloc((size_t)P.np, sizeof(int));
+    P.int_tab = roce_hpcc_int(s);
+    if (P.int_tab) {
+        P.sicount = xcalloc((size_t)P.np, sizeof(int));
+        P.ricount = xcalloc((size_t)P.np, sizeof(int));
+        P.sidispl = xcalloc((size_t)P.np, sizeof(int));
+        P.ridispl = xcalloc((size_t)P.np, sizeof(int));
+    }
     s->node_remote = P.remote;
     s->export_arrival = export_arrival;
     s->export_event = export_event;
@@ -547,15 +590,35 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         P.rbuf_cap = rtotal ? rtotal * 2 : 1;
         P.rbuf = xrealloc(P.rbuf, P.rbuf_cap * sizeof(struct xpkt));
     }
+    if (P.int_tab && (total * sizeof(struct xint) > INT32_MAX || rtotal * sizeof(struct xint) > INT32_MAX))
+        die_internal("%zu packets' telemetry in one window: more than MPI's int counts hold", total);
+    if (P.int_tab) {
+        P.sibuf = xrealloc(P.sibuf, (total ? total : 1) * sizeof(struct xint));
+        P.ribuf = xrealloc(P.ribuf, (rtotal ? rtotal : 1) * sizeof(struct xint));
+        for (int r = 0, st = 0, rt = 0; r < P.np; r++) {
+            P.sicount[r] = (int)(P.out[r].len * sizeof(struct xint));
+            P.sidispl[r] = st;
+            st += P.sicount[r];
+            P.ricount[r] = (int)(H_in[r].bytes / sizeof(struct xpkt) * sizeof(struct xint));
+            P.ridispl[r] = rt;
+            rt += P.ricount[r];
+        }
+    }
     size_t k = 0;
     for (int r = 0; r < P.np; r++) {
-        if (P.out[r].len)
+        if (P.out[r].len) {
             memcpy(P.sbuf + k, P.out[r].v, P.out[r].len * sizeof(struct xpkt));
+            if (P.int_tab)
+                memcpy(P.sibuf + k, P.out[r].vi, P.out[r].len * sizeof(struct xint));
+        }
         k += P.out[r].len;
         P.out[r].len = 0;
     }
     double t1 = wall_s();
     MPI_Alltoallv(P.sbuf, P.scount, P.sdispl, MPI_BYTE, P.rbuf, P.rcount, P.rdispl, MPI_BYTE, MPI_COMM_WORLD);
+    if (P.int_tab)
+        MPI_Alltoallv(P.sibuf, P.sicount, P.sidispl, MPI_BYTE, P.ribuf, P.ricount, P.ridispl, MPI_BYTE,
+                      MPI_COMM_WORLD);
     P.alltoallv_s += wall_s() - t1;
     /* each arrival keeps the key its sender gave it */
     for (size_t i = 0; i < rtotal; i++) {
@@ -567,6 +630,8 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         uint32_t idx = pkt_alloc(&s->pool);
         *pkt_at(&s->pool, idx) = x->pkt;
         pkt_at(&s->pool, idx)->next = PKT_NONE;
+        if (P.int_tab) /* its slot's row here: the records it carried (none: none) */
+            hpcc_int_put(P.int_tab, idx, P.ribuf[i].rec, P.ribuf[i].n);
         eq_push_import(&s->eq, x->at_ps, x->seq, EV_PKT_ARRIVE, idx, x->aux);
     }
     P.recv_pkts += rtotal;

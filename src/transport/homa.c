@@ -38,10 +38,23 @@
  * the grant (at most RTTbytes), again every timeout while it lasts. A
  * sender that has heard nothing from the receiver for a timeout after its
  * last packet, while the message is unfinished, sends the first packet
- * again so that the receiver learns of it. The sender learns that a
- * message finished from the simulator (as an RPC client learns it from the
- * response, which is not modelled); no ACK packet is sent. Trimmed headers
- * are ignored (Homa has no trimming): timeouts recover them.
+ * again so that the receiver learns of it. A sender that sent every
+ * packet and has not heard that the message is done for a timeout after
+ * its last packet asks with a NEED_DONE (header only; Linux Homa's
+ * NEED_ACK), again every timeout while it lasts.
+ *
+ * Completion. The receiver holding every byte sends a DONE (header only,
+ * at the highest priority, carrying the instant it completed) and sends it
+ * again for any data packet or NEED_DONE of the message that arrives
+ * later; the sender
+ * learns from it that the message is done (as Linux Homa's ACK lets a
+ * sender free an RPC's state). flows.csv's finish is the receiver's
+ * completion, carried in the DONE; the sender's state (its NIC's queue,
+ * its next message on the connection, a send_done trigger) changes when the
+ * DONE arrives: no host sees another's state at the same instant, which
+ * also makes Homa exact in parallel runs (pdes.c); the sender was once
+ * told at the receiver's instant, by the simulator. Trimmed headers are
+ * ignored (Homa has no trimming): timeouts recover them.
  *
  * Invariants (SPRAYSIM_CHECKS): a grant never passes the message's size; a
  * decision grants at most k messages, from distinct senders; the sender
@@ -117,7 +130,7 @@ struct homa_run {
     struct homa_rx_sched *rx;  /* per host */
     struct homa_tx_heap *tx;   /* per host */
     simtime_ps timeout_ps;     /* 0: no timers */
-    struct rng rng;            /* entropy of receiver-made packets */
+    struct rng *rx_rng;        /* per host: entropy of the packets it makes as a receiver */
     uint64_t grants_sent, resends_sent;
 };
 
@@ -628,8 +641,13 @@ static void homa_setup(struct sim *s)
     }
     r->rx = xcalloc(s->n_hosts, sizeof *r->rx);
     r->tx = xcalloc(s->n_hosts, sizeof *r->tx);
-    /* substream far from the flows' own (flow index) */
-    rng_seed(&r->rng, c->seed, RNG_STREAM_LB, 1ull << 40);
+    /* one stream per receiving host, far from the flows' own substreams
+     * (flow index) and SIRD's receivers' (2^40 + host): a host's draws
+     * depend on its own events only, so a parallel run's processes draw
+     * what a single process would */
+    r->rx_rng = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof *r->rx_rng);
+    for (uint32_t h = 0; h < s->n_hosts; h++)
+        rng_seed(&r->rx_rng[h], c->seed, RNG_STREAM_LB, (1ull << 41) + h);
     if (!strcmp(c->transport_name, "homa"))
         s->no_sender_window = true;
     if (c->cc_given)
@@ -696,16 +714,26 @@ static void homa_free(struct sim *s)
     }
     free(r->rx);
     free(r->tx);
+    free(r->rx_rng);
     free(r);
     transport_set_run_state(s, &transport_homa_ops, NULL);
 }
 
 /* ---- sender --------------------------------------------------------------------------------- */
 
+/* Whether the sender waits on the receiver with nothing of its own to do:
+ * it has heard nothing yet (the receiver may not know the message), or it
+ * sent every packet and the DONE has not come. */
+static bool tx_waits(const struct sim *s, uint32_t fi)
+{
+    const struct homa_flow *h = hf(s, fi);
+    return !h->tx_heard || (h->next_seq >= s->flows[fi].n_pkts && !(h->rs_lo < h->rs_hi));
+}
+
 static void arm_tx_timer(struct sim *s, uint32_t fi)
 {
     struct homa_flow *h = hf(s, fi);
-    if (!hr(s)->timeout_ps || h->tx_timer_armed || h->tx_heard)
+    if (!hr(s)->timeout_ps || h->tx_timer_armed || !tx_waits(s, fi))
         return;
     h->tx_timer_armed = true;
     transport_timer_at(s, s->now + hr(s)->timeout_ps, fi, HOMA_TIMER_TX);
@@ -819,21 +847,31 @@ static void tx_timer(struct sim *s, uint32_t fi)
     struct flow *f = &s->flows[fi];
     struct homa_flow *h = hf(s, fi);
     h->tx_timer_armed = false;
-    if (f->state != FLOW_ACTIVE || h->tx_heard)
+    if (f->state != FLOW_ACTIVE || !tx_waits(s, fi))
         return;
     if (s->now < h->tx_last_ps + hr(s)->timeout_ps) {
         h->tx_timer_armed = true;
         transport_timer_at(s, h->tx_last_ps + hr(s)->timeout_ps, fi, HOMA_TIMER_TX);
         return;
     }
-    /* nothing heard and no answer: the receiver may not know the message */
+    h->tx_last_ps = s->now;
+    if (h->tx_heard) {
+        /* every packet sent and no DONE: ask (a receiver that is not done
+         * yet ignores it: its own timer asks for what it misses) */
+        uint32_t idx = transport_make_packet(s, fi, HOMA_PKT_NEED_DONE, 0, s->cfg.hdr_bytes);
+        struct packet *p = pkt_at(&s->pool, idx);
+        p->entropy = f->lb->next_entropy(f->lb_state, f->n_pkts - 1, s->now);
+        port_enqueue(s, s->hosts[f->src].nic_port, idx);
+        arm_tx_timer(s, fi);
+        return;
+    }
+    /* nothing heard: the receiver may not know the message */
     f->c.timeouts++;
     s->tot.rtos++;
     if (!(h->rs_lo < h->rs_hi)) {
         h->rs_lo = 0;
         h->rs_hi = 1;
     }
-    h->tx_last_ps = s->now;
     tx_wake(s, fi);
     arm_tx_timer(s, fi);
 }
@@ -848,7 +886,7 @@ static void send_ctl(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uin
     struct packet *p = pkt_at(&s->pool, idx);
     p->ref_seq = ref;
     p->ts_ps = s->now;
-    p->entropy = (uint16_t)rng_below(&hr(s)->rng, s->cfg.paths);
+    p->entropy = (uint16_t)rng_below(&hr(s)->rx_rng[s->flows[fi].dst], s->cfg.paths);
     port_enqueue(s, s->hosts[s->flows[fi].dst].nic_port, idx);
 }
 
@@ -896,17 +934,25 @@ static void rx_complete(struct sim *s, uint32_t fi)
     rcv_bitmap_free(&h->rcv);
     f->rcv_complete = true;
     f->rcv_done_ps = s->now;
-    /* one-way message: done when the receiver has every byte */
+    /* the sender learns it from the DONE (see the head of the file) */
+    send_ctl(s, fi, HOMA_PKT_DONE, 0, 0);
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    if (c->recv_done_trigger != CM_NO_TRIGGER)
+        sim_trigger_activate(s, c->recv_done_trigger);
+}
+
+/* The sender hears that its message is done: a one-way message finishes
+ * when its receiver holds every byte, the instant the DONE carries. */
+static void on_done(struct sim *s, uint32_t fi, const struct packet *p)
+{
+    struct flow *f = &s->flows[fi];
     f->state = FLOW_DONE;
-    f->finish_ps = s->now;
+    f->finish_ps = p->ts_ps;
     s->flows_finished++;
     heap_remove(s, &hr(s)->tx[f->src], fi);
     transport_nic_unready(s, fi);
     transport_msg_sent(s, fi);
     transport_cc_lb_free(f); /* the sender sends no more */
-    const struct cm_conn *c = &s->cm.conns[f->conn_index];
-    if (c->recv_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->recv_done_trigger);
     transport_flow_finished(s, fi);
 }
 
@@ -919,8 +965,11 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
         return;
     }
     s->tot.data_pkts_delivered++;
-    if (f->rcv_complete)
-        return; /* a duplicate after completion */
+    if (f->rcv_complete) {
+        /* a duplicate after completion: the sender has not heard the DONE */
+        send_ctl(s, fi, HOMA_PKT_DONE, 0, 0);
+        return;
+    }
     if (!h->rx_known) {
         /* every data packet carries the message length (the receiver reads
          * the flow's size as that field) */
@@ -984,9 +1033,29 @@ static void homa_receive(struct sim *s, uint32_t pkt_idx)
     struct packet copy = *pkt_at(&s->pool, pkt_idx);
     pkt_release(&s->pool, pkt_idx);
     uint32_t fi = copy.flow;
+    /* The sender's start makes the message's state; in a parallel run the
+     * receiver's process never runs that start (README "Parallel runs
+     * (MPI)"), so it makes its own when the first packet reaches it and
+     * uses only the receiver's fields. */
+    if (__builtin_expect(!s->flows[fi].tp_state, 0) && copy.dst_host == s->flows[fi].dst) {
+        struct homa_flow *h = xcalloc(1, sizeof *h);
+        h->heap_pos = HOMA_NOT_SCHEDULED;
+        h->rx.sched_pos = HOMA_NOT_SCHEDULED;
+        s->flows[fi].tp_state = h;
+    }
     switch (copy.type) {
     case PKT_DATA:
         on_data(s, fi, &copy);
+        break;
+    case HOMA_PKT_NEED_DONE:
+        s->tot.ctl_delivered++;
+        if (s->flows[fi].rcv_complete)
+            send_ctl(s, fi, HOMA_PKT_DONE, 0, 0);
+        break;
+    case HOMA_PKT_DONE:
+        s->tot.ctl_delivered++;
+        if (s->flows[fi].state == FLOW_ACTIVE)
+            on_done(s, fi, &copy);
         break;
     case HOMA_PKT_GRANT:
         s->tot.ctl_delivered++;
@@ -1023,7 +1092,7 @@ uint64_t homa_rcv_payload_bytes(const struct sim *s, uint32_t fi)
 
 static const char *const homa_counter_names[] = {"grants", "resends"};
 
-static const char *const homa_pkt_type_names[] = {"HOMA_GRANT", "HOMA_RESEND"}; /* from HOMA_PKT_GRANT */
+static const char *const homa_pkt_type_names[] = {"HOMA_GRANT", "HOMA_RESEND", "HOMA_DONE", "HOMA_NEED_DONE"}; /* from HOMA_PKT_GRANT */
 
 static const struct transport_flag homa_flags[] = {
     {"--homa-opt", 1, true, "NAME=VALUE",
@@ -1046,10 +1115,9 @@ static void homa_counters(const struct sim *s, uint32_t fi, uint64_t *out)
 }
 
 const struct transport_ops transport_homa_ops = {
-    /* a message completes at its receiver, which changes its sender's state
-     * (its NIC's queue, its next message, its balancer) at the same instant:
-     * no window carries that to another process */
-    .parallel_note = "a message completes at its receiver, changing its sender's state at the same instant; grant entropy from one run-wide stream",
+    /* tests/mpi_test.sh: byte-identical at 1, 2 and 3 processes (the sender
+     * learns completion from the DONE; per-host entropy streams) */
+    .parallel_exact = true,
     .name = "homa",
     .reads = TP_READS_CC,
     .description = "Homa (seed 001's baseline, specs/sird.md Sec. 4): RTTbytes unscheduled, SRPT grants to k "

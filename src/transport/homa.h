@@ -22,6 +22,8 @@ struct size_cdf;
 enum homa_pkt_type {
     HOMA_PKT_GRANT = PKT_TP_FIRST, /* seq = cumulative packets granted, ref_seq = their priority level */
     HOMA_PKT_RESEND,               /* send packets [seq, ref_seq) again */
+    HOMA_PKT_DONE,                 /* the receiver holds every byte; ts_ps = when it completed */
+    HOMA_PKT_NEED_DONE,            /* sender to receiver: every packet sent, no DONE heard */
 };
 
 struct homa_params {

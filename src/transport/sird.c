@@ -41,7 +41,15 @@
  * time sends the CREDITREQ again.
  *
  * Completion: a message is done when its receiver holds every byte (one-way
- * messages have no ACK): finish and receiver-done times are the same.
+ * messages have no ACK): flows.csv's finish and receiver-done times are the
+ * same. The sender learns it from a DONE (header only, control class,
+ * carrying the completion instant) and only then lets go of the message
+ * (its list, the credit it still holds, its next message on the
+ * connection, a send_done trigger); a sender that sent every packet and has
+ * heard no DONE for rx_timeout asks with a NEED_DONE, and the receiver
+ * answers it, or any later data packet, with another DONE. So no host sees
+ * another's state at the same instant, which makes SIRD exact in parallel
+ * runs (pdes.c); the sender was once told at the receiver's instant.
  */
 #include "sird.h"
 #include "data_packet.h"
@@ -63,6 +71,7 @@ enum sird_timer {
     SIRD_TIMER_PACE = 0, /* a receiver's credit pacer: a host timer (transport_host_timer_at) */
     SIRD_TIMER_RX = 1,   /* a message's receiver timeout */
     SIRD_TIMER_TX = 2,   /* a message's CREDITREQ timeout */
+    SIRD_TIMER_DONE = 3, /* a message's sender, every packet sent: no DONE yet */
 };
 
 /* Per message (tp_state): both ends, since one flow is one message. */
@@ -78,6 +87,8 @@ struct sird_msg {
     uint32_t n_resend, cap_resend;
     uint32_t tx_pos;           /* index in its sender's list, NO_POS when it has nothing to send */
     bool heard;                /* a CREDIT or RESEND came back */
+    bool done_timer_armed;
+    simtime_ps tx_last_ps;     /* the last data packet sent */
     /* receiver */
     bool rx_started;           /* the receiver knows the message (first data or CREDITREQ) */
     bool req_known;            /* its CREDITREQ arrived */
@@ -638,18 +649,27 @@ static void tx_track(struct sim *s, uint32_t fi)
     transport_nic_ready(s, fi);
 }
 
+/* A message's state, both ends' rule for its unscheduled prefix (the
+ * receiver reads the size from the header) applied. */
+static struct sird_msg *new_msg(struct sim *s, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    struct sird_msg *m = xcalloc(1, sizeof *m);
+    m->tx_pos = m->rx_pos = NO_POS;
+    m->unsched_pkts = sird_unsched_pkts(f->size_bytes, &sr(s)->p);
+    if (m->unsched_pkts > f->n_pkts)
+        m->unsched_pkts = f->n_pkts;
+    return m;
+}
+
 static void sird_flow_start(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     if (!transport_flow_activate(s, f))
         return;
     struct sird_run *r = sr(s);
-    struct sird_msg *m = xcalloc(1, sizeof *m);
+    struct sird_msg *m = new_msg(s, fi);
     f->tp_state = m;
-    m->tx_pos = m->rx_pos = NO_POS;
-    m->unsched_pkts = sird_unsched_pkts(f->size_bytes, &r->p);
-    if (m->unsched_pkts > f->n_pkts)
-        m->unsched_pkts = f->n_pkts;
     uint64_t unsched_payload = m->unsched_pkts == f->n_pkts
                                    ? f->size_bytes
                                    : (uint64_t)m->unsched_pkts * r->p.mss_bytes;
@@ -772,6 +792,11 @@ static uint32_t data_packet(struct sim *s, uint32_t fi, uint32_t seq, bool rtx)
             *c -= payload;
             th->c_total_bytes -= payload;
         }
+    }
+    m->tx_last_ps = s->now;
+    if (m->next_seq >= f->n_pkts && !m->done_timer_armed) {
+        m->done_timer_armed = true;
+        transport_timer_at(s, s->now + r->rx_timeout_ps, fi, SIRD_TIMER_DONE);
     }
     /* out of the sender's list while it cannot send; a CREDIT or RESEND puts it back */
     if (m->tx_pos != NO_POS && !has_unsched(m) &&
@@ -1052,20 +1077,50 @@ static void on_credit_req(struct sim *s, const struct packet *p)
     rx_try_credit(s, f->dst);
 }
 
+/* The receiver tells the sender that message fi is complete. */
+static void send_done(struct sim *s, uint32_t fi)
+{
+    const struct flow *f = &s->flows[fi];
+    uint32_t idx = ctl_packet(s, fi, SIRD_PKT_DONE, f->dst, f->src, rx_entropy(s, f->dst));
+    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+}
+
+/* The receiver holds every byte: its half of the message ends here. */
 static void msg_complete(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
     struct sird_msg *m = f->tp_state;
-    struct sird_tx_host *th = &sr(s)->tx[f->src];
     f->rcv_complete = true;
     f->rcv_done_ps = s->now;
+    if (m->rx_pos != NO_POS)
+        rx_list_remove(s, &sr(s)->rx[f->dst], m);
+    rcv_bitmap_free(&m->rcv);
+    free(m->credit_out_bits);
+    m->credit_out_bits = NULL;
+    free(m->recredit);
+    m->recredit = NULL;
+    m->n_recredit = m->cap_recredit = 0;
+    send_done(s, fi);
+    const struct cm_conn *c = &s->cm.conns[f->conn_index];
+    if (c->recv_done_trigger != CM_NO_TRIGGER)
+        sim_trigger_activate(s, c->recv_done_trigger);
+}
+
+/* The sender hears the DONE: the message finished at the instant it carries. */
+static void on_done(struct sim *s, const struct packet *p)
+{
+    uint32_t fi = p->flow;
+    struct flow *f = &s->flows[fi];
+    struct sird_msg *m = f->tp_state;
+    struct sird_tx_host *th = &sr(s)->tx[f->src];
+    s->tot.ctl_delivered++;
+    if (f->state != FLOW_ACTIVE)
+        return; /* a repeat */
     f->state = FLOW_DONE;
-    f->finish_ps = s->now;
+    f->finish_ps = p->ts_ps;
     s->flows_finished++;
     if (m->tx_pos != NO_POS)
         tx_list_remove(s, th, m);
-    if (m->rx_pos != NO_POS)
-        rx_list_remove(s, &sr(s)->rx[f->dst], m);
     if (m->credit_bytes) {
         /* credit re-issued by a RESEND whose original arrived after all */
         uint64_t *c = tx_credit_of(s, f->src, f->dst);
@@ -1073,16 +1128,32 @@ static void msg_complete(struct sim *s, uint32_t fi)
         th->c_total_bytes -= m->credit_bytes;
         m->credit_bytes = 0;
     }
-    free_msg_arrays(m);
+    free(m->resend);
+    m->resend = NULL;
+    m->n_resend = m->cap_resend = 0;
     transport_msg_sent(s, fi);
     transport_cc_lb_free(f);
-    const struct cm_conn *c = &s->cm.conns[f->conn_index];
-    if (c->send_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->send_done_trigger);
-    if (c->recv_done_trigger != CM_NO_TRIGGER)
-        sim_trigger_activate(s, c->recv_done_trigger);
-    if (s->flows_finished == s->n_msgs && !s->arrivals_open)
-        s->stop = true;
+    transport_flow_finished(s, fi); /* send_done trigger, the stop test */
+}
+
+/* The sender sent every packet and heard no DONE for a receiver timeout. */
+static void done_timer(struct sim *s, uint32_t fi)
+{
+    struct flow *f = &s->flows[fi];
+    struct sird_msg *m = f->tp_state;
+    m->done_timer_armed = false;
+    if (f->state != FLOW_ACTIVE)
+        return;
+    simtime_ps due = m->tx_last_ps + sr(s)->rx_timeout_ps;
+    if (s->now >= due) {
+        uint32_t idx = ctl_packet(s, fi, SIRD_PKT_NEED_DONE, f->src, f->dst,
+                                  f->lb->next_entropy(f->lb_state, f->n_pkts - 1, s->now));
+        port_enqueue(s, s->hosts[f->src].nic_port, idx);
+        m->tx_last_ps = s->now;
+        due = s->now + sr(s)->rx_timeout_ps;
+    }
+    m->done_timer_armed = true;
+    transport_timer_at(s, due, fi, SIRD_TIMER_DONE);
 }
 
 /* Alg. 1 onDataPacket. */
@@ -1100,6 +1171,8 @@ static void on_data(struct sim *s, const struct packet *p)
     bool ce = p->flags & PKTF_ECN_CE;
     if (ce)
         r->ce_pkts++;
+    if (f->rcv_complete)
+        send_done(s, fi); /* the sender has not heard the DONE */
     if (f->rcv_complete || m->abandoned)
         return;
     rx_start(s, fi);
@@ -1262,6 +1335,12 @@ static void sird_receive(struct sim *s, uint32_t pkt_idx)
 {
     struct packet copy = *pkt_at(&s->pool, pkt_idx); /* answering may move the pool */
     pkt_release(&s->pool, pkt_idx);
+    /* The sender's start makes the message's state; in a parallel run the
+     * receiver's process never runs that start (README "Parallel runs
+     * (MPI)"), so it makes its own when the first packet reaches it and
+     * uses only the receiver's fields. */
+    if (__builtin_expect(!s->flows[copy.flow].tp_state, 0) && copy.dst_host == s->flows[copy.flow].dst)
+        s->flows[copy.flow].tp_state = new_msg(s, copy.flow);
     switch (copy.type) {
     case PKT_DATA:
         on_data(s, &copy);
@@ -1277,6 +1356,14 @@ static void sird_receive(struct sim *s, uint32_t pkt_idx)
         break;
     case SIRD_PKT_BUSY:
         on_busy(s, &copy);
+        break;
+    case SIRD_PKT_DONE:
+        on_done(s, &copy);
+        break;
+    case SIRD_PKT_NEED_DONE:
+        s->tot.ctl_delivered++;
+        if (s->flows[copy.flow].rcv_complete)
+            send_done(s, copy.flow);
         break;
     default:
         die_internal("SIRD: unexpected packet type %u", copy.type);
@@ -1316,6 +1403,9 @@ static void sird_timer(struct sim *s, uint32_t fi, uint32_t kind)
         break;
     case SIRD_TIMER_TX:
         tx_timer(s, fi);
+        break;
+    case SIRD_TIMER_DONE:
+        done_timer(s, fi);
         break;
     default:
         die_internal("unknown SIRD timer %u", kind);
@@ -1394,13 +1484,14 @@ static void sird_check_flags(const struct sim *s)
 }
 
 /* from SIRD_PKT_CREDIT (sird.h) */
-static const char *const sird_pkt_type_names[] = {"SIRD_CREDIT", "SIRD_CREDIT_REQ", "SIRD_RESEND", "SIRD_BUSY"};
+static const char *const sird_pkt_type_names[] = {"SIRD_CREDIT", "SIRD_CREDIT_REQ", "SIRD_RESEND", "SIRD_BUSY",
+                                                        "SIRD_DONE", "SIRD_NEED_DONE"};
 
 const struct transport_ops transport_sird_ops = {
-    /* a message completes at its receiver, which changes its sender's state
-     * (its NIC's queue, its next message, its balancer) at the same instant:
-     * no window carries that to another process */
-    .parallel_note = "a message completes at its receiver, changing its sender's state at the same instant",
+    /* tests/mpi_test.sh: byte-identical at 1, 2 and 3 processes (the sender
+     * learns completion from the DONE; the receiver makes its half of a
+     * message's state on the first packet) */
+    .parallel_exact = true,
     .name = "sird",
     .reads = 0,
     .cc_hint = "SIRD: receivers allocate credit, senders keep no window",

@@ -21,6 +21,8 @@ enum sird_pkt_type {
     SIRD_PKT_CREDIT_REQ,            /* a message's scheduled bytes (pull_q), asked of the receiver */
     SIRD_PKT_RESEND,                /* receiver timeout, resend packets [seq, seq + recvd_bytes) */
     SIRD_PKT_BUSY,                  /* the sender has not sent what a RESEND asked for yet (Homa's BUSY) */
+    SIRD_PKT_DONE,                  /* the receiver holds every byte; ts_ps = when it completed */
+    SIRD_PKT_NEED_DONE,             /* sender to receiver: every packet sent, no DONE heard */
 };
 
 struct sim;

@@ -177,6 +177,7 @@ static void uet_flow_release(struct sim *s, uint32_t fi)
     rcv_window_free(&uet_of(f)->rcv_win);
     free(uet_of(f)->credit);
     free(uet_of(f)->spans);
+    free(uet_of(f)->rspans);
     free(f->cc_counters);
     free(f->tp_state);
     f->cc_counters = NULL;
@@ -200,6 +201,7 @@ static void uet_free(struct sim *s)
         uet_free_sender_state(&s->flows[i], uet_of(&s->flows[i]));
         rcv_window_free(&uet_of(&s->flows[i])->rcv_win);
         free(uet_of(&s->flows[i])->spans);
+        free(uet_of(&s->flows[i])->rspans);
         free(s->flows[i].cc_counters);
         free(uet_of(&s->flows[i])->credit);
         if (i >= s->n_flows_matrix)
@@ -301,6 +303,12 @@ bool uet_sender_progress(struct sim *s, uint32_t fi)
 
 uint32_t uet_span_payload(const struct uet_flow *u, uint32_t seq, uint32_t mss)
 {
+    uint32_t k = uet_span_of(u, seq);
+    return seq + 1 == u->spans[k].end_seq ? u->spans[k].last_payload_bytes : mss;
+}
+
+uint32_t uet_span_of(const struct uet_flow *u, uint32_t seq)
+{
     /* the first span ending after seq */
     uint32_t lo = 0, hi = u->n_spans;
     while (lo < hi) {
@@ -311,7 +319,7 @@ uint32_t uet_span_payload(const struct uet_flow *u, uint32_t seq, uint32_t mss)
             hi = mid;
     }
     invariant(lo < u->n_spans, "packet %u is beyond the flow's last message", seq);
-    return seq + 1 == u->spans[lo].end_seq ? u->spans[lo].last_payload_bytes : mss;
+    return lo;
 }
 
 /* Wire bytes of the packets flow fi has not sent yet (receiver credit's
@@ -351,7 +359,7 @@ static void span_push(struct uet_flow *u, uint32_t fi, uint32_t end_seq, uint32_
  * last packet. Not pipelined (false: it waits for the earlier one to be
  * acknowledged, transport_msg_sent): with --msg-cc fresh (each message its
  * own state), on pooled connections (--workload poisson conns), with
- * --stream (parallel runs of several processes refuse the case: pdes.c),
+ * --stream,
  * or when the message before it has not
  * started yet (messages keep file order) or has finished with its sender. */
 static bool uet_msg_pipeline(struct sim *s, uint32_t fi)
@@ -372,7 +380,6 @@ static bool uet_msg_pipeline(struct sim *s, uint32_t fi)
     if (!u->spans) {
         span_push(u, ci, c->n_pkts, c->last_payload_bytes);
         u->spans_acked = 0;
-        u->spans_rcvd = c->rcv_complete ? 1 : 0;
     }
     c->n_pkts += m->n_pkts;
     span_push(u, fi, c->n_pkts, m->last_payload_bytes);

@@ -110,7 +110,16 @@ struct uet_flow {
     struct uet_span *spans;
     uint32_t n_spans, cap_spans;
     uint32_t spans_acked;    /* spans below are acknowledged through (their messages finished) */
-    uint32_t spans_rcvd;     /* spans below are received in full */
+    uint32_t spans_rcvd;     /* spans below are received in full (rspans: the receiver's) */
+    /* The receiver's view of the same: the spans it learned from the data
+     * packets (each carries its message and where that message's span
+     * ends: uet_send.c), sorted by end, and the end of the sequence space
+     * it knows of (0 until its first packet). The receiver never reads the
+     * sender's spans or the carrier's grown n_pkts: in a parallel run they
+     * are another process's. */
+    struct uet_span *rspans;
+    uint32_t n_rspans, cap_rspans;
+    uint32_t rcv_end;
     bool carrying;           /* its own message finished; it still sends the later ones */
     uint32_t carrier;        /* a message pipelined on another flow: 1 + that flow, else 0 */
 };

@@ -27,6 +27,8 @@ static inline uint32_t mss_bytes(const struct sim *s)
 }
 
 uint32_t uet_span_payload(const struct uet_flow *u, uint32_t seq, uint32_t mss);
+/* The span (index into u->spans) that packet seq belongs to (spans set). */
+uint32_t uet_span_of(const struct uet_flow *u, uint32_t seq);
 
 static inline uint32_t pkt_wire_bytes(const struct sim *s, const struct flow *f, uint32_t seq)
 {

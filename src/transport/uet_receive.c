@@ -31,7 +31,7 @@ static inline __attribute__((always_inline)) void fill_sack(const struct flow *f
     if (base < uet_of(f)->rcv_cum + 1)
         base = uet_of(f)->rcv_cum + 1;
     a->sack_base = base;
-    a->sack_bits = base < f->n_pkts ? rcv_window_bits64(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, base) : 0;
+    a->sack_bits = base < uet_of(f)->rcv_end ? rcv_window_bits64(&uet_of(f)->rcv_win, uet_of(f)->rcv_cum, base) : 0;
     a->seq = uet_of(f)->rcv_cum;
     a->recvd_bytes = (uint32_t)uet_of(f)->rcv_bytes; /* modulo 2^32: the sender takes differences */
     a->ooo_pkts = uet_of(f)->rcv_pkts - uet_of(f)->rcv_cum;
@@ -77,8 +77,47 @@ static void rcv_done(struct sim *s, struct flow *f)
         sim_trigger_activate(s, c->recv_done_trigger);
 }
 
+static void rspan_add(struct uet_flow *u, uint32_t fi, uint32_t end_seq)
+{
+    uint32_t k = u->n_rspans;
+    while (k && u->rspans[k - 1].end_seq > end_seq)
+        k--;
+    if (k && u->rspans[k - 1].end_seq == end_seq)
+        return; /* known */
+    if (u->n_rspans == u->cap_rspans) {
+        u->cap_rspans = u->cap_rspans ? 2 * u->cap_rspans : 4;
+        u->rspans = xrealloc(u->rspans, (size_t)u->cap_rspans * sizeof *u->rspans);
+    }
+    memmove(u->rspans + k + 1, u->rspans + k, (u->n_rspans - k) * sizeof *u->rspans);
+    u->rspans[k] = (struct uet_span){.fi = fi, .end_seq = end_seq};
+    u->n_rspans++;
+    if (end_seq > u->rcv_end)
+        u->rcv_end = end_seq;
+}
+
+/* What the receiver knows of flow f's sequence space from packet p: its
+ * own message's packets at the first packet (the size the header carries),
+ * and a pipelined message's span from each packet that names one
+ * (uet_send.c). */
+static void rcv_learn(struct sim *s, struct flow *f, const struct packet *p)
+{
+    struct uet_flow *u = uet_of(f);
+    if (!u->rcv_end) {
+        uint64_t size = f->size_bytes, mss = mss_bytes(s);
+        u->rcv_end = (uint32_t)(size / mss + (size % mss != 0)); /* flow_init's count, before any pipelining */
+    }
+    if (__builtin_expect(p->ref_seq != 0, 0)) {
+        if (!u->rspans) { /* its own message first, received already if complete */
+            rspan_add(u, (uint32_t)(f - s->flows), u->rcv_end);
+            u->spans_rcvd = f->rcv_complete ? 1 : 0;
+        }
+        rspan_add(u, p->recvd_bytes, p->ref_seq);
+    }
+}
+
 void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
 {
+    rcv_learn(s, f, p);
     if (uet_of(f)->credit)
         uet_credit_on_arrival(s, f, p);
     if (p->flags & PKTF_TRIMMED) {
@@ -115,14 +154,14 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
     uet_of(f)->rcv_bytes += p->size_bytes;
     uet_of(f)->rcv_unacked_bytes += p->size_bytes;
     uint32_t old_cum = uet_of(f)->rcv_cum;
-    uet_of(f)->rcv_cum = rcv_window_walk(&uet_of(f)->rcv_win, old_cum, f->n_pkts);
+    uet_of(f)->rcv_cum = rcv_window_walk(&uet_of(f)->rcv_win, old_cum, uet_of(f)->rcv_end);
     struct uet_flow *u = uet_of(f);
-    if (__builtin_expect(u->spans != NULL, 0)) {
+    if (__builtin_expect(u->rspans != NULL, 0)) {
         /* the messages it carries (uet_msg_pipeline), each received whole
          * when the in-order prefix passes its last packet */
-        while (u->spans_rcvd < u->n_spans && u->rcv_cum >= u->spans[u->spans_rcvd].end_seq)
-            rcv_done(s, &s->flows[u->spans[u->spans_rcvd++].fi]);
-    } else if (u->rcv_cum == f->n_pkts && !f->rcv_complete) {
+        while (u->spans_rcvd < u->n_rspans && u->rcv_cum >= u->rspans[u->spans_rcvd].end_seq)
+            rcv_done(s, &s->flows[u->rspans[u->spans_rcvd++].fi]);
+    } else if (u->rcv_cum == u->rcv_end && !f->rcv_complete) {
         rcv_done(s, f);
     }
     /* An AR that arrives while holes remain is remembered: the ACK that

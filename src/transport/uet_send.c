@@ -133,6 +133,15 @@ static uint32_t make_data_packet(struct sim *s, uint32_t fi, uint32_t seq)
     uint32_t size = pkt_wire_bytes(s, f, seq);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
+    if (__builtin_expect(uet_of(f)->spans != NULL, 0)) {
+        /* a pipelined connection: the packet names its message and where
+         * that message's span ends (a real header's message id and end of
+         * message), so the receiver learns the spans from its packets
+         * (ref_seq and recvd_bytes are unused on data packets) */
+        const struct uet_span *sp = &uet_of(f)->spans[uet_span_of(uet_of(f), seq)];
+        p->ref_seq = sp->end_seq;
+        p->recvd_bytes = sp->fi;
+    }
     if (rtx) {
         r->entropy = p->entropy;
         r->state = TX_IN_FLIGHT;
