@@ -292,6 +292,7 @@ struct ts_row_key {
 
 struct ts_split {
     uint32_t rank;
+    bool several;                 /* other processes own nodes */
     const uint32_t *part;         /* [node]: its process */
     FILE *mem[3];                 /* the rows' text, by file */
     char *buf[3];
@@ -411,8 +412,10 @@ static FILE *row_out(const struct sim *s, struct ts_run *t, unsigned which, uint
     if (!sp)
         return t->out[which];
     /* shared: the sample (every process samples its objects at its
-     * instant), a link change every process applies, the run's end */
-    bool shared = !s->cur_event || sim_event_origin(s, s->cur_event) == 0;
+     * instant), a link change every process applies, the run's end. One
+     * process keeps its rows in the order it makes them (with one, GOAL's
+     * events are of origin 0 too) */
+    bool shared = sp->several && (!s->cur_event || sim_event_origin(s, s->cur_event) == 0);
     if (sp->n_key[which] == sp->cap_key[which]) {
         sp->cap_key[which] = sp->cap_key[which] ? 2 * sp->cap_key[which] : 1024;
         sp->key[which] = xrealloc(sp->key[which], sp->cap_key[which] * sizeof *sp->key[which]);
@@ -858,6 +861,8 @@ bool ts_split(struct sim *s, uint32_t rank, const uint32_t *part, char *err, siz
     struct ts_split *sp = xcalloc(1, sizeof *sp);
     sp->rank = rank;
     sp->part = part;
+    for (uint32_t i = 0; i < s->n_hosts + s->n_switches; i++)
+        sp->several |= part[i] != rank;
     for (unsigned i = 0; i < 3; i++) {
         if (!t->want[i])
             continue;
