@@ -71,13 +71,15 @@ def make_vars(build):
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
 # unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
-# binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
+# binary's flags and outputs, ~20 s) and goal_test.sh (--goal schedules
+# from the command line, ~1 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
 GOLDEN = "tests/golden.sh"
 CLI = "tests/cli_test.sh"
 BOUNDS = "tests/option_bounds.sh"
 OUTDIR = "tests/outdir_test.sh"
 CONTRACT = "tests/contract_test.sh"
+GOALT = "tests/goal_test.sh"
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
@@ -90,12 +92,12 @@ MODULE_TESTS = {
     "net": ["test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
     "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
-            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT],
+            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT, GOALT],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
     "transport": ["test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
                   "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, CLI, CONTRACT],
-    "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, CLI],
+    "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT, CLI],
 }
 
 
