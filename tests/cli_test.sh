@@ -344,6 +344,10 @@ warns "-receiver_cc on SIRD" "-receiver_cc has no effect: no connection of this 
 warns "-recv_oversub_cc without EQDS" "-recv_oversub_cc has no effect: no connection of this run uses eqds (its transports: uet)" -tm "$M/one.cm" -recv_oversub_cc --quiet
 warns "-force_disable_oversubscribed_cc without UET" "-force_disable_oversubscribed_cc has no effect: no connection of this run uses uet (its transports: eqds)" -tm "$M/one.cm" --transport eqds -force_disable_oversubscribed_cc --quiet
 warns "--reps-buffer without REPS" "--reps-buffer has no effect: no connection of this run uses the reps balancer (its balancers: oblivious)" -tm "$M/one.cm" --lb oblivious --reps-buffer 4 --quiet
+# each balancer named once, however many connections use it (issue 26:
+# the "seen before" test flipped listed it per connection, unnoticed with
+# one connection)
+warns "--reps-buffer without REPS, 16 connections" "(its balancers: oblivious)" -tm "$M/perm_16n_16c_2MB.cm" --lb oblivious --reps-buffer 4 --quiet -end 1
 warns "--no-reps-freeze without REPS" "--no-reps-freeze has no effect: no connection of this run uses the reps balancer (its balancers: single)" -tm "$M/one.cm" --transport roce --no-reps-freeze --quiet
 warns "-sack_threshold without UET or EQDS" "-sack_threshold has no effect: no connection of this run uses uet or eqds (its transports: sird)" -tm "$M/one.cm" --transport sird -sack_threshold 8192 --quiet
 printf 'Nodes 16\nConnections 1\n0->13 start 0 size 20000 transport uet\n' >"$T/uetline.cm"
