@@ -744,8 +744,15 @@ static void test_mprdma_per_packet(void **st)
     w -= 2 * MTU;
     assert_win(m, w);
     ack(MP, m, 4 * US, (uint64_t)(4 * MTU), 0, false, 0);
-    w += MTU * 4 * MTU / w;
+    double inc2 = MTU * 4 * MTU / w;
+    w += inc2;
     assert_win(m, w);
+    /* the counters add up what each kind of ACK moved (issue 26: the ECN
+     * decrease counted as before + after went unnoticed) */
+    if (fabs(counter(MP, m, "ecn_dec") - 2.5 * MTU) > 1e-6 ||
+        fabs(counter(MP, m, "inc") - (MTU * MTU / 100000.0 + inc2)) > 1e-6)
+        fail_msg("mprdma counters: ecn_dec %.6f (want %.6f), inc %.6f (want %.6f)", counter(MP, m, "ecn_dec"),
+                 2.5 * MTU, counter(MP, m, "inc"), MTU * MTU / 100000.0 + inc2);
     nack(MP, m, 5 * US, 0); /* a trim counts as a marked packet */
     w -= MTU / 2;
     assert_win(m, w);
