@@ -95,11 +95,30 @@ static void test_censored_and_empty_fct(void **state)
     sim_free(&s);
 }
 
+/* Nearest rank: the ceil(p / 100 x n)-th smallest, at least the first
+ * (issue 26: p x 100 x n in place of p / 100 x n, always the largest, went
+ * unnoticed). */
+static void test_percentile_nearest_rank(void **state)
+{
+    (void)state;
+    const double v[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    assert_true(report_percentile(v, 10, 0) == 1);
+    assert_true(report_percentile(v, 10, 10) == 1);
+    assert_true(report_percentile(v, 10, 11) == 2);
+    assert_true(report_percentile(v, 10, 50) == 5);
+    assert_true(report_percentile(v, 10, 50.1) == 6);
+    assert_true(report_percentile(v, 10, 99) == 10);
+    assert_true(report_percentile(v, 10, 100) == 10);
+    assert_true(report_percentile(v, 1, 50) == 1);
+    assert_true(report_percentile(v, 0, 50) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ideal_fct_grows_with_size),
         cmocka_unit_test(test_censored_and_empty_fct),
+        cmocka_unit_test(test_percentile_nearest_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
