@@ -596,6 +596,18 @@ if [ -f README.md ]; then
     if [ -z "$missing" ]; then ok "--help and the README's flag tables list the same flags"; else fail "flags in one but not the other:$missing"; fi
 fi
 
+# --help and --version answer on stdout and exit 0 (issue 26: --help
+# exiting 1 went unnoticed: only its text was read)
+for f in --help --version; do
+    "$SPRAYSIM" $f >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ -s "$T/out" ] && [ ! -s "$T/err" ]; then
+        ok "$f: exit 0, stdout only"
+    else
+        fail "$f: exit $rc, stdout $(wc -c <"$T/out") bytes, stderr: $(head -c 200 "$T/err")"
+    fi
+done
+
 # ---------------------------------------------------------------- good runs
 run -tm "$M/one.cm" --out "$T/one"
 if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out"; then
