@@ -116,6 +116,22 @@ static void test_cutoffs_wka_as_the_spec_computes(void **state)
             fail_msg("cutoff %d: %llu B, spec about %.0f B", i, (unsigned long long)p.cutoff_bytes[i], want[i]);
 }
 
+/* A step CDF whose unscheduled bytes stay exactly at a level's share
+ * between two sizes (3/4 of the messages of 1000 B, 1/4 of 3000 B: 750 B
+ * and 750 B of the 1500 B per message): the cutoff is the smallest size
+ * that reaches the share, 1000 B, not the end of the plateau (issue 26:
+ * the bisection's < taken as <= moved it to 3000 B, unnoticed). */
+static void test_cutoffs_from_step_cdf_at_a_plateau(void **state)
+{
+    (void)state;
+    double size[2] = {1000, 3000}, prob[2] = {0.75, 1.0};
+    struct size_cdf cdf = {.n = 2, .size_bytes = size, .prob = prob};
+    struct homa_params p;
+    assert_true(parse(&p, "unsched_levels=2", NULL));
+    homa_cutoffs_from_cdf(&p, &cdf, true);
+    assert_int_equal(p.cutoff_bytes[0], 1000);
+}
+
 /* From a matrix's sizes: equal shares of min(size, RTTbytes). */
 static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
 {
@@ -563,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_scheduled_level_from_rank),
         cmocka_unit_test(test_unscheduled_level_from_cutoffs),
         cmocka_unit_test(test_cutoffs_wka_as_the_spec_computes),
+        cmocka_unit_test(test_cutoffs_from_step_cdf_at_a_plateau),
         cmocka_unit_test(test_cutoffs_from_sizes_split_unscheduled_bytes),
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_options_at_both_ends),
