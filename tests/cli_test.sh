@@ -390,7 +390,9 @@ else
 fi
 run -tm "$M/one.cm" --cc mswift --cc-opt percentile=50 --cc-opt percentile=90 --out "$T/rep"
 n=$(grep -o '"percentile"' "$T/rep/summary.json" 2>/dev/null | wc -l | tr -d ' ')
-if [ "$rc" -eq 0 ] && [ "$n" = 1 ] && grep -q '"percentile": 90' "$T/rep/summary.json"; then
+# the whole object: the option and nothing after it (issue 26: the loop
+# running one entry past the options, adding '"": 0', went unnoticed)
+if [ "$rc" -eq 0 ] && [ "$n" = 1 ] && grep -qF '"cc_options": {"percentile": 90}}' "$T/rep/summary.json"; then
     ok "a repeated --cc-opt: the last value, recorded once"
 else
     fail "a repeated --cc-opt: rc $rc, $n keys, $(grep -o '"cc_options".*' "$T/rep/summary.json")"
