@@ -839,6 +839,15 @@ if [ "$d" = "$a" ] && [ "$e" = "$f" ] && [ "$g" = "$b" ] && [ "$a" != "$f" ]; th
 else
     fail "mode flags do not act in htsim's order"
 fi
+# EQDS with -sender_cc_only: the sender window alone, a pull pacer per
+# connection (issue 26: the flag setting sender_cc to 2, which EQDS reads
+# as "no window", went unnoticed: only UET, which reads "not 0", was run)
+run --transport eqds -sender_cc_only -tm "$T/2to1.cm" -paths 1 -end 5000 --out "$T/eqds-so"
+if [ "$rc" -eq 0 ] && grep -q "^flows: 2 of 2 finished" "$T/out"; then
+    ok "--transport eqds -sender_cc_only runs with the sender window, both flows finish"
+else
+    fail "--transport eqds -sender_cc_only: rc $rc, $(grep '^flows:' "$T/out") $(head -n 1 "$T/err")"
+fi
 run --transport eqds -tm "$M/one.cm" --out "$T/eq1"
 if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out" &&
     grep -q "; transport eqds, cc none, " "$T/out"; then
