@@ -848,6 +848,16 @@ if [ "$rc" -eq 0 ] && grep -q "^flows: 2 of 2 finished" "$T/out"; then
 else
     fail "--transport eqds -sender_cc_only: rc $rc, $(grep '^flows:' "$T/out") $(head -n 1 "$T/err")"
 fi
+# PFC's pause total in summary.json is the sum of queues.csv's
+# pfc_pauses_received (issue 26: the sum running one port past the end,
+# adding whatever followed the array, went unnoticed)
+run --transport roce -tm "$M/incast.cm" -end 200 --out "$T/pfcsum"
+sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pfc_pauses_received") c = i } NR > 1 { s += $c } END { print s + 0 }' "$T/pfcsum/queues.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ "${sum:-0}" -gt 0 ] && grep -q "\"pfc\": {[^}]*\"pauses\": $sum," "$T/pfcsum/summary.json"; then
+    ok "PFC: summary.json's pauses ($sum) is the sum of queues.csv's pfc_pauses_received"
+else
+    fail "PFC pauses: rc $rc, queues.csv sums to '$sum', summary: $(grep -o '"pfc": {[^}]*' "$T/pfcsum/summary.json" 2>/dev/null)"
+fi
 run --transport eqds -tm "$M/one.cm" --out "$T/eq1"
 if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out" &&
     grep -q "; transport eqds, cc none, " "$T/out"; then
