@@ -14,6 +14,7 @@
 #include "testutil.h"
 
 #include "core/core.h"
+#include "core/parse.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -1114,6 +1115,27 @@ static void test_warn_input_cuts_overlong_messages(void **state)
     assert_int_equal(strcmp(l + pl + 2044, "...\n"), 0);
 }
 
+/* parse_i64 at both ends of int64_t: INT64_MIN and INT64_MAX taken, one
+ * beyond each refused as out of range (issue 26: INT64_MIN's special case
+ * moved to 2^63 + 1 went unnoticed: it then negates 2^63 as an int64_t, a
+ * signed overflow that gcc happens to give the same value for; make asan's
+ * UBSan reports it through this test). */
+static void test_parse_i64_at_both_ends(void **state)
+{
+    (void)state;
+    int64_t v = 7;
+    assert_int_equal(parse_i64("-9223372036854775808", &v), NUM_OK);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(parse_i64("9223372036854775807", &v), NUM_OK);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(parse_i64("-9223372036854775807", &v), NUM_OK);
+    assert_true(v == -INT64_MAX);
+    assert_int_equal(parse_i64("-9223372036854775809", &v), NUM_RANGE);
+    assert_int_equal(parse_i64("9223372036854775808", &v), NUM_RANGE);
+    assert_int_equal(parse_i64("-1", &v), NUM_OK);
+    assert_true(v == -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1147,6 +1169,7 @@ int main(void)
         cmocka_unit_test(test_sb_printf_grows_for_long_strings),
         cmocka_unit_test(test_sb_printf_many_appends_and_boundaries),
         cmocka_unit_test(test_warn_input_cuts_overlong_messages),
+        cmocka_unit_test(test_parse_i64_at_both_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
