@@ -235,6 +235,12 @@ static void test_any_tag_receives_match_sends(void **state)
     read_bad("num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 1\nrecv 8b from 1 tag -1\n}\n"
              "rank 1 {\nsend 8b to 0 tag 1\nsend 8b to 0 tag 1\nsend 8b to 0 tag 1\n}\n",
              "unmatched send");
+    /* NICs: the largest index named, plus one, after a NIC 0 op (issue 26:
+     * nic - 1 compared instead of nic + 1 kept the count at 1) */
+    read_ok(&g, "num_ranks 2\nrank 0 {\nrecv 8b from 1\nrecv 8b from 1 nic 1\n}\n"
+                "rank 1 {\nsend 8b to 0\nsend 8b to 0 nic 1\n}\n");
+    assert_int_equal(g.n_nics, 2);
+    goal_sched_free(&g);
 }
 
 static void test_text_bad_input(void **state)
