@@ -349,6 +349,10 @@ warns "-receiver_cc on SIRD" "-receiver_cc has no effect: no connection of this 
 warns "-recv_oversub_cc without EQDS" "-recv_oversub_cc has no effect: no connection of this run uses eqds (its transports: uet)" -tm "$M/one.cm" -recv_oversub_cc --quiet
 warns "-force_disable_oversubscribed_cc without UET" "-force_disable_oversubscribed_cc has no effect: no connection of this run uses uet (its transports: eqds)" -tm "$M/one.cm" --transport eqds -force_disable_oversubscribed_cc --quiet
 warns "--reps-buffer without REPS" "--reps-buffer has no effect: no connection of this run uses the reps balancer (its balancers: oblivious)" -tm "$M/one.cm" --lb oblivious --reps-buffer 4 --quiet
+# each balancer named once, however many connections use it (issue 26:
+# the "seen before" test flipped listed it per connection, unnoticed with
+# one connection)
+warns "--reps-buffer without REPS, 16 connections" "(its balancers: oblivious)" -tm "$M/perm_16n_16c_2MB.cm" --lb oblivious --reps-buffer 4 --quiet -end 1
 warns "--no-reps-freeze without REPS" "--no-reps-freeze has no effect: no connection of this run uses the reps balancer (its balancers: single)" -tm "$M/one.cm" --transport roce --no-reps-freeze --quiet
 warns "-sack_threshold without UET or EQDS" "-sack_threshold has no effect: no connection of this run uses uet or eqds (its transports: sird)" -tm "$M/one.cm" --transport sird -sack_threshold 8192 --quiet
 printf 'Nodes 16\nConnections 1\n0->13 start 0 size 20000 transport uet\n' >"$T/uetline.cm"
@@ -391,7 +395,9 @@ else
 fi
 run -tm "$M/one.cm" --cc mswift --cc-opt percentile=50 --cc-opt percentile=90 --out "$T/rep"
 n=$(grep -o '"percentile"' "$T/rep/summary.json" 2>/dev/null | wc -l | tr -d ' ')
-if [ "$rc" -eq 0 ] && [ "$n" = 1 ] && grep -q '"percentile": 90' "$T/rep/summary.json"; then
+# the whole object: the option and nothing after it (issue 26: the loop
+# running one entry past the options, adding '"": 0', went unnoticed)
+if [ "$rc" -eq 0 ] && [ "$n" = 1 ] && grep -qF '"cc_options": {"percentile": 90}}' "$T/rep/summary.json"; then
     ok "a repeated --cc-opt: the last value, recorded once"
 else
     fail "a repeated --cc-opt: rc $rc, $n keys, $(grep -o '"cc_options".*' "$T/rep/summary.json")"
@@ -598,6 +604,18 @@ if [ -f "$flagdoc" ]; then
 else
     fail "$flagdoc: missing (its flag tables are checked against --help)"
 fi
+
+# --help and --version answer on stdout and exit 0 (issue 26: --help
+# exiting 1 went unnoticed: only its text was read)
+for f in --help --version; do
+    "$SPRAYSIM" $f >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ -s "$T/out" ] && [ ! -s "$T/err" ]; then
+        ok "$f: exit 0, stdout only"
+    else
+        fail "$f: exit $rc, stdout $(wc -c <"$T/out") bytes, stderr: $(head -c 200 "$T/err")"
+    fi
+done
 
 # ---------------------------------------------------------------- good runs
 run -tm "$M/one.cm" --out "$T/one"
@@ -827,6 +845,25 @@ if [ "$d" = "$a" ] && [ "$e" = "$f" ] && [ "$g" = "$b" ] && [ "$a" != "$f" ]; th
     ok "mode flags act in order: -sender_cc -receiver_cc_only is receiver-only, -receiver_cc_only -sender_cc_only the default, -sender_cc_algo turns the window on"
 else
     fail "mode flags do not act in htsim's order"
+fi
+# EQDS with -sender_cc_only: the sender window alone, a pull pacer per
+# connection (issue 26: the flag setting sender_cc to 2, which EQDS reads
+# as "no window", went unnoticed: only UET, which reads "not 0", was run)
+run --transport eqds -sender_cc_only -tm "$T/2to1.cm" -paths 1 -end 5000 --out "$T/eqds-so"
+if [ "$rc" -eq 0 ] && grep -q "^flows: 2 of 2 finished" "$T/out"; then
+    ok "--transport eqds -sender_cc_only runs with the sender window, both flows finish"
+else
+    fail "--transport eqds -sender_cc_only: rc $rc, $(grep '^flows:' "$T/out") $(head -n 1 "$T/err")"
+fi
+# PFC's pause total in summary.json is the sum of queues.csv's
+# pfc_pauses_received (issue 26: the sum running one port past the end,
+# adding whatever followed the array, went unnoticed)
+run --transport roce -tm "$M/incast.cm" -end 200 --out "$T/pfcsum"
+sum=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "pfc_pauses_received") c = i } NR > 1 { s += $c } END { print s + 0 }' "$T/pfcsum/queues.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ "${sum:-0}" -gt 0 ] && grep -q "\"pfc\": {[^}]*\"pauses\": $sum," "$T/pfcsum/summary.json"; then
+    ok "PFC: summary.json's pauses ($sum) is the sum of queues.csv's pfc_pauses_received"
+else
+    fail "PFC pauses: rc $rc, queues.csv sums to '$sum', summary: $(grep -o '"pfc": {[^}]*' "$T/pfcsum/summary.json" 2>/dev/null)"
 fi
 run --transport eqds -tm "$M/one.cm" --out "$T/eq1"
 if [ "$rc" -eq 0 ] && grep -q "1 of 1 finished" "$T/out" && grep -q "queue 145250 B" "$T/out" && grep -q "min RTO 219.7 us" "$T/out" &&

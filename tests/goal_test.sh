@@ -74,3 +74,20 @@ if [ $ok -eq 1 ]; then
 else
     echo "FAIL goal: outputs: $(head -c 400 "$T/out.ring8.goal") $(head -c 300 "$T/err")"
 fi
+
+# the per-rank finish times agree across the outputs that carry them: each
+# ranks.csv finish_us is summary.json's rank_finish_us entry and the latest
+# end_us of that rank's ops in goal_ops.csv, and the latest of them is
+# completion_us (issue 26: these columns' unit conversion could change
+# unnoticed, as every other check reads only the line counts)
+R=$T/run-ring8.goal
+fin=$(awk -F, 'NR > 1 { printf "%s%s", sep, $4; sep = ", " }' "$R/ranks.csv")
+ends=$(awk -F, 'NR > 1 && $11 != "" && $11 + 0 > m[$1] + 0 { m[$1] = $11 } NR > 1 { n = $1 + 1 > n ? $1 + 1 : n }
+    END { for (r = 0; r < n; r++) printf "%s%s", (r ? ", " : ""), m[r] }' "$R/goal_ops.csv")
+last=$(awk -F, 'NR > 1 && $4 + 0 > m + 0 { m = $4 } END { print m }' "$R/ranks.csv")
+if [ -n "$fin" ] && grep -qF "\"rank_finish_us\": [$fin]" "$R/summary.json" && [ "$fin" = "$ends" ] &&
+    grep -qF "\"completion_us\": $last," "$R/summary.json"; then
+    echo "ok goal: ranks.csv, goal_ops.csv and summary.json agree on every rank's finish"
+else
+    echo "FAIL goal: finish times: ranks.csv [$fin], goal_ops.csv latest ends [$ends], completion $last; summary: $(grep -o '"completion_us[^]]*' "$R/summary.json")"
+fi

@@ -155,4 +155,22 @@ else
     else
         fail "--out naming a bind mount: rc $rc, $(head -n 1 "$T/err"), files: $(ls -A "$T/bsrc" | tr '\n' ' ')"
     fi
+    # a mount point whose name /proc/self/mountinfo writes escaped (a
+    # backslash is \134 there): it must be decoded to be recognised as one,
+    # and so keep the file it already holds instead of refusing it as a
+    # foreign entry (issue 26: the escape test flipped went unnoticed)
+    mkdir "$T/bsrc2" "$T/bi\\nd"
+    echo keep >"$T/bsrc2/notes.txt"
+    if ! mount --bind "$T/bsrc2" "$T/bi\\nd" 2>/dev/null; then
+        skip "bind mounts: a second mount --bind is not permitted here"
+    else
+        MOUNTED="$MOUNTED $T/bi\\nd"
+        run -tm "$M/bidir.cm" --out "$T/bi\\nd"
+        if [ "$rc" -eq 0 ] && [ "$(lines "$T/bsrc2/flows.csv")" = 3 ] && [ "$(cat "$T/bsrc2/notes.txt")" = keep ] &&
+            [ -z "$(stagings "$T")" ]; then
+            ok "--out naming a bind mount with a backslash in its name (escaped in mountinfo) writes into it, keeping its other file"
+        else
+            fail "--out naming a bind mount with an escaped name: rc $rc, $(head -n 1 "$T/err"), files: $(ls -A "$T/bsrc2" | tr '\n' ' ')"
+        fi
+    fi
 fi

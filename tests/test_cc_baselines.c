@@ -697,6 +697,34 @@ static void test_bbr_state_machine(void **st)
     simtime_ps gap = ((const struct cc_window *)s)->pacing_gap_ps;
     double paced = MTU / ((double)gap / PS_PER_S);
     assert_true(paced > 0.7 * rate && paced < 1.3 * rate);
+    /* PROBE_RTT: 10 s without a new minimum RTT (an ACK with no RTT
+     * sample: one with a sample renews the minimum) holds 4 packets in
+     * flight for 200 ms, then PROBE_BW's window comes back (issue 26: the
+     * mode test flipped never entered PROBE_RTT, and no test saw it) */
+    t += 10 * (simtime_ps)PS_PER_S + 1;
+    ack(&cc_bbr_ops, s, t, (uint64_t)MTU, 0, false, bdp);
+    assert_int_equal(W(s), 4 * (uint64_t)MTU);
+    ack(&cc_bbr_ops, s, t + 199 * (simtime_ps)PS_PER_MS, (uint64_t)MTU, 0, false, bdp);
+    assert_int_equal(W(s), 4 * (uint64_t)MTU);
+    ack(&cc_bbr_ops, s, t + 200 * (simtime_ps)PS_PER_MS, (uint64_t)MTU, 0, false, bdp);
+    assert_true(fabs(W(s) - w) < 0.05 * w);
+    free(s);
+}
+
+/* A round that ends at the instant it began (two ACKs at one time, the
+ * second covering what was in flight) has no rate to measure: it adds no
+ * bandwidth sample, so the estimate and the pacing stay at the NIC's rate
+ * (issue 26: a sample of 1 B/s there, instead of none, went unnoticed;
+ * it would have paced the flow at one packet per hour). */
+static void test_bbr_zero_length_round(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    simtime_ps gap0 = ((const struct cc_window *)s)->pacing_gap_ps;
+    ack(&cc_bbr_ops, s, 1 * US, (uint64_t)MTU, RTT, false, (uint64_t)MTU); /* opens the first round */
+    ack(&cc_bbr_ops, s, 1 * US, (uint64_t)MTU, RTT, false, (uint64_t)MTU); /* ends it, 0 ps long */
+    assert_int_equal(counter(&cc_bbr_ops, s, "rounds"), 1);
+    assert_int_equal(((const struct cc_window *)s)->pacing_gap_ps, gap0);
     free(s);
 }
 
@@ -716,8 +744,15 @@ static void test_mprdma_per_packet(void **st)
     w -= 2 * MTU;
     assert_win(m, w);
     ack(MP, m, 4 * US, (uint64_t)(4 * MTU), 0, false, 0);
-    w += MTU * 4 * MTU / w;
+    double inc2 = MTU * 4 * MTU / w;
+    w += inc2;
     assert_win(m, w);
+    /* the counters add up what each kind of ACK moved (issue 26: the ECN
+     * decrease counted as before + after went unnoticed) */
+    if (fabs(counter(MP, m, "ecn_dec") - 2.5 * MTU) > 1e-6 ||
+        fabs(counter(MP, m, "inc") - (MTU * MTU / 100000.0 + inc2)) > 1e-6)
+        fail_msg("mprdma counters: ecn_dec %.6f (want %.6f), inc %.6f (want %.6f)", counter(MP, m, "ecn_dec"),
+                 2.5 * MTU, counter(MP, m, "inc"), MTU * MTU / 100000.0 + inc2);
     nack(MP, m, 5 * US, 0); /* a trim counts as a marked packet */
     w -= MTU / 2;
     assert_win(m, w);
@@ -931,6 +966,7 @@ int main(void)
         cmocka_unit_test(test_uec_dctcp_rules),
         cmocka_unit_test(test_uec_dctcp_two_to_one_matches_reference),
         cmocka_unit_test(test_bbr_state_machine),
+        cmocka_unit_test(test_bbr_zero_length_round),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),

@@ -350,6 +350,35 @@ static void test_err_empty_and_missing_nodes(void **state)
     unlink(path);
 }
 
+/* A file read in several pieces (the buffer starts at 64 KiB and doubles):
+ * 12,000 connections, about 400 KB, all read, the last one whole. Issue
+ * 26: asking fread for cap - 1 + len bytes instead of cap - 1 - len, past
+ * the buffer's end once it has grown, went unnoticed as every test file
+ * was small; the overflow lands in free heap here, so this test catches it
+ * under make asan (its fread check), not in the plain build. */
+static void test_large_file_read_whole(void **state)
+{
+    (void)state;
+    enum { N = 12000 };
+    struct strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "Nodes 1024\nConnections %d\n", N);
+    for (int i = 0; i < N; i++)
+        sb_printf(&b, "%d->%d id %d start %d size %d\n", i % 1024, (i + 1) % 1024, i + 1, i, 1000 + i);
+    assert_true(b.len > 300000);
+    const char *path = temp_file(b.data, ".cm");
+    sb_free(&b);
+    struct conn_matrix cm;
+    read_ok(&cm, path);
+    assert_int_equal(cm.n_conns, N);
+    assert_int_equal(cm.conns[N - 1].src, (N - 1) % 1024);
+    assert_int_equal(cm.conns[N - 1].dst, N % 1024);
+    assert_int_equal(cm.conns[N - 1].size_bytes, 1000 + N - 1);
+    assert_int_equal(cm.conns[N - 1].id, N);
+    cm_free(&cm);
+    unlink(path);
+}
+
 static void test_err_binary_garbage(void **state)
 {
     (void)state;
@@ -715,6 +744,7 @@ int main(void)
         cmocka_unit_test(test_err_cannot_open),
         cmocka_unit_test(test_err_empty_and_missing_nodes),
         cmocka_unit_test(test_err_binary_garbage),
+        cmocka_unit_test(test_large_file_read_whole),
         cmocka_unit_test(test_err_nodes_zero_or_bad),
         cmocka_unit_test(test_err_duplicate_header),
         cmocka_unit_test(test_err_unknown_header),

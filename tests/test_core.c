@@ -8,11 +8,13 @@
  * a FIFO or sent to the other heap); the random streams are reproducible, independent
  * per (seed, stream, substream), match the published xoshiro256** output and
  * draw uniformly; atomic file writes leave exactly the content and no
- * temporary file; text buffers grow correctly.
+ * temporary file; text buffers grow correctly; an input message is one
+ * line, cut with "..." past its buffer.
  */
 #include "testutil.h"
 
 #include "core/core.h"
+#include "core/parse.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -1061,6 +1063,79 @@ static void test_sb_printf_many_appends_and_boundaries(void **state)
     sb_free(&b);
 }
 
+/* ---- input messages ------------------------------------------------------------ */
+
+/* The line warn_input writes for a message of `len` bytes ('x' but a tab
+ * at the start), read back from stderr redirected to a file. */
+static char *warned_line(size_t len)
+{
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    memset(text, 'x', len);
+    text[0] = '\t';
+    text[len] = '\0';
+    FILE *tmp = tmpfile();
+    assert_non_null(tmp);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_true(dup2(fileno(tmp), 2) >= 0);
+    warn_input("%s", text);
+    fflush(stderr);
+    assert_true(dup2(saved, 2) >= 0);
+    close(saved);
+    free(text);
+    rewind(tmp);
+    static char line[4096];
+    assert_non_null(fgets(line, sizeof line, tmp));
+    fclose(tmp);
+    return line;
+}
+
+/* A message is one line, control bytes shown as '?', and one longer than
+ * the 2048-byte buffer (2047 characters and the NUL) is cut with "..." at
+ * its end: at 2047 characters exactly it is whole, at 2048 it is cut
+ * (issue 26: the cut's >= flipped to > went unnoticed, leaving the exact
+ * boundary cut silently). */
+static void test_warn_input_cuts_overlong_messages(void **state)
+{
+    (void)state;
+    const char *prefix = "spraysim: warning: ";
+    size_t pl = strlen(prefix);
+    char *l = warned_line(2047);
+    assert_int_equal(strncmp(l, prefix, pl), 0);
+    assert_int_equal(l[pl], '?');
+    assert_int_equal(strlen(l), pl + 2047 + 1); /* whole, and the newline */
+    assert_int_equal(strcmp(l + pl + 2044, "xxx\n"), 0);
+    l = warned_line(2048);
+    assert_int_equal(strlen(l), pl + 2047 + 1);
+    assert_int_equal(strcmp(l + pl + 2044, "...\n"), 0);
+    l = warned_line(5000);
+    assert_int_equal(strlen(l), pl + 2047 + 1);
+    assert_int_equal(strcmp(l + pl + 2044, "...\n"), 0);
+}
+
+/* parse_i64 at both ends of int64_t: INT64_MIN and INT64_MAX taken, one
+ * beyond each refused as out of range (issue 26: INT64_MIN's special case
+ * moved to 2^63 + 1 went unnoticed: it then negates 2^63 as an int64_t, a
+ * signed overflow that gcc happens to give the same value for; make asan's
+ * UBSan reports it through this test). */
+static void test_parse_i64_at_both_ends(void **state)
+{
+    (void)state;
+    int64_t v = 7;
+    assert_int_equal(parse_i64("-9223372036854775808", &v), NUM_OK);
+    assert_true(v == INT64_MIN);
+    assert_int_equal(parse_i64("9223372036854775807", &v), NUM_OK);
+    assert_true(v == INT64_MAX);
+    assert_int_equal(parse_i64("-9223372036854775807", &v), NUM_OK);
+    assert_true(v == -INT64_MAX);
+    assert_int_equal(parse_i64("-9223372036854775809", &v), NUM_RANGE);
+    assert_int_equal(parse_i64("9223372036854775808", &v), NUM_RANGE);
+    assert_int_equal(parse_i64("-1", &v), NUM_OK);
+    assert_true(v == -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1093,6 +1168,8 @@ int main(void)
         cmocka_unit_test(test_write_file_atomic_failure),
         cmocka_unit_test(test_sb_printf_grows_for_long_strings),
         cmocka_unit_test(test_sb_printf_many_appends_and_boundaries),
+        cmocka_unit_test(test_warn_input_cuts_overlong_messages),
+        cmocka_unit_test(test_parse_i64_at_both_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

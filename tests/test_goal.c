@@ -220,6 +220,29 @@ static void test_binary_bad_records(void **state)
     free(data);
 }
 
+/* Sends matched by any-tag receives are not unmatched: rank 1 sends two
+ * tag-1 messages, rank 0 posts one tag-1 receive and one for any tag (-1),
+ * which takes the other; with a third send the any-tag receive cannot
+ * cover both extra sends and the schedule is refused (issue 26: the
+ * any-tag receives subtracted instead of added went unnoticed). */
+static void test_any_tag_receives_match_sends(void **state)
+{
+    (void)state;
+    struct goal_sched g;
+    read_ok(&g, "num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 1\nrecv 8b from 1 tag -1\n}\n"
+                "rank 1 {\nsend 8b to 0 tag 1\nsend 8b to 0 tag 1\n}\n");
+    goal_sched_free(&g);
+    read_bad("num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 1\nrecv 8b from 1 tag -1\n}\n"
+             "rank 1 {\nsend 8b to 0 tag 1\nsend 8b to 0 tag 1\nsend 8b to 0 tag 1\n}\n",
+             "unmatched send");
+    /* NICs: the largest index named, plus one, after a NIC 0 op (issue 26:
+     * nic - 1 compared instead of nic + 1 kept the count at 1) */
+    read_ok(&g, "num_ranks 2\nrank 0 {\nrecv 8b from 1\nrecv 8b from 1 nic 1\n}\n"
+                "rank 1 {\nsend 8b to 0\nsend 8b to 0 nic 1\n}\n");
+    assert_int_equal(g.n_nics, 2);
+    goal_sched_free(&g);
+}
+
 static void test_text_bad_input(void **state)
 {
     (void)state;
@@ -529,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_binary_every_cut_refused),
         cmocka_unit_test(test_binary_bad_records),
         cmocka_unit_test(test_text_bad_input),
+        cmocka_unit_test(test_any_tag_receives_match_sends),
         cmocka_unit_test(test_cpus_and_start_dependencies),
         cmocka_unit_test(test_receives_in_posted_order),
         cmocka_unit_test(test_deadlock_reported),

@@ -116,6 +116,22 @@ static void test_cutoffs_wka_as_the_spec_computes(void **state)
             fail_msg("cutoff %d: %llu B, spec about %.0f B", i, (unsigned long long)p.cutoff_bytes[i], want[i]);
 }
 
+/* A step CDF whose unscheduled bytes stay exactly at a level's share
+ * between two sizes (3/4 of the messages of 1000 B, 1/4 of 3000 B: 750 B
+ * and 750 B of the 1500 B per message): the cutoff is the smallest size
+ * that reaches the share, 1000 B, not the end of the plateau (issue 26:
+ * the bisection's < taken as <= moved it to 3000 B, unnoticed). */
+static void test_cutoffs_from_step_cdf_at_a_plateau(void **state)
+{
+    (void)state;
+    double size[2] = {1000, 3000}, prob[2] = {0.75, 1.0};
+    struct size_cdf cdf = {.n = 2, .size_bytes = size, .prob = prob};
+    struct homa_params p;
+    assert_true(parse(&p, "unsched_levels=2", NULL));
+    homa_cutoffs_from_cdf(&p, &cdf, true);
+    assert_int_equal(p.cutoff_bytes[0], 1000);
+}
+
 /* From a matrix's sizes: equal shares of min(size, RTTbytes). */
 static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
 {
@@ -138,6 +154,52 @@ static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
     assert_int_equal(p.cutoff_bytes[0], 1000);
     assert_int_equal(p.cutoff_bytes[1], 1001);
     assert_int_equal(p.cutoff_bytes[2], 1002);
+}
+
+/* Every --homa-opt range at both ends: the end itself taken (and its
+ * value kept), one step beyond refused (issue 26: rtt_bytes' upper end
+ * moved from 2^40 to 2^41 went unnoticed; option parsers get their
+ * boundaries tested). levels 2..8, k 1..64, unsched_levels 1..7,
+ * rtt_bytes and unsched_bytes 1..2^40, timeout_us 0..1e9. */
+static void test_options_at_both_ends(void **state)
+{
+    (void)state;
+    struct homa_params p;
+    assert_true(parse(&p, "levels=2", NULL));
+    assert_int_equal(p.levels, 2);
+    assert_true(parse(&p, "levels=8", NULL));
+    assert_int_equal(p.levels, 8);
+    assert_false(parse(&p, "levels=1", NULL));
+    assert_false(parse(&p, "levels=9", NULL));
+    assert_true(parse(&p, "k=1", NULL));
+    assert_int_equal(p.k, 1);
+    assert_true(parse(&p, "k=64", NULL));
+    assert_int_equal(p.k, 64);
+    assert_false(parse(&p, "k=0", NULL));
+    assert_false(parse(&p, "k=65", NULL));
+    assert_true(parse(&p, "unsched_levels=1", NULL));
+    assert_int_equal(p.unsched_levels, 1);
+    assert_true(parse(&p, "unsched_levels=7", NULL));
+    assert_int_equal(p.unsched_levels, 7);
+    assert_false(parse(&p, "unsched_levels=0", NULL));
+    assert_false(parse(&p, "unsched_levels=8", NULL));
+    assert_true(parse(&p, "rtt_bytes=1", NULL));
+    assert_int_equal(p.rtt_bytes, 1);
+    assert_true(parse(&p, "rtt_bytes=1099511627776", NULL));
+    assert_int_equal(p.rtt_bytes, 1ull << 40);
+    assert_false(parse(&p, "rtt_bytes=0", NULL));
+    assert_false(parse(&p, "rtt_bytes=1099511627777", NULL));
+    assert_true(parse(&p, "unsched_bytes=1", NULL));
+    assert_int_equal(p.unsched_bytes, 1);
+    assert_true(parse(&p, "unsched_bytes=1099511627776", NULL));
+    assert_int_equal(p.unsched_bytes, 1ull << 40);
+    assert_false(parse(&p, "unsched_bytes=0", NULL));
+    assert_false(parse(&p, "unsched_bytes=1099511627777", NULL));
+    assert_true(parse(&p, "timeout_us=0", NULL));
+    assert_true(parse(&p, "timeout_us=1e9", NULL));
+    assert_true(p.timeout_us == 1e9);
+    assert_false(parse(&p, "timeout_us=-0.000001", NULL));
+    assert_false(parse(&p, "timeout_us=1000000000.001", NULL));
 }
 
 static void test_options_checked(void **state)
@@ -517,8 +579,10 @@ int main(void)
         cmocka_unit_test(test_scheduled_level_from_rank),
         cmocka_unit_test(test_unscheduled_level_from_cutoffs),
         cmocka_unit_test(test_cutoffs_wka_as_the_spec_computes),
+        cmocka_unit_test(test_cutoffs_from_step_cdf_at_a_plateau),
         cmocka_unit_test(test_cutoffs_from_sizes_split_unscheduled_bytes),
         cmocka_unit_test(test_options_checked),
+        cmocka_unit_test(test_options_at_both_ends),
         cmocka_unit_test(test_grants_go_to_the_k_shortest),
         cmocka_unit_test(test_srpt_ties_follow_message_order_not_slot),
         cmocka_unit_test(test_one_granted_message_per_sender),

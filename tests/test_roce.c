@@ -131,6 +131,25 @@ static void test_dcqcn_additive_and_hyper_increase(void **st)
     assert_int_equal(d.bc_stage, 6);
 }
 
+/* A CNP restarts the byte counter with the stages: the bytes sent before
+ * it count for nothing after it, so the first byte stage needs a whole
+ * DCQCN_BYTE_COUNTER of new bytes (issue 26: the reset moved to 1 byte
+ * went unnoticed). */
+static void test_dcqcn_cnp_restarts_byte_counter(void **st)
+{
+    (void)st;
+    struct dcqcn_state d;
+    dcqcn_init(&d, LINE);
+    dcqcn_on_bytes_sent(&d, DCQCN_BYTE_COUNTER - 1);
+    assert_int_equal(d.bc_stage, 0);
+    dcqcn_on_cnp(&d);
+    assert_int_equal(d.bytes_since_stage, 0);
+    dcqcn_on_bytes_sent(&d, DCQCN_BYTE_COUNTER - 1);
+    assert_int_equal(d.bc_stage, 0);
+    dcqcn_on_bytes_sent(&d, 1);
+    assert_int_equal(d.bc_stage, 1);
+}
+
 /* alpha decays by (1 - g) per 55 us without a CNP: (1-g)^n after n. */
 static void test_dcqcn_alpha_decay(void **st)
 {
@@ -881,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_dcqcn_rate_after_one_cnp),
         cmocka_unit_test(test_dcqcn_additive_and_hyper_increase),
         cmocka_unit_test(test_dcqcn_alpha_decay),
+        cmocka_unit_test(test_dcqcn_cnp_restarts_byte_counter),
         cmocka_unit_test(test_pfc_thresholds_and_latency),
         cmocka_unit_test(test_roce_keeps_one_path_by_default),
         cmocka_unit_test(test_dcqcn_cc_module),

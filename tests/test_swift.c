@@ -155,6 +155,25 @@ static void test_additive_increase_per_rtt(void **st)
     done(f);
 }
 
+/* An ACK without an RTT sample before any delay is known decides nothing:
+ * the window stays; once a delay is known, such an ACK reuses it (issue 26:
+ * "no delay yet" tested as last_delay == 1 went unnoticed, growing the
+ * window on a delay of 0). */
+static void test_no_decision_before_a_delay(void **st)
+{
+    (void)st;
+    struct flowcc f = make(&cc_swift_ops, 10, 0);
+    ack(f, T0, 1, 0);
+    ack(f, T0 + US, 4, 0);
+    expect_cwnd(f, 10);
+    ack(f, T0 + 2 * US, 1, 12.0); /* below target: grows */
+    double c = inc(10, 1);
+    expect_cwnd(f, c);
+    ack(f, T0 + 3 * US, 1, 0); /* the last delay, still below target */
+    expect_cwnd(f, inc(c, 1));
+    done(f);
+}
+
 static void test_md_bounded_and_once_per_rtt(void **st)
 {
     (void)st;
@@ -628,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_defaults_from_seed),
         cmocka_unit_test(test_median_window_matches_sorting),
         cmocka_unit_test(test_additive_increase_per_rtt),
+        cmocka_unit_test(test_no_decision_before_a_delay),
         cmocka_unit_test(test_md_bounded_and_once_per_rtt),
         cmocka_unit_test(test_target_scales_with_hops_and_window),
         cmocka_unit_test(test_pacing_below_one_packet),

@@ -288,6 +288,40 @@ static void test_window_is_ccs(void **state)
     }
 }
 
+/* Every change: a flow's row is written only when something but the time
+ * changed, so no two of its rows in a row agree past the time column, and
+ * a change of the bytes in flight alone is a change (issue 26: the in-flight
+ * comparison flipped went unnoticed, writing unchanged rows and dropping
+ * in-flight-only ones). */
+static void test_change_rows_differ(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file(incast_cm, ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "all",
+                    "--ts-interval", "change", "-end", "60.5"};
+    run_ts(&s, &c, &cap, 11, argv);
+    char *cur = cap.buf[0], *l = next_line(&cur);
+    char last[3][256] = {"", "", ""}; /* by flow id, without the time column */
+    int rows = 0;
+    while ((l = next_line(&cur))) {
+        const char *rest = strchr(l, ',');
+        assert_non_null(rest);
+        int id = atoi(rest + 1);
+        assert_true(id >= 1 && id <= 2);
+        if (!strcmp(last[id], rest))
+            fail_msg("flow %d: two rows in a row agree but for the time: %s", id, l);
+        snprintf(last[id], sizeof last[0], "%s", rest);
+        rows++;
+    }
+    assert_true(rows > 100);
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
 /* Host goodput integrates to the delivered bytes, and the delivered bytes
  * at the end are what the flows delivered. */
 static void test_host_goodput(void **state)
@@ -416,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_one_flow_line_rate),
         cmocka_unit_test(test_incast_peak),
         cmocka_unit_test(test_window_is_ccs),
+        cmocka_unit_test(test_change_rows_differ),
         cmocka_unit_test(test_host_goodput),
         cmocka_unit_test(test_deterministic_and_harmless),
         cmocka_unit_test(test_roce_rate),

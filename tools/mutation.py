@@ -36,6 +36,7 @@ text, the operator or constant, its occurrence on the line: stable across
 edits elsewhere), and any site of the tree, sampled or not.
 
   tools/mutation.py [--sites N] [--seed S] [--module M ...] [--site SITE ...]
+                    [--rerun-survivors LOG ...] [--summarize LOG ...]
                     [--min-score PCT] [--list] [--keep DIR]
 
 Prints one line per mutant, then killed / survived / equivalent / did not
@@ -71,13 +72,15 @@ def make_vars(build):
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
 # unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
-# binary's flags and outputs, ~20 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
+# binary's flags and outputs, ~20 s) and goal_test.sh (--goal schedules
+# from the command line, ~1 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
 GOLDEN = "tests/golden.sh"
 CLI = "tests/cli_test.sh"
 BOUNDS = "tests/option_bounds.sh"
 OUTDIR = "tests/outdir_test.sh"
 CONTRACT = "tests/contract_test.sh"
+GOALT = "tests/goal_test.sh"
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
@@ -90,12 +93,12 @@ MODULE_TESTS = {
     "net": ["test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
     "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
-            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT],
+            "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT, GOALT],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
     "transport": ["test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
                   "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, CLI, CONTRACT],
-    "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, CLI],
+    "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT, CLI],
 }
 
 
@@ -435,6 +438,9 @@ def main(argv):
     ap.add_argument("--summarize", nargs="+", metavar="LOG",
                     help="no run: the table from these runs' printed lines (later lines win, so a "
                          "rerun's log goes last), with the equivalents list as it is now")
+    ap.add_argument("--rerun-survivors", nargs="+", metavar="LOG",
+                    help="only the sites these runs' printed lines report as survived (later lines win): "
+                         "a rerun after tests were added; its log goes last to --summarize")
     ap.add_argument("--list", action="store_true", help="list the sampled sites and stop")
     ap.add_argument("--keep", metavar="DIR",
                     help="work in DIR and keep it (a second run reuses its build)")
@@ -461,6 +467,18 @@ def main(argv):
     every = all_sites(set())
     sites = [s for s in sample_sites(every, a.sites, a.seed, a.min_per_module)
              if not a.module or module_of(s["file"]) in a.module]
+    if a.rerun_survivors:
+        if a.site or a.summarize:
+            print("mutation: --rerun-survivors with --site or --summarize: give one", file=sys.stderr)
+            return 2
+        try:
+            a.site = survivors_of(a.rerun_survivors)
+        except BadInput as e:
+            print("mutation: " + str(e), file=sys.stderr)
+            return 2
+        if not a.site:
+            print("mutation: no survivors in %s" % " ".join(a.rerun_survivors))
+            return 0
     if a.site:
         if a.summarize:
             print("mutation: --site and --summarize: give one", file=sys.stderr)
@@ -601,6 +619,22 @@ def mutate_and_test(work, s, tests, env, base_s, lib_objs):
 
 LOG_LINE = re.compile(r"^\[\d+/\d+\] (\S+:\d+:\d+) \S+ -> \S+: (killed|survived|not built|equivalent)"
                       r"(?: by (\S+(?: \(checks\))?|the same object code))?(?: \(([\d.]+) s\))?$")
+
+
+def survivors_of(logs):
+    """The FILE:LINE:COL of every site whose last line in these logs says
+    survived. Raises BadInput naming a log that cannot be read."""
+    last = {}
+    for path in logs:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    m = LOG_LINE.match(line.rstrip("\n"))
+                    if m:
+                        last[m.group(1)] = m.group(2)
+        except OSError as e:
+            raise BadInput("%s: %s" % (path, e.strerror))
+    return [w for w, outcome in last.items() if outcome == "survived"]
 
 
 def summarize_logs(a, sites, equiv):
