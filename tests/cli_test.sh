@@ -150,6 +150,13 @@ printf 'Nodes 16\nConnections 1\n0->5 start 0 size 1000 class 2\n' >"$T/cls.cm"
 bad "traffic class out of range" "cls.cm:3:" -tm "$T/cls.cm"
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg7 down at 10\n' >"$T/fl.cm"
 bad "failure naming a missing link" "fl.cm:5:" -tm "$T/fl.cm"
+# a core's link ids run 0..k-1 (issue 26: link_id == k accepted survived
+# as a mutant of failures.c's bound); k-1 is the last one that exists
+printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure switch_type CORE switch_id 0 link_id 4\n' >"$T/fc4.cm"
+bad "failure naming core link k" "fc4.cm:5: core 0 has 4 links; link_id 4 does not exist" -tm "$T/fc4.cm"
+printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure switch_type CORE switch_id 0 link_id 3\n' >"$T/fc3.cm"
+run -tm "$T/fc3.cm" --quiet
+if [ "$rc" -eq 0 ]; then ok "failure naming core link k-1 runs"; else fail "core link_id 3 of 4: exit $rc"; fi
 printf 'Nodes 16\nConnections 1\nFailures 1\n0->5 start 0 size 1000\nfailure link tor0 agg0 down at 5000\n' >"$T/ft.cm"
 warns "failure time after -end" "ft.cm:5: the event at 5000 us is at or after -end 1000 us" -tm "$T/ft.cm"
 warns "--fail at exactly -end" "--fail: the event at 1000 us is at or after -end 1000 us" -tm "$M/one.cm" --fail "link tor0 agg0 down at 1000"

@@ -232,6 +232,11 @@ static void test_default_rejects_nodes_that_fit_no_tree(void **state)
     assert_false(topo_default_spec(&spec, 40, 2, 100000, PS_PER_US, 0, err, sizeof err));
     if (!strstr(err, "(nearest: 32 with k=8, 50 with k=10)"))
         fail_msg("error '%s' does not name 32 (k=8) and 50 (k=10)", err);
+    /* below the smallest tree (k = 2: 2 hosts) there is none: nearest 0
+     * with k=0 (issue 26: a mutant naming 1 there survived) */
+    assert_false(topo_default_spec(&spec, 1, 3, 100000, PS_PER_US, 0, err, sizeof err));
+    if (!strstr(err, "(nearest: 0 with k=0, 2 with k=2)"))
+        fail_msg("error '%s' does not name 0 (k=0) and 2 (k=2)", err);
     /* 16 is a 3-tier size but not a 2-tier one (k^2/2: 8, 18, 32, ...) */
     assert_false(topo_default_spec(&spec, 16, 2, 100000, PS_PER_US, 0, err, sizeof err));
     assert_non_null(strstr(err, "16 nodes fit no 2-tier"));
