@@ -92,7 +92,7 @@ struct ts_totals {
 void ts_totals(const struct ts_run *t, struct ts_totals *out);
 bool ts_file_selected(const struct ts_run *t, unsigned which); /* 0 flows, 1 ports, 2 hosts */
 
-/* Parallel runs (src/mpi/pdes.c, README "Parallel runs (MPI)"). Each
+/* Parallel runs (src/mpi/pdes.c, docs/parallel.md). Each
  * process samples the ports and hosts it owns and the flows it sends
  * (--ts-flows: refused, exit 2, for a selected flow whose ends are on two
  * processes), and keeps each row with the key that places it: the instant,

@@ -1034,8 +1034,8 @@ static void homa_receive(struct sim *s, uint32_t pkt_idx)
     pkt_release(&s->pool, pkt_idx);
     uint32_t fi = copy.flow;
     /* The sender's start makes the message's state; in a parallel run the
-     * receiver's process never runs that start (README "Parallel runs
-     * (MPI)"), so it makes its own when the first packet reaches it and
+     * receiver's process never runs that start (docs/parallel.md), so
+     * it makes its own when the first packet reaches it and
      * uses only the receiver's fields. */
     if (__builtin_expect(!s->flows[fi].tp_state, 0) && copy.dst_host == s->flows[fi].dst) {
         struct homa_flow *h = xcalloc(1, sizeof *h);

@@ -714,7 +714,7 @@ static void ndp_receive(struct sim *s, uint32_t pkt_idx)
     bool sender_side = s->flows[fi].state == FLOW_ACTIVE;
     /* The sender's start makes the flow's state, the receiver's half too;
      * in a parallel run the receiver's process never runs that start
-     * (README "Parallel runs (MPI)"), so it makes its own, as the start
+     * (docs/parallel.md), so it makes its own, as the start
      * would have, when the first packet reaches it and uses only the
      * receiver's fields: a flow's state is touched only by its own host's
      * events. */

@@ -1336,8 +1336,8 @@ static void sird_receive(struct sim *s, uint32_t pkt_idx)
     struct packet copy = *pkt_at(&s->pool, pkt_idx); /* answering may move the pool */
     pkt_release(&s->pool, pkt_idx);
     /* The sender's start makes the message's state; in a parallel run the
-     * receiver's process never runs that start (README "Parallel runs
-     * (MPI)"), so it makes its own when the first packet reaches it and
+     * receiver's process never runs that start (docs/parallel.md), so
+     * it makes its own when the first packet reaches it and
      * uses only the receiver's fields. */
     if (__builtin_expect(!s->flows[copy.flow].tp_state, 0) && copy.dst_host == s->flows[copy.flow].dst)
         s->flows[copy.flow].tp_state = new_msg(s, copy.flow);
