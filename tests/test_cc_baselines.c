@@ -711,6 +711,54 @@ static void test_bbr_state_machine(void **st)
     free(s);
 }
 
+/* PROBE_BW's pacing gain cycles 1.25, 0.75, then 1 for six phases of one
+ * minimum RTT each (tcp_bbr.c's bbr_pacing_gain[]): over 16 phases each of
+ * 1.25 and 0.75 appears and no other gain but 1 (issue 26: a cruise phase
+ * at 2, or the cycle advancing outside PROBE_BW instead of in it,
+ * survived the tests). */
+static void test_bbr_probe_bw_gain_cycle(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    double rate = 100000e6 / 8 / 2;
+    uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+    simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400);
+    t = bbr_feed(s, t, rate, bdp, 40); /* drained: PROBE_BW */
+    int seen_high = 0, seen_low = 0, seen_other = 0;
+    int acks_per_rtt = (int)((double)RTT / (MTU / rate * (double)PS_PER_S)) + 1;
+    for (int i = 0; i < 16 * acks_per_rtt; i++) {
+        t = bbr_feed(s, t, rate, 2 * bdp, 1); /* in flight above 1 BDP: no early end of 0.75 */
+        double paced = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S);
+        double gain = paced / rate;
+        if (fabs(gain - 1.25) < 0.02)
+            seen_high++;
+        else if (fabs(gain - 0.75) < 0.02)
+            seen_low++;
+        else if (fabs(gain - 1.0) >= 0.02)
+            seen_other++;
+    }
+    if (!seen_high || !seen_low || seen_other)
+        fail_msg("PROBE_BW gains over 16 phases: %d ACKs at 1.25, %d at 0.75, %d at another gain than 1", seen_high,
+                 seen_low, seen_other);
+    free(s);
+}
+
+/* The window never falls below 4 packets: with a BDP under half a packet
+ * (a 0.2 us RTT at 50 Gb/s: 1250 B), 2 BDP + 3 MTU is below 4 MTU and the
+ * floor applies (issue 26: the floor computed as 4 / MTU survived). */
+static void test_bbr_cwnd_floor(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    simtime_ps t = 0;
+    for (int i = 0; i < 400; i++) {
+        t += (simtime_ps)(MTU / (100000e6 / 16) * (double)PS_PER_S);
+        ack(&cc_bbr_ops, s, t, (uint64_t)MTU, 200 * PS_PER_NS, false, (uint64_t)MTU);
+        assert_true(W(s) >= 4 * MTU);
+    }
+    free(s);
+}
+
 /* A round that ends at the instant it began (two ACKs at one time, the
  * second covering what was in flight) has no rate to measure: it adds no
  * bandwidth sample, so the estimate and the pacing stay at the NIC's rate
@@ -967,6 +1015,8 @@ int main(void)
         cmocka_unit_test(test_uec_dctcp_two_to_one_matches_reference),
         cmocka_unit_test(test_bbr_state_machine),
         cmocka_unit_test(test_bbr_zero_length_round),
+        cmocka_unit_test(test_bbr_probe_bw_gain_cycle),
+        cmocka_unit_test(test_bbr_cwnd_floor),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),
