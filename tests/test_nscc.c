@@ -60,6 +60,23 @@ static void ack(struct nscc *n, simtime_ps now, uint64_t bytes, simtime_ps delay
     cc_nscc_ops.on_ack(n, &a);
 }
 
+/* -qa_gate N (htsim's flag) is taken as given at both ends of its range,
+ * 0 included; only a negative value (not given) means the default 3
+ * (issue 26: `qa_gate < 1` for the default survived). */
+static void test_qa_gate_given_is_kept(void **st)
+{
+    (void)st;
+    static const int gates[] = {0, 1, 3, 30}; /* options.c accepts 0..30 */
+    for (size_t i = 0; i < sizeof gates / sizeof gates[0]; i++) {
+        struct nscc *n = calloc(1, sizeof(*n));
+        struct cc_params p = {.mtu_bytes = MTU, .mss_bytes = MSS, .base_rtt_ps = RTT, .network_rtt_ps = RTT,
+                              .linkspeed_mbps = 100000, .qa_gate = gates[i], .trimming = true};
+        cc_nscc_ops.init(n, &p);
+        assert_int_equal(n->qa_gate, gates[i]);
+        free(n);
+    }
+}
+
 static void test_init_reference_defaults(void **st)
 {
     (void)st;
@@ -673,6 +690,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init_reference_defaults),
+        cmocka_unit_test(test_qa_gate_given_is_kept),
         cmocka_unit_test(test_scaling_with_bdp),
         cmocka_unit_test(test_kept_fraction_table),
         cmocka_unit_test(test_proportional_increase_batched),
