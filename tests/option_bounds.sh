@@ -82,6 +82,11 @@ smartt md_form 0 1 -1 2
 smartt react_every 1 1000000 0 1000001
 smartt quick_adapt 0 1 -1 2
 smartt fair_increase 0 1 -1 2
+smartt qa_ignore 0 1 -1 2
+smartt qa_ignore_loss 0 1 -1 2
+smartt fast_increase 0 1 -1 2
+smartt ecn_only 0 1 -1 2
+smartt delay_only 0 1 -1 2
 smartt-fixed maxwnd_bdp 0.01 1000 0.0099999 1000.0001
 smartt-fixed md 0 1000 -0.0000001 1000.0001
 smartt-fixed fd 0 1000 -0.0000001 1000.0001
@@ -92,6 +97,9 @@ smartt-fixed wtd_alpha 0 1 -0.0000001 1.0000001
 smartt-fixed wtd_threshold 0 1 -0.0000001 1.0000001
 smartt-fixed trtt_mult 1.01 100 1.0099999 100.00001
 smartt-fixed qa_ignore 0 1 -1 2
+smartt-fixed quick_adapt 0 1 -1 2
+smartt-fixed fast_increase 0 1 -1 2
+smartt-fixed fair_increase 0 1 -1 2
 # NSCC family: switches and the median's history and percentile
 nscc quick_adapt 0 1 -1 2
 nscc fast_increase 0 1 -1 2
