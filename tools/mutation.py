@@ -73,7 +73,9 @@ def make_vars(build):
 # unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
 # binary's flags and outputs, ~20 s) and goal_test.sh (--goal schedules
-# from the command line, ~1 s) cover what no unit test reaches. Within a module the programs run fastest first and stop at the
+# from the command line, ~1 s) and, for src/cli, docs_test.sh (the
+# generated docs/flags.md and man page against --help-format, ~2 s) cover
+# what no unit test reaches. Within a module the programs run fastest first and stop at the
 # first failure, so a killed mutant costs less than a survivor.
 GOLDEN = "tests/golden.sh"
 CLI = "tests/cli_test.sh"
@@ -81,10 +83,11 @@ BOUNDS = "tests/option_bounds.sh"
 OUTDIR = "tests/outdir_test.sh"
 CONTRACT = "tests/contract_test.sh"
 GOALT = "tests/goal_test.sh"
+DOCST = "tests/docs_test.sh"  # the generated flag reference against the binary (~2 s)
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
-    "cli": ["test_options", "test_timeseries", GOLDEN, BOUNDS, CLI],
+    "cli": ["test_options", "test_timeseries", DOCST, GOLDEN, BOUNDS, CLI],
     "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
     "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
