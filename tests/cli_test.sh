@@ -1136,6 +1136,18 @@ else
 fi
 bad "--msg-cc sometimes" "--msg-cc: 'sometimes' is neither inherit nor fresh" -tm "$M/one.cm" --msg-cc sometimes
 bad "--msg-cc without a value" "--msg-cc" -tm "$M/one.cm" --msg-cc
+# UET's messages inherit by default: --msg-cc inherit is the default run,
+# fresh is another (issue 26: --msg-cc inherit stored as 2 read as fresh)
+printf 'Nodes 16\nConnections 3\n0->1 id 1 start 0 size 400000\n0->1 id 1 start 0 size 400000\n2->1 id 2 start 0 size 2000000\n' >"$T/mcc.cm"
+for m in default inherit fresh; do
+    rm -rf "$T/mcc_$m"
+    if [ "$m" = default ]; then run -tm "$T/mcc.cm" --quiet --out "$T/mcc_$m"; else run -tm "$T/mcc.cm" --quiet --msg-cc "$m" --out "$T/mcc_$m"; fi
+done
+if cmp -s "$T/mcc_default/flows.csv" "$T/mcc_inherit/flows.csv" && ! cmp -s "$T/mcc_default/flows.csv" "$T/mcc_fresh/flows.csv"; then
+    ok "--msg-cc inherit is UET's default, fresh differs"
+else
+    fail "--msg-cc: inherit should equal the default run and fresh differ"
+fi
 printf 'Nodes 16\nConnections 2\n0->5 id 3 start 0 size 1000\n0->6 id 3 start 0 size 1000\n' >"$T/msgbad.cm"
 bad "a connection's messages on two host pairs" "msgbad.cm:4: connection id 3 is also on line 3 with different hosts" -tm "$T/msgbad.cm"
 # messages over connections: a msg column, the second message starts when the first finished
