@@ -128,6 +128,7 @@ fi
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus
 # a mistyped flag gets the nearest of --help's flags; a far one gets none
 bad "unknown flag: did you mean (one letter more)" "unknown flag '-endd'; did you mean -end?" -tm "$M/one.cm" -endd 5
+bad "unknown flag: did you mean (one letter less, a short name)" "unknown flag '--ot'; did you mean --out?" -tm "$M/one.cm" --ot x
 bad "unknown flag: did you mean (two letters swapped)" "did you mean --workload?" --workloda perm:n=16,size=100
 bad "unknown flag: did you mean (htsim's spelling of a long flag)" "did you mean -sender_cc_only?" -tm "$M/one.cm" --sender-cc-only
 bad "unknown flag: did you mean (native spelling with underscores)" "did you mean --cc-opt?" -tm "$M/one.cm" --cc_opt x=1
