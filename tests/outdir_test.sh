@@ -44,6 +44,15 @@ stagings() { find "$1" -mindepth 1 -name '*spraysim-*' | sed "s|$T/||"; }
 # a run long enough (a few seconds) to act on while it runs
 sh tools/gen_cm.sh incast 1024 0 2000000 >"$T/big.cm" 2>/dev/null
 
+# --- missing parents are made as mkdir -p makes them: mode 0755 less the
+# umask (issue 26: a mode of decimal 756 survived)
+(umask 022 && "$SPRAYSIM" -tm "$M/one.cm" --quiet --no-progress --out "$T/made/deep/set" >/dev/null 2>"$T/err" </dev/null)
+if [ "$(stat -c %a "$T/made" 2>/dev/null)" = 755 ] && [ "$(stat -c %a "$T/made/deep" 2>/dev/null)" = 755 ] && [ -s "$T/made/deep/set/flows.csv" ]; then
+    ok "--out's missing parents are made with mode 0755 under umask 022"
+else
+    fail "--out's missing parents: modes $(stat -c %a "$T/made" "$T/made/deep" 2>&1 | tr '\n' ' ')"
+fi
+
 # --- a symbolic link: the set goes into the target, the link stays
 mkdir "$T/real"
 run -tm "$M/one.cm" --out "$T/real"
