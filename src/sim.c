@@ -258,6 +258,9 @@ void sim_setup(struct sim *s, const struct config *cfg)
     const struct transport_ops *run_tp = transport_find(c->transport_name);
     if (run_tp && run_tp->configure)
         run_tp->configure(s);
+    if (c->ar_sticky_given && !c->ar_flowlet && c->routing == ROUTE_AR)
+        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow has no effect with per-packet "
+                   "adaptive routing (htsim's default -ar_granularity packet)");
     uint32_t tp_qpkts = run_tp ? run_tp->default_queue_pkts : 0;
     uint32_t qpkts = c->queue_pkts ? c->queue_pkts : tp_qpkts ? tp_qpkts : bdp_pkts * (c->trimming ? 1 : 5);
     if ((uint64_t)qpkts * c->mtu_bytes > UINT32_MAX / 2)

@@ -124,6 +124,7 @@ struct config {
     uint32_t drr_quantum_bytes;
     uint32_t ar_quantum_bytes;   /* adaptive routing compares queues in these units */
     bool ar_flowlet;             /* -ar_granularity flow: a flow keeps its up port until a gap (fabric.c) */
+    bool ar_bands;               /* compare htsim's four queue bands, not ar_quantum_bytes (-strat ecmp_ar) */
     uint8_t ar_method;           /* enum ar_method (-ar_method) */
     simtime_ps ar_sticky_delta_ps; /* -ar_sticky_delta: the gap after which a flowlet may move */
     uint32_t failed_links;       /* -failed N: links at 25% speed (htsim) */
@@ -142,6 +143,8 @@ struct config {
     bool htsim_output;            /* print htsim's per-flow start/finish lines */
     bool htsim_logtime;           /* -logtime set the time series' interval */
     bool ar_sticky_given;         /* -ar_sticky_delta given (warned when no flowlet routing reads it) */
+    bool ar_granularity_given;    /* -ar_granularity given: the run's transport keeps its default off it */
+    bool strat_ecmp_ar;           /* -strat ecmp_ar given (the reference's adaptive routing) */
     bool switch_stats;            /* --switch-stats: each switch's total buffered bytes, switches.csv */
     uint32_t n_classes;           /* --classes: switch classes per port (control + data classes), 2..8 */
     bool classes_given;           /* --classes was on the command line */
@@ -220,6 +223,7 @@ struct sim {
     uint64_t *route_cache;       /* [switch * n_tor + dst_tor]: usable output ports, bit 63 = valid */
     struct rng *ar_rng;          /* [switch]: adaptive routing's tie breaks, a stream per switch */
     struct ar_flowlets *ar_flowlets; /* -ar_granularity flow: each switch's (flow -> up port, last packet) */
+    struct ar_band *ar_bands;    /* [port]: htsim's queue band as last sampled (cfg.ar_bands; fabric.c) */
     struct link_event *link_events;
     uint32_t n_link_events, cap_link_events;
     uint32_t inter_switch_links;  /* links between two switches (bundle members each count) */

@@ -1214,7 +1214,7 @@ bad "-hpcc without RoCE" "-hpcc: a RoCE option" -tm "$M/one.cm" -hpcc
 bad "-hpcc with -dcqcn" "-hpcc and -dcqcn: choose one" -tm "$M/one.cm" --transport roce -hpcc -dcqcn 10
 bad "-hpcc with -timely" "-hpcc and -timely: RoCE runs one rate control at a time" -tm "$M/one.cm" --transport roce -hpcc -timely
 run -tm "$M/incast.cm" --transport roce -hpcc -paths 1 -end 3000 --out "$T/h1"
-if [ "$rc" -eq 0 ] && grep -q '"roce": {"dcqcn_k_pkts": 0, "selective_repeat": false, "hpcc": true}' "$T/h1/summary.json"; then
+if [ "$rc" -eq 0 ] && grep -q '"roce": {"dcqcn_k_pkts": 0, "out_of_order": false, "hpcc": true}' "$T/h1/summary.json"; then
     ok "RoCE with HPCC runs and says so in summary.json"
 else
     fail "RoCE with HPCC: exit $rc, or summary.json lacks hpcc"
@@ -1224,7 +1224,7 @@ run -tm "$M/incast.cm" --transport roce -dcqcn 10 -paths 1 -end 3000 --out "$T/r
 if [ "$rc" -eq 0 ] && cmp -s "$T/r1/flows.csv" "$T/r2/flows.csv" && cmp -s "$T/r1/queues.csv" "$T/r2/queues.csv" &&
     head -n 1 "$T/r1/queues.csv" | grep -q ',pfc_pauses_sent,pfc_pauses_received,pfc_paused_us$' &&
     grep -q '"pfc": {"low_pkts": 12, "high_pkts": 15' "$T/r1/summary.json" &&
-    grep -q '"roce": {"dcqcn_k_pkts": 10, "selective_repeat": false}' "$T/r1/summary.json" &&
+    grep -q '"roce": {"dcqcn_k_pkts": 10, "out_of_order": false}' "$T/r1/summary.json" &&
     head -n 1 "$T/r1/flows.csv" | grep -q 'go_back_n,cnps_sent,cnps_received'; then
     ok "RoCE with DCQCN: byte-identical reruns, PFC columns in queues.csv, pfc in summary.json"
 else
@@ -1521,11 +1521,11 @@ bad "-trimsize below the header" "-trimsize 63: a trimmed packet keeps at least 
 bad "-trimsize above -mtu" "at most -mtu 4150" -tm "$M/one.cm" -trimsize 4151
 run -tm "$M/perm_16n_16c_2MB.cm" -end 300 --out "$T/strat" -strat ecmp_ar
 run2rc=$rc
-run -tm "$M/perm_16n_16c_2MB.cm" -end 300 --out "$T/strat2" -paths 1 --routing ar
+run -tm "$M/perm_16n_16c_2MB.cm" -end 300 --out "$T/strat2" -paths 1 --routing ar --ar-quantum bands
 if [ "$run2rc" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$T/strat/flows.csv" "$T/strat2/flows.csv" && cmp -s "$T/strat/queues.csv" "$T/strat2/queues.csv"; then
-    ok "-strat ecmp_ar is -paths 1 --routing ar (identical flows.csv and queues.csv)"
+    ok "-strat ecmp_ar is -paths 1 --routing ar --ar-quantum bands (identical flows.csv and queues.csv)"
 else
-    fail "-strat ecmp_ar: exit $run2rc/$rc or outputs differ from -paths 1 --routing ar"
+    fail "-strat ecmp_ar: exit $run2rc/$rc or outputs differ from -paths 1 --routing ar --ar-quantum bands"
 fi
 run -tm "$M/one.cm" -end 100 -log switch --out "$T/logsw"
 if [ "$rc" -eq 0 ] && [ -f "$T/logsw/switches.csv" ]; then ok "-log switch is --switch-stats (switches.csv)"; else fail "-log switch: exit $rc, no switches.csv"; fi
@@ -1562,6 +1562,12 @@ same_diff() { # NAME "ARGS" "SAME ARGS" "DIFFERENT ARGS"
 same_diff "-disable_fd is SMaRTT's --cc-opt fd=0" "--cc smartt -disable_fd" "--cc smartt --cc-opt fd=0" "--cc smartt"
 same_diff "-enable_qa_gate is NSCC's default gate, after -qa_gate 0" "-qa_gate 0 -enable_qa_gate" "" "-qa_gate 0"
 same_diff "-ar_granularity packet is the default; flow changes adaptive routing" "-strat ecmp_ar -ar_granularity packet" "-strat ecmp_ar" "-strat ecmp_ar -ar_granularity flow"
+# -strat ecmp_ar measures queues in htsim's bands; --ar-quantum BYTES
+# (seed 004's shortest queue, --routing ar's default) overrides it
+same_diff "-strat ecmp_ar compares htsim's queue bands, not bytes" "-strat ecmp_ar" "-strat ecmp_ar --ar-quantum bands" "-strat ecmp_ar --ar-quantum 4150"
+# htsim_roce: per packet only with -out_of_order, flowlets otherwise
+same_diff "RoCE's adaptive routing moves flowlets unless -out_of_order" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_granularity flow" "--transport roce -strat ecmp_ar -ar_granularity packet"
+same_diff "RoCE -out_of_order routes per packet" "--transport roce -strat ecmp_ar -out_of_order" "--transport roce -strat ecmp_ar -out_of_order -ar_granularity packet" "--transport roce -strat ecmp_ar -out_of_order -ar_granularity flow"
 # pq compares PFC's pause first: under RoCE's lossless class it routes
 # otherwise than queue (were the pause not read, pq would be queue)
 same_diff "-ar_method queue is the default; pq reads PFC's pause" "--transport roce -strat ecmp_ar -ar_method queue" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_method pq"

@@ -14,6 +14,8 @@
  */
 #include "testutil.h"
 
+#include <math.h>
+
 #include "metrics/report.h"
 #include "sim.h"
 #include "topo/failures.h"
@@ -733,6 +735,73 @@ static void test_adaptive_routing_shortest_quantised_queue(void **st)
     sim_free(&S);
 }
 
+/* -strat ecmp_ar (cfg.ar_bands): htsim's BaseQueue::quantized_queuesize,
+ * four bands of the port's limit (below 5%, 10%, 20%, the rest), each
+ * port's band sampled at most every 0.1 us. Queues in different bands: the
+ * lowest band wins, whatever the bytes; queues in one band tie and share
+ * the packets at random, where the byte measure would pick one; and a band
+ * read within 0.1 us of its sample is the stale one. */
+static void test_adaptive_routing_htsim_bands(void **st)
+{
+    (void)st;
+    struct opts o = {.cm = "Nodes 16\nConnections 1\n0->15 start 0 size 1000\n", .topo = LEAF_SPINE_4,
+                     .detect_us = -1, .routing = ROUTE_AR};
+    setup(&o);
+    S.cfg.ar_bands = true;
+    const struct switch_node *tor = &S.switches[0];
+    uint32_t up = tor->first_port + tor->n_down;
+    uint32_t lim = S.ports[up].data_limit_bytes;
+    assert_true(lim >= 20 * 4150 && lim < QUEUE_INFINITE_BYTES);
+    /* 4.9%, 5% (band 1), 9.9% (band 1), 20% (band 3): port 0 alone */
+    const double frac[4] = {0.049, 0.05, 0.099, 0.2};
+    for (int i = 0; i < 4; i++)
+        S.ports[up + i].data_bytes = (uint32_t)ceil(lim * frac[i]); /* ceil: 5% itself is band 1 */
+    S.now = 1 * PS_PER_US;
+    struct packet pk;
+    memset(&pk, 0, sizeof pk);
+    pk.dst_host = 15;
+    pk.size_bytes = 4150;
+    for (uint32_t i = 0; i < 50; i++) {
+        pk.entropy = (uint16_t)i;
+        assert_int_equal(fabric_route(&S, 0, &pk), up);
+    }
+    /* within 0.1 us of that sample port 0 still reads band 0 */
+    S.ports[up].data_bytes = (uint32_t)(lim * 0.5);
+    S.now += PS_PER_US / 10;
+    assert_int_equal(fabric_route(&S, 0, &pk), up);
+    /* 1 ps later every port is sampled again: 0 and 3 in band 3, 1 and 2
+     * in band 1 (5% and 9.9%): those two tie, though port 1 has half
+     * port 2's bytes */
+    S.now += 1;
+    unsigned hits[4] = {0};
+    for (uint32_t i = 0; i < 400; i++) {
+        pk.entropy = (uint16_t)i;
+        hits[fabric_route(&S, 0, &pk) - up]++;
+    }
+    assert_int_equal(hits[0] + hits[3], 0);
+    assert_true(hits[1] > 120 && hits[2] > 120);
+    /* the byte measure (--routing ar) picks port 1 alone */
+    S.cfg.ar_bands = false;
+    for (uint32_t i = 0; i < 50; i++) {
+        pk.entropy = (uint16_t)i;
+        assert_int_equal(fabric_route(&S, 0, &pk), up + 1);
+    }
+    /* 19.9% is band 2, 20% and more band 3: port 3 alone */
+    S.cfg.ar_bands = true;
+    const double frac2[4] = {0.5, 0.2, 0.3, 0.199};
+    for (int i = 0; i < 4; i++)
+        S.ports[up + i].data_bytes = (uint32_t)ceil(lim * frac2[i]);
+    S.now += PS_PER_US;
+    for (uint32_t i = 0; i < 50; i++) {
+        pk.entropy = (uint16_t)i;
+        assert_int_equal(fabric_route(&S, 0, &pk), up + 3);
+    }
+    for (int i = 0; i < 4; i++)
+        S.ports[up + i].data_bytes = 0;
+    clear_events();
+    sim_free(&S);
+}
+
 static void test_ev_mod_routing(void **st)
 {
     (void)st;
@@ -1133,6 +1202,7 @@ int main(void)
         cmocka_unit_test(test_failure_without_trimming_finishes_every_flow),
         cmocka_unit_test(test_reps_loses_less_than_oblivious),
         cmocka_unit_test(test_adaptive_routing_shortest_quantised_queue),
+        cmocka_unit_test(test_adaptive_routing_htsim_bands),
         cmocka_unit_test(test_ev_mod_routing),
         cmocka_unit_test(test_slow_link_slows_its_flow),
         cmocka_unit_test(test_routing_modes_run_end_to_end_with_failures),

@@ -464,9 +464,9 @@ static int ar_one_flow(uint32_t paths, const char *lb, bool flowlet, double stic
     return used;
 }
 
-/* -strat ecmp_ar is -paths 1 --routing ar: one entropy, and the switches
+/* -strat ecmp_ar is -paths 1 --routing ar (in htsim's queue bands): one entropy, and the switches
  * route every packet adaptively, as htsim_uec does (its perm_128: 194.9 us,
- * spraysim 197.3 us). A flow forced to one path by -paths 1 is not an ECMP
+ * spraysim 194.2 us). A flow forced to one path by -paths 1 is not an ECMP
  * elephant kept on its hash: before this, every flow stayed on its hashed
  * uplink and perm_128 took 718 us, plain ECMP's time. */
 static void test_adaptive_routing_with_one_path_routes_every_flow(void **st)

@@ -142,8 +142,9 @@ static const struct option_spec table[] = {
      "NSCC decrease per base RTT in the ECN/low-delay quadrant, 0..0.5", 0},
     {OPT_ROUTING, {"--routing"}, 1, "MODE", M, NULL, "ecmp",
      "switch forwarding: ecmp (hash), ar (shortest queue), ev-mod (entropy mod ports)", 0},
-    {OPT_AR_QUANTUM, {"--ar-quantum"}, 1, "BYTES", M, "bytes", "one MTU", "adaptive routing compares queues in these units",
-     0},
+    {OPT_AR_QUANTUM, {"--ar-quantum"}, 1, "BYTES|bands", M, "bytes", "one MTU; bands with -strat ecmp_ar",
+     "adaptive routing compares queues in these units, or (bands) in htsim's\n"
+     "four bands of the queue's limit (5%, 10%, 20%) sampled every 0.1 us", 0},
     {OPT_SCHED, {"--sched"}, 1, "fifo|drr|class-drr", M, NULL, "fifo",
      "switch data scheduling: one FIFO, DRR between traffic classes 0 and 1,\n"
      "or (class-drr) DRR between data classes 1..N-1 instead of strict priority", 0},

@@ -149,6 +149,7 @@ struct given {
     bool pfc_thresholds, pfc_deadlock;       /* PFC's */
     bool drr_quantum;                        /* DRR's (--sched drr, class-drr) */
     bool ar_quantum;                         /* adaptive routing's (--routing ar) */
+    bool ar_bands;                           /* --ar-quantum bands */
 };
 
 /* "did you mean": the flag nearest to a mistyped one, among every name of
@@ -349,6 +350,7 @@ static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_i
             cfg->paths = 1;
             cfg->paths_given = true;
             cfg->routing = ROUTE_AR;
+            cfg->strat_ecmp_ar = true; /* htsim's queue bands, unless --ar-quantum says otherwise */
         } else if (!strcmp(v, "ecmp_host_ar") || !strcmp(v, "ecmp_rr") || !strcmp(v, "rr_ecmp") ||
                    !strcmp(v, "ecmp_host_ecn") || !strcmp(v, "reactive_ecn")) {
             bad(x, "-strat %s: htsim's route strategy %s is not modelled (spraysim has ecmp_host, the default, "
@@ -443,6 +445,7 @@ static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_i
             bad(x, "-ar_method: '%s' is no htsim AR method (queue, pause, pq, bandwidth, qb, pb, pqb)", shown(v, b));
     } else if (id == OPT_AR_GRANULARITY) {
         /* htsim FatTreeSwitch: PER_PACKET (its default) or PER_FLOWLET */
+        cfg->ar_granularity_given = true;
         if (!strcmp(v, "packet"))
             cfg->ar_flowlet = false;
         else if (!strcmp(v, "flow"))
@@ -818,7 +821,10 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
         } else if (id == OPT_AR_QUANTUM) {
             TAKE();
             given.ar_quantum = true;
-            cfg->ar_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
+            if (!strcmp(v, "bands"))
+                given.ar_bands = true;
+            else
+                cfg->ar_quantum_bytes = (uint32_t)get_uint(&x, arg, v, 1, 1u << 30);
         } else if (id == OPT_FAILED) {
             TAKE();
             cfg->failed_links = (uint32_t)get_uint(&x, arg, v, 0, 1u << 20);
@@ -920,8 +926,12 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     }
     if (x.failed)
         return OPTIONS_ERROR;
-    if (!given.ar_quantum)
+    if (!given.ar_quantum || given.ar_bands)
         cfg->ar_quantum_bytes = cfg->mtu_bytes;
+    /* -strat ecmp_ar is the reference's adaptive routing, so its measure is
+     * htsim's queue bands; --routing ar is seed 004's shortest queue in
+     * --ar-quantum units (fabric.c) */
+    cfg->ar_bands = given.ar_bands || (cfg->strat_ecmp_ar && !given.ar_quantum);
     /* -trimsize: htsim asserts 64 <= trimsize <= mtu; here the header
      * (ACKs' size, 64 B) is the least a trimmed packet keeps */
     if (cfg->trim_bytes && (cfg->trim_bytes < cfg->hdr_bytes || cfg->trim_bytes > cfg->mtu_bytes)) {
@@ -932,9 +942,8 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
     if ((cfg->ar_sticky_given || cfg->ar_flowlet) && cfg->routing != ROUTE_AR)
         warn_input("%s: adaptive routing's flowlets have no effect without adaptive routing (-strat ecmp_ar or "
                    "--routing ar)", cfg->ar_flowlet ? "-ar_granularity flow" : "-ar_sticky_delta");
-    else if (cfg->ar_sticky_given && !cfg->ar_flowlet)
-        warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow has no effect with per-packet "
-                   "adaptive routing (htsim's default -ar_granularity packet)");
+    /* -ar_sticky_delta under per-packet routing: warned by sim_setup, once
+     * the run's transport has chosen its default granularity */
     if (cfg->disable_fd && strncmp(cfg->cc_name, "smartt", 6))
         warn_input("-disable_fd has no effect with --cc %s: only SMaRTT has a Fair Decrease (htsim_uec 40ccb05's "
                    "NSCC has none)", cfg->cc_name);

@@ -31,6 +31,15 @@
  * -ar_method pause or pq compares ports by PFC's pause first (a port whose
  * far end paused it is worse), pq then by queue; htsim's utilisation-based
  * methods (bandwidth, qb, pb, pqb) are refused.
+ *
+ * A queue is compared in one of two measures. The reference's (-strat
+ * ecmp_ar, or --ar-quantum bands): htsim BaseQueue::quantized_queuesize,
+ * four bands of the queue's limit (below 5%, 10%, 20%, the rest), each
+ * port's band sampled at most every 0.1 us (BaseQueue::_update_period) and
+ * read stale in between, so a burst of packets spreads at random over the
+ * ports that looked alike. Seed 004's (--routing ar, Sec. IV-A: the
+ * shortest queue): the queue in units of --ar-quantum, one MTU by default,
+ * read at once.
  */
 #include "fabric.h"
 
@@ -439,10 +448,39 @@ static uint32_t bounce_route(struct sim *s, uint32_t sw_idx, struct packet *p, u
 /* What adaptive routing compares a port by, the smaller the better
  * (-ar_method): its data queue in units of --ar-quantum, whether PFC
  * paused it, or both, the pause first (htsim compare_pq). */
-static uint64_t ar_queue(const struct sim *s, uint32_t port)
+/* htsim queue.cpp: BaseQueue::_update_period, 0.1 us */
+#define AR_BAND_PERIOD_PS (PS_PER_US / 10)
+
+struct ar_band {
+    simtime_ps sampled_ps; /* htsim's _last_update_qs, 0 at first */
+    uint8_t band;          /* htsim's _last_qs: 0 .. 3 */
+};
+
+/* htsim BaseQueue::quantized_queuesize: the band of the port's data queue
+ * against its limit (below 5%, 10%, 20% of it, or above), sampled again
+ * only when more than 0.1 us passed since the last sample. A queue without
+ * a limit (-q inf) stays in band 0, as htsim's does against its huge
+ * maxsize. */
+static uint64_t ar_band(struct sim *s, uint32_t port)
+{
+    if (!s->ar_bands)
+        s->ar_bands = xcalloc(s->n_ports, sizeof *s->ar_bands);
+    struct ar_band *b = &s->ar_bands[port];
+    if (s->now - b->sampled_ps > AR_BAND_PERIOD_PS) {
+        const struct port *q = &s->ports[port];
+        double limit = q->data_limit_bytes >= QUEUE_INFINITE_BYTES ? 0 : (double)q->data_limit_bytes;
+        double bytes = q->data_bytes;
+        b->sampled_ps = s->now;
+        b->band = limit == 0 || bytes < limit * 0.05 ? 0 : bytes < limit * 0.1 ? 1 : bytes < limit * 0.2 ? 2 : 3;
+    }
+    return b->band;
+}
+
+static uint64_t ar_queue(struct sim *s, uint32_t port)
 {
     const struct port *q = &s->ports[port];
-    uint64_t queue = q->data_bytes / s->cfg.ar_quantum_bytes, paused = (q->flags & PORTF_PAUSED) != 0;
+    uint64_t queue = s->cfg.ar_bands ? ar_band(s, port) : q->data_bytes / s->cfg.ar_quantum_bytes;
+    uint64_t paused = (q->flags & PORTF_PAUSED) != 0;
     switch (s->cfg.ar_method) {
     case AR_BY_PAUSE:
         return paused;
@@ -501,6 +539,8 @@ void fabric_flowlets_free(struct sim *s)
         free(s->ar_flowlets->slot);
     free(s->ar_flowlets);
     s->ar_flowlets = NULL;
+    free(s->ar_bands);
+    s->ar_bands = NULL;
 }
 
 static uint64_t flowlet_home(const struct ar_flowlets *t, uint64_t key)

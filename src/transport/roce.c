@@ -9,14 +9,20 @@
  * numbers (htsim counts packets too, its "total bytes" is a packet count).
  * An ACK carries the receiver's cumulative count; a NACK the first packet
  * it is missing, from which the sender goes back N and sends everything
- * again. With -out_of_order (selective repeat) the receiver keeps what
- * arrives early and the sender retransmits only the packet the NACK names.
+ * again. With -out_of_order the receiver keeps a packet that arrives at
+ * most 64 beyond the first one it is missing (htsim roce.h roceMaxReorder)
+ * without a NACK, so a reordering that short costs nothing; the sender
+ * still goes back N on a NACK (htsim RoceSrc::processNack does whatever
+ * -out_of_order says). The flag also sets the fabric's adaptive routing
+ * per packet; without it a RoCE run's adaptive routing moves flowlets
+ * (main_roce.cpp: ooo_enabled ? PER_PACKET : PER_FLOWLET), roce_configure.
  * Timeout: min RTO 1000 us (htsim roce.cpp DEFAULT_RTO_MIN) without an ACK
  * that advances: go back to the first unacknowledged packet.
  *
  * Receiver. ACKs every in-order packet with its cumulative count; the first
- * out-of-order packet after in-order progress gets one NACK (no more until
- * the gap fills, as htsim's _nack_sent). A CE-marked data packet makes it
+ * out-of-order packet after in-order progress (with -out_of_order: the
+ * first beyond the 64 it keeps) gets one NACK (no more until the gap
+ * fills, as htsim's _nack_sent). A CE-marked data packet makes it
  * send a CNP, at most one per flow per 50 us (DCQCN paper Sec. 3.1).
  *
  * Network (main_roce.cpp): lossless queues with PFC on every switch port
@@ -49,6 +55,7 @@
 
 #define ROCE_MIN_RTO_PS (1000 * PS_PER_US) /* htsim roce.cpp: DEFAULT_RTO_MIN 1000 us */
 #define ROCE_DEFAULT_QUEUE_PKTS 15          /* htsim main_roce.cpp DEFAULT_QUEUE_SIZE */
+#define ROCE_MAX_REORDER_PKTS 64            /* htsim roce.h roceMaxReorder: -out_of_order's reach */
 
 enum roce_timer {
     ROCE_TIMER_PACE = 0, /* the pacing gap has passed: the flow may send again */
@@ -61,7 +68,6 @@ struct roce_flow {
     uint32_t next_seq;        /* next packet to send (go-back-N moves it back) */
     uint32_t highest_sent;    /* one past the highest packet ever sent */
     uint32_t acked;           /* packets the receiver holds in order */
-    uint32_t rtx_seq;         /* selective repeat: the one packet to send again, or UINT32_MAX */
     simtime_ps next_send_ps;  /* pacing: the earliest start of the next packet */
     simtime_ps rto_deadline_ps;
     simtime_ps rc_timer_ps;   /* the rate control's next timer (cc_ops.next_timer) */
@@ -75,7 +81,7 @@ struct roce_flow {
     bool cnp_sent_once;
     simtime_ps last_cnp_ps;
     uint64_t cnps_sent;
-    struct rcv_bitmap rcv;    /* selective repeat: packets held (rcv.cum is rcv_next); bits NULL without it */
+    struct rcv_bitmap rcv;    /* -out_of_order: packets held (rcv.cum is rcv_next); bits NULL without it */
 };
 
 /* The run's RoCE options and rate control (transport_run_state). */
@@ -103,7 +109,7 @@ void roce_read_opts(const struct sim *s, struct roce_opts *o)
     o->dcqcn_k_pkts = (uint32_t)transport_flag_uint(s, "-dcqcn", 0, 1, 1000000, 0);
     o->timely = transport_flag_given(s, "-timely") || (rc && !strcmp(rc, cc_timely_ops.name));
     o->hpcc = transport_flag_given(s, "-hpcc") || (rc && !strcmp(rc, cc_hpcc_ops.name));
-    o->selective = transport_flag_given(s, "-out_of_order");
+    o->out_of_order = transport_flag_given(s, "-out_of_order");
     o->timely_t_low_us = transport_flag_real(s, "-timely_thresholds", 0, 1e-3, 1e6, TIMELY_T_LOW_US);
     o->timely_t_high_us = transport_flag_real(s, "-timely_thresholds", 1, 1e-3, 1e6, TIMELY_T_HIGH_US);
 }
@@ -125,7 +131,7 @@ static void roce_check_flags(const struct sim *s)
         die_input("-timely_thresholds: T_low %g us exceeds T_high %g us", o.timely_t_low_us, o.timely_t_high_us);
     if (transport_flag_given(s, "-timely_thresholds") && !o.timely)
         die_input("-timely_thresholds: TIMELY's thresholds; add -timely (RoCE's rate control)");
-    if (!is_run && (o.dcqcn_k_pkts || o.selective || o.timely || o.hpcc))
+    if (!is_run && (o.dcqcn_k_pkts || o.out_of_order || o.timely || o.hpcc))
         die_input("%s: a RoCE option; add --transport roce",
                   o.dcqcn_k_pkts ? "-dcqcn" : o.timely ? "-timely" : o.hpcc ? "-hpcc" : "-out_of_order");
     if (o.dcqcn_k_pkts && o.timely)
@@ -134,6 +140,19 @@ static void roce_check_flags(const struct sim *s)
         die_input("-hpcc and -dcqcn: choose one rate control for RoCE, not both");
     if (o.hpcc && o.timely)
         die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
+}
+
+/* Before the fabric is built (ops.configure): htsim_roce moves a flow to
+ * another up port per packet only when its receiver takes packets out of
+ * order, and otherwise per flowlet, a gap of -ar_sticky_delta (main_roce.cpp:
+ * `ooo_enabled ? PER_PACKET : PER_FLOWLET`): in-order RoCE would go back N
+ * on every reordering. -ar_granularity, not htsim_roce's, overrides it. */
+static void roce_configure(struct sim *s)
+{
+    struct roce_opts o;
+    roce_read_opts(s, &o);
+    if (!s->cfg.ar_granularity_given)
+        s->cfg.ar_flowlet = !o.out_of_order;
 }
 
 static void roce_setup(struct sim *s)
@@ -258,7 +277,7 @@ static double pacing_rate_mbps(const struct sim *s, const struct roce_flow *r)
 
 static bool has_something_to_send(const struct flow *f, const struct roce_flow *r)
 {
-    return f->state == FLOW_ACTIVE && (r->rtx_seq != UINT32_MAX || r->next_seq < f->n_pkts);
+    return f->state == FLOW_ACTIVE && r->next_seq < f->n_pkts;
 }
 
 /* --msg-cc inherit: a message takes its connection's rate control over
@@ -286,7 +305,6 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
         sim_htsim_printf(s, "Flow Roce_%u_%u flowId %u roceSrc %u starting at %g\n", f->src, f->dst, f->id, fi,
                (double)s->now / PS_PER_US);
     struct roce_flow *r = xcalloc(1, sizeof(*r));
-    r->rtx_seq = UINT32_MAX;
     if (rr(s)->rate_cc) {
         struct cc_params cp;
         transport_cc_params(s, &cp, topo_hops(&s->topo, f->src, f->dst), f->prio_class);
@@ -298,7 +316,7 @@ static void roce_flow_start(struct sim *s, uint32_t fi)
         r->rc_state = xcalloc(1, rr(s)->rate_cc->state_size);
         rr(s)->rate_cc->init(r->rc_state, &cp);
     }
-    if (rr(s)->o.selective)
+    if (rr(s)->o.out_of_order)
         rcv_bitmap_init(&r->rcv, f->n_pkts);
     f->tp_state = r;
     inherit_rate(s, fi, r);
@@ -325,20 +343,12 @@ static uint32_t roce_nic_pull(struct sim *s, uint32_t fi)
     uint32_t in_flight_pkts = r->next_seq > r->acked ? r->next_seq - r->acked : 0;
     /* a rate control with a window (HPCC's W) bounds the bytes in flight */
     double window = r->rc_state ? cc_rate_of(r->rc_state)->window_bytes : 0;
-    if (window > 0 && r->rtx_seq == UINT32_MAX && (double)(in_flight_pkts + 1) * s->cfg.mtu_bytes > window)
+    if (window > 0 && (double)(in_flight_pkts + 1) * s->cfg.mtu_bytes > window)
         return PKT_NONE; /* window full: an ACK reopens it */
-    uint32_t seq;
-    bool rtx;
-    if (r->rtx_seq != UINT32_MAX) {
-        seq = r->rtx_seq;
-        r->rtx_seq = UINT32_MAX;
-        rtx = true;
-    } else {
-        seq = r->next_seq++;
-        rtx = seq < r->highest_sent;
-        if (r->next_seq > r->highest_sent)
-            r->highest_sent = r->next_seq;
-    }
+    uint32_t seq = r->next_seq++;
+    bool rtx = seq < r->highest_sent;
+    if (r->next_seq > r->highest_sent)
+        r->highest_sent = r->next_seq;
     uint32_t size = flow_pkt_wire_bytes(f, seq, s->cfg.mtu_bytes, s->cfg.hdr_bytes);
     uint32_t idx = transport_data_packet(s, fi, seq, size);
     struct packet *p = pkt_at(&s->pool, idx);
@@ -430,12 +440,7 @@ static void on_nack(struct sim *s, uint32_t fi, const struct packet *n)
         flow_finish(s, fi);
         return;
     }
-    if (rr(s)->o.selective) {
-        r->rtx_seq = n->seq;
-        transport_nic_ready(s, fi);
-    } else {
-        go_back(s, fi, n->seq);
-    }
+    go_back(s, fi, n->seq); /* with -out_of_order too: htsim RoceSrc::processNack */
 }
 
 static void on_cnp(struct sim *s, uint32_t fi)
@@ -489,8 +494,12 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
         }
     }
     if (p->seq > r->rcv_next) {
-        if (r->rcv.bits)
+        /* -out_of_order keeps a packet up to 64 beyond the hole, silently;
+         * htsim drops one further out (its reorder buffer holds 64) */
+        if (r->rcv.bits && p->seq - r->rcv_next < ROCE_MAX_REORDER_PKTS) {
             rcv_bitmap_set(&r->rcv, p->seq);
+            return;
+        }
         if (!r->nack_sent) {
             r->nack_sent = true;
             send_ctl(s, f, p, PKT_NACK, r->rcv_next);
@@ -499,7 +508,7 @@ static void on_data(struct sim *s, uint32_t fi, const struct packet *p)
     }
     if (p->seq < r->rcv_next)
         return; /* a duplicate (htsim: "a bad retransmit"): nothing to say */
-    if (r->rcv.bits) { /* selective repeat: on past what was held */
+    if (r->rcv.bits) { /* -out_of_order: on past what was held */
         rcv_bitmap_set(&r->rcv, p->seq);
         r->rcv_next = r->rcv.cum;
     } else {
@@ -534,7 +543,7 @@ static void roce_receive(struct sim *s, uint32_t pkt_idx)
      * state is touched only by its own host's events. */
     if (__builtin_expect(!s->flows[fi].tp_state, 0) && copy.dst_host == s->flows[fi].dst) {
         struct roce_flow *r = xcalloc(1, sizeof(*r));
-        if (rr(s)->o.selective)
+        if (rr(s)->o.out_of_order)
             rcv_bitmap_init(&r->rcv, s->flows[fi].n_pkts);
         s->flows[fi].tp_state = r;
     }
@@ -648,7 +657,8 @@ static const struct transport_flag roce_flags[] = {
     {"-timely", 0, false, NULL, "TIMELY rate control from RTT samples (not with -dcqcn)"},
     {"-timely_thresholds", 2, false, "LOW HIGH (us)", "TIMELY: T_low and T_high in us (default 4 200)"},
     {"-hpcc", 0, false, NULL, "HPCC window/rate control on in-band telemetry (not with -dcqcn)"},
-    {"-out_of_order", 0, false, NULL, "the receiver keeps early packets, the sender repeats only what is NACKed"},
+    {"-out_of_order", 0, false, NULL,
+     "the receiver keeps up to 64 packets beyond a hole without a NACK; adaptive routing per packet (else flowlets)"},
 };
 
 static const char *const roce_pkt_type_names[] = {"ROCE_CNP"}; /* from ROCE_PKT_CNP */
@@ -658,8 +668,8 @@ static void roce_summary_json(const struct sim *s, struct strbuf *b)
 {
     struct roce_opts o;
     roce_read_opts(s, &o);
-    sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"selective_repeat\": %s", o.dcqcn_k_pkts,
-              o.selective ? "true" : "false");
+    sb_printf(b, "  \"roce\": {\"dcqcn_k_pkts\": %u, \"out_of_order\": %s", o.dcqcn_k_pkts,
+              o.out_of_order ? "true" : "false");
     if (o.timely) /* only then: runs without TIMELY keep their summary unchanged */
         sb_printf(b, ", \"timely\": {\"t_low_us\": %g, \"t_high_us\": %g}", o.timely_t_low_us, o.timely_t_high_us);
     if (o.hpcc) /* likewise */
@@ -672,9 +682,10 @@ const struct transport_ops transport_roce_ops = {
     .name = "roce",
     .reads = 0, /* its flags are its own (roce_flags) */
     .cc_hint = "RoCE: its rate control is -dcqcn K, -timely or -hpcc (--cc dcqcn, timely or hpcc)",
-    .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (selective repeat with "
-                   "-out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
+    .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (the receiver keeps 64 "
+                   "reordered packets with -out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
     .setup = roce_setup,
+    .configure = roce_configure,
     .flow_start = roce_flow_start,
     .msg_inherit_default = false, /* our choice: each message (RDMA WRITE) starts at line rate, as htsim_roce's flows do */
     .nic_pull = roce_nic_pull,

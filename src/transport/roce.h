@@ -19,7 +19,7 @@ struct roce_opts {
     uint32_t dcqcn_k_pkts;    /* -dcqcn K: DCQCN, switches mark above K packets (0 = off) */
     bool timely;              /* -timely: TIMELY rate control (timely.h) */
     bool hpcc;                /* -hpcc: HPCC (hpcc.h), INT stamped at every egress of RoCE's classes */
-    bool selective;           /* -out_of_order: the receiver keeps early packets, selective repeat */
+    bool out_of_order;        /* -out_of_order: the receiver keeps 64 reordered packets; per-packet AR */
     double timely_t_low_us;   /* -timely_thresholds LOW HIGH (us): TIMELY's T_low and T_high */
     double timely_t_high_us;
 };
