@@ -1547,9 +1547,10 @@ done
 # -planes 2 runs: every flow finishes, and queues.csv names each port's plane
 run -tm "$M/perm_16n_16c_2MB.cm" -end 2000 -planes 2 --quiet --out "$T/planes2"
 if [ "$rc" -eq 0 ] && grep -q '"fct_n": 16, "fct_unfinished": 0,' "$T/planes2/summary.json" &&
+    grep -q '"tiers": 3, "planes": 2, ' "$T/planes2/summary.json" &&
     [ "$(head -1 "$T/planes2/queues.csv" | tr ',' '\n' | grep -c '^plane$')" = 1 ] &&
     [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "plane") c = i; next } { n[$c]++ } END { print n[0] == n[1] && length(n) == 2 }' "$T/planes2/queues.csv")" = 1 ]; then
-    ok "-planes 2 runs; queues.csv has a plane column, as many ports in each plane"
+    ok "-planes 2 runs; summary.json says planes 2; queues.csv has a plane column, as many ports in each plane"
 else
     fail "-planes 2: exit $rc, $(head -1 "$T/err")"
 fi

@@ -332,8 +332,11 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         label = tps[t]->run_label ? tps[t]->run_label(s) : NULL;
     if (strcmp(c->transport_name, TRANSPORT_DEFAULT) || label)
         snprintf(pace, sizeof pace, "transport %s%s%s, ", c->transport_name, label ? " " : "", label ? label : "");
-    printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
-           s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
+    char planes[32] = ""; /* -planes N: N copies of the tree */
+    if (s->topo.planes > 1)
+        snprintf(planes, sizeof planes, " x %u planes", s->topo.planes);
+    printf("spraysim: %u hosts, %u switches, %u-tier tree%s; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
+           s->n_hosts, s->n_switches, s->topo.spec.tiers, planes, pace, s->no_sender_window ? "none" : s->cc->name,
            s->lb->name, c->paths, net_class_trims(s, PKT_PRIO_DATA) ? "on" : "off", (unsigned long long)c->seed);
     char qtext[32];
     if (c->queue_infinite)
@@ -728,9 +731,11 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         sb_printf(b, ": %.17g", c->cc_opts[i].value);
     }
     sb_printf(b, "}},\n");
-    sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
-                 "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": ",
-              s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
+    sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, ", s->n_hosts,
+              s->n_switches, s->n_ports, s->topo.spec.tiers);
+    if (s->topo.planes > 1) /* only then: other runs' summaries keep their keys */
+        sb_printf(b, "\"planes\": %u, ", s->topo.planes);
+    sb_printf(b, "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": ", (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes);
     json_queue(b, s->queue_bytes);
     /* the configured RED band (class_policy says what each class does with it) */
