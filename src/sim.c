@@ -46,6 +46,7 @@ void config_defaults(struct config *c)
     c->seed = 13;                        /* reference simulator's default seed */
     c->end_ps = 1000 * PS_PER_US;        /* -end default: 1000 us */
     c->tiers = 3;
+    c->planes = 1;
     c->linkspeed_mbps = 100000;          /* 100 Gb/s */
     c->mtu_bytes = 4150;                 /* data packet on the wire */
     c->hdr_bytes = 64;                   /* ACK, NACK and trimmed header */
@@ -235,6 +236,7 @@ void sim_setup(struct sim *s, const struct config *cfg)
     }
     if (!topo_derive(&s->topo, &spec, err, sizeof err))
         die_input("%s: %s", c->topo_path ? c->topo_path : "default topology", err);
+    s->topo.planes = c->planes;
 
     /* Largest unloaded RTT: propagation both ways along the diameter, one
      * data and one ACK serialisation per hop at the host's speed. */

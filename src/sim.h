@@ -78,6 +78,7 @@ struct config {
     simtime_ps end_ps;
     uint32_t nodes;              /* -nodes; 0 = from the matrix */
     uint32_t tiers;              /* default tree when no -topo */
+    uint32_t planes;             /* -planes: identical fat trees, one NIC port per host in each (1 .. 8) */
     uint32_t linkspeed_mbps;     /* host NIC speed (and all links without -topo) */
     uint32_t mtu_bytes;          /* full data packet on the wire */
     uint32_t hdr_bytes;          /* header: ACK, NACK and (without -trimsize) trimmed sizes */
@@ -377,6 +378,12 @@ void sim_free(struct sim *s);
 
 /* A connection's done-trigger fired: starts whatever waits on it. */
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id);
+
+/* Host h's NIC port on plane `plane` (net.h struct host). */
+static inline uint32_t host_nic_port(const struct sim *s, uint32_t h, uint32_t plane)
+{
+    return s->hosts[h].nic_port + plane * s->n_hosts;
+}
 
 /* Schedules an event relative to nothing: absolute simulated time. */
 static inline void sim_at(struct sim *s, simtime_ps t, uint32_t kind, uint32_t id)

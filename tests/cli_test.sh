@@ -1537,9 +1537,24 @@ for a in "-o x.log" "-log sink" "-log queue_usage" "-strat perm" "-logtime 0.01"
         fail "$a: exit $rc, $(head -c 200 "$T/err" | tr '\n' '|')"
     fi
 done
-for a in "-queue_type aeolus" "-queue_type composite_ecn" "-host_queue_type swift" "-host_queue_type prio" "-planes 2" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
+for a in "-queue_type aeolus" "-queue_type composite_ecn" "-host_queue_type swift" "-host_queue_type prio" "-ar_method bandwidth" "-ar_method qb" "-strat rr_ecmp" "-conns 4" "-pcie 100"; do
     bad "$a: not modelled" "not" -tm "$M/one.cm" $a
 done
+# -planes N: htsim asserts 1 <= N <= 8; outside that, one line naming the flag
+for v in 0 9 x; do
+    bad "-planes $v: refused" "-planes: '$v'" -tm "$M/one.cm" -planes $v
+done
+# -planes 2 runs: every flow finishes, and queues.csv names each port's plane
+run -tm "$M/perm_16n_16c_2MB.cm" -end 2000 -planes 2 --quiet --out "$T/planes2"
+if [ "$rc" -eq 0 ] && grep -q '"fct_n": 16, "fct_unfinished": 0,' "$T/planes2/summary.json" &&
+    grep -q '"tiers": 3, "planes": 2, ' "$T/planes2/summary.json" &&
+    [ "$(head -1 "$T/planes2/queues.csv" | tr ',' '\n' | grep -c '^plane$')" = 1 ] &&
+    [ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "plane") c = i; next } { n[$c]++ } END { print n[0] == n[1] && length(n) == 2 }' "$T/planes2/queues.csv")" = 1 ]; then
+    ok "-planes 2 runs; summary.json says planes 2; queues.csv has a plane column, as many ports in each plane"
+else
+    fail "-planes 2: exit $rc, $(head -1 "$T/err")"
+fi
+rm -rf "$T/planes2"
 for a in "-queue_type composite" "-host_queue_type fair_prio" "-planes 1" "-ar_method queue" "-ar_granularity packet" "-strat ecmp_host" "-debug" "--lb oblivious -path_burst 4" "-enable_qa_gate" "--cc smartt -disable_fd"; do
     run -tm "$M/one.cm" -end 100 $a --quiet
     if [ "$rc" -eq 0 ] && [ ! -s "$T/err" ]; then ok "$a: the reference's default, accepted silently"; else fail "$a: exit $rc, $(head -1 "$T/err")"; fi

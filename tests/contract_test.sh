@@ -128,4 +128,30 @@ else
     fail "a transport writes ports: $(echo "$writes" | head -n 3 | tr '\n' '|')"
 fi
 
+# ---- the NIC picks the port (-planes) ------------------------------------------------
+# a transport hands what it sends outside nic_pull to nic_send (net.h); a
+# NIC port named under src/transport or src/cc would bypass the NIC's choice
+named=$(grep -nE 'nic_port|host_nic_port' src/transport/*.c src/transport/*.h src/cc/*.c src/cc/*.h 2>/dev/null)
+if [ -z "$named" ]; then
+    ok "no NIC port named under src/transport or src/cc (the NIC chooses, nic_send)"
+else
+    fail "a transport names a NIC port: $(echo "$named" | head -n 3 | tr '\n' '|')"
+fi
+# every transport at -planes 2: its messages finish, and every host that
+# sent or answered used both its ports (their control packets included)
+printf 'Nodes 16\nConnections 4\n0->5 id 1 start 0 size 400000\n1->5 id 2 start 0 size 400000\n6->12 id 3 start 0 size 400000\n12->0 id 4 start 0 size 400000\n' >"$T/planes.cm"
+for v in $registered; do
+    "$SPRAYSIM" -tm "$T/planes.cm" --transport "$v" -planes 2 --no-progress --out "$T/planes_$v" >"$T/out" 2>"$T/err"
+    rc=$?
+    # hosts 0, 1, 5, 6, 12: packets on their plane 0 and plane 1 ports
+    used=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "plane") c = i; next }
+        $3 == "host" && $9 > 0 { seen[$2 "," $c] = 1 }
+        END { n = 0; split("0 1 5 6 12", h, " "); for (k in h) n += seen[h[k] ",0"] + seen[h[k] ",1"]; print n }' "$T/planes_$v/queues.csv" 2>/dev/null)
+    if [ "$rc" -eq 0 ] && grep -q "^flows: 4 of 4 finished" "$T/out" && [ "$used" = 10 ]; then
+        ok "-planes 2: --transport $v finishes 4 messages, its 5 hosts send on both planes"
+    else
+        fail "-planes 2, --transport $v: rc $rc, $(grep '^flows:' "$T/out") ports used $used of 10, $(head -n 1 "$T/err")"
+    fi
+done
+
 [ "$nfail" -eq 0 ]

@@ -93,9 +93,10 @@ static const struct option_spec table[] = {
     {OPT_HOST_QUEUE_TYPE, {"-host_queue_type"}, 1, "fair_prio", HC, NULL, "fair_prio",
      "htsim's NIC queue; spraysim models fair_prio (control first, flows in\n"
      "round robin); prio and swift exit 2 as not modelled", 0},
-    {OPT_PLANES, {"-planes"}, 1, "1", HC, NULL, "1",
-     "NIC planes; multi-plane fabrics exit 2 as not modelled (htsim_uec\n"
-     "itself stops on -planes > 1)", 0},
+    {OPT_PLANES, {"-planes"}, 1, "N", HC, NULL, "1",
+     "N identical fat trees (1 to 8); every host has one NIC port at\n"
+     "-linkspeed in each, its NIC spreads packets over the free ports (round\n"
+     "robin, as htsim_eqds); failures apply to plane 0", 0},
     {OPT_AR_METHOD, {"-ar_method"}, 1, "queue|pause|pq", HC, NULL, "queue",
      "what adaptive routing compares up ports by: queue sizes, PFC's pause, or\n"
      "the pause then queues; htsim's bandwidth, qb, pb, pqb exit 2 as not modelled", 0},

@@ -424,12 +424,11 @@ static void parse_htsim_flag(struct parse_ctx *x, struct config *cfg, enum opt_i
         else if (strcmp(v, "fair_prio"))
             bad(x, "-host_queue_type: '%s' is no htsim host queue type (fair_prio, prio, swift)", shown(v, b));
     } else if (id == OPT_PLANES) {
-        /* htsim_uec 40ccb05 builds the planes and then stops on any
-         * -planes > 1 (main_uec.cpp: "We are taking the plane 0 to calculate
-         * the network rtt", assert(false)); htsim_eqds runs them */
-        if (get_uint(x, arg, v, 1, 8) > 1)
-            bad(x, "-planes %s: not modelled (several NIC ports, one fat tree each; htsim_uec itself stops on "
-                   "-planes > 1, htsim_eqds runs them); -planes 1 is the single-plane fabric", v);
+        /* htsim main_eqds.cpp / main_uec.cpp: "-planes N" builds N fat
+         * trees and gives each NIC N ports, asserting 1 <= N <= 8 (htsim_uec
+         * 40ccb05 then stops on N > 1; htsim_eqds runs them). What spraysim
+         * does with them: src/topo/fabric.c's opening paragraph. */
+        cfg->planes = (uint32_t)get_uint(x, arg, v, 1, 8);
     } else if (id == OPT_AR_METHOD) {
         /* htsim FatTreeSwitch::fn: compare_queuesize (its default), _pause, _pq */
         if (!strcmp(v, "queue"))

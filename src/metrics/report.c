@@ -65,8 +65,8 @@ simtime_ps ideal_delivery_ps(const struct sim *s, const struct flow *f)
     /* The NIC sends every byte back to back; each later hop stores and
      * forwards at its own link's speed. A short last packet can overtake the
      * full one before it, so the data is complete when the later of the two
-     * arrives. */
-    simtime_ps nic_done = (simtime_ps)((double)wire * 8e6 / rate);
+     * arrives. With -planes N the NIC spreads the bytes over N ports. */
+    simtime_ps nic_done = (simtime_ps)((double)wire * 8e6 / ((double)rate * s->topo.planes));
     simtime_ps last_arrival = nic_done + later_hops_ps(&s->topo, hops, last);
     if (n_pkts > 1) {
         simtime_ps prev = nic_done - serialize_ps(last, rate) + later_hops_ps(&s->topo, hops, mss + hdr);
@@ -332,8 +332,11 @@ void report_stdout(const struct sim *s, const struct run_stats *r)
         label = tps[t]->run_label ? tps[t]->run_label(s) : NULL;
     if (strcmp(c->transport_name, TRANSPORT_DEFAULT) || label)
         snprintf(pace, sizeof pace, "transport %s%s%s, ", c->transport_name, label ? " " : "", label ? label : "");
-    printf("spraysim: %u hosts, %u switches, %u-tier tree; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
-           s->n_hosts, s->n_switches, s->topo.spec.tiers, pace, s->no_sender_window ? "none" : s->cc->name,
+    char planes[32] = ""; /* -planes N: N copies of the tree */
+    if (s->topo.planes > 1)
+        snprintf(planes, sizeof planes, " x %u planes", s->topo.planes);
+    printf("spraysim: %u hosts, %u switches, %u-tier tree%s; %scc %s, lb %s, %u paths, trimming %s, seed %llu\n",
+           s->n_hosts, s->n_switches, s->topo.spec.tiers, planes, pace, s->no_sender_window ? "none" : s->cc->name,
            s->lb->name, c->paths, net_class_trims(s, PKT_PRIO_DATA) ? "on" : "off", (unsigned long long)c->seed);
     char qtext[32];
     if (c->queue_infinite)
@@ -587,14 +590,18 @@ static const char *tier_name(const struct sim *s, uint32_t node)
 /* switches.csv (--switch-stats): one row per switch. */
 static void switches_csv(const struct sim *s, struct strbuf *b)
 {
-    sb_printf(b, "node,kind,index,ports,peak_buffered_bytes,mean_buffered_bytes\n");
+    bool planes = s->topo.planes > 1; /* a plane column only then: other runs' files keep theirs */
+    sb_printf(b, "node,kind,index,ports,peak_buffered_bytes,mean_buffered_bytes%s\n", planes ? ",plane" : "");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_switches; i++) {
         const struct switch_node *sw = &s->switches[i];
         uint32_t node = s->n_hosts + i;
-        sb_printf(b, "%u,%s,%u,%u,%llu,%.1f\n", node, tier_name(s, node), sw->index_in_tier,
+        sb_printf(b, "%u,%s,%u,%u,%llu,%.1f", node, tier_name(s, node), sw->index_in_tier,
                   (uint32_t)sw->n_down + sw->n_up, (unsigned long long)sw->peak_buffered_bytes,
                   sw->buffered_byte_ps / dur);
+        if (planes)
+            sb_printf(b, ",%u", sw->plane);
+        sb_printf(b, "\n");
     }
 }
 
@@ -607,6 +614,8 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
         sb_printf(b, ",peak_bytes_c%u,mean_bytes_c%u", k, k);
     if (s->pfc) /* only with PFC, so other runs' files keep their columns */
         sb_printf(b, ",pfc_pauses_sent,pfc_pauses_received,pfc_paused_us");
+    if (s->topo.planes > 1) /* -planes: the plane of the port's link (a host port's: its ToR's) */
+        sb_printf(b, ",plane");
     sb_printf(b, "\n");
     double dur = s->now ? (double)s->now : 1.0;
     for (uint32_t i = 0; i < s->n_ports; i++) {
@@ -629,6 +638,10 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
             sb_printf(b, ",%llu,%llu,%.3f", (unsigned long long)s->pfc->st[i].pauses_sent,
                       (unsigned long long)s->pfc->st[i].pauses_received,
                       (double)s->pfc->st[i].paused_ps / PS_PER_US);
+        if (s->topo.planes > 1) {
+            uint32_t sw_node = p->owner_node < s->n_hosts ? p->peer_node : p->owner_node;
+            sb_printf(b, ",%u", s->switches[sw_node - s->n_hosts].plane);
+        }
         sb_printf(b, "\n");
     }
 }
@@ -718,9 +731,11 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
         sb_printf(b, ": %.17g", c->cc_opts[i].value);
     }
     sb_printf(b, "}},\n");
-    sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, "
-                 "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": ",
-              s->n_hosts, s->n_switches, s->n_ports, s->topo.spec.tiers, (double)s->base_rtt_ps / PS_PER_US,
+    sb_printf(b, "  \"network\": {\"hosts\": %u, \"switches\": %u, \"ports\": %u, \"tiers\": %u, ", s->n_hosts,
+              s->n_switches, s->n_ports, s->topo.spec.tiers);
+    if (s->topo.planes > 1) /* only then: other runs' summaries keep their keys */
+        sb_printf(b, "\"planes\": %u, ", s->topo.planes);
+    sb_printf(b, "\"base_rtt_us\": %.6f, \"bdp_bytes\": %llu, \"queue_bytes\": ", (double)s->base_rtt_ps / PS_PER_US,
               (unsigned long long)s->bdp_bytes);
     json_queue(b, s->queue_bytes);
     /* the configured RED band (class_policy says what each class does with it) */

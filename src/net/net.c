@@ -9,6 +9,8 @@
  * between kmin and kmax with a linearly rising probability (RED). Host NICs
  * hold only control packets; they pull data from the transport when free,
  * so a sender decides what to send at the moment the wire is available.
+ * With several planes a NIC has one port per plane and picks the port of
+ * every packet itself (nic_send, nic_kick; struct host in net.h).
  *
  * Invariant (checked in builds with SPRAYSIM_CHECKS, after every change to a
  * port's queues and for every port at the end of a run): a port's byte
@@ -408,6 +410,30 @@ static uint32_t class_drr_pick(struct sim *s, struct port *p, uint32_t paused)
     }
 }
 
+/* The next packet of NIC port port_idx (idle, its own queues empty) of a
+ * host with several planes: the NIC's control queue first, then, unless PFC
+ * paused the port, the transport's next data packet. The port it starts
+ * becomes the NIC's last used one (nic_kick goes on after it). The control
+ * packet is counted in the port's ctl_bytes while on the wire, as one
+ * queued at the port would be. Sets in_service_queue. */
+__attribute__((noinline)) static uint32_t nic_planes_next(struct sim *s, struct port *p, uint32_t port_idx,
+                                                          bool paused)
+{
+    struct host *h = &s->hosts[p->owner_node];
+    uint32_t idx = PKT_NONE;
+    if (h->ctl_head != PKT_NONE) {
+        idx = list_pop(&s->pool, &h->ctl_head, &h->ctl_tail);
+        p->ctl_bytes += s->pool.pkts[idx].size_bytes;
+        p->in_service_queue = SERVED_FROM_CTL;
+    } else if (!paused) {
+        p->in_service_queue = SERVED_FROM_TRANSPORT;
+        idx = transport_nic_pull(s, p->owner_node);
+    }
+    if (idx != PKT_NONE)
+        h->rr_plane = (port_idx - h->nic_port) / s->n_hosts;
+    return idx;
+}
+
 /* The next data packet of a port under DRR or paused by PFC (the rare
  * cases, kept out of start_next's common path): the classes PFC has not
  * paused, in start_next's order; PKT_NONE when there is none. Sets
@@ -416,6 +442,8 @@ __attribute__((noinline)) static uint32_t pick_data_special(struct sim *s, struc
 {
     uint32_t paused = (p->flags & PORTF_PAUSED) ? s->pfc->paused_mask[port_idx] : 0;
     uint32_t idx = PKT_NONE;
+    if (s->topo.planes > 1 && (p->flags & PORTF_HOST_NIC))
+        return nic_planes_next(s, p, port_idx, paused != 0);
     if (paused && (p->flags & PORTF_HOST_NIC))
         return PKT_NONE; /* a NIC cannot tell the class of its transport's next packet */
     if (p->flags & PORTF_CLASS_DRR)
@@ -454,8 +482,12 @@ static inline __attribute__((always_inline)) void start_next_inline(struct sim *
     } else if (p->x && (idx = xclass_pick(s, p, 0)) != PKT_NONE) {
         /* xclass_pick set in_service_queue */
     } else if (p->flags & PORTF_HOST_NIC) {
-        p->in_service_queue = SERVED_FROM_TRANSPORT;
-        idx = transport_nic_pull(s, p->owner_node);
+        if (__builtin_expect(s->topo.planes > 1, 0)) {
+            idx = nic_planes_next(s, p, port_idx, false);
+        } else {
+            p->in_service_queue = SERVED_FROM_TRANSPORT;
+            idx = transport_nic_pull(s, p->owner_node);
+        }
         if (idx == PKT_NONE)
             return;
     } else {
@@ -690,6 +722,11 @@ void port_visit_held(const struct sim *s, uint32_t port_idx,
     for (uint32_t k = 0; p->x && k + 2 < p->x->n; k++)
         for (uint32_t q = p->x->c[k].head; q != PKT_NONE && fn(s, q, false, ctx); q = s->pool.pkts[q].next)
             ;
+    /* several planes: the NIC's control queue, visited with its plane 0 port */
+    if ((p->flags & PORTF_HOST_NIC) && s->topo.planes > 1 && port_idx == s->hosts[p->owner_node].nic_port)
+        for (uint32_t q = s->hosts[p->owner_node].ctl_head; q != PKT_NONE && fn(s, q, false, ctx);
+             q = s->pool.pkts[q].next)
+            ;
     if (p->in_service != PKT_NONE)
         (void)fn(s, p->in_service, true, ctx);
 }
@@ -703,8 +740,36 @@ void port_resume(struct sim *s, uint32_t port_idx)
 void nic_kick(struct sim *s, uint32_t host)
 {
     uint32_t port_idx = s->hosts[host].nic_port;
-    if (s->ports[port_idx].in_service == PKT_NONE)
-        start_next(s, port_idx);
+    uint32_t planes = s->topo.planes;
+    if (__builtin_expect(planes == 1, 1)) {
+        if (s->ports[port_idx].in_service == PKT_NONE)
+            start_next(s, port_idx);
+        return;
+    }
+    /* htsim findFreePort: the free ports in round-robin order after the
+     * one used last, each taking a packet, until there is none to send (a
+     * port PFC paused may take control only: the walk goes past it) */
+    uint32_t last = s->hosts[host].rr_plane;
+    for (uint32_t k = 1; k <= planes; k++) {
+        uint32_t q = port_idx + ((last + k) % planes) * s->n_hosts;
+        struct port *p = &s->ports[q];
+        if (p->in_service != PKT_NONE)
+            continue;
+        start_next(s, q);
+        if (p->in_service == PKT_NONE && !(p->flags & PORTF_PAUSED))
+            break;
+    }
+}
+
+void nic_send(struct sim *s, uint32_t host, uint32_t pkt_idx)
+{
+    struct host *h = &s->hosts[host];
+    if (__builtin_expect(s->topo.planes == 1, 1)) {
+        port_enqueue(s, h->nic_port, pkt_idx);
+        return;
+    }
+    list_append(&s->pool, &h->ctl_head, &h->ctl_tail, pkt_idx);
+    nic_kick(s, host);
 }
 
 void node_receive(struct sim *s, uint32_t pkt_idx, uint32_t out_port)

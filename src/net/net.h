@@ -118,11 +118,20 @@ struct port {
     struct port_xclasses *x;  /* data classes 2 .. n-1, NULL with the default two classes */
 } __attribute__((aligned(64)));
 
+/* A host's NIC has one port per plane (-planes): plane p's port is
+ * nic_port + p x n_hosts (host_nic_port). With one plane the NIC is that
+ * port alone. With several, the NIC owns which port a packet leaves by
+ * (nic_send, nic_kick): control packets wait in the NIC's own queue, and
+ * each packet, control or pulled data, goes out on the next free port after
+ * the last one used, round robin (htsim EqdsNIC/UecNIC::findFreePort). */
 struct host {
-    uint32_t nic_port;
+    uint32_t nic_port;        /* plane 0's port */
     /* ring of sender flows that may have something to send (transport owns it) */
     uint32_t ready_head;
     uint32_t ready_count;
+    /* several planes only: the NIC's control queue, and the port used last */
+    uint32_t ctl_head, ctl_tail;
+    uint32_t rr_plane;
 };
 
 struct switch_node {
@@ -137,6 +146,7 @@ struct switch_node {
     uint16_t n_down;          /* ports [first_port, first_port+n_down) face down */
     uint16_t n_up;            /* then n_up ports that face up */
     uint8_t tier;             /* 0 = top of rack */
+    uint8_t plane;            /* -planes: which copy of the tree (0 .. planes-1) */
     uint32_t index_in_tier;
     uint64_t hash_salt;       /* per-switch ECMP salt so tiers hash independently */
 };
@@ -239,8 +249,13 @@ void port_push_control(struct sim *s, uint32_t port_idx, uint32_t pkt_idx);
 void port_tx_done(struct sim *s, uint32_t port_idx);
 /* PFC lifted a pause: the port starts its next packet if it is idle. */
 void port_resume(struct sim *s, uint32_t port_idx);
-/* Starts the NIC if it is idle (called by the transport when data appears). */
+/* Starts the NIC if it is idle (called by the transport when data appears);
+ * with several planes, every free port that finds something to send. */
 void nic_kick(struct sim *s, uint32_t host);
+/* A transport hands the NIC of `host` a packet it made (ACK, pull, NACK,
+ * a retransmitted or unpaced data packet): with one plane it queues at the
+ * NIC's port; with several the NIC sends it on its next free port. */
+void nic_send(struct sim *s, uint32_t host, uint32_t pkt_idx);
 #define PORT_NONE UINT32_MAX
 /* routing must be decided when the packet arrives (adaptive routing, failures) */
 #define PORT_ROUTE_ON_ARRIVAL (UINT32_MAX - 1)

@@ -19,6 +19,8 @@
 static void node_ports(const struct sim *s, uint32_t node, uint32_t *first, uint32_t *n)
 {
     if (node < s->n_hosts) {
+        /* plane 0's port: find_reverse and find_cycle never ask for a
+         * host's other ports (a host is never a pause's upstream switch) */
         *first = s->hosts[node].nic_port;
         *n = 1;
         return;
@@ -35,9 +37,19 @@ static uint32_t find_reverse(const struct sim *s, uint32_t i)
 {
     const struct port *p = &s->ports[i];
     uint32_t first, n, rank = 0;
-    node_ports(s, p->owner_node, &first, &n);
-    for (uint32_t j = first; j < i; j++)
-        rank += s->ports[j].peer_node == p->peer_node;
+    /* a host has one link to each plane's ToR (-planes): its port there */
+    if (p->peer_node < s->n_hosts) {
+        for (uint32_t pl = 0; pl < s->topo.planes; pl++)
+            if (s->ports[host_nic_port(s, p->peer_node, pl)].peer_node == p->owner_node)
+                return host_nic_port(s, p->peer_node, pl);
+        return PORT_NONE;
+    }
+    /* a host's port is its only link to that ToR: rank 0 */
+    if (p->owner_node >= s->n_hosts) {
+        node_ports(s, p->owner_node, &first, &n);
+        for (uint32_t j = first; j < i; j++)
+            rank += s->ports[j].peer_node == p->peer_node;
+    }
     node_ports(s, p->peer_node, &first, &n);
     for (uint32_t j = first; j < first + n; j++)
         if (s->ports[j].peer_node == p->owner_node && rank-- == 0)

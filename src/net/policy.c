@@ -34,17 +34,17 @@ struct concrete {
 
 static bool base_ecn_on(const struct sim *s, uint32_t cls)
 {
-    if (s->n_ports <= s->n_hosts)
+    if (s->n_ports <= s->n_hosts * s->topo.planes)
         return true;
-    const struct port *p = &s->ports[s->n_hosts];
+    const struct port *p = &s->ports[s->n_hosts * s->topo.planes]; /* the first switch port */
     return cls == PKT_PRIO_DATA ? (p->flags & PORTF_ECN) != 0 : p->x && p->x->c[cls - 2].ecn;
 }
 
 static bool base_trim_on(const struct sim *s, uint32_t cls)
 {
-    if (s->n_ports <= s->n_hosts)
+    if (s->n_ports <= s->n_hosts * s->topo.planes)
         return s->cfg.trimming;
-    const struct port *p = &s->ports[s->n_hosts];
+    const struct port *p = &s->ports[s->n_hosts * s->topo.planes]; /* the first switch port */
     return cls == PKT_PRIO_DATA ? (p->flags & PORTF_TRIM) != 0 : p->x && p->x->c[cls - 2].trim;
 }
 
@@ -160,7 +160,7 @@ void net_class_policy_apply(struct sim *s)
         bool trim_off = cp->trim_by && cp->trim == NEED_OFF;
         if (!set_ecn && !lasthop_off && !trim_off)
             continue;
-        for (uint32_t i = s->n_hosts; i < s->n_ports; i++) {
+        for (uint32_t i = s->n_hosts * s->topo.planes; i < s->n_ports; i++) { /* switch ports */
             struct port *p = &s->ports[i];
             bool ecn_off = (cp->ecn_by && cp->ecn == NEED_OFF) || (lasthop_off && (p->flags & PORTF_LASTHOP));
             if (k == PKT_PRIO_DATA) {

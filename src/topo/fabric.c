@@ -40,6 +40,30 @@
  * ports that looked alike. Seed 004's (--routing ar, Sec. IV-A: the
  * shortest queue): the queue in units of --ar-quantum, one MTU by default,
  * read at once.
+ *
+ * Planes (-planes N, htsim main_eqds.cpp's meaning): the switch tiers are
+ * built N times, identical and independent (plane p's switches follow
+ * plane p-1's, each with its own ECMP salts); every host has N NIC ports,
+ * port p at the tier 0 speed to its ToR in plane p (host_nic_port). A
+ * packet stays in the plane of the port it left by: switches only wire to
+ * their own plane, so every routing rule here holds per plane unchanged.
+ * What the rest of the run does with planes:
+ *   - which port: the NIC's rule, not the transport's (net.c nic_send,
+ *     nic_kick): each packet, control or data, leaves on the next free
+ *     port after the one used last (round robin from a random port per
+ *     host, as htsim's EqdsNIC/UecNIC findFreePort), so a host sends up
+ *     to N x -linkspeed and a flow's packets spread over the planes;
+ *   - base RTT, BDP and the congestion controls' parameters: from one
+ *     plane and one port's speed (the planes are identical; htsim sizes
+ *     windows from -linkspeed alone);
+ *   - receiver pacing: EQDS's and UET's pull pacers grant N x faster
+ *     (htsim EqdsPullPacer/UecPullPacer divide by linkspeed x ports);
+ *     NDP's pull pacer and SIRD's receiver budget use the N-port rate too;
+ *   - failures (.cm failure lines, --fail, -failed, --random-failures)
+ *     name and hit plane 0's switches only (htsim: "we only support
+ *     failures in plane 0");
+ *   - queues.csv and switches.csv gain a `plane` column.
+ * Parallel runs (bin/spraysim-mpi) refuse -planes above 1.
  */
 #include "fabric.h"
 
@@ -60,11 +84,12 @@ static uint32_t add_port(struct sim *s, uint32_t owner, uint32_t peer, uint32_t 
 static uint32_t count_ports(const struct topo *t)
 {
     const struct topo_spec *sp = &t->spec;
-    uint64_t n = t->spec.nodes;                              /* host NICs */
-    n += (uint64_t)t->n_tor * (sp->tier[0].radix_down + sp->tier[0].radix_up);
-    n += (uint64_t)t->n_agg * (sp->tier[1].radix_down + (sp->tiers == 3 ? sp->tier[1].radix_up : 0));
+    uint64_t per_plane = t->spec.nodes;                      /* host NIC ports */
+    per_plane += (uint64_t)t->n_tor * (sp->tier[0].radix_down + sp->tier[0].radix_up);
+    per_plane += (uint64_t)t->n_agg * (sp->tier[1].radix_down + (sp->tiers == 3 ? sp->tier[1].radix_up : 0));
     if (sp->tiers == 3)
-        n += (uint64_t)t->n_core * sp->tier[2].radix_down;
+        per_plane += (uint64_t)t->n_core * sp->tier[2].radix_down;
+    uint64_t n = per_plane * t->planes;
     if (n > UINT32_MAX / 2)
         die_input("topology too large (%llu ports)", (unsigned long long)n);
     return (uint32_t)n;
@@ -75,9 +100,9 @@ void fabric_build(struct sim *s)
     const struct topo *t = &s->topo;
     const struct topo_spec *sp = &t->spec;
     const struct config *c = &s->cfg;
-    uint32_t H = sp->nodes;
+    uint32_t H = sp->nodes, P = t->planes, S = t->switches_per_plane;
     s->n_hosts = H;
-    s->n_switches = t->n_tor + t->n_agg + t->n_core;
+    s->n_switches = S * P;
     uint32_t nports = count_ports(t);
     s->ports = aligned_alloc(64, (size_t)nports * sizeof(struct port));
     if (!s->ports)
@@ -87,7 +112,6 @@ void fabric_build(struct sim *s)
     s->switches = xcalloc(s->n_switches, sizeof(struct switch_node));
     s->n_ports = 0;
 
-    uint32_t tor0 = H, agg0 = H + t->n_tor, core0 = agg0 + t->n_agg;
     uint32_t ecn = PORTF_ECN;
     uint32_t trim = c->trimming ? PORTF_TRIM : 0;
     struct rng salt_rng;
@@ -111,73 +135,89 @@ void fabric_build(struct sim *s)
             s->tier_queues_differ = true;
     }
 
-    /* Host NICs: serialise at the tier 0 link speed toward their ToR. */
-    for (uint32_t h = 0; h < H; h++) {
-        uint32_t tor = tor0 + h / t->hosts_per_tor;
-        s->hosts[h].nic_port = add_port(s, h, tor, sp->tier[0].downlink_mbps,
-                                        sp->tier[0].downlink_latency_ps + sp->tier[0].switch_latency_ps,
-                                        PORTF_HOST_NIC, UINT32_MAX, true);
-        s->hosts[h].ready_head = UINT32_MAX;
-    }
-    /* ToRs */
-    for (uint32_t i = 0; i < t->n_tor; i++) {
-        struct switch_node *sw = &s->switches[i];
-        sw->tier = 0;
-        sw->index_in_tier = i;
-        sw->hash_salt = rng_next(&salt_rng);
-        sw->first_port = s->n_ports;
-        sw->n_down = (uint16_t)t->hosts_per_tor;
-        sw->n_up = (uint16_t)sp->tier[0].radix_up;
-        for (uint32_t d = 0; d < t->hosts_per_tor; d++)
-            add_port(s, tor0 + i, i * t->hosts_per_tor + d, sp->tier[0].downlink_mbps, sp->tier[0].downlink_latency_ps,
-                     ecn | trim | PORTF_LASTHOP, qd[0], false);
-        uint32_t pod = sp->tiers == 3 ? i / t->tors_per_pod : 0;
-        for (uint32_t u = 0; u < sp->tier[0].radix_up; u++) {
-            uint32_t agg = pod * t->aggs_per_pod + u / t->tor_bundle;
-            add_port(s, tor0 + i, agg0 + agg, sp->tier[1].downlink_mbps,
-                     sp->tier[1].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qu[0], true);
+    /* Host NIC ports, plane by plane: serialise at the tier 0 link speed
+     * toward the host's ToR in that plane. Host h's port on plane p is
+     * port p x H + h (host_nic_port). */
+    for (uint32_t pl = 0; pl < P; pl++)
+        for (uint32_t h = 0; h < H; h++) {
+            uint32_t tor = H + pl * S + h / t->hosts_per_tor;
+            uint32_t port = add_port(s, h, tor, sp->tier[0].downlink_mbps,
+                                     sp->tier[0].downlink_latency_ps + sp->tier[0].switch_latency_ps, PORTF_HOST_NIC,
+                                     UINT32_MAX, true);
+            if (pl == 0) {
+                s->hosts[h].nic_port = port;
+                s->hosts[h].ready_head = UINT32_MAX;
+                s->hosts[h].ctl_head = s->hosts[h].ctl_tail = UINT32_MAX;
+                /* htsim starts each NIC's round robin on a random port */
+                s->hosts[h].rr_plane = P > 1 ? (uint32_t)(mix64(c->seed ^ ((uint64_t)h << 32 | 0x504cU)) % P) : 0;
+            }
         }
-    }
-    /* Aggregation switches (spines in a leaf-spine) */
-    for (uint32_t i = 0; i < t->n_agg; i++) {
-        struct switch_node *sw = &s->switches[t->n_tor + i];
-        sw->tier = 1;
-        sw->index_in_tier = i;
-        sw->hash_salt = rng_next(&salt_rng);
-        sw->first_port = s->n_ports;
-        uint32_t pod = i / t->aggs_per_pod, pos = i % t->aggs_per_pod;
-        uint32_t ntors = sp->tiers == 3 ? t->tors_per_pod : t->n_tor;
-        uint32_t first_tor = sp->tiers == 3 ? pod * t->tors_per_pod : 0;
-        sw->n_down = (uint16_t)(ntors * t->tor_bundle);
-        sw->n_up = (uint16_t)(sp->tiers == 3 ? sp->tier[1].radix_up : 0);
-        for (uint32_t d = 0; d < sw->n_down; d++)
-            add_port(s, agg0 + i, tor0 + first_tor + d / t->tor_bundle, sp->tier[1].downlink_mbps,
-                     sp->tier[1].downlink_latency_ps + sp->tier[0].switch_latency_ps, ecn | trim, qd[1], false);
-        for (uint32_t u = 0; u < sw->n_up; u++) {
-            uint32_t core = pos + t->aggs_per_pod * (u / t->agg_bundle);
-            add_port(s, agg0 + i, core0 + core, sp->tier[2].downlink_mbps,
-                     sp->tier[2].downlink_latency_ps + sp->tier[2].switch_latency_ps, ecn | trim, qu[1], true);
+    for (uint32_t pl = 0; pl < P; pl++) {
+        uint32_t tor0 = H + pl * S, agg0 = tor0 + t->n_tor, core0 = agg0 + t->n_agg;
+        struct switch_node *plane_sw = &s->switches[pl * S];
+        /* ToRs */
+        for (uint32_t i = 0; i < t->n_tor; i++) {
+            struct switch_node *sw = &plane_sw[i];
+            sw->tier = 0;
+            sw->plane = (uint8_t)pl;
+            sw->index_in_tier = i;
+            sw->hash_salt = rng_next(&salt_rng);
+            sw->first_port = s->n_ports;
+            sw->n_down = (uint16_t)t->hosts_per_tor;
+            sw->n_up = (uint16_t)sp->tier[0].radix_up;
+            for (uint32_t d = 0; d < t->hosts_per_tor; d++)
+                add_port(s, tor0 + i, i * t->hosts_per_tor + d, sp->tier[0].downlink_mbps, sp->tier[0].downlink_latency_ps,
+                         ecn | trim | PORTF_LASTHOP, qd[0], false);
+            uint32_t pod = sp->tiers == 3 ? i / t->tors_per_pod : 0;
+            for (uint32_t u = 0; u < sp->tier[0].radix_up; u++) {
+                uint32_t agg = pod * t->aggs_per_pod + u / t->tor_bundle;
+                add_port(s, tor0 + i, agg0 + agg, sp->tier[1].downlink_mbps,
+                         sp->tier[1].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qu[0], true);
+            }
         }
-    }
-    /* Cores */
-    for (uint32_t i = 0; i < t->n_core; i++) {
-        struct switch_node *sw = &s->switches[t->n_tor + t->n_agg + i];
-        sw->tier = 2;
-        sw->index_in_tier = i;
-        sw->hash_salt = rng_next(&salt_rng);
-        sw->first_port = s->n_ports;
-        sw->n_down = (uint16_t)(t->pods * t->agg_bundle);
-        sw->n_up = 0;
-        uint32_t pos = i % t->aggs_per_pod;
-        for (uint32_t d = 0; d < sw->n_down; d++) {
-            uint32_t agg = (d / t->agg_bundle) * t->aggs_per_pod + pos;
-            add_port(s, core0 + i, agg0 + agg, sp->tier[2].downlink_mbps,
-                     sp->tier[2].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qd[2], false);
+        /* Aggregation switches (spines in a leaf-spine) */
+        for (uint32_t i = 0; i < t->n_agg; i++) {
+            struct switch_node *sw = &plane_sw[t->n_tor + i];
+            sw->tier = 1;
+            sw->plane = (uint8_t)pl;
+            sw->index_in_tier = i;
+            sw->hash_salt = rng_next(&salt_rng);
+            sw->first_port = s->n_ports;
+            uint32_t pod = i / t->aggs_per_pod, pos = i % t->aggs_per_pod;
+            uint32_t ntors = sp->tiers == 3 ? t->tors_per_pod : t->n_tor;
+            uint32_t first_tor = sp->tiers == 3 ? pod * t->tors_per_pod : 0;
+            sw->n_down = (uint16_t)(ntors * t->tor_bundle);
+            sw->n_up = (uint16_t)(sp->tiers == 3 ? sp->tier[1].radix_up : 0);
+            for (uint32_t d = 0; d < sw->n_down; d++)
+                add_port(s, agg0 + i, tor0 + first_tor + d / t->tor_bundle, sp->tier[1].downlink_mbps,
+                         sp->tier[1].downlink_latency_ps + sp->tier[0].switch_latency_ps, ecn | trim, qd[1], false);
+            for (uint32_t u = 0; u < sw->n_up; u++) {
+                uint32_t core = pos + t->aggs_per_pod * (u / t->agg_bundle);
+                add_port(s, agg0 + i, core0 + core, sp->tier[2].downlink_mbps,
+                         sp->tier[2].downlink_latency_ps + sp->tier[2].switch_latency_ps, ecn | trim, qu[1], true);
+            }
+        }
+        /* Cores */
+        for (uint32_t i = 0; i < t->n_core; i++) {
+            struct switch_node *sw = &plane_sw[t->n_tor + t->n_agg + i];
+            sw->tier = 2;
+            sw->plane = (uint8_t)pl;
+            sw->index_in_tier = i;
+            sw->hash_salt = rng_next(&salt_rng);
+            sw->first_port = s->n_ports;
+            sw->n_down = (uint16_t)(t->pods * t->agg_bundle);
+            sw->n_up = 0;
+            uint32_t pos = i % t->aggs_per_pod;
+            for (uint32_t d = 0; d < sw->n_down; d++) {
+                uint32_t agg = (d / t->agg_bundle) * t->aggs_per_pod + pos;
+                add_port(s, core0 + i, agg0 + agg, sp->tier[2].downlink_mbps,
+                         sp->tier[2].downlink_latency_ps + sp->tier[1].switch_latency_ps, ecn | trim, qd[2], false);
+            }
         }
     }
     /* ECN thresholds on every switch port, scaled to each port's own limit
      * when the file gives per-tier queues. */
-    for (uint32_t i = H; i < s->n_ports; i++) {
+    for (uint32_t i = H * P; i < s->n_ports; i++) {
         struct port *p = &s->ports[i];
         if (c->drr)
             port_enable_drr(p);

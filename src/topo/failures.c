@@ -22,6 +22,8 @@
  * -failed N (htsim): N links run at 25% speed with 25% of the queue.
  * --random-failures P: each inter-switch link down from the start with
  * probability P (seed 004's Fig. 11), as reference-form matrix lines.
+ * With -planes N every failure names and hits plane 0's switches and host
+ * ports only (htsim main_eqds.cpp: "we only support failures in plane 0").
  */
 #include "failures.h"
 
@@ -309,12 +311,14 @@ static void add_random_failures(struct sim *s, double p)
     struct conn_matrix *cm = &s->cm;
     const struct topo *t = &s->topo;
     uint64_t up_ports = 0;
-    for (uint32_t w = 0; w < s->n_switches; w++)
+    /* plane 0's links only (-planes: failures apply to plane 0, as htsim's) */
+    uint32_t plane0 = t->switches_per_plane;
+    for (uint32_t w = 0; w < plane0; w++)
         up_ports += s->switches[w].n_up;
     cm->failures = xrealloc(cm->failures, ((size_t)cm->n_failures + up_ports + 1) * sizeof *cm->failures);
     struct rng r;
     rng_seed(&r, s->cfg.seed, RNG_STREAM_WORKLOAD, GEN_SUBSTREAM_RANDOM_FAILURES);
-    for (uint32_t w = 0; w < s->n_switches; w++) {
+    for (uint32_t w = 0; w < plane0; w++) {
         const struct switch_node *sw = &s->switches[w];
         for (uint32_t l = 0; l < sw->n_up; l++) {
             s->inter_switch_links++;
@@ -348,6 +352,8 @@ static void apply_failed_links(struct sim *s, uint32_t n)
         if (p->owner_node < s->n_hosts)
             continue;
         const struct switch_node *sw = &s->switches[p->owner_node - s->n_hosts];
+        if (sw->plane != 0)
+            continue; /* -planes: failures apply to plane 0, as htsim's */
         bool reduce = false;
         if (t->spec.tiers == 2) {
             uint32_t peer = p->peer_node;

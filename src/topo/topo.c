@@ -404,6 +404,7 @@ bool topo_derive(struct topo *t, const struct topo_spec *spec, char *err, size_t
     }
     t->n_agg = t->aggs_per_pod * (spec->tiers == 3 ? t->pods : 1);
     t->first_switch = N;
+    t->planes = 1; /* the caller sets -planes after the derivation */
     if (spec->tiers == 3) {
         uint64_t agg_up_num = tor_uplinks * t1->downlink_mbps;
         uint64_t agg_up_den = (uint64_t)t2->downlink_mbps * t1->oversub;
@@ -444,6 +445,7 @@ bool topo_derive(struct topo *t, const struct topo_spec *spec, char *err, size_t
         t->diameter_latency_ps = 2 * (t0->downlink_latency_ps + t1->downlink_latency_ps) +
                                  2 * t0->switch_latency_ps + t1->switch_latency_ps;
     }
+    t->switches_per_plane = t->n_tor + t->n_agg + t->n_core;
     /* Switches count their ports per side in 16 bits (struct switch_node):
      * a side of 65,536 ports or more is refused here rather than wrapped. */
     const struct {

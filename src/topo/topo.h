@@ -56,6 +56,10 @@ struct topo {
     uint32_t agg_bundle;       /* parallel links agg<->core (tier 2 bundle) */
     uint32_t cores_per_agg;    /* distinct cores each agg reaches */
     uint32_t first_switch;     /* node id of ToR 0 (= number of hosts) */
+    /* -planes: the switch tiers above are built `planes` times, identical and
+     * independent; plane p's switches follow plane p-1's (fabric.c). */
+    uint32_t planes;
+    uint32_t switches_per_plane; /* n_tor + n_agg + n_core */
     uint32_t diameter_hops;    /* links on the longest host-to-host path */
     simtime_ps diameter_latency_ps; /* propagation + switch latency one way */
 };

@@ -212,9 +212,11 @@ static void eqds_setup(struct sim *s)
     r->cfg = (struct pull_pacer_cfg){
         .quantum_bytes = EQDS_QUANTUM_BYTES,
         .per_pull_q = EQDS_PULL_Q,
+        /* -planes N: the NIC receives on N ports (htsim EqdsPullPacer divides
+         * by linkspeed x ports) */
         .tick_ps = (simtime_ps)(EQDS_PULL_RATE_FACTOR * 8.0 *
                                 (EQDS_PULL_PAYLOAD_BYTES + c->hdr_bytes + ETH_FRAMING_BYTES) * 1e6 /
-                                c->linkspeed_mbps),
+                                ((double)c->linkspeed_mbps * c->planes)),
         .idle_cap_q = r->maxwnd_bytes / EQDS_QUANTUM_BYTES,
         .paths = c->paths,
         .timer_kind = EQDS_TIMER_PULL,
@@ -447,7 +449,7 @@ static void send_rts(struct sim *s, uint32_t fi)
     p->ts_ps = s->now;
     p->pull_q = e->target_q;
     p->entropy = f->lb->next_entropy(f->lb_state, sq(f)->next_new_seq, s->now);
-    port_enqueue(s, s->hosts[f->src].nic_port, idx);
+    nic_send(s, f->src, idx);
     arm_rto(s, fi);
 }
 
@@ -732,7 +734,7 @@ static void send_ack(struct sim *s, struct flow *f, const struct packet *from, u
     a->recvd_bytes = sq(f)->rcv_bytes;
     ef(s, from->flow)->unacked_bytes = 0;
     s->tot.acks_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* htsim sackBitmapBase: as late as still covers the packet. */
@@ -800,7 +802,7 @@ static void on_trimmed(struct sim *s, uint32_t fi, const struct packet *p)
     if (p->flags & PKTF_TRIM_LASTHOP)
         pkt_at(&s->pool, idx)->flags |= PKTF_TRIM_LASTHOP;
     s->tot.nacks_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
     /* the retransmission will need credit: pull it first */
     pull_request_rtx(s, &r->cfg, pp, fi, r->rtx_credit_q);
 }

@@ -861,7 +861,7 @@ static void tx_timer(struct sim *s, uint32_t fi)
         uint32_t idx = transport_make_packet(s, fi, HOMA_PKT_NEED_DONE, 0, s->cfg.hdr_bytes);
         struct packet *p = pkt_at(&s->pool, idx);
         p->entropy = f->lb->next_entropy(f->lb_state, f->n_pkts - 1, s->now);
-        port_enqueue(s, s->hosts[f->src].nic_port, idx);
+        nic_send(s, f->src, idx);
         arm_tx_timer(s, fi);
         return;
     }
@@ -887,7 +887,7 @@ static void send_ctl(struct sim *s, uint32_t fi, uint8_t type, uint32_t seq, uin
     p->ref_seq = ref;
     p->ts_ps = s->now;
     p->entropy = (uint16_t)rng_below(&hr(s)->rx_rng[s->flows[fi].dst], s->cfg.paths);
-    port_enqueue(s, s->hosts[s->flows[fi].dst].nic_port, idx);
+    nic_send(s, s->flows[fi].dst, idx);
 }
 
 static void arm_rx_timer(struct sim *s, uint32_t fi)

@@ -171,8 +171,9 @@ static void ndp_setup(struct sim *s)
         r->pacers[h].rr_head = r->pacers[h].rr_tail = RR_NONE;
     r->iw_pkts = c->cwnd_pkts ? c->cwnd_pkts : NDP_DEFAULT_IW_PKTS;
     /* htsim NdpPullPacer: (data packet + 64-byte header) x 8 / link rate /
-     * 0.99; spraysim's -mtu is that whole wire size */
-    r->pull_gap_ps = (simtime_ps)((double)c->mtu_bytes * 8e6 / c->linkspeed_mbps / pull_rate);
+     * 0.99; spraysim's -mtu is that whole wire size. -planes N: the NIC
+     * receives on N ports, so pulls go N times as fast (as EQDS's pacer) */
+    r->pull_gap_ps = (simtime_ps)((double)c->mtu_bytes * 8e6 / ((double)c->linkspeed_mbps * c->planes) / pull_rate);
     if (!strcmp(c->transport_name, "ndp"))
         s->no_sender_window = true;
 }
@@ -626,7 +627,7 @@ static void answer(struct sim *s, uint32_t fi, const struct packet *from, uint8_
         s->tot.acks_sent++;
     else
         s->tot.nacks_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* The receiver holds every byte: its waiting pulls would clock out nothing
@@ -671,7 +672,7 @@ static void pacer_tick(struct sim *s, uint32_t host)
     p->ref_seq = UINT32_MAX;
     p->pull_q = n->pull_no - n->pulls_waiting;
     s->tot.pulls_sent++;
-    port_enqueue(s, s->hosts[host].nic_port, idx);
+    nic_send(s, host, idx);
     pc->last_pull_ps = s->now;
     if (pc->waiting)
         pacer_schedule(s, host, pc);

@@ -160,7 +160,7 @@ static void send_pull(struct sim *s, const struct pull_pacer_cfg *cfg, uint32_t 
     c->next_ev = cfg->paths > 1 ? (c->next_ev + 1) % cfg->paths : 0;
     p->pull_q = c->latest_q;
     s->tot.pulls_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* -recv_oversub_cc: forget arrivals older than the window, then draw. */

@@ -471,7 +471,7 @@ static void send_ctl(struct sim *s, const struct flow *f, const struct packet *f
         s->tot.nacks_sent++;
     if (type == PKT_ACK && rr(s)->hpcc_int)
         hpcc_int_echo(rr(s)->hpcc_int, idx); /* the data packet's INT records (hpcc.h) */
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 static void on_data(struct sim *s, uint32_t fi, const struct packet *p)

@@ -421,7 +421,7 @@ static void sird_setup(struct sim *s)
         die_input("--sird-opt B: %llu bytes is less than one MSS (%u): no credit could ever be sent",
                   (unsigned long long)p->b_bytes, p->mss_bytes);
     r->n_hosts = s->n_hosts;
-    r->line_mbps = c->linkspeed_mbps;
+    r->line_mbps = c->linkspeed_mbps * c->planes; /* -planes N: N receiving NIC ports */
     r->rx_timeout_ps = (simtime_ps)(p->rx_timeout_rtts * (double)s->base_rtt_ps);
     r->idle_reset_ps = (simtime_ps)(p->bkt_idle_reset_rtts * (double)s->base_rtt_ps);
     r->rx = xcalloc(s->n_hosts ? s->n_hosts : 1, sizeof *r->rx);
@@ -629,7 +629,7 @@ static void send_credit_req(struct sim *s, uint32_t fi)
     uint16_t ent = f->lb->next_entropy(f->lb_state, m->unsched_pkts, s->now);
     uint32_t idx = ctl_packet(s, fi, SIRD_PKT_CREDIT_REQ, f->src, f->dst, ent);
     pkt_at(&s->pool, idx)->pull_q = (int64_t)m->sched_bytes;
-    port_enqueue(s, s->hosts[f->src].nic_port, idx);
+    nic_send(s, f->src, idx);
     transport_timer_at(s, s->now + sr(s)->rx_timeout_ps, fi, SIRD_TIMER_TX);
 }
 
@@ -872,7 +872,7 @@ static void on_credit(struct sim *s, const struct packet *p)
              * (Homa's BUSY), the receiver waits on */
             uint32_t idx = ctl_packet(s, fi, SIRD_PKT_BUSY, f->src, f->dst,
                                       f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
-            port_enqueue(s, s->hosts[f->src].nic_port, idx);
+            nic_send(s, f->src, idx);
             return;
         }
         /* its first CREDIT was lost: this one stands in for it */
@@ -906,7 +906,7 @@ static void on_resend(struct sim *s, const struct packet *p)
          * packets went first): the receiver waits on */
         uint32_t idx = ctl_packet(s, fi, SIRD_PKT_BUSY, f->src, f->dst,
                                   f->lb->next_entropy(f->lb_state, m->next_seq, s->now));
-        port_enqueue(s, s->hosts[f->src].nic_port, idx);
+        nic_send(s, f->src, idx);
     }
     tx_track(s, fi);
 }
@@ -1014,7 +1014,7 @@ static void rx_try_credit(struct sim *s, uint32_t h)
         p->recvd_bytes = credit;
         if (again)
             p->flags |= PKTF_RTX; /* for a packet the sender may have sent already */
-        port_enqueue(s, s->hosts[h].nic_port, idx);
+        nic_send(s, h, idx);
         s->tot.pulls_sent++;
         rh->credits_sent++;
         rh->credit_bytes_total += credit;
@@ -1082,7 +1082,7 @@ static void send_done(struct sim *s, uint32_t fi)
 {
     const struct flow *f = &s->flows[fi];
     uint32_t idx = ctl_packet(s, fi, SIRD_PKT_DONE, f->dst, f->src, rx_entropy(s, f->dst));
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* The receiver holds every byte: its half of the message ends here. */
@@ -1148,7 +1148,7 @@ static void done_timer(struct sim *s, uint32_t fi)
     if (s->now >= due) {
         uint32_t idx = ctl_packet(s, fi, SIRD_PKT_NEED_DONE, f->src, f->dst,
                                   f->lb->next_entropy(f->lb_state, f->n_pkts - 1, s->now));
-        port_enqueue(s, s->hosts[f->src].nic_port, idx);
+        nic_send(s, f->src, idx);
         m->tx_last_ps = s->now;
         due = s->now + sr(s)->rx_timeout_ps;
     }
@@ -1233,7 +1233,7 @@ static uint32_t ask_missing(struct sim *s, uint32_t fi)
         uint32_t idx = ctl_packet(s, fi, SIRD_PKT_RESEND, f->dst, f->src, rx_entropy(s, f->dst));
         pkt_at(&s->pool, idx)->seq = start;
         pkt_at(&s->pool, idx)->recvd_bytes = q - start;
-        port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+        nic_send(s, f->dst, idx);
         missing += q - start;
     }
     struct sird_rx_host *rh = &r->rx[f->dst];

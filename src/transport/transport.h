@@ -33,6 +33,9 @@
  *     (fabric_needs) and net/policy.c applies every transport's needs,
  *     refusing two that conflict on one class (tests/contract_test.sh greps
  *     src/transport and src/cc for port writes);
+ *   - choose a NIC port: a packet it makes outside nic_pull (an ACK, a
+ *     pull, a retransmission it pushes) goes to nic_send(s, host, pkt),
+ *     and the NIC picks the port (-planes N gives it N, net.h struct host);
  *   - read or write another transport's state, or change another's flows.
  * transport_registry_check() runs at every start-up (and in
  * tests/test_contract.c): like Linux's tcp_register_congestion_control,

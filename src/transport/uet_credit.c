@@ -95,7 +95,9 @@ void uet_credit_setup(struct sim *s, bool window)
         .quantum_bytes = UET_QUANTUM_BYTES,
         .per_pull_q = UET_PULL_BYTES / UET_QUANTUM_BYTES,
         .grant_to_target = true,
-        .quantum_ps = (simtime_ps)(8.0 * UET_QUANTUM_BYTES * 1e6 / s->cfg.linkspeed_mbps / UET_PULL_RATE),
+        /* -planes N: N receiving ports (htsim UecPullPacer: linkspeed x ports) */
+        .quantum_ps = (simtime_ps)(8.0 * UET_QUANTUM_BYTES * 1e6 / ((double)s->cfg.linkspeed_mbps * s->cfg.planes) /
+                                   UET_PULL_RATE),
         .min_wait_q = UET_MIN_WAIT_BYTES / UET_QUANTUM_BYTES,
         .idle_cap_q = r->maxwnd_bytes / UET_QUANTUM_BYTES,
         .paths = s->cfg.paths,

@@ -46,7 +46,7 @@ void uet_send_state_ack(struct sim *s, struct flow *f, const struct packet *req)
     fill_sack(f, a, uet_of(f)->rcv_cum + 1);
     a->ref_seq = req->type == PKT_RTS ? UINT32_MAX : 0;
     s->tot.acks_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* Inline in each of its three callers, the receiver's data path. */
@@ -64,7 +64,7 @@ static inline __attribute__((always_inline)) void send_ack(struct sim *s, struct
     fill_sack(f, a, base);
     uet_of(f)->rcv_unacked_bytes = 0;
     s->tot.acks_sent++;
-    port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+    nic_send(s, f->dst, idx);
 }
 
 /* Message f's receiver holds every byte of it. */
@@ -136,7 +136,7 @@ void uet_receiver_on_data(struct sim *s, struct flow *f, struct packet *p)
         if (p->flags & PKTF_TRIM_LASTHOP)
             n->flags |= PKTF_TRIM_LASTHOP;
         s->tot.nacks_sent++;
-        port_enqueue(s, s->hosts[f->dst].nic_port, idx);
+        nic_send(s, f->dst, idx);
         return;
     }
     s->tot.data_pkts_delivered++;

@@ -205,5 +205,5 @@ void uet_send_header_packet(struct sim *s, uint32_t fi, uint8_t type)
     p->entropy = f->lb->next_entropy(f->lb_state, uet_of(f)->next_new_seq, s->now);
     if (uet_of(f)->credit) /* receiver credit: an RTS carries the pull target */
         p->pull_q = uet_of(f)->credit->target_q;
-    port_enqueue(s, s->hosts[f->src].nic_port, idx);
+    nic_send(s, f->src, idx);
 }
