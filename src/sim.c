@@ -260,6 +260,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     const struct transport_ops *run_tp = transport_find(c->transport_name);
     if (run_tp && run_tp->configure)
         run_tp->configure(s);
+    if (run_tp && run_tp->ar_flowlet_default && !c->ar_granularity_given)
+        c->ar_flowlet = run_tp->ar_flowlet_default(s);
     if (c->ar_sticky_given && !c->ar_flowlet && c->routing == ROUTE_AR)
         warn_input("-ar_sticky_delta: the flowlet gap of -ar_granularity flow has no effect with per-packet "
                    "adaptive routing (htsim's default -ar_granularity packet)");

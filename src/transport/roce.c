@@ -142,17 +142,16 @@ static void roce_check_flags(const struct sim *s)
         die_input("-hpcc and -timely: RoCE runs one rate control at a time; give one of them");
 }
 
-/* Before the fabric is built (ops.configure): htsim_roce moves a flow to
- * another up port per packet only when its receiver takes packets out of
- * order, and otherwise per flowlet, a gap of -ar_sticky_delta (main_roce.cpp:
- * `ooo_enabled ? PER_PACKET : PER_FLOWLET`): in-order RoCE would go back N
- * on every reordering. -ar_granularity, not htsim_roce's, overrides it. */
-static void roce_configure(struct sim *s)
+/* ops.ar_flowlet_default: htsim_roce moves a flow to another up port per
+ * packet only when its receiver takes packets out of order, and otherwise
+ * per flowlet, a gap of -ar_sticky_delta (main_roce.cpp: `ooo_enabled ?
+ * PER_PACKET : PER_FLOWLET`): in-order RoCE would go back N on every
+ * reordering. */
+static bool roce_ar_flowlet_default(const struct sim *s)
 {
     struct roce_opts o;
     roce_read_opts(s, &o);
-    if (!s->cfg.ar_granularity_given)
-        s->cfg.ar_flowlet = !o.out_of_order;
+    return !o.out_of_order;
 }
 
 static void roce_setup(struct sim *s)
@@ -685,7 +684,7 @@ const struct transport_ops transport_roce_ops = {
     .description = "RoCEv2 (htsim_roce): rate-paced sender, go-back-N on NACK (the receiver keeps 64 "
                    "reordered packets with -out_of_order), CNPs, DCQCN with -dcqcn K, over PFC",
     .setup = roce_setup,
-    .configure = roce_configure,
+    .ar_flowlet_default = roce_ar_flowlet_default,
     .flow_start = roce_flow_start,
     .msg_inherit_default = false, /* our choice: each message (RDMA WRITE) starts at line rate, as htsim_roce's flows do */
     .nic_pull = roce_nic_pull,

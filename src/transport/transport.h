@@ -114,6 +114,10 @@ struct transport_ops {
      * the fabric is built, so it may check its options and adjust the
      * network configuration in s->cfg (Homa: one switch class per level). */
     void (*configure)(struct sim *s);
+    /* Optional, only for the run's transport: true when adaptive routing
+     * should move its flows per flowlet rather than per packet unless
+     * -ar_granularity says (RoCE's in-order receiver); NULL: per packet. */
+    bool (*ar_flowlet_default)(const struct sim *s);
     /* Optional (without it, --workload poisson refuses the transport):
      * flow fi was created during the run (an open-loop arrival), after
      * setup: give it the per-flow state setup() gives the matrix's flows. */
