@@ -481,6 +481,20 @@ refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from 
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
 refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
 
+# -planes N: a pod spans the planes (a host joins a ToR in each), so a NIC's
+# N ports, its own control queue and its round robin stay on its process;
+# receiver pacing at N ports (EQDS, SIRD) and plane-0 failures cross as packets
+PL="-tm $M/perm_128n_128c_2MB.cm -planes 2 -end 400"
+plain planes $PL
+same planes 2 $PL
+same planes 3 $PL
+PLE="-tm $M/perm_128n_128c_2MB.cm -planes 3 --transport eqds -end 400 -failed 2"
+plain planese $PLE
+same planese 2 $PLE
+PLS="-tm $M/perm_128n_128c_2MB.cm -planes 2 --transport sird -end 400"
+plain planess $PLS
+same planess 3 $PLS
+
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel
 # run there; src/mpi/ reduces MIN and MAX over signed types only (the runs

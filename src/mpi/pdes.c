@@ -345,8 +345,6 @@ static void check_supported(const struct sim *s)
         refuse("--workload poisson: spraysim-mpi needs a closed workload");
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
-    if (c->planes > 1) /* a NIC's ports and its control queue in several planes: not checked across processes */
-        refuse("-planes %u: parallel runs refuse multi-plane fabrics (run them with one process)", c->planes);
     if (s->goal) /* its messages start, like triggers' connections, on whichever process completes an op */
         refuse("--goal: parallel runs refuse GOAL schedules (run them with one process)");
     /* a transport says whether it is exact across processes

@@ -8,7 +8,10 @@
  * contiguous blocks, pod k of K to process k * P / K; top-tier switches
  * likewise, switch j of J to j * P / J. Only links into and out of the top
  * tier then join two processes, and the window length (sim.c,
- * lookahead_ps) is the smallest latency among exactly those links. Plain
+ * lookahead_ps) is the smallest latency among exactly those links. With
+ * -planes N a pod spans the planes (its hosts join a ToR in each), so a
+ * host's NIC ports, its control queue and its round robin over them stay
+ * on its process; only the planes' top tiers are shared out. Plain
  * C, no MPI: the plain build compiles it and the tests check it.
  */
 #include "partition.h"
