@@ -251,6 +251,8 @@ struct sim {
     uint32_t cap_flows;          /* flows and cm.conns have room for this many (they grow during open-loop runs) */
     uint32_t n_flows_matrix;     /* flows made at setup; later ones came during the run */
     uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
+    uint32_t n_msgs_added_here;  /* of those made during the run, the ones whose source is this process's
+                                    (all of them in a plain run): a parallel run's stop test counts them */
     bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
     struct conn_pools *pools;    /* persistent connections of open-loop messages (transport.c), NULL when unused */
@@ -345,10 +347,15 @@ void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
 __attribute__((format(printf, 2, 3))) void sim_htsim_printf(struct sim *s, const char *fmt, ...);
 /* Events of the whole fabric that every process of a parallel run handles
  * (origin 0, scheduled at setup or by each other): link changes
- * (--fail, -failed, --random-failures) and routing's learning of them. */
+ * (--fail, -failed, --random-failures) and routing's learning of them,
+ * time-series samples, and open-loop arrivals (every process draws every
+ * host's arrivals and makes every message's flow slot, so slots and
+ * message numbers agree everywhere; only the source's process starts the
+ * message: poisson.c start_here). */
 static inline bool sim_event_everywhere(const struct event *ev)
 {
-    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN || ev->kind == EV_TS_SAMPLE;
+    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN || ev->kind == EV_TS_SAMPLE ||
+           ev->kind == EV_ARRIVAL;
 }
 /* One conservative window of a parallel run (src/mpi/pdes.c): handles, in
  * order, the events up to limit_ps whose origin is this process's

@@ -334,12 +334,12 @@ done
 # (same instant: the event's place, then the object's number); every
 # process schedules the next sample and the run's end drops those the plain
 # run would not have taken (it stops sampling when nothing is pending)
-# same_ts NAME NP ARGS...: same, and every ts_*.csv of the plain run identical
+# same_ts NAME NP ARGS...: same, and every ts_*.csv (and switches.csv) of the plain run identical
 same_ts() {
     name=$1 np=$2
     shift 2
     same "$name" "$np" "$@"
-    for f in ts_flows.csv ts_ports.csv ts_hosts.csv; do
+    for f in ts_flows.csv ts_ports.csv ts_hosts.csv switches.csv; do
         [ -f "$T/$name-plain/$f" ] || continue
         if cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f"; then
             echo "ok mpi $name -np $np: $f is the plain run's"
@@ -381,6 +381,47 @@ same_ts tse 3 $TSE
 TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 700 --ts-interval 7"
 eval "plain tse2 $TSE2"
 eval "same_ts tse2 2 $TSE2"
+
+# open-loop Poisson arrivals (issue 22): every process draws every host's
+# arrivals and makes every message's flow slot in the same order (so slots
+# and message numbers agree), only the source's process starts it; the
+# stop test counts the messages made during the run and waits for the
+# arrivals' end; the window's goodput and switch buffers come from each
+# host's and switch's process. Messages cross pods (3 processes split
+# them unevenly), with the incast overlay, failures every process
+# applies, --switch-stats and time series in change mode; with
+# --stream off (refused across processes, below), and with one process
+# also streamed (the default)
+WL=$SHARED/data/workloads
+PW="poisson:cdf=$WL/websearch.cdf,load=0.6,n=128,warmup_us=10,stop_us=120,incast=0.1,incast_senders=8,incast_bytes=50000"
+PO="--workload $PW -end 200 --fail 'link tor0 agg1 down at 30 up at 120' --fail 'switch core2 down at 60' --detect-us 10 --reroute bounce --switch-stats --ts-ports 0-10,500-520,700-767 --ts-hosts 0-3,100 --ts-interval change"
+eval "plain poi $PO --stream off"
+for np in 1 2 3; do
+    eval "same_ts poi $np $PO --stream off"
+done
+eval "plain pois $PO"
+eval "same_ts pois 1 $PO"
+# receiver-driven transports (their receivers' state on the first packet)
+# and seed 001's pools of persistent connections (conns=K: each pool lives
+# at its sender's process)
+for tp in sird homa; do
+    plain "poi$tp" --workload "$PW" --transport $tp -end 200 --stream off
+    same "poi$tp" 2 --workload "$PW" --transport $tp -end 200 --stream off
+done
+PC="--workload poisson:cdf=$WL/websearch.cdf,load=0.6,n=128,conns=2,warmup_us=10,stop_us=120 --cc dctcp -end 200 --stream off"
+plain poic $PC
+same poic 2 $PC
+same poic 3 $PC
+# a run that ends before its window does (every message done before
+# stop_us): each host's payload at the end comes from its receiver's process
+PE="--workload poisson:cdf=$WL/websearch.cdf,load=0.001,n=128,warmup_us=5,stop_us=20000 -end 30000 --seed 1 --stream off --switch-stats"
+plain poie $PE
+if ! grep -q '"simulated_us": 1[0-9][0-9][0-9][0-9]\.' "$T/poie-plain/summary.json"; then
+    echo "FAIL mpi poie: the plain run did not end before its window's end, 20000 us (the check needs it to)"
+else
+    same_ts poie 2 $PE
+    same_ts poie 3 $PE
+fi
 
 # Progress and failure (issue 22 item 5). Rank 0's progress line reaches a
 # batch log (stderr not a terminal) as whole lines, as the plain run's do
@@ -479,7 +520,8 @@ same imsgsr 2 -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
-refuse poisson "needs a closed workload" --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=8" -tiers 2 -end 200
+refuse "--stream" "--stream: parallel runs keep every message's flow slot .*give --stream off (open-loop workloads stream by default)" \
+    --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=128" -end 50
 
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel
