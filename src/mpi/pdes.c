@@ -190,13 +190,19 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
-/* A PFC frame for another process's port: its event, one link latency
- * ahead (at least the window: pdes_attach checks every link between
- * processes), with the key its sender gave it. */
+/* A PFC frame for another process's port (EV_PFC), or a trigger's
+ * activation for another process's host (EV_TRIGGER, --trigger-delay
+ * path): its event, one link latency ahead, or the one-way latency of a
+ * path that crosses a link between processes (so both at least the
+ * window: pdes_attach checks every link between processes), with the key
+ * its sender gave it. */
 static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
 {
-    invariant(kind == EV_PFC, "event kind %u exported", kind);
-    struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
+    invariant(kind == EV_PFC || kind == EV_TRIGGER, "event kind %u exported", kind);
+    if (at_ps < s->now + s->lookahead_ps) /* checked always: it would break the windows silently */
+        die_internal("event kind %u for another process at %llu ps, within the window of %llu ps from %llu ps", kind,
+                     (unsigned long long)at_ps, (unsigned long long)s->lookahead_ps, (unsigned long long)s->now);
+    struct outbox *o = &P.out[P.part[kind == EV_PFC ? s->ports[id].owner_node : id]];
     outbox_grow(o);
     if (P.int_tab)
         memset(&o->vi[o->len], 0, sizeof o->vi[0]);
@@ -399,18 +405,20 @@ static uint32_t trigger_index(const struct sim *s, uint32_t id)
 /* Triggers (.cm send_done_trigger, recv_done_trigger, trigger; generated
  * collectives). The reference starts a trigger's flows the instant it fires
  * (htsim trigger.cpp: activate() calls each target's activate(); no
- * message crosses the network), and so does the plain run (sim.c
+ * message crosses the network), and so does the plain run by default (sim.c
  * sim_trigger_activate), so a trigger has no lookahead: its count and its
  * flows' starts are exact in a parallel run only when every host that
  * fires it (a send_done flow's source, a recv_done flow's destination) and
  * every flow it starts are on one process. Others are refused, naming the
- * trigger; adding a control message's latency to both runs would depart
- * from the reference's schedule, which no real NIC dictates here. */
+ * trigger and --trigger-delay path, under which (in plain runs too) an
+ * activation reaches each waiting connection's source after a control
+ * packet's minimum one-way latency: an event for that host, exchanged
+ * between processes like a packet (export_event). */
 static void check_triggers(const struct sim *s)
 {
     uint32_t nt = s->cm.n_triggers;
-    if (!nt || P.np == 1)
-        return;
+    if (!nt || P.np == 1 || s->cfg.trigger_delay)
+        return; /* --trigger-delay path: activations travel between processes like packets */
     uint32_t *proc = xmalloc(nt * sizeof *proc);
     for (uint32_t t = 0; t < nt; t++)
         proc[t] = UINT32_MAX;
@@ -428,7 +436,8 @@ static void check_triggers(const struct sim *s)
                 proc[t] = p;
             else if (proc[t] != p)
                 refuse("%s:%u: trigger %u is fired or waited for on hosts of processes %u and %u, and starts its "
-                       "flows at once (as htsim does); parallel runs refuse a trigger across processes",
+                       "flows at once (as htsim does); parallel runs take a trigger across processes with "
+                       "--trigger-delay path only",
                        s->cfg.tm_path ? s->cfg.tm_path : "--workload", s->cm.triggers[t].line, s->cm.triggers[t].id,
                        proc[t], p);
         }
