@@ -419,6 +419,14 @@ TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 70
 eval "plain tse2 $TSE2"
 eval "same_ts tse2 2 $TSE2"
 
+# GOAL schedules with one process (the stop test counts the messages the
+# schedule makes during the run and waits for its end); with more they are
+# refused (below): a send op completes when its receiver matches the message
+for g in ring8 alltoall8; do
+    plain "goal$g" --goal "tests/goal/$g.goal"
+    same "goal$g" 1 --goal "tests/goal/$g.goal"
+done
+
 # open-loop Poisson arrivals (issue 22): every process draws every host's
 # arrivals and makes every message's flow slot in the same order (so slots
 # and message numbers agree), only the source's process starts it; the
@@ -557,6 +565,8 @@ same imsgsr 2 -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
+refuse "--goal" "--goal: parallel runs refuse GOAL schedules: a send op completes when its receiver matches the message" \
+    --goal tests/goal/ring8.goal
 refuse "--stream" "--stream: parallel runs keep every message's flow slot .*give --stream off (open-loop workloads stream by default)" \
     --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=128" -end 50
 

@@ -347,8 +347,20 @@ static void check_supported(const struct sim *s)
     const struct config *c = &s->cfg;
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
-    if (s->goal) /* its messages start, like triggers' connections, on whichever process completes an op */
-        refuse("--goal: parallel runs refuse GOAL schedules (run them with one process)");
+    /* A GOAL schedule's ops do not depend on their own host's events only:
+     * a send op completes when its receiver matches the message (goal.c
+     * matched(), in the receiver's event), releasing the sending rank's
+     * next ops and CPU with no message back to it; the ops those release
+     * are scheduled from the receiver's event; and the schedule's end and
+     * its deadlock check count every rank's ops at once (ops_done,
+     * calcs_running, msgs_in_flight). Exact across processes would need a
+     * completion notice with a latency (as --trigger-delay path gives
+     * triggers), which changes the schedule's timing, and the counts
+     * gathered at window ends. */
+    if (s->goal)
+        refuse("--goal: parallel runs refuse GOAL schedules: a send op completes when its receiver matches the "
+               "message, which changes the sending rank's state at once across processes (run them with one "
+               "process)");
     /* a transport says whether it is exact across processes
      * (transport_ops.parallel_exact: its per-host state is touched only by
      * that host's events, checked in tests/mpi_test.sh); pdes names none */
