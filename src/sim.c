@@ -83,6 +83,7 @@ static uint32_t ceil_div_u64(uint64_t a, uint64_t b)
 }
 
 static void index_triggers(struct sim *s);
+static void index_trigger_hosts(struct sim *s);
 
 /* The tie order's per-origin counters and the window length (docs/parallel.md
  * "Parallel runs (MPI)"). Nothing is scheduled before this but at origin 0. */
@@ -354,6 +355,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     index_triggers(s);
+    if (c->trigger_delay)
+        index_trigger_hosts(s);
     uint32_t late = 0, first_late = 0;
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (s->cm.conns[i].start_ps != SIMTIME_NEVER) {
@@ -429,6 +432,187 @@ static void index_triggers(struct sim *s)
     free(ti_of);
 }
 
+/* --trigger-delay path: the latency a real NIC's trigger would add.
+ *
+ * htsim starts a trigger's connections the instant it fires (trigger.cpp:
+ * activate() calls each target's activate()), wherever they are: no
+ * message crosses the network, so the trigger has no lookahead and a
+ * parallel run cannot split its hosts. A NIC that finishes a send or a
+ * receive learns nothing instantly about another host; what it can do at
+ * best is send a control packet. So under this option an activation at
+ * host A reaches each host B that has a connection waiting on the trigger
+ * after the minimum one-way latency from A to B: over the shortest path of
+ * the fabric as built, per hop the serialisation of a control packet
+ * (-hdr, the size of an ACK or a NACK here: 64 bytes by default) at the
+ * sending port's rate plus the link's latency (propagation and the
+ * receiving switch's latency, as a packet's arrival is scheduled), with
+ * no queueing; 0 when A is B. Failures and slowed links (--fail) do not
+ * change it: it is the floor a control message could reach, not a
+ * simulated packet. B counts what it has heard: a oneshot trigger starts
+ * B's waiting connections at the first, a barrier of count K at the K-th,
+ * and a multishot trigger's k-th activation heard by B starts the k-th
+ * waiting connection in file order if it is B's (the zero-delay
+ * multishot starts the k-th too, at every host at once). */
+static void index_trigger_hosts(struct sim *s)
+{
+    uint32_t nt = s->cm.n_triggers, nw = s->trigger_first[nt];
+    s->trig_host_first = xcalloc((size_t)nt + 1, sizeof(uint32_t));
+    s->trig_host = xmalloc((nw ? nw : 1) * sizeof(uint32_t));
+    s->trig_pair_ti = xmalloc((nw ? nw : 1) * sizeof(uint32_t));
+    uint32_t n = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        s->trig_host_first[t] = n;
+        for (uint32_t w = s->trigger_first[t]; w < s->trigger_first[t + 1]; w++) {
+            uint32_t b = s->flows[s->trigger_waiters[w]].src;
+            bool seen = false;
+            for (uint32_t k = s->trig_host_first[t]; k < n && !seen; k++)
+                seen = s->trig_host[k] == b;
+            if (!seen) {
+                s->trig_pair_ti[n] = t;
+                s->trig_host[n++] = b;
+            }
+        }
+    }
+    s->trig_host_first[nt] = n;
+    s->trig_heard = xcalloc(n ? n : 1, sizeof(uint32_t));
+    /* the ports by owner, for the shortest paths */
+    uint32_t nodes = s->n_hosts + s->n_switches;
+    s->trig_adj_first = xcalloc((size_t)nodes + 1, sizeof(uint32_t));
+    s->trig_adj = xmalloc((s->n_ports ? s->n_ports : 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        s->trig_adj_first[s->ports[i].owner_node + 1]++;
+    for (uint32_t v = 0; v < nodes; v++)
+        s->trig_adj_first[v + 1] += s->trig_adj_first[v];
+    uint32_t *fill = xmalloc(((size_t)nodes + 1) * sizeof(uint32_t));
+    memcpy(fill, s->trig_adj_first, ((size_t)nodes + 1) * sizeof(uint32_t));
+    for (uint32_t i = 0; i < s->n_ports; i++)
+        s->trig_adj[fill[s->ports[i].owner_node]++] = i;
+    free(fill);
+    s->trig_lat_ps = xmalloc(((size_t)nodes ? nodes : 1) * sizeof(simtime_ps));
+    s->trig_lat_from = UINT32_MAX;
+}
+
+struct lat_item {
+    simtime_ps d;
+    uint32_t node;
+};
+
+/* Dijkstra from host a over the ports (hosts forward nothing: only a's
+ * own ports leave a host), into trig_lat_ps; a binary heap with stale
+ * entries skipped. */
+static void trigger_latencies_from(struct sim *s, uint32_t a)
+{
+    uint32_t nodes = s->n_hosts + s->n_switches;
+    simtime_ps *d = s->trig_lat_ps;
+    for (uint32_t v = 0; v < nodes; v++)
+        d[v] = SIMTIME_NEVER;
+    size_t cap = (size_t)s->n_ports + 1, n = 0;
+    struct lat_item *h = xmalloc(cap * sizeof *h);
+    d[a] = 0;
+    h[n++] = (struct lat_item){0, a};
+    while (n) {
+        struct lat_item top = h[0];
+        h[0] = h[--n];
+        for (size_t i = 0;;) { /* sift down */
+            size_t l = 2 * i + 1, r = l + 1, m = i;
+            if (l < n && h[l].d < h[m].d)
+                m = l;
+            if (r < n && h[r].d < h[m].d)
+                m = r;
+            if (m == i)
+                break;
+            struct lat_item x = h[i];
+            h[i] = h[m];
+            h[m] = x;
+            i = m;
+        }
+        if (top.d != d[top.node] || (top.node < s->n_hosts && top.node != a))
+            continue;
+        for (uint32_t k = s->trig_adj_first[top.node]; k < s->trig_adj_first[top.node + 1]; k++) {
+            const struct port *p = &s->ports[s->trig_adj[k]];
+            simtime_ps nd = top.d + serialize_ps(s->cfg.hdr_bytes, p->nominal_mbps) + p->base_latency_ps;
+            if (nd >= d[p->peer_node])
+                continue;
+            d[p->peer_node] = nd;
+            if (n == cap) {
+                cap *= 2;
+                h = xrealloc(h, cap * sizeof *h);
+            }
+            size_t i = n++;
+            h[i] = (struct lat_item){nd, p->peer_node};
+            while (i && h[(i - 1) / 2].d > h[i].d) { /* sift up */
+                struct lat_item x = h[i];
+                h[i] = h[(i - 1) / 2];
+                h[(i - 1) / 2] = x;
+                i = (i - 1) / 2;
+            }
+        }
+    }
+    free(h);
+    s->trig_lat_from = a;
+}
+
+simtime_ps sim_trigger_latency_ps(struct sim *s, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 0;
+    if (s->trig_lat_from != a)
+        trigger_latencies_from(s, a);
+    if (s->trig_lat_ps[b] == SIMTIME_NEVER)
+        die_input("--trigger-delay path: host %u cannot reach host %u in the fabric", a, b);
+    return s->trig_lat_ps[b];
+}
+
+/* An activation of trigger ti by the host whose event runs: a note to each
+ * host with a connection waiting on it, after the latency (a note for
+ * another process's host leaves like a packet; its latency crosses a link
+ * between processes, so it is at least the window: pdes.c checks). */
+static void trigger_notify(struct sim *s, uint32_t ti)
+{
+    uint32_t origin = (uint32_t)(s->eq.seq_next - s->origin_seq);
+    if (origin == 0 || origin > s->n_hosts)
+        die_internal("trigger %u activated by an event of node %u, not a host's", s->cm.triggers[ti].id, origin);
+    uint32_t a = origin - 1;
+    for (uint32_t k = s->trig_host_first[ti]; k < s->trig_host_first[ti + 1]; k++) {
+        uint32_t b = s->trig_host[k];
+        simtime_ps at = s->now + sim_trigger_latency_ps(s, a, b);
+        if (s->node_remote && s->node_remote[b])
+            s->export_event(s, at, (*s->eq.seq_next)++, EV_TRIGGER, b, k);
+        else
+            eq_push_aux(&s->eq, at, EV_TRIGGER, b, k);
+    }
+}
+
+/* EV_TRIGGER: host b hears an activation of pair k's trigger. */
+static void trigger_heard(struct sim *s, uint32_t b, uint32_t k)
+{
+    uint32_t ti = s->trig_pair_ti[k];
+    const struct cm_trigger *tr = &s->cm.triggers[ti];
+    uint32_t n = ++s->trig_heard[k];
+    uint32_t first = s->trigger_first[ti], end = s->trigger_first[ti + 1];
+    if (tr->type == TRIGGER_MULTISHOT) {
+        uint32_t w = first + n - 1;
+        if (n <= end - first) {
+            uint32_t i = s->trigger_waiters[w];
+            if (s->flows[i].src == b && !s->flows[i].start_scheduled) {
+                s->flows[i].start_scheduled = true;
+                sim_at(s, s->now, EV_FLOW_START, i);
+            }
+        }
+        return;
+    }
+    bool fire = (tr->type == TRIGGER_ONESHOT && n == 1) || (tr->type == TRIGGER_BARRIER && n == tr->count);
+    if (!fire)
+        return;
+    for (uint32_t w = first; w < end; w++) {
+        uint32_t i = s->trigger_waiters[w];
+        if (s->flows[i].src != b || s->flows[i].start_scheduled)
+            continue;
+        s->flows[i].start_scheduled = true;
+        sim_at(s, s->now, EV_FLOW_START, i);
+    }
+}
+
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
 {
     if (trigger_id >= GOAL_TRIGGER_BASE && s->goal) {
@@ -438,6 +622,10 @@ void sim_trigger_activate(struct sim *s, uint32_t trigger_id)
     uint32_t ti = trigger_index_of(s, trigger_id);
     if (ti == UINT32_MAX)
         return;
+    if (s->cfg.trigger_delay) {
+        trigger_notify(s, ti);
+        return;
+    }
     const struct cm_trigger *tr = &s->cm.triggers[ti];
     uint32_t n = ++s->trigger_counts[ti];
     bool fire_all = (tr->type == TRIGGER_ONESHOT && n == 1) || (tr->type == TRIGGER_BARRIER && n == tr->count);
@@ -541,6 +729,7 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
     case EV_FLOW_START:
         return 1 + s->flows[ev->id].src;
     case EV_HOST_TIMER:
+    case EV_TRIGGER: /* --trigger-delay path: the host that hears the activation */
         return 1 + ev->id; /* the host's own state: hosts are nodes 0 .. n_hosts-1 */
     case EV_PFC:
         /* a PAUSE or RESUME changes the port it reaches: its node's (the
@@ -567,6 +756,8 @@ __attribute__((noinline)) static void dispatch_rare(struct sim *s, const struct 
 {
     if (ev->kind == EV_GOAL)
         goal_event(s, ev->id);
+    else if (ev->kind == EV_TRIGGER)
+        trigger_heard(s, ev->id, ev->aux);
     else
         die_internal("unknown event kind %u", ev->kind);
 }
@@ -810,6 +1001,13 @@ void sim_free(struct sim *s)
     free(s->trigger_first);
     free(s->trigger_waiters);
     free(s->trigger_next);
+    free(s->trig_host_first);
+    free(s->trig_host);
+    free(s->trig_pair_ti);
+    free(s->trig_heard);
+    free(s->trig_lat_ps);
+    free(s->trig_adj_first);
+    free(s->trig_adj);
     free(s->origin_seq);
     free(s->ar_rng);
     fabric_flowlets_free(s);

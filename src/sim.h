@@ -31,6 +31,7 @@ enum event_kind {
     EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
     EV_HOST_TIMER = 13,  /* id = host, aux = a transport's host timer (transport_host_timer_at) */
     EV_GOAL = 14,        /* id = a GOAL calc that ends, or the schedule's start (src/workload/goal.h) */
+    EV_TRIGGER = 15,     /* id = host, aux = (trigger, host) pair: --trigger-delay path's activation reaches the host */
 };
 
 enum routing_mode {
@@ -112,6 +113,9 @@ struct config {
                                     all at the end (0); -1 = on for open-loop workloads */
     int8_t msg_cc;               /* --msg-cc: a connection's next message inherits its CC and balancer state
                                     (1) or starts fresh (0); -1 = the transport's default */
+    uint8_t trigger_delay;       /* --trigger-delay: 0 none (htsim: a trigger starts its connections the instant
+                                    it fires), 1 path (each target's source hears it after the minimum one-way
+                                    latency of a control packet from the activating host: sim.c) */
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */
@@ -256,6 +260,8 @@ struct sim {
     uint32_t cap_flows;          /* flows and cm.conns have room for this many (they grow during open-loop runs) */
     uint32_t n_flows_matrix;     /* flows made at setup; later ones came during the run */
     uint32_t n_msgs;             /* messages created so far (n_flows unless --stream recycles slots) */
+    uint32_t n_msgs_added_here;  /* of those made during the run, the ones whose source is this process's
+                                    (all of them in a plain run): a parallel run's stop test counts them */
     bool cm_has_msgs;            /* some connection carries several messages or a msg key: flows.csv's msg column */
     struct flow_stream *fstream; /* --stream (metrics/flowstream.h), NULL when off */
     struct conn_pools *pools;    /* persistent connections of open-loop messages (transport.c), NULL when unused */
@@ -276,6 +282,15 @@ struct sim {
     uint32_t *trigger_first;
     uint32_t *trigger_waiters;
     uint32_t *trigger_next;
+    /* --trigger-delay path (sim.c): each trigger's distinct source hosts of
+     * waiting connections, trig_host[trig_host_first[t] .. trig_host_first[t+1]),
+     * with the pair's trigger and the activations the host has heard; and
+     * the one-way latencies from the last activating host (trig_lat_from,
+     * UINT32_MAX: none yet) over the fabric's ports by owner */
+    uint32_t *trig_host_first, *trig_host, *trig_pair_ti, *trig_heard;
+    uint32_t trig_lat_from;
+    simtime_ps *trig_lat_ps;
+    uint32_t *trig_adj_first, *trig_adj;
 
     const struct cc_ops *cc;
     uint32_t loss_mode;          /* enum cc_loss_mode: the algorithm's, or --loss-detect's */
@@ -350,10 +365,15 @@ void sim_dispatch(struct sim *s, const struct event *ev, uint32_t origin);
 __attribute__((format(printf, 2, 3))) void sim_htsim_printf(struct sim *s, const char *fmt, ...);
 /* Events of the whole fabric that every process of a parallel run handles
  * (origin 0, scheduled at setup or by each other): link changes
- * (--fail, -failed, --random-failures) and routing's learning of them. */
+ * (--fail, -failed, --random-failures) and routing's learning of them,
+ * time-series samples, and open-loop arrivals (every process draws every
+ * host's arrivals and makes every message's flow slot, so slots and
+ * message numbers agree everywhere; only the source's process starts the
+ * message: poisson.c start_here). */
 static inline bool sim_event_everywhere(const struct event *ev)
 {
-    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN || ev->kind == EV_TS_SAMPLE;
+    return ev->kind == EV_LINK_CHANGE || ev->kind == EV_ROUTE_LEARN || ev->kind == EV_TS_SAMPLE ||
+           ev->kind == EV_ARRIVAL;
 }
 /* One conservative window of a parallel run (src/mpi/pdes.c): handles, in
  * order, the events up to limit_ps whose origin is this process's
@@ -378,6 +398,9 @@ void sim_free(struct sim *s);
 
 /* A connection's done-trigger fired: starts whatever waits on it. */
 void sim_trigger_activate(struct sim *s, uint32_t trigger_id);
+/* --trigger-delay path: the minimum one-way latency of a control packet from
+ * host a to host b (sim.c's comment says what it counts); 0 when a is b. */
+simtime_ps sim_trigger_latency_ps(struct sim *s, uint32_t a, uint32_t b);
 
 /* Host h's NIC port on plane `plane` (net.h struct host). */
 static inline uint32_t host_nic_port(const struct sim *s, uint32_t h, uint32_t plane)

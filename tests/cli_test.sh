@@ -1137,6 +1137,39 @@ else
 fi
 bad "--msg-cc sometimes" "--msg-cc: 'sometimes' is neither inherit nor fresh" -tm "$M/one.cm" --msg-cc sometimes
 bad "--msg-cc without a value" "--msg-cc" -tm "$M/one.cm" --msg-cc
+# --trigger-delay path: an activation reaches a waiting connection's source
+# after a control packet's minimum one-way latency; per hop a 64-byte
+# header's serialisation at 100 Gb/s (5.12 ns) plus the link's 1 us: hosts
+# 0 and 1 share a ToR of the 16-host fat tree (2 hops, 2.01024 us), host 8
+# is in another pod (6 hops, 6.03072 us); without it (htsim's) the waiting
+# connection starts as the trigger fires
+printf '%s\n' "Nodes 16" "Connections 3" "Triggers 1" "0->1 id 1 start 0 size 10000 send_done_trigger 1" \
+    "1->0 id 2 trigger 1 size 10000" "8->9 id 3 trigger 1 size 10000" "trigger id 1 oneshot" >"$T/tdelay.cm"
+for m in none path; do
+    rm -rf "$T/tdelay_$m"
+    run -tm "$T/tdelay.cm" --trigger-delay "$m" --quiet --out "$T/tdelay_$m"
+done
+# start of each waiting connection less the first connection's finish, in us
+tdelays() { awk -F, 'NR == 2 { f = $6 } NR > 2 { printf "%s%.6f", (NR > 3 ? " " : ""), $5 - f }' "$1/flows.csv"; }
+if [ "$(tdelays "$T/tdelay_none")" = "0.000000 0.000000" ] && [ "$(tdelays "$T/tdelay_path")" = "2.010240 6.030720" ]; then
+    ok "--trigger-delay: none starts at once, path after 2.01024 us (same ToR) and 6.03072 us (another pod)"
+else
+    fail "--trigger-delay: delays none '$(tdelays "$T/tdelay_none")', path '$(tdelays "$T/tdelay_path")', want 0 0 and 2.010240 6.030720"
+fi
+# a barrier of two activations hears the farther one last: host 1's
+# connection waits for host 8's finish plus 6 hops, not host 0's plus 2
+printf '%s\n' "Nodes 16" "Connections 3" "Triggers 1" "0->2 id 1 start 0 size 10000 send_done_trigger 1" \
+    "8->10 id 2 start 0 size 10000 send_done_trigger 1" "1->0 id 3 trigger 1 size 10000" "trigger id 1 barrier count 2" >"$T/tbar.cm"
+rm -rf "$T/tbar"
+run -tm "$T/tbar.cm" --trigger-delay path --quiet --out "$T/tbar"
+tb=$(awk -F, 'NR == 2 { a = $6 } NR == 3 { b = $6 } NR == 4 { printf "%.6f %.6f", $5 - a, $5 - b }' "$T/tbar/flows.csv")
+if [ "$rc" -eq 0 ] && [ "${tb#* }" = 6.030720 ] && [ "$(echo "${tb% *}" | awk '{ print ($1 >= 2.010240) }')" = 1 ]; then
+    ok "--trigger-delay path: a barrier fires when its host has heard both activations"
+else
+    fail "--trigger-delay path barrier: start less each finish '$tb', want the second 6.030720"
+fi
+bad "--trigger-delay bogus" "--trigger-delay: 'bogus' is neither none nor path" -tm "$M/one.cm" --trigger-delay bogus
+bad "--trigger-delay without a value" "--trigger-delay" -tm "$M/one.cm" --trigger-delay
 # UET's messages inherit by default: --msg-cc inherit is the default run,
 # fresh is another (issue 26: --msg-cc inherit stored as 2 read as fresh)
 printf 'Nodes 16\nConnections 3\n0->1 id 1 start 0 size 400000\n0->1 id 1 start 0 size 400000\n2->1 id 2 start 0 size 2000000\n' >"$T/mcc.cm"

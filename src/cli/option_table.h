@@ -104,6 +104,7 @@ enum opt_id {
     OPT_CLASSES,
     OPT_CLASS_OPT,
     OPT_MSG_CC,
+    OPT_TRIGGER_DELAY,
     OPT_QUANTILES,
     OPT_STREAM,
     OPT_PFC,

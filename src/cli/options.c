@@ -644,6 +644,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (id == OPT_TRIGGER_DELAY) {
+            TAKE();
+            if (!strcmp(v, "none"))
+                cfg->trigger_delay = 0;
+            else if (!strcmp(v, "path"))
+                cfg->trigger_delay = 1;
+            else
+                bad(&x, "%s: '%s' is neither none nor path", arg, shown(v, b));
         } else if (id == OPT_QUANTILES) {
             TAKE();
             if (!strcmp(v, "exact"))

@@ -38,6 +38,7 @@
 #include "../transport/hpcc.h"
 #include "../transport/roce.h"
 #include "../transport/transport.h"
+#include "../workload/poisson.h"
 
 #include <mpi.h>
 #include <stdarg.h>
@@ -189,13 +190,19 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
-/* A PFC frame for another process's port: its event, one link latency
- * ahead (at least the window: pdes_attach checks every link between
- * processes), with the key its sender gave it. */
+/* A PFC frame for another process's port (EV_PFC), or a trigger's
+ * activation for another process's host (EV_TRIGGER, --trigger-delay
+ * path): its event, one link latency ahead, or the one-way latency of a
+ * path that crosses a link between processes (so both at least the
+ * window: pdes_attach checks every link between processes), with the key
+ * its sender gave it. */
 static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
 {
-    invariant(kind == EV_PFC, "event kind %u exported", kind);
-    struct outbox *o = &P.out[P.part[s->ports[id].owner_node]];
+    invariant(kind == EV_PFC || kind == EV_TRIGGER, "event kind %u exported", kind);
+    if (at_ps < s->now + s->lookahead_ps) /* checked always: it would break the windows silently */
+        die_internal("event kind %u for another process at %llu ps, within the window of %llu ps from %llu ps", kind,
+                     (unsigned long long)at_ps, (unsigned long long)s->lookahead_ps, (unsigned long long)s->now);
+    struct outbox *o = &P.out[P.part[kind == EV_PFC ? s->ports[id].owner_node : id]];
     outbox_grow(o);
     if (P.int_tab)
         memset(&o->vi[o->len], 0, sizeof o->vi[0]);
@@ -338,15 +345,22 @@ __attribute__((format(printf, 1, 2))) _Noreturn static void refuse(const char *f
 static void check_supported(const struct sim *s)
 {
     const struct config *c = &s->cfg;
-    /* open-loop flows are made during the run, after the windows' stop
-     * test and the flows' gathering counted them: refused whatever the
-     * number of processes (one process ran none of them) */
-    if (s->poisson)
-        refuse("--workload poisson: spraysim-mpi needs a closed workload");
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
-    if (s->goal) /* its messages start, like triggers' connections, on whichever process completes an op */
-        refuse("--goal: parallel runs refuse GOAL schedules (run them with one process)");
+    /* A GOAL schedule's ops do not depend on their own host's events only:
+     * a send op completes when its receiver matches the message (goal.c
+     * matched(), in the receiver's event), releasing the sending rank's
+     * next ops and CPU with no message back to it; the ops those release
+     * are scheduled from the receiver's event; and the schedule's end and
+     * its deadlock check count every rank's ops at once (ops_done,
+     * calcs_running, msgs_in_flight). Exact across processes would need a
+     * completion notice with a latency (as --trigger-delay path gives
+     * triggers), which changes the schedule's timing, and the counts
+     * gathered at window ends. */
+    if (s->goal)
+        refuse("--goal: parallel runs refuse GOAL schedules: a send op completes when its receiver matches the "
+               "message, which changes the sending rank's state at once across processes (run them with one "
+               "process)");
     /* a transport says whether it is exact across processes
      * (transport_ops.parallel_exact: its per-host state is touched only by
      * that host's events, checked in tests/mpi_test.sh); pdes names none */
@@ -375,8 +389,15 @@ static void check_supported(const struct sim *s)
     if (s->pfc && s->pfc->deadlock_ps && s->pfc->deadlock_ps <= c->end_ps)
         refuse("--pfc-deadlock-us: PFC's deadlock check reads every switch at once; parallel runs need it beyond "
                "-end (above %g us here)", (double)c->end_ps / PS_PER_US);
-    if (s->poisson || c->stream == 1)
-        refuse("--workload poisson/--stream: parallel runs need a closed workload without --stream");
+    /* --stream recycles a finished message's flow slot once none of its
+     * packets is left in the network (flowstream.c); across processes that
+     * count is split between the processes its packets visit, and every
+     * process must recycle the same slot at the same point (packets name
+     * their flow by slot), so no process can decide it alone */
+    if (s->fstream)
+        refuse("--stream: parallel runs keep every message's flow slot (recycling one needs every process to know "
+               "its packets are gone); give --stream off%s, or run with one process",
+               c->stream < 0 ? " (open-loop workloads stream by default)" : "");
 }
 
 /* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
@@ -396,18 +417,20 @@ static uint32_t trigger_index(const struct sim *s, uint32_t id)
 /* Triggers (.cm send_done_trigger, recv_done_trigger, trigger; generated
  * collectives). The reference starts a trigger's flows the instant it fires
  * (htsim trigger.cpp: activate() calls each target's activate(); no
- * message crosses the network), and so does the plain run (sim.c
+ * message crosses the network), and so does the plain run by default (sim.c
  * sim_trigger_activate), so a trigger has no lookahead: its count and its
  * flows' starts are exact in a parallel run only when every host that
  * fires it (a send_done flow's source, a recv_done flow's destination) and
  * every flow it starts are on one process. Others are refused, naming the
- * trigger; adding a control message's latency to both runs would depart
- * from the reference's schedule, which no real NIC dictates here. */
+ * trigger and --trigger-delay path, under which (in plain runs too) an
+ * activation reaches each waiting connection's source after a control
+ * packet's minimum one-way latency: an event for that host, exchanged
+ * between processes like a packet (export_event). */
 static void check_triggers(const struct sim *s)
 {
     uint32_t nt = s->cm.n_triggers;
-    if (!nt || P.np == 1)
-        return;
+    if (!nt || P.np == 1 || s->cfg.trigger_delay)
+        return; /* --trigger-delay path: activations travel between processes like packets */
     uint32_t *proc = xmalloc(nt * sizeof *proc);
     for (uint32_t t = 0; t < nt; t++)
         proc[t] = UINT32_MAX;
@@ -425,7 +448,8 @@ static void check_triggers(const struct sim *s)
                 proc[t] = p;
             else if (proc[t] != p)
                 refuse("%s:%u: trigger %u is fired or waited for on hosts of processes %u and %u, and starts its "
-                       "flows at once (as htsim does); parallel runs refuse a trigger across processes",
+                       "flows at once (as htsim does); parallel runs take a trigger across processes with "
+                       "--trigger-delay path only",
                        s->cfg.tm_path ? s->cfg.tm_path : "--workload", s->cm.triggers[t].line, s->cm.triggers[t].id,
                        proc[t], p);
         }
@@ -478,11 +502,12 @@ void pdes_attach(struct sim *s)
     s->pdes = &P;
 }
 
-/* Events of no node (origin 0: open-loop arrivals, which only runs of one
- * process have; check_supported) are rank 0's, but link changes and
+/* Events of no node (origin 0) are rank 0's, but link changes and
  * routing's learning of them, which every process applies to its copy of
- * the fabric, and time-series samples, where every process samples what
- * it owns (sim_event_everywhere). */
+ * the fabric, time-series samples, where every process samples what
+ * it owns, and open-loop arrivals, which every process draws so that it
+ * makes every message's flow slot in the same order (sim_event_everywhere;
+ * only the source's process starts the message). */
 static inline bool origin_is_local(uint32_t o)
 {
     return o == 0 ? P.rank == 0 : !P.remote[o - 1];
@@ -552,7 +577,10 @@ static simtime_ps exchange(struct sim *s, bool *all_done)
         for (uint32_t i = 0; i < P.out[r].len; i++)
             if (P.out[r].v[i].at_ps < next)
                 next = P.out[r].v[i].at_ps;
-    uint64_t done = s->flows_finished == P.n_own_flows;
+    /* its flows, those made during the run included, have finished, and
+     * no more will come (open-loop arrivals, which every process draws,
+     * are over): the plain run's stop (transport_flow_finished) */
+    uint64_t done = s->flows_finished == P.n_own_flows + s->n_msgs_added_here && !s->arrivals_open;
     for (int r = 0; r < P.np; r++) {
         P.scount[r] = (int)(P.out[r].len * sizeof(struct xpkt));
         P.sdispl[r] = (int)(total * sizeof(struct xpkt));
@@ -850,6 +878,53 @@ static void ts_gather(struct sim *s)
         ts_split_set_samples(s, others);
 }
 
+/* An open-loop run's window statistics (poisson.h struct poisson_run): the
+ * payload each host had received at the window's start and end from the
+ * process of the host, which holds its receiving ends; each switch's
+ * buffer integrals and window peak (--switch-stats) from the switch's
+ * process. Every process noted them for every host and switch at the same
+ * events (the snapshots run everywhere); the others' entries are zeroed and
+ * summed into rank 0. A run that ended before its window did (every
+ * message done) needs no more: poisson_collect then counts each host's
+ * payload from the flows' records, all delivered, which rank 0 has. */
+static void poisson_gather(struct sim *s)
+{
+    struct poisson_run *pr = s->poisson;
+    if (!pr)
+        return;
+    uint32_t nh = s->n_hosts, nsw = s->n_switches;
+    double *v = xcalloc(2 * (size_t)nh + 2 * (size_t)nsw + 1, sizeof(double));
+    uint64_t *peak = xcalloc((size_t)nsw + 1, sizeof(uint64_t));
+    for (uint32_t h = 0; h < nh; h++) {
+        if (P.remote[h])
+            continue;
+        v[h] = pr->rcv_at_start[h];
+        v[nh + h] = pr->rcv_at_end[h];
+    }
+    double *sw = v + 2 * (size_t)nh;
+    for (uint32_t i = 0; pr->sw_int_start && i < nsw; i++) {
+        if (P.remote[nh + i])
+            continue;
+        sw[i] = pr->sw_int_start[i];
+        sw[nsw + i] = pr->sw_int_end[i];
+        peak[i] = pr->sw_peak_win[i];
+    }
+    int nv = (int)(2 * (size_t)nh + 2 * (size_t)nsw);
+    MPI_Reduce(P.rank == 0 ? MPI_IN_PLACE : v, v, nv, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(P.rank == 0 ? MPI_IN_PLACE : peak, peak, (int)nsw, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    if (P.rank == 0) {
+        memcpy(pr->rcv_at_start, v, nh * sizeof(double));
+        memcpy(pr->rcv_at_end, v + nh, nh * sizeof(double));
+        for (uint32_t i = 0; pr->sw_int_start && i < nsw; i++) {
+            pr->sw_int_start[i] = sw[i];
+            pr->sw_int_end[i] = sw[nsw + i];
+            pr->sw_peak_win[i] = peak[i];
+        }
+    }
+    free(v);
+    free(peak);
+}
+
 void pdes_collect(struct sim *s, double wall, struct run_stats *r)
 {
     /* packets still in the network: counted where they are */
@@ -896,7 +971,10 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
                0, MPI_COMM_WORLD);
     /* senders' records */
     unsigned ncc = s->cc->n_counters < 16 ? s->cc->n_counters : 16;
-    struct flow_rec *fr = xcalloc(P.n_own_flows ? P.n_own_flows : 1, sizeof *fr);
+    uint32_t n_own = 0; /* those made during the run included */
+    for (uint32_t i = 0; i < s->n_flows; i++)
+        n_own += !P.remote[s->flows[i].src];
+    struct flow_rec *fr = xcalloc(n_own ? n_own : 1, sizeof *fr);
     int nf = 0;
     for (uint32_t i = 0; i < s->n_flows; i++) {
         const struct flow *f = &s->flows[i];
@@ -961,6 +1039,7 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     int ns_all;
     struct switch_rec *sall = gather_recs(sr, ns, sizeof *sr, &ns_all);
     free(sr);
+    poisson_gather(s);
     if (P.rank == 0) {
         s->tot = tot;
         if (s->pfc)

@@ -615,6 +615,7 @@ uint32_t transport_add_flow(struct sim *s, uint32_t src, uint32_t dst, uint64_t 
         gen = s->flows[fi].gen;
     }
     uint32_t ordinal = s->n_msgs++;
+    s->n_msgs_added_here += !s->node_remote || !s->node_remote[src];
     s->cm.conns[fi] = (struct cm_conn){
         .src = src,
         .dst = dst,
@@ -656,7 +657,10 @@ struct conn_pools {
 
 uint32_t transport_add_flow_pooled(struct sim *s, uint32_t src, uint32_t dst, uint64_t size_bytes, uint32_t pool_k)
 {
-    if (!pool_k)
+    /* another process's source (a parallel run makes every message's slot
+     * everywhere): its connections live where it sends, and only the
+     * sender reads a message's place on its connection (msg_prev) */
+    if (!pool_k || (s->node_remote && s->node_remote[src]))
         return transport_add_flow(s, src, dst, size_bytes);
     struct conn_pools *cp = s->pools;
     if (!cp) {

@@ -544,6 +544,23 @@ static bool is_incast(const struct poisson_run *pr, uint32_t ordinal)
     return k < pr->cap_is_incast && pr->is_incast[k];
 }
 
+/* Message fi, made now by an arrival (an event of no node, origin 0),
+ * starts at its source's NIC: what its start schedules is numbered as that
+ * host's events are (origin 1 + source), so its keys are the same whichever
+ * process runs the host. In a parallel run every process makes the slot
+ * (the arrival runs everywhere: sim_event_everywhere) and only the
+ * source's process starts it. */
+static void start_here(struct sim *s, uint32_t fi)
+{
+    uint32_t src = s->flows[fi].src;
+    s->flows[fi].start_scheduled = true;
+    if (s->node_remote && s->node_remote[src])
+        return;
+    sim_set_origin(s, 1 + src);
+    transport_flow_start(s, fi);
+    sim_set_origin(s, 0);
+}
+
 /* One incast: a random receiver, incast_senders distinct random others
  * (a partial shuffle), each starting one message now. */
 static void incast_event(struct sim *s)
@@ -564,8 +581,7 @@ static void incast_event(struct sim *s)
         uint32_t fi = transport_add_flow_pooled(s, pr->incast_pick[i], dst, pr->spec.incast_bytes,
                                                 pr->spec.pool_conns);
         mark_incast(pr, s->flows[fi].ordinal);
-        s->flows[fi].start_scheduled = true;
-        transport_flow_start(s, fi);
+        start_here(s, fi);
     }
     schedule_incast(s, s->now);
 }
@@ -706,8 +722,7 @@ void poisson_arrival(struct sim *s, uint32_t host)
     const struct poisson_msg m = pending_of(pr)[host].msg;
     /* the flow table may move here: no struct flow * is held across it */
     uint32_t fi = transport_add_flow_pooled(s, host, m.dst, m.size_bytes, pr->spec.pool_conns);
-    s->flows[fi].start_scheduled = true;
-    transport_flow_start(s, fi);
+    start_here(s, fi);
     schedule_next(s, host, s->now);
 }
 
