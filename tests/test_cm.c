@@ -726,6 +726,32 @@ static void test_err_small_buffer(void **state)
     assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", NULL, 0));
 }
 
+/* Edges of the reader found by mutation testing (issue 26): a 'Nodes'
+ * header that is the file's last five bytes is found as late, not
+ * missing; the extended failure form with one word ("failure link") is
+ * kept for the failure model, not read as a key; triggers declared with
+ * no connection at all parse (nothing waits on them). */
+static void test_reader_edges(void **state)
+{
+    (void)state;
+    expect_err("Connections 1\n0->1 start 0 size 5\nNodes", "x.cm:3:",
+               "header 'Nodes' after the first body line (line 2)");
+    expect_err("Connections 1\n0->1 start 0 size 5\nNodes 4\n", "x.cm:3:",
+               "header 'Nodes' after the first body line (line 2)");
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 4\nFailures 3\nfailure link\nfailure switch 3\nfailure link 2 up  3\n");
+    assert_int_equal(cm.n_failures, 3);
+    assert_string_equal(cm.failures[0].spec, "link");
+    assert_string_equal(cm.failures[1].spec, "switch 3");
+    assert_string_equal(cm.failures[2].spec, "link 2 up 3");
+    assert_int_equal(cm.failures[2].line, 5);
+    cm_free(&cm);
+    parse_ok(&cm, "Nodes 4\nTriggers 2\ntrigger id 1 oneshot\ntrigger id 2 barrier count 3\n");
+    assert_int_equal(cm.n_conns, 0);
+    assert_int_equal(cm.n_triggers, 2);
+    cm_free(&cm);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -766,6 +792,7 @@ int main(void)
         cmocka_unit_test(test_err_failure_lines),
         cmocka_unit_test(test_name_fields_at_their_limit),
         cmocka_unit_test(test_err_small_buffer),
+        cmocka_unit_test(test_reader_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,18 @@ static void test_incast_placement(void **st)
     }
     assert_true(ndst > 60);     /* 200 draws of 128: about 101 distinct */
     assert_int_equal(nsend, 128); /* 6,400 sender draws reach every host */
+    /* one random sender of seven: any of them, over 100 seeds (issue 26:
+     * a shuffle that never moved its first place always chose host 1) */
+    unsigned chosen[8] = {0};
+    for (uint64_t seed = 0; seed < 100; seed++) {
+        gen_ok(&cm, "incast:n=8,degree=1,size=10,dst=0", seed);
+        assert_int_equal(cm.n_conns, 1);
+        chosen[cm.conns[0].src]++;
+        cm_free(&cm);
+    }
+    assert_int_equal(chosen[0], 0);
+    for (int h = 1; h < 8; h++)
+        assert_true(chosen[h] > 0);
     /* a fixed destination with random senders: never the destination */
     for (uint64_t seed = 0; seed < 100; seed++) {
         gen_ok(&cm, "incast:n=8,degree=6,size=10,dst=0", seed);

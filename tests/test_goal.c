@@ -403,6 +403,245 @@ static void test_deadlock_reported(void **state)
     sim_free(&S);
 }
 
+/* The end (us) of the op on `line` of `rank` in goal_ops.csv; -1 when it
+ * has none (it never completed). */
+static double op_end_us(const char *csv, unsigned rank, unsigned line)
+{
+    char key[32];
+    int n = snprintf(key, sizeof key, "\n%u,%u,", rank, line);
+    const char *l = strstr(csv, key);
+    if (!l)
+        fail_msg("no row for rank %u line %u", rank, line);
+    l += n;
+    const char *eol = strchr(l, '\n');
+    const char *last = l;
+    for (const char *q = l; q < eol; q++)
+        if (*q == ',')
+            last = q + 1;
+    return last == eol ? -1 : atof(last);
+}
+
+/* Messages that arrive before their receive is posted wait as unexpected
+ * and are taken when it is: an exact receive (source 1, tag 3) and one
+ * from any source with any tag (rank 2's tag 9), both posted at 50 us
+ * when the calc they require ends, long after both messages arrived; the
+ * schedule completes at 50 us (issue 26: an exact receive looking in the
+ * posted-receive bucket, or a wildcard one looking up a -1/-1 bucket,
+ * would wait forever). */
+static void test_unexpected_messages_taken(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 3\n"
+                              "rank 0 {\n"
+                              "w: calc 50000\n"
+                              "a: recv 8b from 1 tag 3\n"
+                              "b: recv 8b from -1 tag -1\n"
+                              "a requires w\n"
+                              "b requires w\n"
+                              "}\n"
+                              "rank 1 {\nsend 8b to 0 tag 3\n}\n"
+                              "rank 2 {\nsend 8b to 0 tag 9\n}\n",
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 50 * PS_PER_US);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    assert_true(op_end_us(b.data, 0, 4) == 50.0);
+    assert_true(op_end_us(b.data, 0, 5) == 50.0);
+    assert_true(op_end_us(b.data, 1, 10) == 50.0); /* a send completes when a receive takes it */
+    assert_true(op_end_us(b.data, 2, 13) == 50.0);
+    sb_free(&b);
+    sim_free(&S);
+}
+
+/* Each message is taken by one receive and each receive takes one
+ * message: two wildcard receives posted at once, rank 1's message
+ * arriving at once and rank 2's after a 20 us calc; and two tag -1
+ * messages of rank 3 to rank 4, taken by two receives posted at 50 us.
+ * The first of each pair completes with the first message, the second
+ * with the second (issue 26: a matched op left on its wildcard list
+ * would take the second message too and leave its partner undone). */
+static void test_wildcard_lists_take_each_once(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 5\n"
+                              "rank 0 {\n"
+                              "r1: recv 8b from -1 tag -1\n"
+                              "r2: recv 8b from -1 tag -1\n"
+                              "}\n"
+                              "rank 1 {\nsend 8b to 0 tag 1\n}\n"
+                              "rank 2 {\nc: calc 20000\ns: send 8b to 0 tag 2\ns requires c\n}\n"
+                              "rank 3 {\nsend 8b to 4 tag -1\nsend 8b to 4 tag -1\n}\n"
+                              "rank 4 {\nw: calc 50000\n"
+                              "x: recv 8b from 3 tag 0\ny: recv 8b from 3 tag 0\nx requires w\ny requires x\n}\n",
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    double r1 = op_end_us(b.data, 0, 3), r2 = op_end_us(b.data, 0, 4);
+    assert_true(r1 > 0 && r1 < 20.0);
+    assert_true(r2 > 20.0 && r2 < 50.0);
+    assert_true(op_end_us(b.data, 4, 20) == 50.0);
+    assert_true(op_end_us(b.data, 4, 21) == 50.0);
+    assert_int_equal(goal_completion_ps(&S), 50 * PS_PER_US); /* rank 4's receives, the last ops */
+    sb_free(&b);
+    sim_free(&S);
+}
+
+/* Two NICs per rank, no map: rank r's NIC n is host 2r + n (ATLAHS's htsim
+ * backend), so rank 0's send on NIC 1 to rank 2 goes from host 1 to host
+ * 5 and rank 1's on NIC 0 from host 2 to host 4; the same flows whether
+ * the transport adds them as sends start (uet) or they are made before
+ * the run (roce). */
+static void test_two_nics_place_flows(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 3\n"
+                              "rank 0 {\nsend 1000b to 2 nic 1\n}\n"
+                              "rank 1 {\nsend 2000b to 2\n}\n"
+                              "rank 2 {\nrecv 1000b from 0 nic 1\nrecv 2000b from 1\n}\n",
+                              ".goal");
+    const char *transports[2] = {"uet", "roce"};
+    for (int k = 0; k < 2; k++) {
+        run_goal(p, NULL, 0, transports[k]);
+        assert_true(goal_completion_ps(&S) != SIMTIME_NEVER);
+        assert_int_equal(S.n_flows, 2);
+        for (uint32_t i = 0; i < 2; i++) {
+            const struct flow *f = &S.flows[i];
+            if (f->size_bytes == 1000) {
+                assert_int_equal(f->src, 1);
+                assert_int_equal(f->dst, 5);
+            } else {
+                assert_int_equal(f->size_bytes, 2000);
+                assert_int_equal(f->src, 2);
+                assert_int_equal(f->dst, 4);
+            }
+        }
+        sim_free(&S);
+    }
+}
+
+/* goal_stdout's lines on stdout and its warning on stderr, captured. */
+static void capture_goal_stdout(struct strbuf *out, struct strbuf *err)
+{
+    struct strbuf *bufs[2] = {out, err};
+    int fds[2] = {1, 2};
+    FILE *files[2] = {stdout, stderr};
+    int saved[2];
+    char path[2][64];
+    for (int k = 0; k < 2; k++) {
+        fflush(files[k]);
+        snprintf(path[k], sizeof path[k], "/tmp/spraysim-test-%ld-cap%d", (long)getpid(), k);
+        saved[k] = dup(fds[k]);
+        FILE *f = fopen(path[k], "w");
+        assert_non_null(f);
+        dup2(fileno(f), fds[k]);
+        fclose(f);
+    }
+    goal_stdout(&S);
+    for (int k = 0; k < 2; k++) {
+        fflush(files[k]);
+        dup2(saved[k], fds[k]);
+        close(saved[k]);
+        FILE *f = fopen(path[k], "r");
+        char line[4096];
+        sb_init(bufs[k]);
+        while (fgets(line, sizeof line, f))
+            sb_printf(bufs[k], "%s", line);
+        fclose(f);
+        unlink(path[k]);
+    }
+}
+
+/* The run's report on stdout, exact (docs/goal.md "Outputs"): 25 ranks
+ * (more than 16: the finish spread, not every rank), ranks 0-1 and 2-3
+ * deadlocked in pairs (each receives before it sends), ranks 4..24 one
+ * calc of 1 .. 21 us each: deadlocked when the last calc ends, at 21 us;
+ * finish min 1, median 11 (the 11th of 21), max 21 us (rank 24); the
+ * first three stuck ranks named with what holds each, then "...". */
+static void test_stdout_report_deadlocked(void **state)
+{
+    (void)state;
+    struct strbuf t;
+    sb_init(&t);
+    sb_printf(&t, "num_ranks 25\n"                                                   /* 1 */
+                  "rank 0 {\nr: recv 8b from 1\ns: send 8b to 1 tag 4\ns requires r\n}\n" /* 2-6 */
+                  "rank 1 {\nr: recv 8b from 0 tag 4\ns: send 8b to 0\ns requires r\n}\n" /* 7-11 */
+                  "rank 2 {\nx: calc 1\ny: calc 1\nr: recv 8b from 3\ns: send 8b to 3\n" /* 12-16 */
+                  "x requires y\nx requires r\ny requires r\ns requires r\n}\n"      /* 17-21 */
+                  "rank 3 {\nr: recv 8b from 2\ns: send 8b to 2\ns requires r\n}\n"); /* 22-26 */
+    for (int r = 4; r < 25; r++)
+        sb_printf(&t, "rank %d {\ncalc %d\n}\n", r, (r - 3) * 1000);
+    const char *p = temp_file(t.data, ".goal");
+    sb_free(&t);
+    run_goal(p, NULL, 0, NULL);
+    struct strbuf out, err, want;
+    capture_goal_stdout(&out, &err);
+    sb_init(&want);
+    sb_printf(&want,
+              "goal: %s, 25 ranks, 31 ops (4 sends, 4 recvs, 23 calcs), 4 messages between hosts; deadlocked at "
+              "21.000 us, 21 of 31 ops done\n"
+              "goal ranks: finish min 1.000 us, median 11.000 us, max 21.000 us (rank 24); 4 unfinished\n"
+              "goal stuck: rank 0 waits in recv from 1 tag 0 (line 3); rank 1 waits in recv from 0 tag 4 (line 8); "
+              "rank 2's calc (line 13) waits for 2 dependencies; ...\n",
+              p);
+    assert_string_equal(out.data, want.data);
+    assert_non_null(strstr(err.data, "the schedule deadlocked at 21.000 us: 4 of 25 ranks stuck (rank 0 waits in recv"));
+    assert_non_null(strstr(err.data, "waits for 2 dependencies; ...)\n"));
+    sb_free(&out);
+    sb_free(&err);
+    sb_free(&want);
+    sim_free(&S);
+}
+
+/* A run cut by -end (50 us) before the schedule completes: unfinished, not
+ * deadlocked (a calc still runs); at most 16 ranks, so each rank's finish
+ * or '-'; what holds each rank: a send whose message arrived but no
+ * receive takes (rank 1 waits for tag 2 first), that receive, a calc
+ * still running. */
+static void test_stdout_report_unfinished(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 4\n"
+                              "rank 0 {\ns1: send 8b to 1 tag 1\ns2: send 8b to 1 tag 2\ns2 requires s1\n}\n" /* 2-6 */
+                              "rank 1 {\nr1: recv 8b from 0 tag 2\nr2: recv 8b from 0 tag 1\nr2 requires r1\n}\n"
+                              "rank 2 {\ncalc 100000000\n}\n" /* 12-14 */
+                              "rank 3 {\ncalc 1000\n}\n",
+                              ".goal");
+    struct config c;
+    config_defaults(&c);
+    c.goal_path = p;
+    c.end_ps = 50 * PS_PER_US;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(goal_completion_ps(&S), SIMTIME_NEVER);
+    struct strbuf out, err, want;
+    capture_goal_stdout(&out, &err);
+    sb_init(&want);
+    sb_printf(&want,
+              "goal: %s, 4 ranks, 6 ops (2 sends, 2 recvs, 2 calcs), 2 messages between hosts; unfinished at "
+              "50.000 us, 1 of 6 ops done\n"
+              "goal ranks (finish us): 0:- 1:- 2:- 3:1.000\n"
+              "goal stuck: rank 0's send to 1 tag 1 (line 3) is not received; rank 1 waits in recv from 0 tag 2 "
+              "(line 8); rank 2's calc (line 13) has not completed\n",
+              p);
+    assert_string_equal(out.data, want.data);
+    assert_non_null(strstr(err.data, "the schedule did not complete by -end 50.000 us: 3 of 4 ranks unfinished "
+                                     "(rank 0's send"));
+    sb_free(&out);
+    sb_free(&err);
+    sb_free(&want);
+    sb_init(&out);
+    goal_json(&S, &out);
+    assert_non_null(strstr(out.data, "\"status\": \"unfinished\", \"completion_us\": null, \"ops_done\": 1, "
+                                     "\"stuck_ranks\": [0, 1, 2], \"rank_finish_us\": [null, null, null, 1.000000]"));
+    sb_free(&out);
+    sim_free(&S);
+}
+
 /* ---- closed forms ------------------------------------------------------------------------------ */
 
 /* Rank i on host 4i: on the two-tier k=8 tree (four hosts a leaf) every
@@ -556,6 +795,11 @@ int main(void)
         cmocka_unit_test(test_cpus_and_start_dependencies),
         cmocka_unit_test(test_receives_in_posted_order),
         cmocka_unit_test(test_deadlock_reported),
+        cmocka_unit_test(test_unexpected_messages_taken),
+        cmocka_unit_test(test_wildcard_lists_take_each_once),
+        cmocka_unit_test(test_two_nics_place_flows),
+        cmocka_unit_test(test_stdout_report_deadlocked),
+        cmocka_unit_test(test_stdout_report_unfinished),
         cmocka_unit_test(test_ring_allreduce_closed_form),
         cmocka_unit_test(test_ring_on_every_transport),
         cmocka_unit_test(test_recdoub_allreduce_closed_form),

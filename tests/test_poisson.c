@@ -252,15 +252,16 @@ static void test_spec_ranges_at_both_ends(void **state)
         const char *name;
         double lo, hi;
         bool whole, hi_open;
+        const char *range; /* as the refusal states it */
     } R[] = {
-        {"load", POISSON_MIN_LOAD, POISSON_MAX_LOAD, false, false},
-        {"n", 2, 1u << 24, true, false},
-        {"warmup_us", 0, 1e12, false, false},
-        {"bdp", 1, 1ull << 40, true, false},
-        {"incast", 0, 1, false, true},
-        {"incast_senders", 1, (1u << 24) - 1, true, false},
-        {"incast_bytes", 1, 1ull << 40, true, false},
-        {"conns", 0, 4096, true, false},
+        {"load", POISSON_MIN_LOAD, POISSON_MAX_LOAD, false, false, "from 1e-06 to 1"},
+        {"n", 2, 1u << 24, true, false, "from 2 to 16777216"},
+        {"warmup_us", 0, 1e12, false, false, "from 0 to 1e12 microseconds"},
+        {"bdp", 1, 1ull << 40, true, false, "from 1 to 1099511627776"},
+        {"incast", 0, 1, false, true, "from 0 to below 1"},
+        {"incast_senders", 1, (1u << 24) - 1, true, false, "from 1 to 16777215"},
+        {"incast_bytes", 1, 1ull << 40, true, false, "from 1 to 1099511627776"},
+        {"conns", 0, 4096, true, false, "from 0 to 4096"},
     };
     struct poisson_spec p;
     char spec[160], err[512];
@@ -287,8 +288,8 @@ static void test_spec_ranges_at_both_ends(void **state)
             snprintf(spec, sizeof spec, "%s,%s=%.17g", base, R[i].name, refuse[k]);
             if (poisson_parse(&p, spec, err, sizeof err))
                 fail_msg("'%s' taken", spec);
-            if (!strstr(err, R[i].name))
-                fail_msg("'%s': error '%s' does not name %s", spec, err, R[i].name);
+            if (!strstr(err, R[i].name) || !strstr(err, R[i].range))
+                fail_msg("'%s': error '%s' does not name %s and its range '%s'", spec, err, R[i].name, R[i].range);
         }
     }
 }
