@@ -421,37 +421,84 @@ static double op_end_us(const char *csv, unsigned rank, unsigned line)
     return last == eol ? -1 : atof(last);
 }
 
+/* goal_stdout's lines on stdout and its warning on stderr, captured. */
+static void capture_goal_stdout(struct strbuf *out, struct strbuf *err)
+{
+    struct strbuf *bufs[2] = {out, err};
+    int fds[2] = {1, 2};
+    FILE *files[2] = {stdout, stderr};
+    int saved[2];
+    char path[2][64];
+    for (int k = 0; k < 2; k++) {
+        fflush(files[k]);
+        snprintf(path[k], sizeof path[k], "/tmp/spraysim-test-%ld-cap%d", (long)getpid(), k);
+        saved[k] = dup(fds[k]);
+        FILE *f = fopen(path[k], "w");
+        assert_non_null(f);
+        dup2(fileno(f), fds[k]);
+        fclose(f);
+    }
+    goal_stdout(&S);
+    for (int k = 0; k < 2; k++) {
+        fflush(files[k]);
+        dup2(saved[k], fds[k]);
+        close(saved[k]);
+        FILE *f = fopen(path[k], "r");
+        char line[4096];
+        sb_init(bufs[k]);
+        while (fgets(line, sizeof line, f))
+            sb_printf(bufs[k], "%s", line);
+        fclose(f);
+        unlink(path[k]);
+    }
+}
+
 /* Messages that arrive before their receive is posted wait as unexpected
- * and are taken when it is: an exact receive (source 1, tag 3) and one
- * from any source with any tag (rank 2's tag 9), both posted at 50 us
- * when the calc they require ends, long after both messages arrived; the
- * schedule completes at 50 us (issue 26: an exact receive looking in the
- * posted-receive bucket, or a wildcard one looking up a -1/-1 bucket,
- * would wait forever). */
+ * and are taken when it is: an exact receive (source 1, tag 3), one from
+ * any source with tag 9 (rank 2's), one from rank 3 with any tag (its tag
+ * 4) and one from any source with any tag (rank 4's tag 6), all posted at
+ * 50 us when the calc they require ends, long after every message
+ * arrived; the schedule completes at 50 us (issue 26: a receive looking
+ * in the wrong table for its kind of wildcard would wait forever). */
 static void test_unexpected_messages_taken(void **state)
 {
     (void)state;
-    const char *p = temp_file("num_ranks 3\n"
+    const char *p = temp_file("num_ranks 5\n"
                               "rank 0 {\n"
                               "w: calc 50000\n"
                               "a: recv 8b from 1 tag 3\n"
-                              "b: recv 8b from -1 tag -1\n"
-                              "a requires w\n"
-                              "b requires w\n"
-                              "}\n"
-                              "rank 1 {\nsend 8b to 0 tag 3\n}\n"
-                              "rank 2 {\nsend 8b to 0 tag 9\n}\n",
+                              "b: recv 8b from -1 tag 9\n"
+                              "c: recv 8b from 3 tag -1\n"
+                              "d: recv 8b from -1 tag -1\n"
+                              "a requires w\nb requires w\nc requires w\nd requires w\n"
+                              "}\n"                                    /* 12 */
+                              "rank 1 {\nsend 8b to 0 tag 3\n}\n"      /* 13-15 */
+                              "rank 2 {\nsend 8b to 0 tag 9\n}\n"      /* 16-18 */
+                              "rank 3 {\nsend 8b to 0 tag 4\n}\n"      /* 19-21 */
+                              "rank 4 {\nsend 8b to 0 tag 6\n}\n",     /* 22-24 */
                               ".goal");
     run_goal(p, NULL, 0, NULL);
     assert_int_equal(goal_completion_ps(&S), 50 * PS_PER_US);
     struct strbuf b;
     sb_init(&b);
     goal_ops_csv(&S, &b);
-    assert_true(op_end_us(b.data, 0, 4) == 50.0);
-    assert_true(op_end_us(b.data, 0, 5) == 50.0);
-    assert_true(op_end_us(b.data, 1, 10) == 50.0); /* a send completes when a receive takes it */
-    assert_true(op_end_us(b.data, 2, 13) == 50.0);
+    for (unsigned line = 4; line <= 7; line++)
+        assert_true(op_end_us(b.data, 0, line) == 50.0);
+    for (unsigned r = 1; r <= 4; r++) /* a send completes when a receive takes it */
+        assert_true(op_end_us(b.data, r, 11 + 3 * r) == 50.0);
     sb_free(&b);
+    struct strbuf out, err, want;
+    capture_goal_stdout(&out, &err);
+    sb_init(&want);
+    sb_printf(&want,
+              "goal: %s, 5 ranks, 9 ops (4 sends, 4 recvs, 1 calcs), 4 messages between hosts; complete: completion "
+              "50.000 us\ngoal ranks (finish us): 0:50.000 1:50.000 2:50.000 3:50.000 4:50.000\n",
+              p);
+    assert_string_equal(out.data, want.data);
+    assert_string_equal(err.data, "");
+    sb_free(&out);
+    sb_free(&err);
+    sb_free(&want);
     sim_free(&S);
 }
 
@@ -520,38 +567,6 @@ static void test_two_nics_place_flows(void **state)
             }
         }
         sim_free(&S);
-    }
-}
-
-/* goal_stdout's lines on stdout and its warning on stderr, captured. */
-static void capture_goal_stdout(struct strbuf *out, struct strbuf *err)
-{
-    struct strbuf *bufs[2] = {out, err};
-    int fds[2] = {1, 2};
-    FILE *files[2] = {stdout, stderr};
-    int saved[2];
-    char path[2][64];
-    for (int k = 0; k < 2; k++) {
-        fflush(files[k]);
-        snprintf(path[k], sizeof path[k], "/tmp/spraysim-test-%ld-cap%d", (long)getpid(), k);
-        saved[k] = dup(fds[k]);
-        FILE *f = fopen(path[k], "w");
-        assert_non_null(f);
-        dup2(fileno(f), fds[k]);
-        fclose(f);
-    }
-    goal_stdout(&S);
-    for (int k = 0; k < 2; k++) {
-        fflush(files[k]);
-        dup2(saved[k], fds[k]);
-        close(saved[k]);
-        FILE *f = fopen(path[k], "r");
-        char line[4096];
-        sb_init(bufs[k]);
-        while (fgets(line, sizeof line, f))
-            sb_printf(bufs[k], "%s", line);
-        fclose(f);
-        unlink(path[k]);
     }
 }
 

@@ -167,6 +167,11 @@ static void test_empty_schedule_and_nul_bytes(void **state)
     read_len_bad(nul, sizeof nul - 1,
                  "t.goal: neither a GOAL text schedule (it has NUL bytes) nor a binary one (magic 7741231953351636334, "
                  "not 4223)");
+    /* fewer than 8 bytes have no magic (0); 8 bytes of the binary magic
+     * are a binary schedule cut in its header */
+    read_len_bad("ab\0", 3, "t.goal: neither a GOAL text schedule (it has NUL bytes) nor a binary one (magic 0, not 4223)");
+    static const char magic8[8] = {0x7f, 0x10, 0, 0, 0, 0, 0, 0}; /* 4223, little-endian */
+    read_len_bad(magic8, 8, "t.goal: truncated: 8 bytes, the header alone needs 14");
     /* shown() writes a control byte as '?' */
     read_len_bad(ONE_RANK "\001", strlen(ONE_RANK) + 1, "t.goal:4: expected 'num_ranks' or 'rank', found '?'");
 }

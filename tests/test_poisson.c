@@ -857,9 +857,84 @@ static void test_stream_slots_recycled_oldest_first(void **st)
     free(sim.flows);
 }
 
+/* What sim_setup writes on stderr for a Poisson spec (8 hosts, two tiers). */
+static void setup_stderr(const char *spec, struct strbuf *err)
+{
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = spec;
+    c.tiers = 2;
+    c.end_ps = 10 * PS_PER_US;
+    c.progress = false;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/spraysim-test-%ld-err", (long)getpid());
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    fclose(f);
+    sim_setup(&S, &c);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    sb_init(err);
+    f = fopen(path, "r");
+    char line[4096];
+    while (fgets(line, sizeof line, f))
+        sb_printf(err, "%s", line);
+    fclose(f);
+    unlink(path);
+    sim_free(&S);
+}
+
+/* An offered load the host links cannot carry once each packet's header
+ * counts is warned about, with the factor: every message 1,000 bytes, one
+ * packet of 1,000 + 64 header bytes, so load L is L x 1064 / 1000 of the
+ * links; with the incast overlay (share q of the load, B-byte messages of
+ * ceil(B / MSS) packets) the overlay's part is L q (B + 64 ceil(B / MSS)) / B. */
+static void test_overload_warning(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    assert_int_equal(c.hdr_bytes, 64);
+    const char *cdf = temp_file("1000 0\n1000 1\n", ".cdf");
+    char spec[600], want[600];
+    struct strbuf err;
+    /* 0.95 x 1.064 = 1.0108: over */
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.95,n=8", cdf);
+    setup_stderr(spec, &err);
+    snprintf(want, sizeof want, "spraysim: warning: --workload poisson: load 0.95 (payload) is 1.01 times the host links' "
+             "rate once each packet's 64-byte header counts (%s: mean 1000 bytes, 1 packets per message): the backlog "
+             "grows all run\n", cdf);
+    assert_string_equal(err.data, want);
+    sb_free(&err);
+    /* 0.9 x 1.064 = 0.9576: carried, no warning */
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.9,n=8", cdf);
+    setup_stderr(spec, &err);
+    assert_string_equal(err.data, "");
+    sb_free(&err);
+    /* background 0.5 x 1.064 = 0.532, overlay 0.5 x (100 + 64) / 100 = 0.82: 1.352 */
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=1,n=8,incast=0.5,incast_senders=2,incast_bytes=100", cdf);
+    setup_stderr(spec, &err);
+    assert_non_null(strstr(err.data, "load 1 (payload) is 1.35 times the host links' rate"));
+    sb_free(&err);
+    /* messages of 8,173 bytes: 3 packets of the 4,086-byte MSS (4150 - 64):
+     * (8173 + 3 x 64) / 8173 = 1.0235 */
+    cdf = temp_file("8173 0\n8173 1\n", ".cdf");
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=1,n=8", cdf);
+    setup_stderr(spec, &err);
+    assert_non_null(strstr(err.data, "load 1 (payload) is 1.02 times the host links' rate once each packet's 64-byte "
+                                     "header counts"));
+    assert_non_null(strstr(err.data, "mean 8173 bytes, 3 packets per message"));
+    sb_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_overload_warning),
         cmocka_unit_test(test_cdf_means_of_the_shared_files),
         cmocka_unit_test(test_sampling_linear_and_step),
         cmocka_unit_test(test_cdf_mean_packets),
