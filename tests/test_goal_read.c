@@ -506,6 +506,214 @@ static void test_map_bounds(void **state)
     goal_sched_free(&g);
 }
 
+/* Every refusal of the text reader, its message exact (issue 26). */
+static void bad(const char *text, const char *want)
+{
+    read_len_bad(text, strlen(text), want);
+}
+
+#define R1 "num_ranks 1\nrank 0 {\n"
+#define R2 "num_ranks 2\nrank 0 {\n"
+
+static void test_text_refusals_exact(void **state)
+{
+    (void)state;
+    bad("num_ranks", "t.goal:1: expected the number of ranks, found the end of the file");
+    bad("num_ranks\n", "t.goal:1: expected the number of ranks, found the end of the line");
+    bad("num_ranks 0\n", "t.goal:1: num_ranks 0: a schedule needs at least one rank");
+    bad("num_ranks 1\nnum_ranks 1\n", "t.goal:2: a second num_ranks line (the first is line 1)");
+    bad("num_ranks 1\nrank x {\n}\n", "t.goal:2: expected a rank number, found 'x'");
+    bad("num_ranks 2\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4: rank 0 has a second block");
+    bad("num_ranks 2\nrank 1 {\n}\n",
+        "t.goal:2: rank 1's block comes where rank 0's is expected (blocks go in rank order, as txt2bin writes them)");
+    bad("num_ranks 1\nrank 0 calc\n", "t.goal:2: expected '{', found 'calc'");
+    bad("num_ranks 1\nsend\n", "t.goal:2: expected 'num_ranks' or 'rank', found 'send'");
+    bad(R1 "5\n}\n", "t.goal:3: expected an operation, a label, a dependency or '}', found '5'");
+    bad(R2 "send 5b 1\n}\n", "t.goal:3: expected 'to', found '1'");
+    bad(R2 "recv 5b to 1\n}\n", "t.goal:3: expected 'from', found 'to'");
+    bad(R2 "send 5b to -1\n}\n", "t.goal:3: expected a rank, found '-1'");
+    bad(R2 "send 5b to 1 tag x\n}\n", "t.goal:3: expected a tag, found 'x'");
+    bad(R2 "send 5b to 1 tag 4294967295\n}\n", "t.goal:3: a tag 4294967295 is out of range (at most 4294967294)");
+    bad(R2 "send 5b to 1 tag 1 tag 2\n}\n", "t.goal:3: expected 'tag', 'cpu', 'nic' or the end of the line, found 'tag'");
+    bad(R2 "send 5b to 1 nic 256\n}\n", "t.goal:3: a nic 256 is out of range (at most 255)");
+    bad(R2 "send 5b to 1 nic x\n}\n", "t.goal:3: expected a nic, found 'x'");
+    bad(R2 "send 5b to 1 cpu 1 cpu 2\n}\n", "t.goal:3: expected 'tag', 'cpu', 'nic' or the end of the line, found 'cpu'");
+    bad(R1 "calc 5 nic 0\n}\n", "t.goal:3: expected 'cpu' or the end of the line, found 'nic'");
+    bad(R1 "calc x\n}\n", "t.goal:3: expected the calc's length (ns), found 'x'");
+    bad(R1 "send x\n}\n", "t.goal:3: expected a size in bytes, found 'x'");
+    bad(R1 "a: foo\n}\n", "t.goal:3: expected 'send', 'recv' or 'calc' after the label, found 'foo'");
+    bad(R1 "a: send x\n}\n", "t.goal:3: expected a size in bytes, found 'x'");
+    bad(R1 "a: calc 1\na requires 5\n}\n", "t.goal:4: expected a label, found '5'");
+    bad(R1 "a: calc 1\nb: calc 1\na requires b c\n}\n", "t.goal:5: expected the end of the line, found 'c'");
+    bad(R1 "a b\n}\n", "t.goal:3: expected ':', 'requires' or 'irequires' after a label, found 'b'");
+    bad(R1 "a\n}\n", "t.goal:3: expected ':', 'requires' or 'irequires' after a label, found the end of the line");
+    /* a label's name is cut at 40 bytes in messages */
+    bad(R1 "a: calc 1\na requires bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n}\n",
+        "t.goal:4: label 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' is not defined in rank 0");
+    bad(R1 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: calc 1\n"
+           "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa: calc 2\n}\n",
+        "t.goal:4: label 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' is defined twice in rank 0 (first on line 3)");
+    /* tokens shown up to 40 bytes */
+    bad("num_ranks 1\nxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+        "t.goal:2: expected 'num_ranks' or 'rank', found 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'");
+    bad(R1 "send 123456789012345678901234567890123b to 0\n}\n",
+        "t.goal:3: a size in bytes 123456789012345678901234567890 is out of range (at most 18446744073709551615)");
+    /* the largest size and the largest rank count's tag are taken */
+    struct goal_sched g;
+    const char *t = R1 "send 18446744073709551615b to 0 tag 4294967294 cpu 255 nic 255\nrecv 1b from 0 tag 4294967294 "
+                       "cpu 255 nic 255\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    assert_true(g.ops[0].size == UINT64_MAX);
+    assert_int_equal(g.ops[0].tag, 4294967294u);
+    assert_int_equal(g.n_cpus, 256);
+    assert_int_equal(g.n_nics, 256);
+    goal_sched_free(&g);
+    bad(R1 "send 18446744073709551616b to 0\n}\n",
+        "t.goal:3: a size in bytes 18446744073709551616 is out of range (at most 18446744073709551615)");
+}
+
+/* The matching checks, one refusal each, at the op they name. */
+static void test_matching_refusals_exact(void **state)
+{
+    (void)state;
+    /* per destination the counts agree (2 and 2), per source they do not */
+    bad("num_ranks 3\nrank 0 {\nrecv 8b from 1\nrecv 8b from 1\n}\nrank 1 {\n}\nrank 2 {\nsend 8b to 0\nsend 8b to 0\n}\n",
+        "t.goal:4: unmatched receive: rank 0 posts 2 receives from rank 1, which sends it 0 messages");
+    /* per source 2 and 2, per tag 2 sends of tag 1 for 1 receive of tag 1 */
+    bad("num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 2\nrecv 8b from 1 tag 1\n}\nrank 1 {\nsend 8b to 0 tag 1\n"
+        "send 8b to 0 tag 1\n}\n",
+        "t.goal:8: unmatched send: rank 1 sends rank 0 2 messages with tag 1, which posts at most 1 receives that "
+        "could take them");
+    /* a receive from any rank or with any tag may take them */
+    struct goal_sched g;
+    const char *t = "num_ranks 2\nrank 0 {\nrecv 8b from -1 tag 2\nrecv 8b from 1 tag 1\n}\nrank 1 {\nsend 8b to 0 tag 1\n"
+                    "send 8b to 0 tag 1\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    goal_sched_free(&g);
+    t = "num_ranks 2\nrank 0 {\nrecv 8b from 1 tag -1\nrecv 8b from 1 tag 1\n}\nrank 1 {\nsend 8b to 0 tag 1\n"
+        "send 8b to 0 tag 1\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    goal_sched_free(&g);
+    /* a send with tag -1 may meet a receive of any tag */
+    t = "num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 5\nrecv 8b from 1 tag 1\n}\nrank 1 {\nsend 8b to 0 tag -1\n"
+        "send 8b to 0 tag 1\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    assert_int_equal(g.ops[2].tag, GOAL_ANY);
+    assert_true(g.has_wildcards);
+    goal_sched_free(&g);
+    /* tag 5: 3 receives, 1 send of tag 5 and 1 of tag -1 */
+    bad("num_ranks 2\nrank 0 {\nrecv 8b from 1 tag 5\nrecv 8b from 1 tag 5\nrecv 8b from 1 tag 5\n}\nrank 1 {\n"
+        "send 8b to 0 tag -1\nsend 8b to 0 tag 5\nsend 8b to 0 tag 7\n}\n",
+        "t.goal:5: unmatched receive: rank 0 posts 3 receives from rank 1 with tag 5, which sends it 2 such messages");
+}
+
+/* A cycle longer than the eight steps a message shows ends in "...", not
+ * in a false "waits for" back to its first op (issue 26: the loop that
+ * writes the chain runs round the whole cycle, so "..." never appeared
+ * and a 10-op cycle read "line 12 waits for line 5"). The walk starts at
+ * c0 (op 0, line 3, is not on the cycle) and goes 11 steps back along
+ * "waits for": to c1, line 5. */
+static void test_long_cycle_message(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "num_ranks 1\nrank 0 {\nfree: calc 1\n"); /* line 3 */
+    for (int i = 0; i < 10; i++)
+        sb_printf(&b, "c%d: calc 1\n", i); /* lines 4 .. 13 */
+    for (int i = 0; i < 10; i++)
+        sb_printf(&b, "c%d requires c%d\n", i, (i + 1) % 10);
+    sb_printf(&b, "}\n");
+    read_len_bad(b.data, b.len,
+                 "t.goal:5: dependency cycle in rank 0, no op on it can ever start: line 5 waits for line 6 waits "
+                 "for line 7 waits for line 8 waits for line 9 waits for line 10 waits for line 11 waits for line 12 ...");
+    sb_free(&b);
+    /* nine ops: eight shown, then "..." */
+    sb_init(&b);
+    sb_printf(&b, "num_ranks 1\nrank 0 {\n");
+    for (int i = 0; i < 9; i++)
+        sb_printf(&b, "c%d: calc 1\n", i); /* lines 3 .. 11 */
+    for (int i = 0; i < 9; i++)
+        sb_printf(&b, "c%d requires c%d\n", i, (i + 1) % 9);
+    sb_printf(&b, "}\n");
+    read_len_bad(b.data, b.len,
+                 "t.goal:3: dependency cycle in rank 0, no op on it can ever start: line 3 waits for line 4 waits "
+                 "for line 5 waits for line 6 waits for line 7 waits for line 8 waits for line 9 waits for line 10 ...");
+    sb_free(&b);
+    /* eight ops: all shown, and the step back to the first */
+    sb_init(&b);
+    sb_printf(&b, "num_ranks 1\nrank 0 {\n");
+    for (int i = 0; i < 8; i++)
+        sb_printf(&b, "c%d: calc 1\n", i); /* lines 3 .. 10 */
+    for (int i = 0; i < 8; i++)
+        sb_printf(&b, "c%d requires c%d\n", i, (i + 1) % 8);
+    sb_printf(&b, "}\n");
+    read_len_bad(b.data, b.len,
+                 "t.goal:3: dependency cycle in rank 0, no op on it can ever start: line 3 waits for line 4 waits "
+                 "for line 5 waits for line 6 waits for line 7 waits for line 8 waits for line 9 waits for line 10 "
+                 "waits for line 3");
+    sb_free(&b);
+}
+
+/* The binary reader's ops are named by rank and record in the checks'
+ * messages too. */
+static void test_binary_check_messages(void **state)
+{
+    (void)state;
+    unsigned char d[1024];
+    struct brec s = {.type = GOAL_SEND, .peer = 1, .size = 8};
+    uint32_t roots[1] = {0};
+    struct brank rk[2] = {{1, &s, 1, roots, 0, NULL}, {0, NULL, 0, NULL, 0, NULL}};
+    size_t len = bin_build(d, 2, rk);
+    bin_bad(d, len, "b.bin: rank 0, record 0: unmatched send: rank 1 is sent 1 messages but posts 0 receives");
+    /* two calcs that require each other */
+    struct brec c[2] = {{.n_deps = 1, .type = GOAL_CALC, .nd = 1, .fd = 0}, {.n_deps = 1, .type = GOAL_CALC, .nd = 1, .fd = 1}};
+    uint32_t apx[2] = {1, 0};
+    struct brank rc = {2, c, 0, NULL, 2, apx};
+    len = bin_build(d, 1, &rc);
+    bin_bad(d, len, "b.bin: rank 0, record 0: dependency cycle in rank 0, no op on it can ever start: record 0 waits "
+                    "for record 1 waits for record 0");
+}
+
+/* goal_read_file: a file larger than the first 64 KiB read, a directory,
+ * a missing file; goal_read_map's last line may lack its newline, and a
+ * missing map is named. */
+static void test_files(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "num_ranks 1\nrank 0 {\n");
+    for (int i = 0; i < 10000; i++)
+        sb_printf(&b, "calc %d // a comment to make the file long\n", i);
+    sb_printf(&b, "calc 99999\n}\n");
+    assert_true(b.len > 300000);
+    const char *path = temp_file(b.data, ".goal");
+    sb_free(&b);
+    struct goal_sched g;
+    char err[1024];
+    if (!goal_read_file(&g, path, err, sizeof err))
+        fail_msg("refused: %s", err);
+    assert_int_equal(g.n_ops, 10001);
+    assert_int_equal(g.ops[10000].size, 99999);
+    assert_int_equal(g.ops[10000].line, 10003);
+    assert_false(goal_read_file(&g, "/", err, sizeof err));
+    assert_string_equal(err, "/: cannot read: Is a directory");
+    assert_false(goal_read_file(&g, "/nonexistent/x.goal", err, sizeof err));
+    assert_string_equal(err, "/nonexistent/x.goal: cannot open: No such file or directory");
+    const char *t = "num_ranks 2\nrank 0 {\n}\nrank 1 {\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    uint32_t hosts[2];
+    path = temp_file("0 7\n1 9", ".map");
+    if (!goal_read_map(&g, path, hosts, err, sizeof err))
+        fail_msg("refused: %s", err);
+    assert_int_equal(hosts[0], 7);
+    assert_int_equal(hosts[1], 9);
+    assert_false(goal_read_map(&g, "/nonexistent/x.map", hosts, err, sizeof err));
+    assert_string_equal(err, "/nonexistent/x.map: cannot open: No such file or directory");
+    goal_sched_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +725,11 @@ int main(void)
         cmocka_unit_test(test_binary_bounds),
         cmocka_unit_test(test_binary_peers),
         cmocka_unit_test(test_map_bounds),
+        cmocka_unit_test(test_text_refusals_exact),
+        cmocka_unit_test(test_matching_refusals_exact),
+        cmocka_unit_test(test_long_cycle_message),
+        cmocka_unit_test(test_binary_check_messages),
+        cmocka_unit_test(test_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
