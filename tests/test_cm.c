@@ -653,6 +653,17 @@ static void test_err_unreachable_triggers(void **state)
     expect_err("Nodes 4\nConnections 4\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
                "1->2 trigger 1 size 1\n2->3 trigger 1 size 1\n3->0 trigger 1 size 1\ntrigger id 1 multishot\n",
                "x.cm:7:", "3 connections wait on it but at most 2 activations");
+    /* the multishot trigger second in the file: its own 3 waiters counted,
+     * not the first trigger's too */
+    expect_err("Nodes 4\nConnections 5\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
+               "1->2 trigger 1 size 1\n1->2 trigger 2 size 1\n2->3 trigger 2 size 1\n3->0 trigger 2 size 1\n"
+               "trigger id 1 oneshot\ntrigger id 2 multishot\n",
+               "x.cm:5:", "trigger 1 can never fire");
+    expect_err("Nodes 4\nConnections 5\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
+               "1->2 start 0 size 1 send_done_trigger 1\n1->2 trigger 2 size 1\n2->3 trigger 2 size 1\n"
+               "3->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 multishot\n",
+               "x.cm:8:", "multishot trigger 2 (line 10) starts one waiting connection per activation; 3 connections wait "
+               "on it but at most 2 activations can reach it");
     /* the same shapes made reachable parse: count 4, chains through waiters */
     struct conn_matrix cm;
     parse_ok(&cm, "Nodes 4\nConnections 3\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
@@ -724,6 +735,14 @@ static void test_err_small_buffer(void **state)
     assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", err, sizeof err));
     assert_string_equal(err, "x.cm:1:");
     assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", NULL, 0));
+    /* a buffer with room for the prefix and part of the message: the rest
+     * is cut, nothing written past errlen */
+    char big[64];
+    memset(big, 'Z', sizeof big);
+    assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", big, 16));
+    assert_string_equal(big, "x.cm:1: Nodes v"); /* "Nodes value '0'..." cut at 15 bytes */
+    for (size_t i = 16; i < sizeof big; i++)
+        assert_int_equal(big[i], 'Z');
 }
 
 /* Edges of the reader found by mutation testing (issue 26): a 'Nodes'

@@ -679,6 +679,21 @@ static void test_bad_specifications_name_the_parameter(void **st)
     expect_refused("ring:gpus=0", "gpus '0' is out of range");
     expect_refused("ring:placement=rack", "placement 'rack' is not block or host");
     expect_refused("ring:degree=3", "ring: unknown parameter 'degree' (ring takes n, gpus, size, placement, seed)");
+    /* a short buffer: the message cut at errlen, nothing written past it */
+    {
+        struct gen_spec g0;
+        char big[64];
+        memset(big, 'Z', sizeof big);
+        assert_false(gen_parse(&g0, "storm:n=4", big, 24));
+        assert_string_equal(big, "--workload: unknown kin");
+        for (size_t i = 24; i < sizeof big; i++)
+            assert_int_equal(big[i], 'Z');
+        memset(big, 'Z', sizeof big);
+        assert_false(gen_parse(&g0, "storm:n=4", big, 8));
+        assert_string_equal(big, "--workl");
+        for (size_t i = 8; i < sizeof big; i++)
+            assert_int_equal(big[i], 'Z');
+    }
     /* what a specification leaves out */
     struct gen_spec g;
     char err[512];

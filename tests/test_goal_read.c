@@ -714,12 +714,55 @@ static void test_files(void **state)
     goal_sched_free(&g);
 }
 
+/* FNV-1a, 64-bit (the label table's hash, goal.c hash_bytes). */
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* A label in the first slot of the 1,024-slot table survives the table's
+ * growth (issue 26: a rehash loop starting at slot 1 lost it): the label
+ * is defined first, so it takes its home slot 0, then 600 more make the
+ * table grow, then it is looked up. */
+static void test_label_in_slot_zero(void **state)
+{
+    (void)state;
+    char zero[32] = "";
+    for (unsigned k = 0; k < 1000000 && !zero[0]; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "z%u", k);
+        if ((fnv1a(name) & 1023) == 0)
+            memcpy(zero, name, strlen(name) + 1);
+    }
+    assert_true(zero[0] != 0);
+    struct strbuf b;
+    sb_init(&b);
+    sb_printf(&b, "num_ranks 1\nrank 0 {\n%s: calc 7\n", zero);
+    for (int i = 0; i < 600; i++)
+        sb_printf(&b, "o%d: calc 1\n", i);
+    sb_printf(&b, "%s requires o599\no0 requires %s\n}\n", zero, zero);
+    struct goal_sched g;
+    read_len_ok(&g, b.data, b.len);
+    sb_free(&b);
+    assert_int_equal(g.ops[0].size, 7);
+    assert_int_equal(g.ops[0].n_deps, 1);
+    assert_int_equal(g.ops[0].n_done, 1);
+    assert_int_equal(g.succ[g.ops[0].done_first], 1);
+    assert_int_equal(g.ops[600].n_done, 1);
+    assert_int_equal(g.succ[g.ops[600].done_first], 0);
+    goal_sched_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexer_stops_at_the_length),
         cmocka_unit_test(test_rank_block_number_range),
         cmocka_unit_test(test_many_labels_all_found),
+        cmocka_unit_test(test_label_in_slot_zero),
         cmocka_unit_test(test_empty_schedule_and_nul_bytes),
         cmocka_unit_test(test_binary_fields),
         cmocka_unit_test(test_binary_bounds),

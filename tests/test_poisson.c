@@ -163,6 +163,24 @@ static void test_cdf_errors_name_file_and_line(void **state)
         fail_msg("error '%s', want '%s...'", err, want);
     assert_false(cdf_read_file(&c, "/nonexistent/x.cdf", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/x.cdf: cannot open"));
+    /* short buffers: the message cut at errlen, nothing written past it */
+    char big[64];
+    memset(big, 'Z', sizeof big);
+    assert_false(cdf_parse_text(&c, "t", "10 0.5\n5 1\n", big, 12));
+    assert_string_equal(big, "t:2: size 5");
+    for (size_t i = 12; i < sizeof big; i++)
+        assert_int_equal(big[i], 'Z');
+    memset(big, 'Z', sizeof big);
+    assert_false(cdf_parse_text(&c, "t", "# only a comment\n", big, 6));
+    assert_string_equal(big, "t: no");
+    for (size_t i = 6; i < sizeof big; i++)
+        assert_int_equal(big[i], 'Z');
+    struct poisson_spec p;
+    memset(big, 'Z', sizeof big);
+    assert_false(poisson_parse(&p, "poisson:cdf=a,load=0.5,n=1", big, 24));
+    assert_string_equal(big, "--workload poisson: n '");
+    for (size_t i = 24; i < sizeof big; i++)
+        assert_int_equal(big[i], 'Z');
 }
 
 /* ---- the specification -------------------------------------------------------------- */
