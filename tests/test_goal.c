@@ -657,6 +657,89 @@ static void test_stdout_report_unfinished(void **state)
     sim_free(&S);
 }
 
+/* Which receive a message meets, and which message a receive takes,
+ * when several could (MPI's order: the earliest posted receive, the
+ * earliest arrived message). Ranks 0-2: rank 1's message (at once) meets
+ * the second of rank 0's two wildcard receives, the one from rank 1;
+ * rank 2's (after a 20 us calc) the first. Ranks 3-4: two tag -1 sends
+ * meet rank 3's receives of tags 7 and 5 in the order posted. Ranks 5-7:
+ * receives from any source posted at 50 and 60 us take rank 6's message
+ * (arrived first) then rank 7's. Ranks 8-10: two tag -1 messages wait;
+ * the receive from rank 10 passes over rank 9's. Rank 11: a calc of 0 ns
+ * ends when it starts. (issue 26: no test had two candidates.) */
+static void test_matching_picks_the_earliest(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 12\n"
+                              "rank 0 {\nw1: recv 8b from 2 tag -1\nw2: recv 8b from 1 tag -1\n}\n"        /* 2-5 */
+                              "rank 1 {\nsend 8b to 0 tag 4\n}\n"                                          /* 6-8 */
+                              "rank 2 {\nc: calc 20000\ns: send 8b to 0 tag 4\ns requires c\n}\n"         /* 9-13 */
+                              "rank 3 {\na: recv 8b from 4 tag 7\nb: recv 8b from 4 tag 5\n}\n"           /* 14-17 */
+                              "rank 4 {\ns1: send 8b to 3 tag -1\nc: calc 20000\ns2: send 8b to 3 tag -1\n"
+                              "s2 requires c\n}\n"                                                        /* 18-23 */
+                              "rank 5 {\nw: calc 50000\nx: recv 8b from -1 tag -1\ny: calc 10000\n"
+                              "z: recv 8b from -1 tag -1\nx requires w\ny requires x\nz requires y\n}\n"  /* 24-32 */
+                              "rank 6 {\nsend 8b to 5 tag 1\n}\n"                                          /* 33-35 */
+                              "rank 7 {\nc: calc 20000\ns: send 8b to 5 tag 2\ns requires c\n}\n"         /* 36-40 */
+                              "rank 8 {\nw: calc 50000\nr: recv 8b from 10\nq: recv 8b from 9\nr requires w\n"
+                              "q requires r\n}\n"                                                         /* 41-47 */
+                              "rank 9 {\nsend 8b to 8 tag -1\n}\n"                                         /* 48-50 */
+                              "rank 10 {\nc: calc 20000\ns: send 8b to 8 tag -1\ns requires c\n}\n"       /* 51-55 */
+                              "rank 11 {\nz: calc 0\nc: calc 3000\nc requires z\n}\n",                    /* 56-60 */
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 60 * PS_PER_US);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    double w1 = op_end_us(b.data, 0, 3), w2 = op_end_us(b.data, 0, 4);
+    assert_true(w2 > 0 && w2 < 20.0);
+    assert_true(w1 > 20.0 && w1 < 50.0);
+    double a = op_end_us(b.data, 3, 15), bb = op_end_us(b.data, 3, 16);
+    assert_true(a > 0 && a < 20.0);
+    assert_true(bb > 20.0 && bb < 50.0);
+    assert_true(op_end_us(b.data, 6, 34) == 50.0);
+    assert_true(op_end_us(b.data, 7, 38) == 60.0);
+    assert_true(op_end_us(b.data, 8, 43) == 50.0);
+    assert_true(op_end_us(b.data, 8, 44) == 50.0);
+    assert_true(op_end_us(b.data, 11, 57) == 0.0);
+    assert_true(op_end_us(b.data, 11, 58) == 3.0);
+    sb_free(&b);
+    sim_free(&S);
+}
+
+/* Two ranks on one host (a map) exchange a message without the network;
+ * a single rank with only a calc runs on the smallest fabric; a schedule
+ * with no ops completes at once. */
+static void test_local_and_empty_schedules(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 2\nrank 0 {\nsend 100b to 1\n}\nrank 1 {\nc: calc 5000\nr: recv 100b from 0\n"
+                              "r requires c\n}\n",
+                              ".goal");
+    const char *map = temp_file("0 3\n1 3\n", ".map");
+    run_goal(p, map, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 5 * PS_PER_US);
+    assert_int_equal(S.n_flows, 0);
+    sim_free(&S);
+    /* one rank needs one host, but a fabric has two at least: -nodes 2 */
+    p = temp_file("num_ranks 1\nrank 0 {\ncalc 2000\n}\n", ".goal");
+    struct config c;
+    config_defaults(&c);
+    c.goal_path = p;
+    c.nodes = 2;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.n_hosts, 2);
+    assert_int_equal(goal_completion_ps(&S), 2 * PS_PER_US);
+    sim_free(&S);
+    p = temp_file("num_ranks 3\nrank 0 {\n}\nrank 1 {\n}\nrank 2 {\n}\n", ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 0);
+    sim_free(&S);
+}
+
 /* ---- closed forms ------------------------------------------------------------------------------ */
 
 /* Rank i on host 4i: on the two-tier k=8 tree (four hosts a leaf) every
@@ -813,6 +896,8 @@ int main(void)
         cmocka_unit_test(test_unexpected_messages_taken),
         cmocka_unit_test(test_wildcard_lists_take_each_once),
         cmocka_unit_test(test_two_nics_place_flows),
+        cmocka_unit_test(test_matching_picks_the_earliest),
+        cmocka_unit_test(test_local_and_empty_schedules),
         cmocka_unit_test(test_stdout_report_deadlocked),
         cmocka_unit_test(test_stdout_report_unfinished),
         cmocka_unit_test(test_ring_allreduce_closed_form),

@@ -372,6 +372,11 @@ static void test_binary_bounds(void **state)
     memcpy(e, d, len);
     put(e + 30 + 8, 1, 4);
     bin_bad(e, len, "b.bin: rank 0: root 0 names record 1 of 1");
+    /* the second root of two names record 5 */
+    uint32_t roots2[2] = {0, 5};
+    struct brank rk3 = {1, &c, 2, roots2, 0, NULL};
+    size_t len3 = bin_build(e, 1, &rk3);
+    bin_bad(e, len3, "b.bin: rank 0: root 1 names record 5 of 1");
     /* a dependants entry: record n is past the end; fd + nd at the table's end */
     struct brec c2[2] = {{.type = GOAL_CALC, .size = 1, .nd = 1, .fd = 0}, {.n_deps = 1, .type = GOAL_CALC, .size = 2}};
     apx[0] = 1;
