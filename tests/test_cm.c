@@ -573,6 +573,18 @@ static void test_err_ids(void **state)
     expect_err("Nodes 4\nConnections 3\n0->1 start 0 size 1 id 7\n0->2 start 0 size 1\n"
                "0->3 start 0 size 1 id 2\n",
                "x.cm:4:", "automatic id 2");
+    /* the lines of one connection agree on each of its properties */
+    static const char *const keys[4][3] = {{"transport", "transport uet", "transport ndp"},
+                                           {"lb", "lb reps", "lb ecmp"},
+                                           {"class", "class 0", "class 1"},
+                                           {"priority", "priority 7", "priority 2"}};
+    for (int k = 0; k < 4; k++) {
+        char t[256], want[64];
+        snprintf(t, sizeof t, "Nodes 4\nConnections 2\n0->1 start 0 size 1 id 5 msg 1 %s\n0->1 start 0 size 1 id 5 msg 2 %s\n",
+                 keys[k][1], keys[k][2]);
+        snprintf(want, sizeof want, "connection id 5 is also on line 3 with different %s", keys[k][0]);
+        expect_err(t, "x.cm:4:", want);
+    }
     /* Of two clashes the earlier line is reported. */
     expect_err("Nodes 4\nConnections 4\n0->1 start 0 size 1 id 9\n0->2 start 0 size 1 id 8\n"
                "0->3 start 0 size 1 id 8\n1->0 start 0 size 1 id 9\n",
@@ -757,6 +769,14 @@ static void test_reader_edges(void **state)
                "header 'Nodes' after the first body line (line 2)");
     expect_err("Connections 1\n0->1 start 0 size 5\nNodes 4\n", "x.cm:3:",
                "header 'Nodes' after the first body line (line 2)");
+    /* found past blank and indented lines */
+    expect_err("Connections 1\n0->1 start 0 size 5\n\n  # c\n \t Nodes 4\n", "x.cm:5:",
+               "header 'Nodes' after the first body line (line 2)");
+    /* no text at all */
+    struct conn_matrix cm0;
+    char err0[256];
+    assert_false(cm_read_buffer(&cm0, "x.cm", NULL, err0, sizeof err0));
+    assert_string_equal(err0, "x.cm: no text");
     struct conn_matrix cm;
     parse_ok(&cm, "Nodes 4\nFailures 3\nfailure link\nfailure switch 3\nfailure link 2 up  3\n");
     assert_int_equal(cm.n_failures, 3);

@@ -163,6 +163,17 @@ static void test_cdf_errors_name_file_and_line(void **state)
         fail_msg("error '%s', want '%s...'", err, want);
     assert_false(cdf_read_file(&c, "/nonexistent/x.cdf", err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent/x.cdf: cannot open"));
+    /* a NUL byte: not a text file, named by line */
+    char nul_path[64];
+    snprintf(nul_path, sizeof nul_path, "/tmp/spraysim-test-%ld-nul.cdf", (long)getpid());
+    FILE *nf = fopen(nul_path, "wb");
+    assert_non_null(nf);
+    fwrite("10 0.5\n2\0 1\n", 1, 13, nf);
+    fclose(nf);
+    assert_false(cdf_read_file(&c, nul_path, err, sizeof err));
+    snprintf(want, sizeof want, "%s:2: contains a NUL byte; not a text file", nul_path);
+    assert_string_equal(err, want);
+    unlink(nul_path);
     /* short buffers: the message cut at errlen, nothing written past it */
     char big[64];
     memset(big, 'Z', sizeof big);
@@ -176,6 +187,19 @@ static void test_cdf_errors_name_file_and_line(void **state)
     for (size_t i = 6; i < sizeof big; i++)
         assert_int_equal(big[i], 'Z');
     struct poisson_spec p;
+    assert_false(poisson_parse(&p, "perm:n=4,size=10", err, sizeof err));
+    assert_string_equal(err, "--workload poisson: not a poisson specification");
+    /* the cdf path: up to 511 bytes */
+    char spec[700];
+    char path511[512];
+    memset(path511, 'p', 511);
+    path511[511] = 0;
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.5,n=8", path511);
+    assert_true(poisson_parse(&p, spec, err, sizeof err));
+    assert_string_equal(p.cdf_path, path511);
+    snprintf(spec, sizeof spec, "poisson:cdf=%sq,load=0.5,n=8", path511);
+    assert_false(poisson_parse(&p, spec, err, sizeof err));
+    assert_string_equal(err, "--workload poisson: cdf path is longer than 511 bytes");
     memset(big, 'Z', sizeof big);
     assert_false(poisson_parse(&p, "poisson:cdf=a,load=0.5,n=1", big, 24));
     assert_string_equal(big, "--workload poisson: n '");
@@ -749,6 +773,7 @@ static void test_incast_overlay(void **state)
         assert_int_equal(f->start_ps, event_ps);
         assert_int_equal(f->dst, dst);
         assert_int_equal(f->size_bytes, 20000);
+        assert_string_equal(poisson_group_label(&S, f), "incast");
         assert_true(f->src != dst);
         assert_int_equal(sender_seen[f->src]++, 0);
         sent_by[f->src]++;
