@@ -740,6 +740,35 @@ static void test_local_and_empty_schedules(void **state)
     sim_free(&S);
 }
 
+/* A receive posted after the last one of a wildcard list was taken
+ * joins the list and is found: rank 1's message takes w2 (the list's
+ * tail) at once, w3 (any source, tag 6) is posted then and must meet rank
+ * 3's message at 30 us; w1 (rank 2, any tag) meets rank 2's at 20 us.
+ * (issue 26: a tail left pointing at a removed op, or a receive from any
+ * source with one tag filed under source -1, was never found.) */
+static void test_wildcard_list_after_removing_its_tail(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 4\n"
+                              "rank 0 {\nw1: recv 8b from 2 tag -1\nw2: recv 8b from 1 tag -1\n"
+                              "w3: recv 8b from -1 tag 6\nw3 requires w2\n}\n"                      /* 2-7 */
+                              "rank 1 {\nsend 8b to 0 tag 4\n}\n"                                  /* 8-10 */
+                              "rank 2 {\nc: calc 20000\ns: send 8b to 0 tag 4\ns requires c\n}\n"  /* 11-15 */
+                              "rank 3 {\nc: calc 30000\ns: send 8b to 0 tag 6\ns requires c\n}\n", /* 16-20 */
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_true(goal_completion_ps(&S) != SIMTIME_NEVER);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    double w1 = op_end_us(b.data, 0, 3), w2 = op_end_us(b.data, 0, 4), w3 = op_end_us(b.data, 0, 5);
+    assert_true(w2 > 0 && w2 < 20.0);
+    assert_true(w1 > 20.0 && w1 < 30.0);
+    assert_true(w3 > 30.0 && w3 < 40.0);
+    sb_free(&b);
+    sim_free(&S);
+}
+
 /* ---- closed forms ------------------------------------------------------------------------------ */
 
 /* Rank i on host 4i: on the two-tier k=8 tree (four hosts a leaf) every
@@ -897,6 +926,7 @@ int main(void)
         cmocka_unit_test(test_wildcard_lists_take_each_once),
         cmocka_unit_test(test_two_nics_place_flows),
         cmocka_unit_test(test_matching_picks_the_earliest),
+        cmocka_unit_test(test_wildcard_list_after_removing_its_tail),
         cmocka_unit_test(test_local_and_empty_schedules),
         cmocka_unit_test(test_stdout_report_deadlocked),
         cmocka_unit_test(test_stdout_report_unfinished),
