@@ -666,15 +666,16 @@ static void test_err_unreachable_triggers(void **state)
                "1->2 trigger 1 size 1\n2->3 trigger 1 size 1\n3->0 trigger 1 size 1\ntrigger id 1 multishot\n",
                "x.cm:7:", "3 connections wait on it but at most 2 activations");
     /* the multishot trigger second in the file: its own 3 waiters counted,
-     * not the first trigger's too */
+     * not the first trigger's 1 too (issue 26: first_waiter[t + 1] +
+     * first_waiter[t] gave 5) */
     expect_err("Nodes 4\nConnections 5\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
                "1->2 trigger 1 size 1\n1->2 trigger 2 size 1\n2->3 trigger 2 size 1\n3->0 trigger 2 size 1\n"
                "trigger id 1 oneshot\ntrigger id 2 multishot\n",
                "x.cm:5:", "trigger 1 can never fire");
-    expect_err("Nodes 4\nConnections 5\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
-               "1->2 start 0 size 1 send_done_trigger 1\n1->2 trigger 2 size 1\n2->3 trigger 2 size 1\n"
-               "3->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 multishot\n",
-               "x.cm:8:", "multishot trigger 2 (line 10) starts one waiting connection per activation; 3 connections wait "
+    expect_err("Nodes 4\nConnections 6\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
+               "1->2 start 0 size 1 send_done_trigger 1\n2->3 trigger 1 size 1\n1->2 trigger 2 size 1\n"
+               "2->3 trigger 2 size 1\n3->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 multishot\n",
+               "x.cm:9:", "multishot trigger 2 (line 11) starts one waiting connection per activation; 3 connections wait "
                "on it but at most 2 activations can reach it");
     /* the same shapes made reachable parse: count 4, chains through waiters */
     struct conn_matrix cm;
