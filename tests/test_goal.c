@@ -555,6 +555,19 @@ static void test_two_nics_place_flows(void **state)
         run_goal(p, NULL, 0, transports[k]);
         assert_true(goal_completion_ps(&S) != SIMTIME_NEVER);
         assert_int_equal(S.n_flows, 2);
+        struct strbuf b;
+        sb_init(&b);
+        goal_ranks_csv(&S, &b); /* each rank's host: its NIC 0's */
+        assert_non_null(strstr(b.data, "rank,host,ops,finish_us\n0,0,1,"));
+        assert_non_null(strstr(b.data, "\n1,2,1,"));
+        assert_non_null(strstr(b.data, "\n2,4,2,"));
+        sb_free(&b);
+        sb_init(&b);
+        goal_json(&S, &b);
+        assert_non_null(strstr(b.data, "\"ranks\": 3, \"ops\": 4, \"sends\": 2, \"recvs\": 2, \"calcs\": 0, "
+                                       "\"messages\": 2, \"format\": \"text\", \"cpus\": 1, \"nics\": 2, "
+                                       "\"status\": \"complete\""));
+        sb_free(&b);
         for (uint32_t i = 0; i < 2; i++) {
             const struct flow *f = &S.flows[i];
             if (f->size_bytes == 1000) {
@@ -903,7 +916,14 @@ static void test_deterministic(void **state)
     sim_free(&S);
     run_goal("tests/goal/alltoall8.bin", NULL, 0, NULL);
     goal_ops_csv(&S, &b);
+    struct strbuf j;
+    sb_init(&j);
+    goal_json(&S, &j);
+    assert_non_null(strstr(j.data, "\"format\": \"binary\""));
+    sb_free(&j);
     sim_free(&S);
+    /* a binary schedule's ops are numbered by record */
+    assert_int_equal(strncmp(a.data, "rank,record,type,peer,tag,size,cpu,nic,flow_id,start_us,end_us\n", 63), 0);
     assert_int_equal(a.len, b.len);
     assert_memory_equal(a.data, b.data, a.len);
     sb_free(&a);
