@@ -782,6 +782,37 @@ static void test_wildcard_list_after_removing_its_tail(void **state)
     sim_free(&S);
 }
 
+/* More than 16 ranks, none finished: no finish spread at all (there is
+ * no finish to take a median of), only the stuck ranks. 18 ranks in 9
+ * pairs, each receiving before it sends: deadlocked at once. */
+static void test_stdout_report_none_finished(void **state)
+{
+    (void)state;
+    struct strbuf t;
+    sb_init(&t);
+    sb_printf(&t, "num_ranks 18\n");
+    for (int r = 0; r < 18; r++) /* rank r: lines 2 + 5r .. 6 + 5r */
+        sb_printf(&t, "rank %d {\nr: recv 8b from %d\ns: send 8b to %d\ns requires r\n}\n", r, r ^ 1, r ^ 1);
+    const char *p = temp_file(t.data, ".goal");
+    sb_free(&t);
+    run_goal(p, NULL, 0, NULL);
+    struct strbuf out, err, want;
+    capture_goal_stdout(&out, &err);
+    sb_init(&want);
+    sb_printf(&want,
+              "goal: %s, 18 ranks, 36 ops (18 sends, 18 recvs, 0 calcs), 18 messages between hosts; deadlocked at "
+              "0.000 us, 0 of 36 ops done\n"
+              "goal stuck: rank 0 waits in recv from 1 tag 0 (line 3); rank 1 waits in recv from 0 tag 0 (line 8); "
+              "rank 2 waits in recv from 3 tag 0 (line 13); ...\n",
+              p);
+    assert_string_equal(out.data, want.data);
+    assert_non_null(strstr(err.data, "the schedule deadlocked at 0.000 us: 18 of 18 ranks stuck"));
+    sb_free(&out);
+    sb_free(&err);
+    sb_free(&want);
+    sim_free(&S);
+}
+
 /* ---- closed forms ------------------------------------------------------------------------------ */
 
 /* Rank i on host 4i: on the two-tier k=8 tree (four hosts a leaf) every
@@ -950,6 +981,7 @@ int main(void)
         cmocka_unit_test(test_local_and_empty_schedules),
         cmocka_unit_test(test_stdout_report_deadlocked),
         cmocka_unit_test(test_stdout_report_unfinished),
+        cmocka_unit_test(test_stdout_report_none_finished),
         cmocka_unit_test(test_ring_allreduce_closed_form),
         cmocka_unit_test(test_ring_on_every_transport),
         cmocka_unit_test(test_recdoub_allreduce_closed_form),
