@@ -526,6 +526,10 @@ static void test_text_refusals_exact(void **state)
     bad("num_ranks", "t.goal:1: expected the number of ranks, found the end of the file");
     bad("num_ranks\n", "t.goal:1: expected the number of ranks, found the end of the line");
     bad("num_ranks 0\n", "t.goal:1: num_ranks 0: a schedule needs at least one rank");
+    /* num_ranks up to the file's length in bytes (31 here) passes that first check */
+    bad("num_ranks 31\n// 45678901234567\n", "t.goal:3: rank 0 has no block (num_ranks is 31): is the file cut short?");
+    bad("num_ranks 32\n// 45678901234567\n", "t.goal:1: num_ranks 32, but the file's 31 bytes cannot hold that many "
+                                              "rank blocks");
     bad("num_ranks 1\nnum_ranks 1\n", "t.goal:2: a second num_ranks line (the first is line 1)");
     bad("num_ranks 1\nrank x {\n}\n", "t.goal:2: expected a rank number, found 'x'");
     bad("num_ranks 2\nrank 0 {\n}\nrank 0 {\n}\n", "t.goal:4: rank 0 has a second block");
