@@ -861,6 +861,34 @@ static void test_bucket_scans_see_slot_zero(void **state)
     sim_free(&S);
 }
 
+/* More than 16 ranks finishing together: the slowest named is the first
+ * of them, rank 0. */
+static void test_stdout_report_tie(void **state)
+{
+    (void)state;
+    struct strbuf t;
+    sb_init(&t);
+    sb_printf(&t, "num_ranks 17\n");
+    for (int r = 0; r < 17; r++)
+        sb_printf(&t, "rank %d {\ncalc 1000\n}\n", r);
+    const char *p = temp_file(t.data, ".goal");
+    sb_free(&t);
+    run_goal(p, NULL, 0, NULL);
+    struct strbuf out, err, want;
+    capture_goal_stdout(&out, &err);
+    sb_init(&want);
+    sb_printf(&want,
+              "goal: %s, 17 ranks, 17 ops (0 sends, 0 recvs, 17 calcs), 0 messages between hosts; complete: completion "
+              "1.000 us\ngoal ranks: finish min 1.000 us, median 1.000 us, max 1.000 us (rank 0); 0 unfinished\n",
+              p);
+    assert_string_equal(out.data, want.data);
+    assert_string_equal(err.data, "");
+    sb_free(&out);
+    sb_free(&err);
+    sb_free(&want);
+    sim_free(&S);
+}
+
 /* ---- closed forms ------------------------------------------------------------------------------ */
 
 /* Rank i on host 4i: on the two-tier k=8 tree (four hosts a leaf) every
@@ -1031,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_stdout_report_deadlocked),
         cmocka_unit_test(test_stdout_report_unfinished),
         cmocka_unit_test(test_stdout_report_none_finished),
+        cmocka_unit_test(test_stdout_report_tie),
         cmocka_unit_test(test_ring_allreduce_closed_form),
         cmocka_unit_test(test_ring_on_every_transport),
         cmocka_unit_test(test_recdoub_allreduce_closed_form),

@@ -526,6 +526,9 @@ static void test_text_refusals_exact(void **state)
     bad("num_ranks", "t.goal:1: expected the number of ranks, found the end of the file");
     bad("num_ranks\n", "t.goal:1: expected the number of ranks, found the end of the line");
     bad("num_ranks 0\n", "t.goal:1: num_ranks 0: a schedule needs at least one rank");
+    bad("num_ranks 4294967295\n", "t.goal:1: the number of ranks 4294967295 is out of range (at most 4294967294)");
+    bad("num_ranks 4294967294\n", "t.goal:1: num_ranks 4294967294, but the file's 21 bytes cannot hold that many rank "
+                                  "blocks");
     /* num_ranks up to the file's length in bytes (31 here) passes that first check */
     bad("num_ranks 31\n// 45678901234567\n", "t.goal:3: rank 0 has no block (num_ranks is 31): is the file cut short?");
     bad("num_ranks 32\n// 45678901234567\n", "t.goal:1: num_ranks 32, but the file's 31 bytes cannot hold that many "
