@@ -795,6 +795,8 @@ static void test_incast_overlay(void **state)
     assert_int_equal(ps.all.messages, ps.measured);
     /* load over every message; the mean over the background's */
     assert_near(ps.load_achieved, bytes / (8 * 100e-6 * 100e9 / 8), 1e-9, "load with the overlay");
+    /* messages per second per host: the measured background messages over 8 hosts x 100 us */
+    assert_near(ps.msgs_per_s_per_host, ps.measured / (8 * 100e-6), 1e-12, "message rate per host");
     assert_near(ps.mean_bytes_generated, (bytes - 45 * 20000.0) / ps.measured, 1e-9, "background mean");
     sim_free(&S);
 }
