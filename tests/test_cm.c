@@ -7,6 +7,8 @@
 
 #include "workload/cm.h"
 
+#include <malloc.h>
+
 #define MATRICES "htsim/matrices/"
 
 /* Parses text that must be valid; fails the test with the message if not. */
@@ -573,6 +575,18 @@ static void test_err_ids(void **state)
     expect_err("Nodes 4\nConnections 3\n0->1 start 0 size 1 id 7\n0->2 start 0 size 1\n"
                "0->3 start 0 size 1 id 2\n",
                "x.cm:4:", "automatic id 2");
+    /* the lines of one connection agree on each of its properties */
+    static const char *const keys[4][3] = {{"transport", "transport uet", "transport ndp"},
+                                           {"lb", "lb reps", "lb ecmp"},
+                                           {"class", "class 0", "class 1"},
+                                           {"priority", "priority 7", "priority 2"}};
+    for (int k = 0; k < 4; k++) {
+        char t[256], want[64];
+        snprintf(t, sizeof t, "Nodes 4\nConnections 2\n0->1 start 0 size 1 id 5 msg 1 %s\n0->1 start 0 size 1 id 5 msg 2 %s\n",
+                 keys[k][1], keys[k][2]);
+        snprintf(want, sizeof want, "connection id 5 is also on line 3 with different %s", keys[k][0]);
+        expect_err(t, "x.cm:4:", want);
+    }
     /* Of two clashes the earlier line is reported. */
     expect_err("Nodes 4\nConnections 4\n0->1 start 0 size 1 id 9\n0->2 start 0 size 1 id 8\n"
                "0->3 start 0 size 1 id 8\n1->0 start 0 size 1 id 9\n",
@@ -653,6 +667,18 @@ static void test_err_unreachable_triggers(void **state)
     expect_err("Nodes 4\nConnections 4\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
                "1->2 trigger 1 size 1\n2->3 trigger 1 size 1\n3->0 trigger 1 size 1\ntrigger id 1 multishot\n",
                "x.cm:7:", "3 connections wait on it but at most 2 activations");
+    /* the multishot trigger second in the file: its own 3 waiters counted,
+     * not the first trigger's 1 too (issue 26: first_waiter[t + 1] +
+     * first_waiter[t] gave 5) */
+    expect_err("Nodes 4\nConnections 5\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
+               "1->2 trigger 1 size 1\n1->2 trigger 2 size 1\n2->3 trigger 2 size 1\n3->0 trigger 2 size 1\n"
+               "trigger id 1 oneshot\ntrigger id 2 multishot\n",
+               "x.cm:5:", "trigger 1 can never fire");
+    expect_err("Nodes 4\nConnections 6\nTriggers 2\n0->1 start 0 size 1 send_done_trigger 2 recv_done_trigger 2\n"
+               "1->2 start 0 size 1 send_done_trigger 1\n2->3 trigger 1 size 1\n1->2 trigger 2 size 1\n"
+               "2->3 trigger 2 size 1\n3->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 multishot\n",
+               "x.cm:9:", "multishot trigger 2 (line 11) starts one waiting connection per activation; 3 connections wait "
+               "on it but at most 2 activations can reach it");
     /* the same shapes made reachable parse: count 4, chains through waiters */
     struct conn_matrix cm;
     parse_ok(&cm, "Nodes 4\nConnections 3\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
@@ -724,10 +750,91 @@ static void test_err_small_buffer(void **state)
     assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", err, sizeof err));
     assert_string_equal(err, "x.cm:1:");
     assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", NULL, 0));
+    /* a buffer with room for the prefix and part of the message: the rest
+     * is cut, nothing written past errlen */
+    char big[64];
+    memset(big, 'Z', sizeof big);
+    assert_false(cm_read_buffer(&cm, "x.cm", "Nodes 0\n", big, 16));
+    assert_string_equal(big, "x.cm:1: Nodes v"); /* "Nodes value '0'..." cut at 15 bytes */
+    for (size_t i = 16; i < sizeof big; i++)
+        assert_int_equal(big[i], 'Z');
 }
 
-int main(void)
+/* Edges of the reader found by mutation testing (issue 26): a 'Nodes'
+ * header that is the file's last five bytes is found as late, not
+ * missing; the extended failure form with one word ("failure link") is
+ * kept for the failure model, not read as a key; triggers declared with
+ * no connection at all parse (nothing waits on them). */
+static void test_reader_edges(void **state)
 {
+    (void)state;
+    expect_err("Connections 1\n0->1 start 0 size 5\nNodes", "x.cm:3:",
+               "header 'Nodes' after the first body line (line 2)");
+    expect_err("Connections 1\n0->1 start 0 size 5\nNodes 4\n", "x.cm:3:",
+               "header 'Nodes' after the first body line (line 2)");
+    /* found past blank and indented lines */
+    expect_err("Connections 1\n0->1 start 0 size 5\n\n  # c\n \t Nodes 4\n", "x.cm:5:",
+               "header 'Nodes' after the first body line (line 2)");
+    /* no text at all */
+    struct conn_matrix cm0;
+    char err0[256];
+    assert_false(cm_read_buffer(&cm0, "x.cm", NULL, err0, sizeof err0));
+    assert_string_equal(err0, "x.cm: no text");
+    struct conn_matrix cm;
+    parse_ok(&cm, "Nodes 4\nFailures 3\nfailure link\nfailure switch 3\nfailure link 2 up  3\n");
+    assert_int_equal(cm.n_failures, 3);
+    assert_string_equal(cm.failures[0].spec, "link");
+    assert_string_equal(cm.failures[1].spec, "switch 3");
+    assert_string_equal(cm.failures[2].spec, "link 2 up 3");
+    assert_int_equal(cm.failures[2].line, 5);
+    cm_free(&cm);
+    parse_ok(&cm, "Nodes 4\nTriggers 2\ntrigger id 1 oneshot\ntrigger id 2 barrier count 3\n");
+    assert_int_equal(cm.n_conns, 0);
+    assert_int_equal(cm.n_triggers, 2);
+    cm_free(&cm);
+}
+
+/* Heap bytes in use (glibc's mallinfo2). Exact only with glibc's
+ * per-thread cache and fast bins off, which keep freed blocks counted as
+ * in use: main runs the program again with GLIBC_TUNABLES saying so.
+ * Under a sanitizer or valgrind mallinfo2 reads 0 and the check below is
+ * empty. */
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+
+/* cm_free releases everything the reader allocated: connections,
+ * triggers, failures and each extended failure's words (issue 26: a free
+ * loop that skipped failure 0's words went unnoticed). The first round
+ * warms up what the C library allocates once. */
+static void test_free_releases_everything(void **state)
+{
+    (void)state;
+    size_t before = 0;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1)
+            before = heap_in_use();
+        struct conn_matrix cm;
+        parse_ok(&cm, "Nodes 4\nConnections 2\nTriggers 1\nFailures 3\n0->1 start 0 size 1 send_done_trigger 1\n"
+                      "1->2 trigger 1 size 1\ntrigger id 1 oneshot\nfailure link 1 up\nfailure switch 2\n"
+                      "failure switch_type TOR switch_id 0 link_id 0\n");
+        assert_non_null(cm.failures[0].spec);
+        cm_free(&cm);
+    }
+    assert_int_equal(heap_in_use(), before);
+}
+
+int main(int argc, char **argv)
+{
+    /* once more, with glibc's malloc caches off (test_free_releases_everything) */
+    (void)argc;
+    if (!getenv("SPRAYSIM_TEST_MALLOC_TUNED")) {
+        setenv("SPRAYSIM_TEST_MALLOC_TUNED", "1", 1);
+        setenv("GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.mxfast=0", 1);
+        execv("/proc/self/exe", argv); /* on failure: run as we are */
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_cm),
         cmocka_unit_test(test_bare_msg_keyword),
@@ -766,6 +873,8 @@ int main(void)
         cmocka_unit_test(test_err_failure_lines),
         cmocka_unit_test(test_name_fields_at_their_limit),
         cmocka_unit_test(test_err_small_buffer),
+        cmocka_unit_test(test_reader_edges),
+        cmocka_unit_test(test_free_releases_everything),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -299,6 +299,18 @@ static void test_incast_placement(void **st)
     }
     assert_true(ndst > 60);     /* 200 draws of 128: about 101 distinct */
     assert_int_equal(nsend, 128); /* 6,400 sender draws reach every host */
+    /* one random sender of seven: any of them, over 100 seeds (issue 26:
+     * a shuffle that never moved its first place always chose host 1) */
+    unsigned chosen[8] = {0};
+    for (uint64_t seed = 0; seed < 100; seed++) {
+        gen_ok(&cm, "incast:n=8,degree=1,size=10,dst=0", seed);
+        assert_int_equal(cm.n_conns, 1);
+        chosen[cm.conns[0].src]++;
+        cm_free(&cm);
+    }
+    assert_int_equal(chosen[0], 0);
+    for (int h = 1; h < 8; h++)
+        assert_true(chosen[h] > 0);
     /* a fixed destination with random senders: never the destination */
     for (uint64_t seed = 0; seed < 100; seed++) {
         gen_ok(&cm, "incast:n=8,degree=6,size=10,dst=0", seed);
@@ -667,6 +679,21 @@ static void test_bad_specifications_name_the_parameter(void **st)
     expect_refused("ring:gpus=0", "gpus '0' is out of range");
     expect_refused("ring:placement=rack", "placement 'rack' is not block or host");
     expect_refused("ring:degree=3", "ring: unknown parameter 'degree' (ring takes n, gpus, size, placement, seed)");
+    /* a short buffer: the message cut at errlen, nothing written past it */
+    {
+        struct gen_spec g0;
+        char big[64];
+        memset(big, 'Z', sizeof big);
+        assert_false(gen_parse(&g0, "storm:n=4", big, 24));
+        assert_string_equal(big, "--workload: unknown kin");
+        for (size_t i = 24; i < sizeof big; i++)
+            assert_int_equal(big[i], 'Z');
+        memset(big, 'Z', sizeof big);
+        assert_false(gen_parse(&g0, "storm:n=4", big, 8));
+        assert_string_equal(big, "--workl");
+        for (size_t i = 8; i < sizeof big; i++)
+            assert_int_equal(big[i], 'Z');
+    }
     /* what a specification leaves out */
     struct gen_spec g;
     char err[512];

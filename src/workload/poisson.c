@@ -327,8 +327,9 @@ bool poisson_parse(struct poisson_spec *p, const char *text, char *err, size_t e
     memcpy(buf, rest, len + 1);
     bool ok = true, seen_cdf = false, seen_load = false, seen_n = false;
     const char *incast_param = NULL; /* incast_senders or incast_bytes, which only the overlay uses */
-    /* every accepted name is a distinct known one: at most 11 */
-    char seen_names[11][16];
+    /* every accepted name is a distinct known one: at most the 12 of
+     * spec_params */
+    char seen_names[12][16];
     unsigned n_seen = 0;
     for (char *s = buf; ok && s;) {
         char *comma = strchr(s, ',');
