@@ -13,6 +13,7 @@
 #include "transport/flow.h"
 #include "metrics/report.h"
 
+#include <fcntl.h>
 #include <math.h>
 
 /* For same-rack (2 hops), same-pod (4) and cross-pod (6) pairs of the
@@ -113,12 +114,144 @@ static void test_percentile_nearest_rank(void **state)
     assert_true(report_percentile(v, 0, 50) == 0);
 }
 
+/* The whole text of file descriptor fd, malloc'd; then closes it. */
+static char *slurp(int fd)
+{
+    off_t len = lseek(fd, 0, SEEK_END);
+    assert_true(len >= 0);
+    char *text = xcalloc((size_t)len + 1, 1);
+    assert_true(pread(fd, text, (size_t)len, 0) == (ssize_t)len);
+    close(fd);
+    return text;
+}
+
+/* report_stdout's text for a run of the matrix `cm` until `end_us` (0: the
+ * default -end), malloc'd, with the wall time and peak memory the "run:"
+ * line reports set to wall_s and 2048 kB (a run's own are not repeatable).
+ * What it wrote to stderr (the censored figures' warning) in *warning. */
+static char *summary_of(const char *cm, double end_us, double wall_s, char **warning)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = cm;
+    c.progress = false;
+    if (end_us > 0)
+        c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    struct sim s;
+    sim_setup(&s, &c);
+    sim_run(&s);
+    struct run_stats r;
+    report_collect(&s, wall_s, &r);
+    r.peak_rss_kb = 2048;
+    char path[2][64];
+    int fd[2], saved[2];
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++) {
+        snprintf(path[k], sizeof path[k], "/tmp/spraysim-test-%ld-fd%d", (long)getpid(), k + 1);
+        saved[k] = dup(k + 1);
+        fd[k] = open(path[k], O_RDWR | O_CREAT | O_TRUNC, 0600);
+        assert_true(saved[k] >= 0 && fd[k] >= 0);
+        assert_true(dup2(fd[k], k + 1) == k + 1);
+    }
+    report_stdout(&s, &r);
+    fflush(stdout);
+    fflush(stderr);
+    for (int k = 0; k < 2; k++) {
+        assert_true(dup2(saved[k], k + 1) == k + 1);
+        close(saved[k]);
+        unlink(path[k]);
+    }
+    char *text = slurp(fd[0]);
+    *warning = slurp(fd[1]);
+    sim_free(&s);
+    return text;
+}
+
+/* The summary docs/running.md shows for one.cm ("The summary on stdout"):
+ * the hosts, tree and choices, the network's derived defaults (its table:
+ * base RTT, BDP, queue, ECN band, min RTO), the flows, the FCT figures and
+ * the packet counts; then the run's line, whose wall time and memory are
+ * the run's own (set here: 7370 events in 1 ms are 7.37 M events/s; 2048 kB
+ * are 2.0 MB; no wall time at all gives 0.00 M events/s, not a division by
+ * zero). */
+static void test_stdout_summary_as_documented(void **state)
+{
+    (void)state;
+    char *warning;
+    char *text = summary_of(shared_path("htsim/matrices/one.cm"), 0, 0.001, &warning);
+    assert_string_equal(warning, ""); /* nothing censored */
+    free(warning);
+    assert_string_equal(text,
+                        "spraysim: 16 hosts, 20 switches, 3-tier tree; cc nscc, lb mixed, 64 paths, trimming on, seed 13\n"
+                        "network: base RTT 14.023 us, BDP 175284 B, queue 178450 B, ECN 37350-145250 B, min RTO 100.7 us\n"
+                        "flows: 1 of 1 finished\n"
+                        "FCT: median 176.200 us, p99 176.200 us, max 176.200 us, mean 176.200 us (1 message, 0 unfinished)\n"
+                        "packets: 490 data sent, 0 retransmitted, 124 ACKs, 0 NACKs, 0 trims, 0 bounced, 0 drops, 0 ECN "
+                        "marks, 0 timeouts\n"
+                        "run: simulated 176.200 us in 0.001 s wall, 7370 events, 7.37 M events/s, peak memory 2.0 MB\n");
+    free(text);
+    text = summary_of(shared_path("htsim/matrices/one.cm"), 0, 0, &warning);
+    free(warning);
+    if (!strstr(text, "\nrun: simulated 176.200 us in 0.000 s wall, 7370 events, 0.00 M events/s, peak memory 2.0 MB\n"))
+        fail_msg("no wall time: %s", text);
+    free(text);
+}
+
+/* "N unfinished at T us: ID ...": the run's end with one decimal, then the
+ * ids of the first ten unfinished messages in message order (the finished
+ * ones skipped), and " ..." only when more than ten are unfinished
+ * (docs/running.md); stderr's warning says the figures are lower bounds,
+ * at the run's end, for how many of the messages. Messages of 1 MB cannot finish in 30 us at 100 Gb/s;
+ * 1 KB ones within a rack finish in a few. The ids are the matrix's line
+ * numbers (from 1). */
+static void test_stdout_lists_the_first_ten_unfinished(void **state)
+{
+    (void)state;
+    static const struct {
+        unsigned lines, small_every; /* messages; every small_every-th (from the first) is small */
+        const char *flows;
+    } cases[] = {
+        {13, 4, "flows: 4 of 13 finished (9 unfinished at 30.0 us: 2 3 4 6 7 8 10 11 12)\n"},
+        {14, 4, "flows: 4 of 14 finished (10 unfinished at 30.0 us: 2 3 4 6 7 8 10 11 12 14)\n"},
+        {15, 4, "flows: 4 of 15 finished (11 unfinished at 30.0 us: 2 3 4 6 7 8 10 11 12 14 ...)\n"},
+        {12, 100, "flows: 1 of 12 finished (11 unfinished at 30.0 us: 2 3 4 5 6 7 8 9 10 11 ...)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char cm[2048];
+        int len = snprintf(cm, sizeof cm, "Nodes 16\nConnections %u\n", cases[k].lines);
+        for (unsigned i = 0; i < cases[k].lines; i++) {
+            /* small ones to the host beside the sender (same rack), big ones across the tree */
+            bool small = i % cases[k].small_every == 0;
+            len += snprintf(cm + len, sizeof cm - (size_t)len, "%u->%u start 0 size %u\n", i,
+                            small ? i ^ 1 : (i + 8) % 16, small ? 1000 : 1000000);
+        }
+        assert_true(len > 0 && (size_t)len < sizeof cm);
+        char *warning;
+        char *text = summary_of(temp_file(cm, ".cm"), 30, 0, &warning);
+        if (!strstr(text, cases[k].flows))
+            fail_msg("case %zu: want '%s' in\n%s", k, cases[k].flows, text);
+        /* and on stderr, the figures' population and the run's end */
+        unsigned unfinished = (unsigned)strtoul(strchr(cases[k].flows, '(') + 1, NULL, 10);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "spraysim: warning: unfinished messages counted at the run's end (30.000 us), so these figures "
+                 "are lower bounds: FCT %u of %u messages\n",
+                 unfinished, cases[k].lines);
+        assert_string_equal(warning, want);
+        free(warning);
+        free(text);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ideal_fct_grows_with_size),
         cmocka_unit_test(test_censored_and_empty_fct),
         cmocka_unit_test(test_percentile_nearest_rank),
+        cmocka_unit_test(test_stdout_summary_as_documented),
+        cmocka_unit_test(test_stdout_lists_the_first_ten_unfinished),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
