@@ -191,7 +191,8 @@ static const char *list_text(enum opt_list l)
  * after it), each later line of the help indented to column 24, the
  * registry list after the last line, then "(default D)": at the end of
  * that line when it ends by column 100 (or a list precedes it), on a line
- * of its own at column 24 when it would end past column 100. */
+ * of its own at column 24 when it would end past column 100; after the
+ * last group, the transports' and balancers' own flags. */
 static void test_help_text_layout(void **state)
 {
     (void)state;
@@ -292,6 +293,11 @@ static void test_help_text_layout(void **state)
             entries++;
         }
     assert_int_equal(entries, n);
+    /* after the last group's last entry: the transports' and balancers'
+     * own flags (transport_flags_usage), no further section */
+    if (at < nl && (lines[at][0] || at + 1 == nl || strncmp(lines[at + 1], "Flags of ", 9)))
+        fail_msg("after the option table's last entry: '%s' / '%s', not the first 'Flags of' section", lines[at],
+                 at + 1 < nl ? lines[at + 1] : "");
     /* both placements of a default occur, so both rules were tried */
     assert_true(own_line > 0 && same_line > 0);
     free(text);
