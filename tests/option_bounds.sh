@@ -243,5 +243,13 @@ range -failed 0 1048576 - 1048577 -failed @
 range --min-rto-us 0.001 1e9 0.00099 1.0000001e9 --min-rto-us @
 range --detect-us 0 1e9 -0.0000001 1.0000001e9 --detect-us @
 range --classes 2 8 1 9 --classes @
+# htsim_uec's flags parsed with a range (options.c parse_htsim_flag): the
+# flowlet gap in us, the logging period in ms (-logtime) and us
+# (-logtime_us), the trimmed size in bytes (1 and 65535 pass the range and
+# are then refused against the header and -mtu)
+range -ar_sticky_delta 0 1e9 -0.0000001 1.0000001e9 -ar_sticky_delta @
+range -logtime 1e-6 1e6 0.99e-6 1.0000001e6 -logtime @
+range -logtime_us 1e-3 1e9 0.99e-3 1.0000001e9 -logtime_us @
+range -trimsize 1 65535 0 65536 -trimsize @
 
 [ "$nfail" -eq 0 ]

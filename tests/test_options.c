@@ -303,6 +303,35 @@ static void test_help_text_layout(void **state)
     free(text);
 }
 
+/* htsim's logging period sets the time series' interval: -logtime in
+ * milliseconds, -logtime_us in microseconds (0.005 ms = 5 us =
+ * 5,000,000 ps); an explicit --ts-interval wins over either, whichever
+ * comes first. */
+static void test_logtime_sets_the_interval(void **state)
+{
+    (void)state;
+    static struct {
+        int argc;
+        const char *argv[8];
+        unsigned long long want_ps;
+    } cases[] = {
+        {6, {"spraysim", "-tm", "x.cm", "-logtime", "0.005", "--no-progress"}, 5000000},
+        {6, {"spraysim", "-tm", "x.cm", "-logtime_us", "5", "--no-progress"}, 5000000},
+        {6, {"spraysim", "-tm", "x.cm", "-logtime", "1e-6", "--no-progress"}, 1000},
+        {7, {"spraysim", "-tm", "x.cm", "--ts-interval", "2", "-logtime", "0.005"}, 2000000},
+        {7, {"spraysim", "-tm", "x.cm", "-logtime_us", "5", "--ts-interval", "2"}, 2000000},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char err[256];
+        struct config cfg;
+        assert_int_equal(parse(&cfg, cases[k].argc, cases[k].argv, err, sizeof err), OPTIONS_RUN);
+        if (cfg.ts.interval_ps != cases[k].want_ps)
+            fail_msg("case %zu: interval %llu ps, want %llu", k, (unsigned long long)cfg.ts.interval_ps,
+                     cases[k].want_ps);
+        options_free(&cfg);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +343,7 @@ int main(void)
         cmocka_unit_test(test_every_switch_refuses_a_value),
         cmocka_unit_test(test_every_entry_takes_the_values_its_syntax_names),
         cmocka_unit_test(test_help_text_layout),
+        cmocka_unit_test(test_logtime_sets_the_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

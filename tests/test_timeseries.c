@@ -202,6 +202,50 @@ static void test_flag_ranges_at_both_ends(void **state)
     ts_config_free(&c);
 }
 
+/* The size estimate (docs/outputs.md "Size"), from its rule: interval
+ * mode, (samples in the window + 1) x (selected flows, ports, hosts) rows
+ * of 64, 56 and 40 bytes; change mode, every selected object changing
+ * twice per MTU time of its link (here all links run at 100 Gb/s: 4150 B
+ * take 332,000 ps) over the window, plus one. One flow (id 1), ports 0-9
+ * and hosts 0-2 make 64 + 10 x 56 + 3 x 40 = 744 bytes a row set.
+ *  - every 2 us to -end 50: floor(50 / 2) + 1 = 26 samples + 1: 27 x 744 = 20088;
+ *  - in a window 10:31 us: floor(21 / 2) + 1 = 11 + 1: 12 x 744 = 8928;
+ *  - every change to -end 50: 2 x 50e6 / 332000 + 1 = 302.2048... x 744
+ *    = 224840.4 (bytes, rounded down). */
+static void test_estimate_by_its_rule(void **state)
+{
+    (void)state;
+    const char *cm = temp_file(incast_cm, ".cm");
+    static const struct {
+        const char *interval, *window;
+        unsigned long long want;
+    } cases[] = {
+        {"2", NULL, 20088},
+        {"2", "10:31", 8928},
+        {"change", NULL, 224840},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "1",
+                        "--ts-ports", "0-9", "--ts-hosts", "0-2", "-end", "50", "--ts-interval",
+                        (char *)cases[k].interval, "--ts-window", (char *)cases[k].window};
+        static struct sim s;
+        struct config c;
+        char err[256];
+        assert_int_equal(options_parse(&c, cases[k].window ? 17 : 15, argv, err, sizeof err), OPTIONS_RUN);
+        c.progress = false;
+        sim_setup(&s, &c);
+        assert_non_null(s.ts);
+        struct ts_totals tt;
+        ts_totals(s.ts, &tt);
+        if (tt.estimate_bytes != cases[k].want)
+            fail_msg("--ts-interval %s%s%s: estimate %llu bytes, want %llu", cases[k].interval,
+                     cases[k].window ? " --ts-window " : "", cases[k].window ? cases[k].window : "",
+                     (unsigned long long)tt.estimate_bytes, cases[k].want);
+        sim_free(&s);
+        options_free(&c);
+    }
+}
+
 /* One 2 MB flow alone: between its first and last delivered byte,
  * delivered bytes grow at the host's line rate times payload/wire
  * (4086/4150), within one packet at either end of any span; the last row
@@ -679,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_flag_ranges_at_both_ends),
         cmocka_unit_test(test_split_runs_are_the_plain_run),
+        cmocka_unit_test(test_estimate_by_its_rule),
         cmocka_unit_test(test_one_flow_line_rate),
         cmocka_unit_test(test_incast_peak),
         cmocka_unit_test(test_window_is_ccs),
