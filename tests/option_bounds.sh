@@ -251,5 +251,14 @@ range -ar_sticky_delta 0 1e9 -0.0000001 1.0000001e9 -ar_sticky_delta @
 range -logtime 1e-6 1e6 0.99e-6 1.0000001e6 -logtime @
 range -logtime_us 1e-3 1e9 0.99e-3 1.0000001e9 -logtime_us @
 range -trimsize 1 65535 0 65536 -trimsize @
+# limits between two flags, at equality (taken) and one beyond (refused):
+# a trimmed size up to -mtu, a class's ECN band with kmin = kmax, and its
+# kmax up to its own queue
+good "-trimsize 4150, the default -mtu" -trimsize 4150
+bad "-trimsize 4151, one above -mtu" "-trimsize 4151: a trimmed packet keeps at least its 64-byte header and at most -mtu 4150" -trimsize 4151
+good "--class-opt kmin = kmax" --classes 3 --class-opt 2:ecn_kmin_bytes=40000 --class-opt 2:ecn_kmax_bytes=40000
+bad "--class-opt kmin one above kmax" "--class-opt 2:ecn_kmin_bytes=40001 exceeds 2:ecn_kmax_bytes=40000" --classes 3 --class-opt 2:ecn_kmin_bytes=40001 --class-opt 2:ecn_kmax_bytes=40000
+good "--class-opt kmax = its queue" --classes 3 --class-opt 2:queue_bytes=60000 --class-opt 2:ecn_kmax_bytes=60000
+bad "--class-opt kmax one above its queue" "--class-opt 2:ecn_kmax_bytes=60001 exceeds 2:queue_bytes=60000" --classes 3 --class-opt 2:queue_bytes=60000 --class-opt 2:ecn_kmax_bytes=60001
 
 [ "$nfail" -eq 0 ]
