@@ -306,6 +306,65 @@ static void test_stdout_unfinished_in_message_order_when_slots_recycle(void **st
     free(warning);
 }
 
+/* --stream writes flows.csv's rows as messages finish, holding each until
+ * every earlier message's row is out; the file is the one written at the
+ * end without it, byte for byte (docs/outputs.md "Streamed output and
+ * bounded memory"). Here a 50 MB message comes first and 1500 small ones
+ * after it all finish while it runs: 1500 rows wait for the first one, so
+ * the buffer that holds them grows past its first 1024 places (checked:
+ * its capacity at the end). Issue 26: the growth was never exercised. */
+static void test_stream_holds_rows_in_message_order(void **state)
+{
+    (void)state;
+    enum { SMALL = 1500 };
+    size_t cap = 64 + (SMALL + 1) * 48;
+    char *cm = xmalloc(cap);
+    int len = snprintf(cm, cap, "Nodes 16\nConnections %d\n0->13 start 0 size 50000000\n", SMALL + 1);
+    for (int k = 0; k < SMALL; k++) /* pairs within a rack, away from hosts 0 and 13 */
+        len += snprintf(cm + len, cap - (size_t)len, "%d->%d start %d.%d size 1000\n", 2 + k % 10,
+                        2 + (k % 10 ^ 1), k / 10, k % 10);
+    assert_true(len > 0 && (size_t)len < cap);
+    const char *path = temp_file(cm, ".cm");
+    free(cm);
+    char csv[64];
+    snprintf(csv, sizeof csv, "/tmp/spraysim-test-%ld-flows.csv", (long)getpid());
+    struct config c;
+    static struct sim s;
+    struct strbuf plain;
+    sb_init(&plain);
+    for (int streamed = 0; streamed < 2; streamed++) {
+        config_defaults(&c);
+        c.tm_path = path;
+        c.progress = false;
+        c.end_ps = 400 * PS_PER_US;
+        sim_setup(&s, &c);
+        if (streamed)
+            flowstream_setup(&s, csv);
+        sim_run(&s);
+        assert_int_equal(s.flows_finished, SMALL); /* every small one, not the big one */
+        if (!streamed) {
+            report_flows_csv(&s, &plain);
+        } else {
+            uint32_t held_cap = s.fstream->cap;
+            assert_true(s.fstream->rows_pending == SMALL);
+            assert_true(flowstream_close(&s));
+            if (held_cap <= 1024)
+                fail_msg("the rows were held in %u places: the test does not reach the buffer's growth", held_cap);
+        }
+        sim_free(&s);
+    }
+    FILE *f = fopen(csv, "r");
+    assert_non_null(f);
+    char *got = xcalloc(plain.len + 2, 1);
+    size_t n = fread(got, 1, plain.len + 1, f);
+    fclose(f);
+    unlink(csv);
+    if (n != plain.len || memcmp(got, plain.data, plain.len))
+        fail_msg("the streamed flows.csv (%zu bytes) is not the one written at the end (%zu bytes)", n, plain.len);
+    free(got);
+    sb_free(&plain);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_stdout_summary_as_documented),
         cmocka_unit_test(test_stdout_lists_the_first_ten_unfinished),
         cmocka_unit_test(test_stdout_unfinished_in_message_order_when_slots_recycle),
+        cmocka_unit_test(test_stream_holds_rows_in_message_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
