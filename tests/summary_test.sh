@@ -9,7 +9,9 @@
 # config section must hold the flags' values, its network section the
 # tree's shape, and every figure printed on stdout as well (flows, FCT,
 # packets, reroute, switch buffers, PFC, the run's time and events) must
-# be the same number in both. Issue 26: mutants of summary.json's writer
+# be the same number in both; queues.csv's per-port drops, trims, ECN
+# marks and failure drops add up to its packet counts, and switches.csv
+# (--switch-stats) gives its per-tier buffer figures. Issue 26: mutants of summary.json's writer
 # (report.c) survived where no test read the field.
 # Prints one "ok" or "FAIL" line per run (run_all.sh counts them).
 # Environment: SPRAYSIM (default bin/spraysim), SHARED (default ../shared).
@@ -65,6 +67,25 @@ net = nums(out["network"])
 assert net[0] == round(n["base_rtt_us"], 3) and net[1] == n["bdp_bytes"], (net, n)
 tiers = n["queue_bytes_by_tier"]
 assert [t["tier"] for t in tiers] == list(range(n["tiers"])) and tiers[-1]["up"] is None, tiers
+# queues.csv: one row per port; its drops, trims and ECN marks add up to the packets'
+import csv, os
+d = os.path.dirname(sys.argv[1])
+q = list(csv.DictReader(open(os.path.join(d, "queues.csv"))))
+assert [int(x["port"]) for x in q] == list(range(n["ports"])), len(q)
+for col, key in (("drops", "drops"), ("trims", "trims"), ("ecn_marks", "ecn_marks"), ("failure_drops", "failure_drops")):
+    assert sum(int(x[col]) for x in q) == p[key], (col, p[key])
+# switches.csv (--switch-stats): per tier, the largest peak and the mean and largest of the time-averaged bytes
+if "switch_buffers" in j:
+    sw_rows = list(csv.DictReader(open(os.path.join(d, "switches.csv"))))
+    assert [int(x["node"]) for x in sw_rows] == list(range(n["hosts"], n["hosts"] + n["switches"]))
+    for b in j["switch_buffers"]:
+        mine = [x for x in sw_rows if x["kind"] == b["kind"]]
+        assert len(mine) == b["switches"] and [int(x["index"]) for x in mine] == list(range(len(mine))), b
+        assert max(int(x["peak_buffered_bytes"]) for x in mine) == b["max_peak_bytes"], b
+        means = [float(x["mean_buffered_bytes"]) for x in mine]
+        assert max(means) == b["max_mean_bytes"], (means, b)  # the same value at one decimal
+        # each mean rounded to 0.05 and their mean too: within 0.1
+        assert abs(sum(means) / len(means) - b["mean_mean_bytes"]) <= 0.1 + 1e-9, (means, b)
 $asserts
 EOF
     then
