@@ -5,7 +5,8 @@
 # SACK loss detection, a third class, an algorithm option, bounce
 # rerouting, random failures and switch statistics; the 3-tier default
 # tree with infinite queues, ev-mod routing and a quick-adapt gate; RoCE
-# with PFC and a time series): each summary.json must be valid JSON, its
+# with PFC and a time series; an open-loop Poisson run with an incast
+# overlay): each summary.json must be valid JSON, its
 # config section must hold the flags' values, its network section the
 # tree's shape, and every figure printed on stdout as well (flows, FCT,
 # packets, reroute, switch buffers, PFC, the run's time and events) must
@@ -141,5 +142,41 @@ assert pf[0] == j["pfc"]["pauses"] and j["pfc"]["deadlock"] is False, (pf, j["pf
 ts = j["timeseries"]
 assert ts["interval_us"] == 2 and ts["rows_ports"] > 0 and ts["rows_hosts"] > 0 and ts["rows_flows"] == 0, ts
 ' -tm "$T/inc16.cm" --transport roce -end 300 --ts-ports 0-20 --ts-hosts 13 --ts-interval 2
+
+# an open-loop run with an incast overlay, cut at 300 us: the Poisson
+# section (load, sizes, messages, window, rate; slowdowns by group, each a
+# lower bound when some of its messages are unfinished; goodput; switch
+# buffers in the window; the overlay) against its stdout lines
+W=$SHARED/data/workloads
+check poisson '
+ps = j["poisson"]
+line = nums(out["poisson"])
+want = [round(ps["load_requested"], 4), round(ps["load_achieved"], 4), round(ps["mean_bytes_cdf"], 1),
+        round(ps["mean_bytes_generated"], 1), ps["messages"], ps["measured"], round(ps["window_start_us"], 3),
+        round(ps["window_end_us"], 3), float("%.4g" % ps["messages_per_s_per_host"]), ps["delivered"]]
+assert line == want, (line, want)
+sd_line = out["slowdown (median/p99)"]
+want = []
+for g in ("all", "A", "B", "C", "D"):
+    x = ps["slowdown"][g]
+    want += [round(x["slowdown_median"], 3), round(x["slowdown_p99"], 3), x["messages"], x["unfinished"]] if x["messages"] else [0]
+    assert x["lower_bound"] == (x["unfinished"] > 0), x
+gp = ps["goodput_gbps_per_host"]
+want += [ps["mss_bytes"], ps["bdp_bytes"], round(gp["mean"], 3), round(gp["min"], 3), round(gp["max"], 3)]
+assert nums(sd_line) == want, (nums(sd_line), want)
+# the groups by name, in order, ">=" before a lower bound
+names = re.findall(r"(?:: |, )(all|A|B|C|D) (>=)?", sd_line)
+assert [g for g, _ in names] == ["all", "A", "B", "C", "D"], names
+assert [lb == ">=" for _, lb in names] == [ps["slowdown"][g]["lower_bound"] for g, _ in names], names
+assert ps["slowdown"]["all"]["unfinished"] > 0 and ps["slowdown"]["all"]["messages"] > 0
+win = nums(out["switch buffers in the window (all ports and classes, B)"])
+assert len(win) == 3 * len(ps["switch_buffers_window"])
+for k, t in enumerate(ps["switch_buffers_window"]):
+    assert win[3 * k:3 * k + 2] == [t["tier"], t["max_peak_bytes"]] and abs(win[3 * k + 2] - t["mean_mean_bytes"]) <= 0.55, (win, t)
+inc = ps["incast"]
+assert nums(out["incast overlay"]) == [round(inc["share"], 4), inc["senders"], inc["bytes"], round(inc["period_us"], 3),
+                                       inc["measured"], inc["delivered"]], (out["incast overlay"], inc)
+' --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=16,incast=0.1,incast_senders=3,incast_bytes=20000" -end 300 \
+    --switch-stats
 
 [ "$nfail" -eq 0 ]
