@@ -129,6 +129,31 @@ else
     fail "stale staging: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
 fi
 rm -rf "$T/k"
+# the host in a staging name keeps [A-Za-z0-9.] and makes anything else
+# '_' (outdir.c host_tag), whatever the machine is called: a run on a host
+# named az-AZ.09 (in a UTS namespace of its own; root only) removes a dead
+# run's staging tagged az_AZ.09 and leaves one tagged with the name as it
+# is, which is no staging name of this host (issue 26: host_tag's 'z' made
+# '_' survived on a machine whose name has none)
+if unshare -u true 2>/dev/null; then
+    mkdir -p "$T/k"
+    dead=$(sh -c 'echo $$')
+    tagged="$T/k/.set.spraysim-az_AZ.09-$dead-abcdef"
+    as_is="$T/k/.set.spraysim-az-AZ.09-$dead-abcdef"
+    mkdir "$tagged" "$as_is"
+    : >"$tagged/flows.csv"
+    unshare -u sh -c 'hostname az-AZ.09 && exec "$@"' sh "$SPRAYSIM" -tm "$M/one.cm" --quiet --no-progress \
+        --out "$T/k/set" >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ ! -e "$tagged" ] && [ -d "$as_is" ] && [ -s "$T/k/set/summary.json" ]; then
+        ok "on a host named az-AZ.09 a dead run's staging tagged az_AZ.09 is removed, one tagged az-AZ.09 stays"
+    else
+        fail "host tag: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
+    fi
+    rm -rf "$T/k"
+else
+    skip "the staging names' host tag: no UTS namespace here (unshare -u needs root)"
+fi
 
 # --- mount points: written into in place
 if [ "$(id -u)" != 0 ] || ! command -v mount >/dev/null 2>&1; then
