@@ -158,8 +158,9 @@ fi
 # '_' (outdir.c host_tag), whatever the machine is called: a run on a host
 # named az-AZ.09 (in a UTS namespace of its own; root only) removes a dead
 # run's staging tagged az_AZ.09 and leaves one tagged with the name as it
-# is, which is no staging name of this host (issue 26: host_tag's 'z' made
-# '_' survived on a machine whose name has none)
+# is, which is no staging name of this host; a 64-character name is kept
+# whole (issue 26: host_tag's 'z' made '_', and a host buffer 2 bytes
+# short, survived on a machine called vm)
 if unshare -u true 2>/dev/null; then
     mkdir -p "$T/k"
     dead=$(sh -c 'echo $$')
@@ -174,6 +175,22 @@ if unshare -u true 2>/dev/null; then
         ok "on a host named az-AZ.09 a dead run's staging tagged az_AZ.09 is removed, one tagged az-AZ.09 stays"
     else
         fail "host tag: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
+    fi
+    rm -rf "$T/k"
+    # a name of 64 characters, the longest Linux takes, is kept whole
+    long=h123456789012345678901234567890123456789012345678901234567890123
+    mkdir -p "$T/k"
+    tagged="$T/k/.set.spraysim-$long-$dead-abcdef"
+    mkdir "$tagged"
+    : >"$tagged/flows.csv"
+    # shellcheck disable=SC2016 # the inner shell expands them
+    unshare -u sh -c 'hostname "$0" && shift && exec "$@"' "$long" sh "$SPRAYSIM" -tm "$M/one.cm" --quiet \
+        --no-progress --out "$T/k/set" >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+    if [ "${#long}" -eq 64 ] && [ "$rc" -eq 0 ] && [ ! -e "$tagged" ] && [ -s "$T/k/set/summary.json" ]; then
+        ok "on a host with a 64-character name a dead run's staging tagged with all of it is removed"
+    else
+        fail "64-character host tag: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
     fi
     rm -rf "$T/k"
 else
