@@ -332,6 +332,22 @@ static void test_logtime_sets_the_interval(void **state)
     }
 }
 
+/* An entry may have three names (OPT_MAX_NAMES) and take a value: the
+ * rules read exactly its three names, never past them (the table's one
+ * three-name entry, --help's, takes none, so what lies after its names
+ * reads as no name). */
+static void test_three_names_and_a_value_pass_the_rules(void **state)
+{
+    (void)state;
+    static const struct option_spec t[] = {
+        {OPT_SEED, {"-s", "-seed", "--seed"}, 1, "S", OPT_GROUP_HTSIM, NULL, NULL, "seed", 0},
+        {OPT_QUIET, {"--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0},
+    };
+    char err[256] = "";
+    assert_true(option_table_check_entries(t, 2, err, sizeof err));
+    assert_string_equal(err, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -339,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
+        cmocka_unit_test(test_three_names_and_a_value_pass_the_rules),
         cmocka_unit_test(test_every_table_name_is_parsed),
         cmocka_unit_test(test_every_switch_refuses_a_value),
         cmocka_unit_test(test_every_entry_takes_the_values_its_syntax_names),
