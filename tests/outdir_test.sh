@@ -129,6 +129,22 @@ else
     fail "stale staging: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
 fi
 rm -rf "$T/k"
+# a staging directory that cannot be made beside the target for another
+# reason than permission (here its name, one component of .NAME.spraysim-
+# HOST-PID-XXXXXX, exceeds 255 bytes for a 240-byte NAME) is refused in one
+# line naming --out, the existing directory left as it was: only a parent
+# spraysim may not write sends the set into the directory in place (issue
+# 26: taking any error but EPERM for one survived)
+long=$(printf '%0240d' 0)
+mkdir -p "$T/ln/$long"
+run -tm "$M/one.cm" --out "$T/ln/$long"
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "--out .*: cannot write beside it" "$T/err" &&
+    [ -z "$(ls -A "$T/ln/$long")" ]; then
+    ok "a staging name too long beside --out: one line naming --out, exit 2, the directory untouched"
+else
+    fail "staging name too long: rc $rc, $(head -c 120 "$T/err"), in it: '$(ls -A "$T/ln/$long" | tr '\n' ' ')'"
+fi
+rm -rf "$T/ln"
 # a directory whose parent cannot be written while it can (a shared
 # results directory, say): the set is written into it in place, as for a
 # mount point (outdir.c: mkdtemp beside it fails with EACCES). Root writes
