@@ -9,7 +9,10 @@
 # the percentile checks); --sird-opt's are in test_sird.c. Then flags
 # at both ends of their ranges (-q, -pfc_thresholds, --drr-quantum,
 # --reps-buffer, then every get_uint/get_real range of src/cli/options.c),
-# flags given fewer values than they take, and --class-opt's 32-entry limit.
+# flags given fewer values than they take, and --class-opt's 32-entry limit;
+# then htsim_uec's ranged flags, limits between two flags at equality and
+# one beyond, and the --ts-* selections against the run's flows, ports,
+# hosts and -end.
 # Run from the repository root by tests/run_all.sh, with SPRAYSIM and SHARED
 # as tests/cli_test.sh takes them. Prints one "ok"/"FAIL" line per option.
 
@@ -243,5 +246,53 @@ range -failed 0 1048576 - 1048577 -failed @
 range --min-rto-us 0.001 1e9 0.00099 1.0000001e9 --min-rto-us @
 range --detect-us 0 1e9 -0.0000001 1.0000001e9 --detect-us @
 range --classes 2 8 1 9 --classes @
+# htsim_uec's flags parsed with a range (options.c parse_htsim_flag): the
+# flowlet gap in us, the logging period in ms (-logtime) and us
+# (-logtime_us), the trimmed size in bytes (1 and 65535 pass the range and
+# are then refused against the header and -mtu)
+range -ar_sticky_delta 0 1e9 -0.0000001 1.0000001e9 -ar_sticky_delta @
+range -logtime 1e-6 1e6 0.99e-6 1.0000001e6 -logtime @
+range -logtime_us 1e-3 1e9 0.99e-3 1.0000001e9 -logtime_us @
+range -trimsize 1 65535 0 65536 -trimsize @
+# limits between two flags, at equality (taken) and one beyond (refused):
+# a trimmed size up to -mtu, a class's ECN band with kmin = kmax, and its
+# kmax up to its own queue
+good "-trimsize 4150, the default -mtu" -trimsize 4150
+bad "-trimsize 4151, one above -mtu" "-trimsize 4151: a trimmed packet keeps at least its 64-byte header and at most -mtu 4150" -trimsize 4151
+good "--class-opt kmin = kmax" --classes 3 --class-opt 2:ecn_kmin_bytes=40000 --class-opt 2:ecn_kmax_bytes=40000
+bad "--class-opt kmin one above kmax" "--class-opt 2:ecn_kmin_bytes=40001 exceeds 2:ecn_kmax_bytes=40000" --classes 3 --class-opt 2:ecn_kmin_bytes=40001 --class-opt 2:ecn_kmax_bytes=40000
+good "--class-opt kmax = its queue" --classes 3 --class-opt 2:queue_bytes=60000 --class-opt 2:ecn_kmax_bytes=60000
+bad "--class-opt kmax one above its queue" "--class-opt 2:ecn_kmax_bytes=60001 exceeds 2:queue_bytes=60000" --classes 3 --class-opt 2:queue_bytes=60000 --class-opt 2:ecn_kmax_bytes=60001
+# --ts-* selections against the run (timeseries.c ts_setup): one.cm has
+# one flow (id 1), 16 hosts and 96 ports; incast.cm 15 flows (ids 1-15);
+# a window starts before -end
+good "--ts-flows 1, the only flow" --ts-flows 1
+bad "--ts-flows 2, no such flow" "--ts-flows: no flow has id 2" --ts-flows 2
+good "--ts-ports 95, the last port" --ts-ports 95
+bad "--ts-ports 96, one past the last" "--ts-ports: port 96 does not exist (this run has port 0 to 95)" --ts-ports 96
+good "--ts-hosts 15, the last host" --ts-hosts 15
+bad "--ts-hosts 16, one past the last" "--ts-hosts: host 16 does not exist (this run has host 0 to 15)" --ts-hosts 16
+good "--ts-window starting before -end" --ts-hosts 0 --ts-window 0.999999:2
+bad "--ts-window starting at -end" "--ts-window: START 1 us is not before -end 1 us" --ts-hosts 0 --ts-window 1:2
+bad_tm() { # bad with incast.cm's 15 flows
+    desc=$1 want=$2
+    shift 2
+    "$SPRAYSIM" -tm "$M/incast.cm" -end 1 --quiet --no-progress --out "$T/o" "$@" >"$T/out" 2>"$T/err" </dev/null
+    rc=$?
+    if [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "$want" "$T/err"; then
+        echo "ok $desc"
+    else
+        echo "FAIL $desc: exit $rc, $(head -2 "$T/err" | tr '\n' ' ') (want exit 2, one line with '$want')"
+        nfail=$((nfail + 1))
+    fi
+}
+if "$SPRAYSIM" -tm "$M/incast.cm" -end 1 --quiet --no-progress --out "$T/o" --ts-flows 1-15 >"$T/out" 2>"$T/err"; then
+    echo "ok --ts-flows 1-15, every flow of incast.cm"
+else
+    echo "FAIL --ts-flows 1-15: exit $?, $(head -n 1 "$T/err")"
+    nfail=$((nfail + 1))
+fi
+bad_tm "--ts-flows 1-16, one longer than the flows" "--ts-flows: the range 1-16 is longer than the 15 flows of the run" --ts-flows 1-16
+bad_tm "--ts-flows 14-16, its last id no flow's" "--ts-flows: no flow has id 16" --ts-flows 14-16
 
 [ "$nfail" -eq 0 ]

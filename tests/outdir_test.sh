@@ -129,6 +129,89 @@ else
     fail "stale staging: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
 fi
 rm -rf "$T/k"
+# a staging directory that cannot be made beside the target for another
+# reason than permission (here its name, one component of .NAME.spraysim-
+# HOST-PID-XXXXXX, exceeds 255 bytes for a 240-byte NAME) is refused in one
+# line naming --out, the existing directory left as it was: only a parent
+# spraysim may not write sends the set into the directory in place (issue
+# 26: taking any error but EPERM for one survived)
+long=$(printf '%0240d' 0)
+mkdir -p "$T/ln/$long"
+run -tm "$M/one.cm" --out "$T/ln/$long"
+if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- "--out .*: cannot write beside it" "$T/err" &&
+    [ -z "$(ls -A "$T/ln/$long")" ]; then
+    ok "a staging name too long beside --out: one line naming --out, exit 2, the directory untouched"
+else
+    fail "staging name too long: rc $rc, $(head -c 120 "$T/err"), in it: '$(ls -A "$T/ln/$long" | tr '\n' ' ')'"
+fi
+rm -rf "$T/ln"
+# a directory whose parent cannot be written while it can (a shared
+# results directory, say): the set is written into it in place, as for a
+# mount point (outdir.c: mkdtemp beside it fails with EACCES). Root writes
+# anywhere, so the run is made as nobody (setpriv; skipped where nobody
+# cannot run the binary). Issue 26: taking any other error for EACCES
+# survived.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$SPRAYSIM" --version >/dev/null 2>&1; then
+    chmod 755 "$T"
+    mkdir -p "$T/ro/parent/target"
+    chown nobody "$T/ro/parent/target"
+    cp "$M/one.cm" "$T/ro/one.cm"
+    chmod 644 "$T/ro/one.cm"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$SPRAYSIM" -tm "$T/ro/one.cm" --quiet --no-progress \
+        --out "$T/ro/parent/target" >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ -s "$T/ro/parent/target/summary.json" ] && [ -z "$(stagings "$T/ro")" ]; then
+        ok "--out whose parent nobody may write: the set is written into it in place"
+    else
+        fail "--out with a parent it cannot write: rc $rc, $(head -n 1 "$T/err"), left '$(stagings "$T/ro" | tr '\n' ' ')'"
+    fi
+    rm -rf "$T/ro"
+else
+    skip "--out with a parent it cannot write: needs root, setpriv and a binary nobody may run"
+fi
+# the host in a staging name keeps [A-Za-z0-9.] and makes anything else
+# '_' (outdir.c host_tag), whatever the machine is called: a run on a host
+# named az-AZ.09 (in a UTS namespace of its own; root only) removes a dead
+# run's staging tagged az_AZ.09 and leaves one tagged with the name as it
+# is, which is no staging name of this host; a 64-character name is kept
+# whole (issue 26: host_tag's 'z' made '_', and a host buffer 2 bytes
+# short, survived on a machine called vm)
+if unshare -u true 2>/dev/null; then
+    mkdir -p "$T/k"
+    dead=$(sh -c 'echo $$')
+    tagged="$T/k/.set.spraysim-az_AZ.09-$dead-abcdef"
+    as_is="$T/k/.set.spraysim-az-AZ.09-$dead-abcdef"
+    mkdir "$tagged" "$as_is"
+    : >"$tagged/flows.csv"
+    unshare -u sh -c 'hostname az-AZ.09 && exec "$@"' sh "$SPRAYSIM" -tm "$M/one.cm" --quiet --no-progress \
+        --out "$T/k/set" >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+    if [ "$rc" -eq 0 ] && [ ! -e "$tagged" ] && [ -d "$as_is" ] && [ -s "$T/k/set/summary.json" ]; then
+        ok "on a host named az-AZ.09 a dead run's staging tagged az_AZ.09 is removed, one tagged az-AZ.09 stays"
+    else
+        fail "host tag: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
+    fi
+    rm -rf "$T/k"
+    # a name of 64 characters, the longest Linux takes, is kept whole
+    long=h123456789012345678901234567890123456789012345678901234567890123
+    mkdir -p "$T/k"
+    tagged="$T/k/.set.spraysim-$long-$dead-abcdef"
+    mkdir "$tagged"
+    : >"$tagged/flows.csv"
+    # shellcheck disable=SC2016 # the inner shell expands them
+    unshare -u sh -c 'hostname "$0" && shift && exec "$@"' "$long" sh "$SPRAYSIM" -tm "$M/one.cm" --quiet \
+        --no-progress --out "$T/k/set" >/dev/null 2>"$T/err" </dev/null
+    rc=$?
+    if [ "${#long}" -eq 64 ] && [ "$rc" -eq 0 ] && [ ! -e "$tagged" ] && [ -s "$T/k/set/summary.json" ]; then
+        ok "on a host with a 64-character name a dead run's staging tagged with all of it is removed"
+    else
+        fail "64-character host tag: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')', stderr '$(head -c 200 "$T/err")'"
+    fi
+    rm -rf "$T/k"
+else
+    skip "the staging names' host tag: no UTS namespace here (unshare -u needs root)"
+fi
 
 # --- mount points: written into in place
 if [ "$(id -u)" != 0 ] || ! command -v mount >/dev/null 2>&1; then

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every cmocka test binary given as an argument, then the command-line
 # tests (tests/cli_test.sh), the generated flag reference against the
-# binary (tests/docs_test.sh), --out's safety (tests/outdir_test.sh), the
+# binary (tests/docs_test.sh), --out's safety (tests/outdir_test.sh),
+# summary.json against the flags and stdout (tests/summary_test.sh), the
 # golden outputs (tests/golden.sh), the option ranges at both ends
 # (tests/option_bounds.sh), parallel
 # runs against plain ones (tests/mpi_test.sh, skipped without MPI), the
@@ -50,7 +51,7 @@ for t in "$@"; do
         echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
     fi
 done
-for script in tests/cli_test.sh tests/docs_test.sh tests/goal_test.sh tests/outdir_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/python_test.sh; do
+for script in tests/cli_test.sh tests/docs_test.sh tests/goal_test.sh tests/outdir_test.sh tests/summary_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/python_test.sh; do
     [ -f "$script" ] || continue
     out=$(run_limited sh "$script" 2>&1)
     rc=$?

@@ -8,9 +8,12 @@
  */
 #include "testutil.h"
 
+#include "cc/cc.h"
 #include "cli/option_table.h"
 #include "cli/options.h"
+#include "lb/lb.h"
 #include "sim.h"
+#include "transport/transport.h"
 
 /* Parses argc entries of argv into *cfg; returns the result, err filled. */
 static enum options_result parse(struct config *cfg, int argc, const char **argv, char *err, size_t errlen)
@@ -145,6 +148,206 @@ static void test_every_switch_refuses_a_value(void **state)
     assert_true(checked >= 10);
 }
 
+/* Every entry takes as many values as its syntax names: "LOW HIGH" is two,
+ * "FILE" or "PKTS|inf" one, none without a syntax. The start-up rules only
+ * ask that a syntax be there when values are; --help, docs/flags.md and the
+ * man page print the syntax, so a count that disagrees with it would parse
+ * differently from what they say (issue 26: --lb's count 1 made 2
+ * survived). */
+static void test_every_entry_takes_the_values_its_syntax_names(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct option_spec *t = option_table(&n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned words = 0;
+        for (const char *p = t[i].args; p && *p; p++)
+            words += *p != ' ' && (p == t[i].args || p[-1] == ' ');
+        if (words != t[i].n_args)
+            fail_msg("%s: takes %u values, its syntax '%s' names %u", t[i].names[0], t[i].n_args,
+                     t[i].args ? t[i].args : "", words);
+    }
+}
+
+/* A registry list as --help prints it after an entry's help. */
+static const char *list_text(enum opt_list l)
+{
+    switch (l) {
+    case OPT_LIST_TRANSPORTS:
+        return transport_names();
+    case OPT_LIST_CCS:
+        return cc_names();
+    case OPT_LIST_LBS:
+        return lb_names();
+    case OPT_LIST_NONE:
+        break;
+    }
+    return NULL;
+}
+
+/* --help's layout, entry by entry in its order (group by group): two
+ * spaces, the names joined by ", " and the values' syntax (the head), then
+ * the help from column 24 (a head of 22 characters or more: two spaces
+ * after it), each later line of the help indented to column 24, the
+ * registry list after the last line, then "(default D)": at the end of
+ * that line when it ends by column 100 (or a list precedes it), on a line
+ * of its own at column 24 when it would end past column 100; after the
+ * last group, the transports' and balancers' own flags. */
+static void test_help_text_layout(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    assert_non_null(out);
+    option_help(out, HELP_TEXT);
+    assert_int_equal(fclose(out), 0);
+    /* the lines, in place */
+    char *lines[1024];
+    size_t nl = 0;
+    for (char *p = text; *p && nl < 1024;) {
+        lines[nl++] = p;
+        char *e = strchr(p, '\n');
+        if (!e)
+            break;
+        *e = '\0';
+        p = e + 1;
+    }
+    assert_true(nl > 100 && nl < 1024);
+    const size_t col = 24, width = 100;
+    size_t n, at = 0, entries = 0, own_line = 0, same_line = 0;
+    const struct option_spec *t = option_table(&n);
+    for (int g = 0; g < OPT_GROUP_COUNT; g++)
+        for (size_t i = 0; i < n; i++) {
+            if ((int)t[i].group != g)
+                continue;
+            char head[128] = "";
+            size_t hl = 0;
+            for (unsigned k = 0; k < OPT_MAX_NAMES && t[i].names[k]; k++)
+                hl += (size_t)snprintf(head + hl, sizeof head - hl, "%s%s", k ? ", " : "", t[i].names[k]);
+            if (t[i].n_args)
+                hl += (size_t)snprintf(head + hl, sizeof head - hl, " %s", t[i].args);
+            /* the entry's first line: the next one that starts with its head */
+            while (at < nl && !(!strncmp(lines[at], "  ", 2) && !strncmp(lines[at] + 2, head, hl) &&
+                                lines[at][2 + hl] == ' '))
+                at++;
+            if (at == nl)
+                fail_msg("%s: no line '  %s' in --help's order", t[i].names[0], head);
+            const char *l = lines[at];
+            size_t help_at = hl < col - 2 ? col : 2 + hl + 2;
+            for (size_t c = 2 + hl; c < help_at; c++)
+                if (l[c] != ' ')
+                    fail_msg("%s: '%s': the help does not start at column %zu", head, l, help_at);
+            /* the help, line by line */
+            const char *h = t[i].help;
+            const char *p = l + help_at;
+            for (;;) {
+                const char *e = strchr(h, '\n');
+                size_t pl = e ? (size_t)(e - h) : strlen(h);
+                if (strncmp(p, h, pl))
+                    fail_msg("%s: '%s' is not its help's line '%.*s' at column %zu", head, lines[at], (int)pl, h,
+                             (size_t)(p - lines[at]));
+                p += pl;
+                if (!e)
+                    break;
+                if (*p)
+                    fail_msg("%s: '%s' goes on past its help's line", head, lines[at]);
+                h = e + 1;
+                if (++at == nl)
+                    fail_msg("%s: --help ends inside its help", head);
+                for (size_t c = 0; c < col; c++)
+                    if (lines[at][c] != ' ')
+                        fail_msg("%s: '%s' is not indented to column %zu", head, lines[at], col);
+                p = lines[at] + col;
+            }
+            const char *list = list_text(t[i].list);
+            if (list) {
+                if (p[0] != ' ' || strncmp(p + 1, list, strlen(list)))
+                    fail_msg("%s: '%s' lacks the list '%s' after its help", head, lines[at], list);
+                p += 1 + strlen(list);
+            }
+            if (t[i].dflt) {
+                char d[256];
+                snprintf(d, sizeof d, "(default %s)", t[i].dflt);
+                if (*p) { /* on the help's last line */
+                    if (p[0] != ' ' || strcmp(p + 1, d))
+                        fail_msg("%s: '%s' does not end in ' %s'", head, lines[at], d);
+                    if (!list && strlen(lines[at]) > width)
+                        fail_msg("%s: '%s' ends past column %zu: its default belongs on a line of its own", head,
+                                 lines[at], width);
+                    same_line++;
+                } else { /* on a line of its own */
+                    if (list || strlen(lines[at]) + 1 + strlen(d) <= width)
+                        fail_msg("%s: its default is on a line of its own, but '%s %s' ends by column %zu", head,
+                                 lines[at], d, width);
+                    if (at + 1 == nl || strncmp(lines[at + 1], "                        ", col) ||
+                        strcmp(lines[at + 1] + col, d))
+                        fail_msg("%s: no line '%s' at column %zu after its help", head, d, col);
+                    at++;
+                    own_line++;
+                }
+            } else if (*p) {
+                fail_msg("%s: '%s' goes on past its help", head, lines[at]);
+            }
+            at++;
+            entries++;
+        }
+    assert_int_equal(entries, n);
+    /* after the last group's last entry: the transports' and balancers'
+     * own flags (transport_flags_usage), no further section */
+    if (at < nl && (lines[at][0] || at + 1 == nl || strncmp(lines[at + 1], "Flags of ", 9)))
+        fail_msg("after the option table's last entry: '%s' / '%s', not the first 'Flags of' section", lines[at],
+                 at + 1 < nl ? lines[at + 1] : "");
+    /* both placements of a default occur, so both rules were tried */
+    assert_true(own_line > 0 && same_line > 0);
+    free(text);
+}
+
+/* htsim's logging period sets the time series' interval: -logtime in
+ * milliseconds, -logtime_us in microseconds (0.005 ms = 5 us =
+ * 5,000,000 ps); an explicit --ts-interval wins over either, whichever
+ * comes first. */
+static void test_logtime_sets_the_interval(void **state)
+{
+    (void)state;
+    static struct {
+        int argc;
+        const char *argv[8];
+        unsigned long long want_ps;
+    } cases[] = {
+        {6, {"spraysim", "-tm", "x.cm", "-logtime", "0.005", "--no-progress"}, 5000000},
+        {6, {"spraysim", "-tm", "x.cm", "-logtime_us", "5", "--no-progress"}, 5000000},
+        {6, {"spraysim", "-tm", "x.cm", "-logtime", "1e-6", "--no-progress"}, 1000},
+        {7, {"spraysim", "-tm", "x.cm", "--ts-interval", "2", "-logtime", "0.005"}, 2000000},
+        {7, {"spraysim", "-tm", "x.cm", "-logtime_us", "5", "--ts-interval", "2"}, 2000000},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char err[256];
+        struct config cfg;
+        assert_int_equal(parse(&cfg, cases[k].argc, cases[k].argv, err, sizeof err), OPTIONS_RUN);
+        if (cfg.ts.interval_ps != cases[k].want_ps)
+            fail_msg("case %zu: interval %llu ps, want %llu", k, (unsigned long long)cfg.ts.interval_ps,
+                     cases[k].want_ps);
+        options_free(&cfg);
+    }
+}
+
+/* An entry may have three names (OPT_MAX_NAMES) and take a value: the
+ * rules read exactly its three names, never past them (the table's one
+ * three-name entry, --help's, takes none, so what lies after its names
+ * reads as no name). */
+static void test_three_names_and_a_value_pass_the_rules(void **state)
+{
+    (void)state;
+    static const struct option_spec t[] = {
+        {OPT_SEED, {"-s", "-seed", "--seed"}, 1, "S", OPT_GROUP_HTSIM, NULL, NULL, "seed", 0},
+        {OPT_QUIET, {"--quiet"}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0},
+    };
+    char err[256] = "";
+    assert_true(option_table_check_entries(t, 2, err, sizeof err));
+    assert_string_equal(err, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,8 +355,12 @@ int main(void)
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
+        cmocka_unit_test(test_three_names_and_a_value_pass_the_rules),
         cmocka_unit_test(test_every_table_name_is_parsed),
         cmocka_unit_test(test_every_switch_refuses_a_value),
+        cmocka_unit_test(test_every_entry_takes_the_values_its_syntax_names),
+        cmocka_unit_test(test_help_text_layout),
+        cmocka_unit_test(test_logtime_sets_the_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,15 +84,16 @@ OUTDIR = "tests/outdir_test.sh"
 CONTRACT = "tests/contract_test.sh"
 GOALT = "tests/goal_test.sh"
 DOCST = "tests/docs_test.sh"  # the generated flag reference against the binary (~2 s)
+SUMMARY = "tests/summary_test.sh"  # summary.json against the flags and stdout, three runs (~1 s)
 MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
-    "cli": ["test_options", "test_timeseries", DOCST, GOLDEN, BOUNDS, CLI],
+    "cli": ["test_options", "test_timeseries", DOCST, SUMMARY, GOLDEN, BOUNDS, CLI],
     "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
     "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
     "metrics": ["test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
-                "test_poisson", GOLDEN, CLI, OUTDIR],
+                "test_poisson", SUMMARY, BOUNDS, GOLDEN, CLI, OUTDIR],
     "net": ["test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", GOLDEN, CONTRACT, CLI],
     "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
