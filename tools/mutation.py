@@ -98,7 +98,7 @@ MODULE_TESTS = {
     "sim": ["test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
             "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT, GOALT],
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
-    "transport": ["test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
+    "transport": ["test_tp_edges", "test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
                   "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, CLI, CONTRACT],
     "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT, CLI],
