@@ -64,10 +64,47 @@ static void test_eqds_pacer_per_added_flow(void **st)
     }
 }
 
+/* EQDS's smoothed RTT (its sample() hook's rtt_ps) starts at the minimum
+ * RTO and moves 1/8 of the way to each clean sample (the RFC 6298 gain
+ * htsim's EQDS uses). One full packet from host 0 to the farthest host on
+ * an idle fabric takes exactly the run's base RTT (one MTU data and one
+ * header-sized ACK serialisation per hop, propagation both ways), so after
+ * its ACK srtt = rto - rto / 8 + base_rtt / 8. */
+static void test_eqds_srtt_first_sample(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.transport_name = "eqds";
+    c.progress = false;
+    char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 128\nConnections 1\n0->127 start 0 size %u\n", c.mtu_bytes - c.hdr_bytes);
+    c.tm_path = temp_file(cm, ".cm");
+    c.end_ps = 1000; /* 1 ns: the flow has started, nothing has come back */
+    sim_setup(&S, &c);
+    sim_run(&S);
+    struct flow_sample fs = {0};
+    S.flows[0].tp->sample(&S, 0, &fs);
+    simtime_ps rto = fs.rtt_ps;
+    assert_true(rto > S.base_rtt_ps);
+    sim_free(&S);
+    c.end_ps = 200 * PS_PER_US;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 1);
+    assert_int_equal(S.flows[0].n_pkts, 1);
+    S.flows[0].tp->sample(&S, 0, &fs);
+    print_message("rto %llu ps, base RTT %llu ps, srtt %llu ps\n", (unsigned long long)rto,
+                  (unsigned long long)S.base_rtt_ps, (unsigned long long)fs.rtt_ps);
+    assert_int_equal(fs.rtt_ps, rto - rto / 8 + S.base_rtt_ps / 8);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eqds_pacer_per_added_flow),
+        cmocka_unit_test(test_eqds_srtt_first_sample),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
