@@ -743,6 +743,46 @@ static void test_bbr_probe_bw_gain_cycle(void **st)
     free(s);
 }
 
+/* PROBE_BW starts each flow at its own phase of the gain cycle, never the
+ * draining 0.75 (tcp_bbr.c's bbr_reset_probe_bw_mode draws a phase from
+ * CYCLE_LEN - 1 - rand(7), then advances it once: one of 1, 1.25). Here
+ * the draw is a hash of the path's hop count: over hop counts 0 to 13 the
+ * first PROBE_BW gain, right as DRAIN ends, is 1.25 for some and 1 for
+ * others and 0.75 for none (issue 26: the hash computed as hops / K, one
+ * phase for every flow, survived; and without the advance a flow with one
+ * hop started at 0.75). */
+static void test_bbr_probe_bw_start_phase(void **st)
+{
+    (void)st;
+    int at[3] = {0, 0, 0}; /* first gains 0.75, 1, 1.25 */
+    for (uint32_t hops = 0; hops < 14; hops++) {
+        void *s = calloc(1, cc_bbr_ops.state_size);
+        struct cc_params p = {.mtu_bytes = (uint32_t)MTU, .mss_bytes = (uint32_t)MTU - 64, .base_rtt_ps = RTT,
+                              .network_rtt_ps = RTT, .linkspeed_mbps = 100000, .qa_gate = -1, .trimming = true,
+                              .path_hops = hops};
+        cc_bbr_ops.init(s, &p);
+        double rate = 100000e6 / 8 / 2;
+        uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+        simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400); /* STARTUP over, DRAIN while 3 BDP are out */
+        double gain = 0;
+        for (int i = 0; i < 10 && gain < 0.5; i++) { /* DRAIN paces at 1 / 2.885 */
+            t = bbr_feed(s, t, rate, bdp, 1);
+            gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+        }
+        if (fabs(gain - 0.75) < 0.03)
+            at[0]++;
+        else if (fabs(gain - 1) < 0.03)
+            at[1]++;
+        else if (fabs(gain - 1.25) < 0.03)
+            at[2]++;
+        else
+            fail_msg("%u hops: first PROBE_BW gain %.3f, not 0.75, 1 or 1.25", hops, gain);
+        free(s);
+    }
+    if (at[0] || !at[1] || !at[2])
+        fail_msg("first PROBE_BW gains over hop counts 0..13: %d at 0.75, %d at 1, %d at 1.25", at[0], at[1], at[2]);
+}
+
 /* The window never falls below 4 packets: with a BDP under half a packet
  * (a 0.2 us RTT at 50 Gb/s: 1250 B), 2 BDP + 3 MTU is below 4 MTU and the
  * floor applies (issue 26: the floor computed as 4 / MTU survived). */
@@ -1017,6 +1057,7 @@ int main(void)
         cmocka_unit_test(test_bbr_zero_length_round),
         cmocka_unit_test(test_bbr_probe_bw_gain_cycle),
         cmocka_unit_test(test_bbr_cwnd_floor),
+        cmocka_unit_test(test_bbr_probe_bw_start_phase),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),
