@@ -183,6 +183,16 @@ static void test_options_at_both_ends(void **state)
     assert_int_equal(p.unsched_levels, 7);
     assert_false(parse(&p, "unsched_levels=0", NULL));
     assert_false(parse(&p, "unsched_levels=8", NULL));
+    {
+        /* refused for its own range (1 to 7: one level is left scheduled
+         * whatever levels is), not only for the levels it leaves */
+        const char *o[1] = {"unsched_levels=8"};
+        char err[256];
+        homa_params_default(&p, MSS);
+        assert_false(homa_params_parse(&p, o, 1, err, sizeof err));
+        if (!strstr(err, "unsched_levels=8: out of range (1 to 7)"))
+            fail_msg("unsched_levels=8: '%s'", err);
+    }
     assert_true(parse(&p, "rtt_bytes=1", NULL));
     assert_int_equal(p.rtt_bytes, 1);
     assert_true(parse(&p, "rtt_bytes=1099511627776", NULL));
