@@ -100,7 +100,7 @@ MODULE_TESTS = {
     "topo": ["test_topo", "test_failures", "test_scenario", GOLDEN, CLI],
     "transport": ["test_tp_edges", "test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
-                  "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, CLI, CONTRACT],
+                  "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, BOUNDS, CLI, CONTRACT],
     "workload": ["test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT, CLI],
 }
 
