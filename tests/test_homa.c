@@ -130,6 +130,16 @@ static void test_cutoffs_from_step_cdf_at_a_plateau(void **state)
     assert_true(parse(&p, "unsched_levels=2", NULL));
     homa_cutoffs_from_cdf(&p, &cdf, true);
     assert_int_equal(p.cutoff_bytes[0], 1000);
+    /* one size only, four levels: every share is reached at 1000 B, and the
+     * cutoffs still increase strictly from the second on (issue 26: the
+     * fix-up skipped at the second cutoff, 1000 twice, survived) */
+    double one[1] = {1000}, all[1] = {1.0};
+    struct size_cdf point = {.n = 1, .size_bytes = one, .prob = all};
+    assert_true(parse(&p, "unsched_levels=4", NULL));
+    homa_cutoffs_from_cdf(&p, &point, true);
+    assert_int_equal(p.cutoff_bytes[0], 1000);
+    assert_int_equal(p.cutoff_bytes[1], 1001);
+    assert_int_equal(p.cutoff_bytes[2], 1002);
 }
 
 /* From a matrix's sizes: equal shares of min(size, RTTbytes). */
