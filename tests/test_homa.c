@@ -164,6 +164,14 @@ static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
     assert_int_equal(p.cutoff_bytes[0], 1000);
     assert_int_equal(p.cutoff_bytes[1], 1001);
     assert_int_equal(p.cutoff_bytes[2], 1002);
+    /* no sizes at all: every cutoff sits just above RTTbytes, each one
+     * byte above the one before (issue 26: reading the cutoff two levels
+     * up instead survived) */
+    assert_true(parse(&p, "unsched_levels=4", NULL));
+    homa_cutoffs_from_sizes(&p, same, 0);
+    assert_int_equal(p.cutoff_bytes[0], p.unsched_bytes + 1);
+    assert_int_equal(p.cutoff_bytes[1], p.unsched_bytes + 2);
+    assert_int_equal(p.cutoff_bytes[2], p.unsched_bytes + 3);
 }
 
 /* Every --homa-opt range at both ends: the end itself taken (and its
