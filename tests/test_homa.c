@@ -600,9 +600,30 @@ static void test_resend_recovers_losses(void **state)
     sim_free(&S);
 }
 
+/* An error message is cut to the buffer it is given and nothing past it
+ * is written: a 24-byte buffer inside a larger one keeps the bytes after
+ * it (issue 26: vsnprintf told the room was errlen + n, not errlen - n,
+ * wrote past the end unnoticed with the usual 256-byte buffers). */
+static void test_option_error_fits_its_buffer(void **state)
+{
+    (void)state;
+    char buf[128];
+    memset(buf, 'X', sizeof buf);
+    struct homa_params p;
+    homa_params_default(&p, MSS);
+    const char *o[1] = {"levels=99"};
+    assert_false(homa_params_parse(&p, o, 1, buf, 24));
+    assert_int_equal(strlen(buf), 23);
+    assert_int_equal(strncmp(buf, "--homa-opt levels=99: o", 23), 0);
+    for (size_t i = 24; i < sizeof buf; i++)
+        if (buf[i] != 'X')
+            fail_msg("byte %zu past the 24-byte buffer written", i);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_option_error_fits_its_buffer),
         cmocka_unit_test(test_unscheduled_prefix_is_rtt_bytes),
         cmocka_unit_test(test_scheduled_level_from_rank),
         cmocka_unit_test(test_unscheduled_level_from_cutoffs),

@@ -448,6 +448,10 @@ static void test_int_table_grows_to_cover_index(void **st)
         assert_int_equal(got[0].tx_bytes, 1000 + idx);
         assert_int_equal(got[1].tx_bytes, 2000 + idx);
     }
+    /* the rows the growth added and nobody wrote hold no records */
+    uint32_t n = 7;
+    assert_null(hpcc_int_of(t, t->capacity - 1, &n));
+    assert_int_equal(n, 0);
     hpcc_int_delete(t);
 }
 
