@@ -822,6 +822,19 @@ static void test_bbr_zero_length_round(void **st)
     assert_int_equal(counter(&cc_bbr_ops, s, "rounds"), 1);
     assert_int_equal(((const struct cc_window *)s)->pacing_gap_ps, gap0);
     free(s);
+    /* a round that did last, however slow (one packet in 8300 s: 0.5 B/s),
+     * is a sample: the estimate follows it down and STARTUP paces at
+     * 2.885 x 0.5 B/s, a packet every 2877 s (issue 26: taking only
+     * samples above 1 B/s survived) */
+    s = make(&cc_bbr_ops, 0, true);
+    ack(&cc_bbr_ops, s, 1 * US, (uint64_t)MTU, RTT, false, (uint64_t)MTU);
+    ack(&cc_bbr_ops, s, 1 * US + (simtime_ps)(2 * MTU) * (simtime_ps)PS_PER_S, (uint64_t)MTU, RTT, false,
+        (uint64_t)MTU);
+    assert_int_equal(counter(&cc_bbr_ops, s, "rounds"), 1);
+    double gap_s = (double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S;
+    if (fabs(gap_s - MTU / (2.885 * 0.5)) > 0.01 * MTU / (2.885 * 0.5))
+        fail_msg("after a 0.5 B/s round: pacing gap %.3g s, want about %.0f s", gap_s, MTU / (2.885 * 0.5));
+    free(s);
 }
 
 static void test_mprdma_per_packet(void **st)
