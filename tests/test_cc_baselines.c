@@ -791,6 +791,35 @@ static void test_bbr_probe_bw_start_phase(void **st)
         fail_msg("first PROBE_BW gains over hop counts 0..13: %d at 0.75, %d at 1, %d at 1.25", at[0], at[1], at[2]);
 }
 
+/* A PROBE_BW phase lasts more than one minimum RTT: an ACK exactly one
+ * minimum RTT after the phase began leaves the gain, one a picosecond later
+ * moves to the next phase (tcp_bbr.c: is_full_length when the elapsed time
+ * exceeds min_rtt). With 0 hops the first phase is 1.25, the next 0.75
+ * (issue 26: '>' as '>=' ended each phase one ACK early, unnoticed). */
+static void test_bbr_phase_lasts_one_min_rtt(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    double rate = 100000e6 / 8 / 2;
+    uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+    simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400);
+    double gain = 0;
+    for (int i = 0; i < 10 && gain < 0.5; i++) {
+        t = bbr_feed(s, t, rate, bdp, 1);
+        gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    }
+    assert_true(fabs(gain - 1.25) < 0.03);
+    ack(&cc_bbr_ops, s, t + RTT, (uint64_t)MTU, RTT, false, 2 * bdp);
+    gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    if (fabs(gain - 1.25) > 0.03)
+        fail_msg("one minimum RTT into the 1.25 phase: gain %.3f", gain);
+    ack(&cc_bbr_ops, s, t + RTT + 1, (uint64_t)MTU, RTT, false, 2 * bdp);
+    gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    if (fabs(gain - 0.75) > 0.03)
+        fail_msg("1 ps past one minimum RTT: gain %.3f, want the next phase's 0.75", gain);
+    free(s);
+}
+
 /* The window never falls below 4 packets: with a BDP under half a packet
  * (a 0.2 us RTT at 50 Gb/s: 1250 B), 2 BDP + 3 MTU is below 4 MTU and the
  * floor applies (issue 26: the floor computed as 4 / MTU survived). */
@@ -835,6 +864,40 @@ static void test_bbr_zero_length_round(void **st)
     if (fabs(gap_s - MTU / (2.885 * 0.5)) > 0.01 * MTU / (2.885 * 0.5))
         fail_msg("after a 0.5 B/s round: pacing gap %.3g s, want about %.0f s", gap_s, MTU / (2.885 * 0.5));
     free(s);
+}
+
+/* An ACK of a single byte is an ACK: DCTCP in slow start grows by the
+ * byte, MP-RDMA by MTU x 1 B / cwnd; only an ACK of nothing new changes
+ * nothing (issue 26: returning early on one byte instead of none
+ * survived). */
+static void test_one_byte_acks_count(void **st)
+{
+    (void)st;
+    void *d = make(&cc_dctcp_ops, 0, true);
+    double w = W(d);
+    ack(&cc_dctcp_ops, d, 1 * US, 0, RTT, false, 100000);
+    assert_true(W(d) == w);
+    ack(&cc_dctcp_ops, d, 2 * US, 1, RTT, false, 100000);
+    assert_true(W(d) == w + 1);
+    free(d);
+    void *m = make(MP, 100000, true);
+    ack(MP, m, 1 * US, 0, 0, false, 0);
+    assert_win(m, 100000);
+    ack(MP, m, 2 * US, 1, 0, false, 0);
+    assert_true(fabs(counter(MP, m, "inc") - MTU * 1 / 100000) < 1e-9);
+    free(m);
+}
+
+/* NewReno's timeout falls back to one MTU, and its counter adds what the
+ * window lost (issue 26: the drop counted as before + after survived). */
+static void test_newreno_timeout_counter(void **st)
+{
+    (void)st;
+    void *r = make(&cc_newreno_ops, 100000, true);
+    cc_newreno_ops.on_timeout(r, 5 * US, (uint32_t)MTU);
+    assert_win(r, MTU);
+    assert_true(fabs(counter(&cc_newreno_ops, r, "rto_dec") - (100000 - MTU)) < 1e-9);
+    free(r);
 }
 
 static void test_mprdma_per_packet(void **st)
@@ -1078,6 +1141,9 @@ int main(void)
         cmocka_unit_test(test_bbr_zero_length_round),
         cmocka_unit_test(test_bbr_probe_bw_gain_cycle),
         cmocka_unit_test(test_bbr_cwnd_floor),
+        cmocka_unit_test(test_one_byte_acks_count),
+        cmocka_unit_test(test_newreno_timeout_counter),
+        cmocka_unit_test(test_bbr_phase_lasts_one_min_rtt),
         cmocka_unit_test(test_bbr_probe_bw_start_phase),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),

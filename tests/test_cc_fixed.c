@@ -234,13 +234,14 @@ static void test_smartt_fixed_tracks_float(void **st)
     run_all("smartt", "smartt-fixed", true);
 }
 
-/* With the switches off (qa_ignore=0, then fast_increase=0 and
- * fair_increase=0), the integer variants still track the float ones:
+/* With the switches off (qa_ignore=0, then fast_increase=0,
+ * fair_increase=0 and quick_adapt=0), the integer variants still track the float ones:
  * each switch maps to its own flag, on every network, trimming or not. */
 static void test_fixed_track_float_with_switches_off(void **st)
 {
     (void)st;
-    static const struct cc_option off[][1] = {{{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}};
+    static const struct cc_option off[][1] = {
+        {{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}, {{"quick_adapt", 0}}};
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
         pair_opts = off[i];
         pair_n_opts = 1;
@@ -334,6 +335,27 @@ static void test_smartt_fixed_ignores_zero_ns_rtt(void **st)
     free_pair(&p);
 }
 
+/* NSCC's QuickAdapt window ends strictly after base RTT + target delay
+ * (12 + 9 us here) from the ACK that opened it: a trim in between asks for
+ * QuickAdapt, an ACK at exactly 22 us does not fire it yet, one at 22 us
+ * + 1 ns does; float and fixed in step throughout (issue 26: the fixed
+ * variant's after() taken as 'at or after' fired one ACK early). */
+static void test_nscc_quick_adapt_window_end(void **st)
+{
+    (void)st;
+    const struct net *n = &NETS[0];
+    struct pair p = make_pair("nscc", "nscc-fixed", n, n->rtt);
+    p.strict = true;
+    uint64_t w0 = cc_cwnd(p.a);
+    ack(&p, 1 * US, MTU, n->rtt, false, 100000);
+    nack(&p, 5 * US, n->rtt, 100000);
+    ack(&p, 22 * US, MTU, n->rtt, false, 100000);
+    assert_true(cc_cwnd(p.a) > w0 / 2); /* not yet */
+    ack(&p, 22 * US + NS, MTU, n->rtt, false, 100000);
+    assert_true(cc_cwnd(p.a) < w0 / 8); /* cut to what was acknowledged */
+    free_pair(&p);
+}
+
 /* The NIC state stays small: what docs/performance.md reports. */
 static void test_state_sizes(void **st)
 {
@@ -406,6 +428,7 @@ int main(void)
         cmocka_unit_test(test_nscc_fixed_tracks_float_with_q3_pressure),
         cmocka_unit_test(test_smartt_quick_adapt_by_delay),
         cmocka_unit_test(test_smartt_fixed_ignores_zero_ns_rtt),
+        cmocka_unit_test(test_nscc_quick_adapt_window_end),
         cmocka_unit_test(test_state_sizes),
         cmocka_unit_test(test_e2e_two_to_one),
         cmocka_unit_test(test_e2e_incast),
