@@ -123,6 +123,17 @@ if [ "$rc" -eq 0 ] && [ -n "$t" ] && awk -v t="$t" -v f="$f" 'BEGIN { exit !(t -
 else
     fail "--htsim-output with EQDS: rc $rc, time '$t', flows.csv finish_us '$f'"
 fi
+# and its 'starting at' line the flow's start, in us (a flow starting at
+# 7 us: 0 would read the same in any unit)
+printf 'Nodes 16\nConnections 1\n0->13 start 7 size 4000\n' >"$T/start7.cm"
+run -tm "$T/start7.cm" --transport eqds --htsim-output --out "$T/hq7"
+t=$(grep "^Flow Eqds_0_13 flowId 1 eqdsSrc 0 starting at " "$T/out" | awk '{print $9}')
+f=$(awk -F, 'NR == 2 {print $5}' "$T/hq7/flows.csv" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ "$t" = 7 ] && [ "$f" = 7.000000 ]; then
+    ok "--htsim-output with EQDS: its 'starting at' time is the flow's start in us"
+else
+    fail "--htsim-output with EQDS: rc $rc, starting at '$t', flows.csv start_us '$f' (want 7)"
+fi
 
 # ---------------------------------------------------------------- bad input
 bad "unknown flag" "-bogus" -tm "$M/one.cm" -bogus

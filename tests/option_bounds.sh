@@ -107,10 +107,24 @@ smartt-fixed fair_increase 0 1 -1 2
 nscc quick_adapt 0 1 -1 2
 nscc fast_increase 0 1 -1 2
 nscc-fixed qa_ignore 0 1 -1 2
+nscc qa_ignore 0 1 -1 2
+nscc-fixed quick_adapt 0 1 -1 2
+nscc-fixed fast_increase 0 1 -1 2
 mnscc history 0 1024 -1 1025
 mnscc percentile 0 100 -0.0000001 100.00001 open
 # Swift family: counts, history, percentile
 swift retx_reset 1 1000000 0 1000001
+# Swift's opt_nonneg ranges, [0, hi] (max_mdf: [0, 1), its end checked below;
+# min_cwnd above 0; fs_min_cwnd and fs_max_cwnd bound each other)
+swift base_target_us 0 1000000 -0.0000001 1000000.1
+swift hop_scale_us 0 1000000 -0.0000001 1000000.1
+swift fs_range_us 0 1000000 -0.0000001 1000000.1
+swift ai 0 1000000 -0.0000001 1000000.1
+swift beta 0 1000000 -0.0000001 1000000.1
+swift max_mdf 0 0.9999999 -0.0000001 1
+swift min_cwnd 0 1000000 -0.0000001 1000000.1 open
+swift max_cwnd_bdp 0 1000 -0.0000001 1000.0001
+swift-ref max_cwnd 0 1000000 -0.0000001 1000000.1
 lswift delayed_pkts 1 1000000 0 1000001
 mswift history 0 1024 -1 1025
 mswift percentile 0 100 -0.0000001 100.00001 open
@@ -147,6 +161,10 @@ good() {
 # default MTU: 517465 packets (2147479750 bytes) is the largest queue
 good "-q 1 (with -ecn 1 1), the smallest queue" -q 1 -ecn 1 1
 bad "-q 0" "-q: '0' is out of range (1 to 1000000)" -q 0
+# max_mdf's range is [0, 1] (opt_nonneg), then 1 itself is refused: 1.5
+# is out of the range, and the message says so
+bad "--cc swift --cc-opt max_mdf=1.5" "max_mdf=1.5: must be from 0 to 1" --cc swift --cc-opt max_mdf=1.5
+bad "--cc swift --cc-opt max_mdf=1" "max_mdf=1: must be below 1" --cc swift --cc-opt max_mdf=1
 good "-q 517465, the largest queue in bytes" -q 517465
 bad "-q 517466, one packet more than 2^31 - 1 bytes" "-q 517466: a queue of 2147483900 bytes" -q 517466
 good "--progress-every 0.01, the shortest interval" --progress-every 0.01

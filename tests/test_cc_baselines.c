@@ -743,6 +743,83 @@ static void test_bbr_probe_bw_gain_cycle(void **st)
     free(s);
 }
 
+/* PROBE_BW starts each flow at its own phase of the gain cycle, never the
+ * draining 0.75 (tcp_bbr.c's bbr_reset_probe_bw_mode draws a phase from
+ * CYCLE_LEN - 1 - rand(7), then advances it once: one of 1, 1.25). Here
+ * the draw is a hash of the path's hop count: over hop counts 0 to 13 the
+ * first PROBE_BW gain, right as DRAIN ends, is 1.25 for some and 1 for
+ * others and 0.75 for none (issue 26: the hash computed as hops / K, one
+ * phase for every flow, survived; and without the advance a flow with one
+ * hop started at 0.75). */
+static void test_bbr_probe_bw_start_phase(void **st)
+{
+    (void)st;
+    int at[3] = {0, 0, 0}; /* first gains 0.75, 1, 1.25 */
+    for (uint32_t hops = 0; hops < 14; hops++) {
+        void *s = calloc(1, cc_bbr_ops.state_size);
+        struct cc_params p = {.mtu_bytes = (uint32_t)MTU, .mss_bytes = (uint32_t)MTU - 64, .base_rtt_ps = RTT,
+                              .network_rtt_ps = RTT, .linkspeed_mbps = 100000, .qa_gate = -1, .trimming = true,
+                              .path_hops = hops};
+        cc_bbr_ops.init(s, &p);
+        double rate = 100000e6 / 8 / 2;
+        uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+        simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400); /* STARTUP over, DRAIN while 3 BDP are out */
+        double gain = 0;
+        for (int i = 0; i < 10 && gain < 0.5; i++) { /* DRAIN paces at 1 / 2.885 */
+            t = bbr_feed(s, t, rate, bdp, 1);
+            gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+        }
+        /* the phase drawn: Knuth's multiplicative hash of the hop count
+         * (x 2654435761 mod 2^32, top 24 bits), as bbr.c seeds it; the
+         * start is the phase after it, (8 - seed % 7) % 8 */
+        uint32_t seed = hops * 2654435761u >> 8;
+        static const double gains[8] = {1.25, 0.75, 1, 1, 1, 1, 1, 1};
+        double want = gains[(8 - seed % 7) % 8];
+        if (fabs(gain - want) > 0.03)
+            fail_msg("%u hops: first PROBE_BW gain %.3f, want %.2f (phase %u)", hops, gain, want, (8 - seed % 7) % 8);
+        if (fabs(gain - 0.75) < 0.03)
+            at[0]++;
+        else if (fabs(gain - 1) < 0.03)
+            at[1]++;
+        else if (fabs(gain - 1.25) < 0.03)
+            at[2]++;
+        else
+            fail_msg("%u hops: first PROBE_BW gain %.3f, not 0.75, 1 or 1.25", hops, gain);
+        free(s);
+    }
+    if (at[0] || !at[1] || !at[2])
+        fail_msg("first PROBE_BW gains over hop counts 0..13: %d at 0.75, %d at 1, %d at 1.25", at[0], at[1], at[2]);
+}
+
+/* A PROBE_BW phase lasts more than one minimum RTT: an ACK exactly one
+ * minimum RTT after the phase began leaves the gain, one a picosecond later
+ * moves to the next phase (tcp_bbr.c: is_full_length when the elapsed time
+ * exceeds min_rtt). With 0 hops the first phase is 1.25, the next 0.75
+ * (issue 26: '>' as '>=' ended each phase one ACK early, unnoticed). */
+static void test_bbr_phase_lasts_one_min_rtt(void **st)
+{
+    (void)st;
+    void *s = make(&cc_bbr_ops, 0, true);
+    double rate = 100000e6 / 8 / 2;
+    uint64_t bdp = (uint64_t)(rate * (double)RTT / PS_PER_S);
+    simtime_ps t = bbr_feed(s, 0, rate, 3 * bdp, 400);
+    double gain = 0;
+    for (int i = 0; i < 10 && gain < 0.5; i++) {
+        t = bbr_feed(s, t, rate, bdp, 1);
+        gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    }
+    assert_true(fabs(gain - 1.25) < 0.03);
+    ack(&cc_bbr_ops, s, t + RTT, (uint64_t)MTU, RTT, false, 2 * bdp);
+    gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    if (fabs(gain - 1.25) > 0.03)
+        fail_msg("one minimum RTT into the 1.25 phase: gain %.3f", gain);
+    ack(&cc_bbr_ops, s, t + RTT + 1, (uint64_t)MTU, RTT, false, 2 * bdp);
+    gain = MTU / ((double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S) / rate;
+    if (fabs(gain - 0.75) > 0.03)
+        fail_msg("1 ps past one minimum RTT: gain %.3f, want the next phase's 0.75", gain);
+    free(s);
+}
+
 /* The window never falls below 4 packets: with a BDP under half a packet
  * (a 0.2 us RTT at 50 Gb/s: 1250 B), 2 BDP + 3 MTU is below 4 MTU and the
  * floor applies (issue 26: the floor computed as 4 / MTU survived). */
@@ -774,6 +851,53 @@ static void test_bbr_zero_length_round(void **st)
     assert_int_equal(counter(&cc_bbr_ops, s, "rounds"), 1);
     assert_int_equal(((const struct cc_window *)s)->pacing_gap_ps, gap0);
     free(s);
+    /* a round that did last, however slow (one packet in 8300 s: 0.5 B/s),
+     * is a sample: the estimate follows it down and STARTUP paces at
+     * 2.885 x 0.5 B/s, a packet every 2877 s (issue 26: taking only
+     * samples above 1 B/s survived) */
+    s = make(&cc_bbr_ops, 0, true);
+    ack(&cc_bbr_ops, s, 1 * US, (uint64_t)MTU, RTT, false, (uint64_t)MTU);
+    ack(&cc_bbr_ops, s, 1 * US + (simtime_ps)(2 * MTU) * (simtime_ps)PS_PER_S, (uint64_t)MTU, RTT, false,
+        (uint64_t)MTU);
+    assert_int_equal(counter(&cc_bbr_ops, s, "rounds"), 1);
+    double gap_s = (double)((const struct cc_window *)s)->pacing_gap_ps / PS_PER_S;
+    if (fabs(gap_s - MTU / (2.885 * 0.5)) > 0.01 * MTU / (2.885 * 0.5))
+        fail_msg("after a 0.5 B/s round: pacing gap %.3g s, want about %.0f s", gap_s, MTU / (2.885 * 0.5));
+    free(s);
+}
+
+/* An ACK of a single byte is an ACK: DCTCP in slow start grows by the
+ * byte, MP-RDMA by MTU x 1 B / cwnd; only an ACK of nothing new changes
+ * nothing (issue 26: returning early on one byte instead of none
+ * survived). */
+static void test_one_byte_acks_count(void **st)
+{
+    (void)st;
+    void *d = make(&cc_dctcp_ops, 0, true);
+    double w = W(d);
+    ack(&cc_dctcp_ops, d, 1 * US, 0, RTT, false, 100000);
+    assert_true(W(d) == w);
+    ack(&cc_dctcp_ops, d, 2 * US, 1, RTT, false, 100000);
+    assert_true(W(d) == w + 1);
+    free(d);
+    void *m = make(MP, 100000, true);
+    ack(MP, m, 1 * US, 0, 0, false, 0);
+    assert_win(m, 100000);
+    ack(MP, m, 2 * US, 1, 0, false, 0);
+    assert_true(fabs(counter(MP, m, "inc") - MTU * 1 / 100000) < 1e-9);
+    free(m);
+}
+
+/* NewReno's timeout falls back to one MTU, and its counter adds what the
+ * window lost (issue 26: the drop counted as before + after survived). */
+static void test_newreno_timeout_counter(void **st)
+{
+    (void)st;
+    void *r = make(&cc_newreno_ops, 100000, true);
+    cc_newreno_ops.on_timeout(r, 5 * US, (uint32_t)MTU);
+    assert_win(r, MTU);
+    assert_true(fabs(counter(&cc_newreno_ops, r, "rto_dec") - (100000 - MTU)) < 1e-9);
+    free(r);
 }
 
 static void test_mprdma_per_packet(void **st)
@@ -1017,6 +1141,10 @@ int main(void)
         cmocka_unit_test(test_bbr_zero_length_round),
         cmocka_unit_test(test_bbr_probe_bw_gain_cycle),
         cmocka_unit_test(test_bbr_cwnd_floor),
+        cmocka_unit_test(test_one_byte_acks_count),
+        cmocka_unit_test(test_newreno_timeout_counter),
+        cmocka_unit_test(test_bbr_phase_lasts_one_min_rtt),
+        cmocka_unit_test(test_bbr_probe_bw_start_phase),
         cmocka_unit_test(test_mprdma_per_packet),
         cmocka_unit_test(test_newreno),
         cmocka_unit_test(test_option_names),

@@ -234,18 +234,20 @@ static void test_smartt_fixed_tracks_float(void **st)
     run_all("smartt", "smartt-fixed", true);
 }
 
-/* With the switches off (qa_ignore=0, then fast_increase=0 and
- * fair_increase=0), the integer variants still track the float ones:
+/* With the switches off (qa_ignore=0, then fast_increase=0,
+ * fair_increase=0, quick_adapt=0, and SMaRTT's fast increase with k=0.5,
+ * a step under one MTU), the integer variants still track the float ones:
  * each switch maps to its own flag, on every network, trimming or not. */
 static void test_fixed_track_float_with_switches_off(void **st)
 {
     (void)st;
-    static const struct cc_option off[][1] = {{{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}};
+    static const struct cc_option off[][1] = {
+        {{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}, {{"quick_adapt", 0}}, {{"k", 0.5}}};
     for (size_t i = 0; i < sizeof off / sizeof off[0]; i++) {
         pair_opts = off[i];
         pair_n_opts = 1;
         run_all("smartt", "smartt-fixed", true);
-        if (strcmp(off[i][0].name, "fair_increase"))
+        if (strcmp(off[i][0].name, "fair_increase") && strcmp(off[i][0].name, "k"))
             run_all("nscc", "nscc-fixed", true);
     }
     pair_opts = NULL;
@@ -265,6 +267,94 @@ static void test_nscc_fixed_tracks_float_with_q3_pressure(void **st)
         run_all("nscc", "nscc-fixed", true);
     }
     pair_q3 = 0;
+}
+
+/* Without trimming, SMaRTT's QuickAdapt is triggered by delay (Alg. 2: a
+ * sample above 2 x trtt and under half the window acknowledged in a trtt).
+ * ACKs one MTU a microsecond at four base RTTs on the no-trimming network
+ * must cut the window from maxwnd (500 KB) to about 0.8 x what was acked in
+ * one trtt (12 ACKs, under 50 KB), in both variants and with each switch
+ * off: a switch that also turned on the trimming flag (issue 26: the
+ * fair_increase=0 arm set SF_TRIMMING) would keep the window near maxwnd. */
+static void test_smartt_quick_adapt_by_delay(void **st)
+{
+    (void)st;
+    static const struct cc_option off[][1] = {{{"qa_ignore", 0}}, {{"fast_increase", 0}}, {{"fair_increase", 0}}};
+    const struct net *n = &NETS[2];
+    assert_false(n->trimming);
+    for (size_t i = 0; i <= sizeof off / sizeof off[0]; i++) {
+        pair_opts = i ? off[i - 1] : NULL;
+        pair_n_opts = i ? 1 : 0;
+        struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+        p.strict = true;
+        assert_true(cc_cwnd(p.b) >= 400000);
+        simtime_ps t = 1000 * NS;
+        for (int k = 0; k < 40; k++)
+            ack(&p, t += 1000 * NS, MTU, 4 * n->rtt, false, 400000);
+        if (cc_cwnd(p.b) > 50000 || cc_cwnd(p.a) > 50000)
+            fail_msg("switch set %zu: windows %llu and %llu after 40 us of slow, late ACKs", i,
+                     (unsigned long long)cc_cwnd(p.a), (unsigned long long)cc_cwnd(p.b));
+        free_pair(&p);
+    }
+    pair_opts = NULL;
+    pair_n_opts = 0;
+}
+
+/* A NIC clock counts whole nanoseconds: an RTT sample under 1 ns reads 0
+ * and must not become the base RTT (maxwnd = 1.25 x base RTT x line rate
+ * would fall to the 1-MTU floor and take the window with it). And a sample
+ * of 0 ps flagged valid is no measurement either: both variants keep the
+ * last real RTT, so ACKs that alternate a high sample with a zero one keep
+ * the windows in step (taken as an RTT of 0, the fixed window would grow by
+ * fast increase while the float one falls). */
+static void test_smartt_fixed_ignores_zero_ns_rtt(void **st)
+{
+    (void)st;
+    const struct net *n = &NETS[1]; /* 800 Gb/s, 12 us: maxwnd 1.25 x 12 us x 100 B/ns = 1.5 MB */
+    struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+    uint64_t maxwnd = ((const struct cc_window *)p.b)->maxwnd_bytes;
+    assert_true(maxwnd >= 1485000 && maxwnd <= 1515000);
+    struct cc_ack x = {.now = 2000 * NS, .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = 400,
+                       .in_flight_bytes = 400000};
+    p.fix->on_ack(p.b, &x);
+    assert_int_equal(((const struct cc_window *)p.b)->maxwnd_bytes, maxwnd);
+    assert_true(cc_cwnd(p.b) > maxwnd / 2);
+    free_pair(&p);
+
+    p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+    p.strict = true;
+    simtime_ps t = 1000 * NS;
+    uint64_t start = cc_cwnd(p.a);
+    for (int k = 0; k < 400; k++) {
+        struct cc_ack y = {.now = t += 41 * NS, .newly_acked_bytes = MTU, .rtt_valid = true,
+                           .raw_rtt_ps = k % 2 ? 0 : 2 * n->rtt, .ecn = true, .in_flight_bytes = 400000};
+        p.ref->on_ack(p.a, &y);
+        p.fix->on_ack(p.b, &y);
+        check(&p, k % 2 ? "ack, valid 0 ps sample" : "ack ecn", t);
+    }
+    assert_true(cc_cwnd(p.a) < start / 2); /* the late, marked ACKs did cut the window */
+    free_pair(&p);
+}
+
+/* NSCC's QuickAdapt window ends strictly after base RTT + target delay
+ * (12 + 9 us here) from the ACK that opened it: a trim in between asks for
+ * QuickAdapt, an ACK at exactly 22 us does not fire it yet, one at 22 us
+ * + 1 ns does; float and fixed in step throughout (issue 26: the fixed
+ * variant's after() taken as 'at or after' fired one ACK early). */
+static void test_nscc_quick_adapt_window_end(void **st)
+{
+    (void)st;
+    const struct net *n = &NETS[0];
+    struct pair p = make_pair("nscc", "nscc-fixed", n, n->rtt);
+    p.strict = true;
+    uint64_t w0 = cc_cwnd(p.a);
+    ack(&p, 1 * US, MTU, n->rtt, false, 100000);
+    nack(&p, 5 * US, n->rtt, 100000);
+    ack(&p, 22 * US, MTU, n->rtt, false, 100000);
+    assert_true(cc_cwnd(p.a) > w0 / 2); /* not yet */
+    ack(&p, 22 * US + NS, MTU, n->rtt, false, 100000);
+    assert_true(cc_cwnd(p.a) < w0 / 8); /* cut to what was acknowledged */
+    free_pair(&p);
 }
 
 /* The NIC state stays small: what docs/performance.md reports. */
@@ -337,6 +427,9 @@ int main(void)
         cmocka_unit_test(test_smartt_fixed_tracks_float),
         cmocka_unit_test(test_fixed_track_float_with_switches_off),
         cmocka_unit_test(test_nscc_fixed_tracks_float_with_q3_pressure),
+        cmocka_unit_test(test_smartt_quick_adapt_by_delay),
+        cmocka_unit_test(test_smartt_fixed_ignores_zero_ns_rtt),
+        cmocka_unit_test(test_nscc_quick_adapt_window_end),
         cmocka_unit_test(test_state_sizes),
         cmocka_unit_test(test_e2e_two_to_one),
         cmocka_unit_test(test_e2e_incast),

@@ -34,6 +34,31 @@ static void test_registry_passes_its_own_check(void **st)
     assert_null(transport_registry_check(all, n, err, sizeof err));
 }
 
+/* The registry holds at most TRANSPORT_MAX (16) transports: 16 distinct
+ * ones (copies of UET's table under other names) pass the check, a 17th is
+ * refused (issue 26: '>' as '>='
+ * refused a full registry, unnoticed with the few registered). */
+static void test_registry_at_transport_max(void **st)
+{
+    (void)st;
+    static struct transport_ops t[TRANSPORT_MAX + 1];
+    static char names[TRANSPORT_MAX + 1][8];
+    const struct transport_ops *all[TRANSPORT_MAX + 1];
+    for (unsigned i = 0; i <= TRANSPORT_MAX; i++) {
+        t[i] = transport_uet_ops;
+        snprintf(names[i], sizeof names[i], "t%02u", i);
+        t[i].name = names[i];
+        all[i] = &t[i];
+    }
+    char err[256];
+    const char *e = transport_registry_check(all, TRANSPORT_MAX, err, sizeof err);
+    if (e)
+        fail_msg("%u distinct transports: %s", TRANSPORT_MAX, e);
+    e = transport_registry_check(all, TRANSPORT_MAX + 1, err, sizeof err);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "at most 16"));
+}
+
 /* Each required hook removed in turn from a copy of UET's table: the check
  * names the transport and the hook. */
 static void test_registry_refuses_an_incomplete_table(void **st)
@@ -480,6 +505,7 @@ static void test_rcv_bitmap(void **st)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry_at_transport_max),
         cmocka_unit_test(test_registry_passes_its_own_check),
         cmocka_unit_test(test_registry_refuses_an_incomplete_table),
         cmocka_unit_test(test_unrelated_sird_message_leaves_uet_alone),

@@ -130,6 +130,16 @@ static void test_cutoffs_from_step_cdf_at_a_plateau(void **state)
     assert_true(parse(&p, "unsched_levels=2", NULL));
     homa_cutoffs_from_cdf(&p, &cdf, true);
     assert_int_equal(p.cutoff_bytes[0], 1000);
+    /* one size only, four levels: every share is reached at 1000 B, and the
+     * cutoffs still increase strictly from the second on (issue 26: the
+     * fix-up skipped at the second cutoff, 1000 twice, survived) */
+    double one[1] = {1000}, all[1] = {1.0};
+    struct size_cdf point = {.n = 1, .size_bytes = one, .prob = all};
+    assert_true(parse(&p, "unsched_levels=4", NULL));
+    homa_cutoffs_from_cdf(&p, &point, true);
+    assert_int_equal(p.cutoff_bytes[0], 1000);
+    assert_int_equal(p.cutoff_bytes[1], 1001);
+    assert_int_equal(p.cutoff_bytes[2], 1002);
 }
 
 /* From a matrix's sizes: equal shares of min(size, RTTbytes). */
@@ -154,6 +164,14 @@ static void test_cutoffs_from_sizes_split_unscheduled_bytes(void **state)
     assert_int_equal(p.cutoff_bytes[0], 1000);
     assert_int_equal(p.cutoff_bytes[1], 1001);
     assert_int_equal(p.cutoff_bytes[2], 1002);
+    /* no sizes at all: every cutoff sits just above RTTbytes, each one
+     * byte above the one before (issue 26: reading the cutoff two levels
+     * up instead survived) */
+    assert_true(parse(&p, "unsched_levels=4", NULL));
+    homa_cutoffs_from_sizes(&p, same, 0);
+    assert_int_equal(p.cutoff_bytes[0], p.unsched_bytes + 1);
+    assert_int_equal(p.cutoff_bytes[1], p.unsched_bytes + 2);
+    assert_int_equal(p.cutoff_bytes[2], p.unsched_bytes + 3);
 }
 
 /* Every --homa-opt range at both ends: the end itself taken (and its
@@ -183,6 +201,16 @@ static void test_options_at_both_ends(void **state)
     assert_int_equal(p.unsched_levels, 7);
     assert_false(parse(&p, "unsched_levels=0", NULL));
     assert_false(parse(&p, "unsched_levels=8", NULL));
+    {
+        /* refused for its own range (1 to 7: one level is left scheduled
+         * whatever levels is), not only for the levels it leaves */
+        const char *o[1] = {"unsched_levels=8"};
+        char err[256];
+        homa_params_default(&p, MSS);
+        assert_false(homa_params_parse(&p, o, 1, err, sizeof err));
+        if (!strstr(err, "unsched_levels=8: out of range (1 to 7)"))
+            fail_msg("unsched_levels=8: '%s'", err);
+    }
     assert_true(parse(&p, "rtt_bytes=1", NULL));
     assert_int_equal(p.rtt_bytes, 1);
     assert_true(parse(&p, "rtt_bytes=1099511627776", NULL));
@@ -572,9 +600,30 @@ static void test_resend_recovers_losses(void **state)
     sim_free(&S);
 }
 
+/* An error message is cut to the buffer it is given and nothing past it
+ * is written: a 24-byte buffer inside a larger one keeps the bytes after
+ * it (issue 26: vsnprintf told the room was errlen + n, not errlen - n,
+ * wrote past the end unnoticed with the usual 256-byte buffers). */
+static void test_option_error_fits_its_buffer(void **state)
+{
+    (void)state;
+    char buf[128];
+    memset(buf, 'X', sizeof buf);
+    struct homa_params p;
+    homa_params_default(&p, MSS);
+    const char *o[1] = {"levels=99"};
+    assert_false(homa_params_parse(&p, o, 1, buf, 24));
+    assert_int_equal(strlen(buf), 23);
+    assert_int_equal(strncmp(buf, "--homa-opt levels=99: o", 23), 0);
+    for (size_t i = 24; i < sizeof buf; i++)
+        if (buf[i] != 'X')
+            fail_msg("byte %zu past the 24-byte buffer written", i);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_option_error_fits_its_buffer),
         cmocka_unit_test(test_unscheduled_prefix_is_rtt_bytes),
         cmocka_unit_test(test_scheduled_level_from_rank),
         cmocka_unit_test(test_unscheduled_level_from_cutoffs),

@@ -427,10 +427,39 @@ static void test_hpcc_cc_module(void **st)
     free(stt);
 }
 
+/* The per-packet INT table grows to cover any packet index it is given:
+ * records put at the first index past its capacity, and one past that,
+ * come back whole, and the capacity then covers them (issue 26: growing to
+ * idx - 1 instead of idx + 1 left both just outside the table). */
+static void test_int_table_grows_to_cover_index(void **st)
+{
+    (void)st;
+    struct hpcc_int_table *t = hpcc_int_new(16);
+    uint32_t cap0 = t->capacity;
+    for (uint32_t k = 0; k < 2; k++) {
+        uint32_t idx = t->capacity + k;
+        struct hpcc_int r[2] = {rec(1000 + idx, 1, idx), rec(2000 + idx, 2, idx)};
+        hpcc_int_put(t, idx, r, 2);
+        if (t->capacity <= idx)
+            fail_msg("put at %u: capacity %u (started at %u)", idx, t->capacity, cap0);
+        uint32_t n = 0;
+        const struct hpcc_int *got = hpcc_int_of(t, idx, &n);
+        assert_int_equal(n, 2);
+        assert_int_equal(got[0].tx_bytes, 1000 + idx);
+        assert_int_equal(got[1].tx_bytes, 2000 + idx);
+    }
+    /* the rows the growth added and nobody wrote hold no records */
+    uint32_t n = 7;
+    assert_null(hpcc_int_of(t, t->capacity - 1, &n));
+    assert_int_equal(n, 0);
+    hpcc_int_delete(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_init),
+        cmocka_unit_test(test_int_table_grows_to_cover_index),
         cmocka_unit_test(test_u_from_two_samples_and_w_above_eta),
         cmocka_unit_test(test_largest_hop_and_tau_cap),
         cmocka_unit_test(test_samples_of_another_port_give_no_rate),

@@ -194,6 +194,31 @@ static void test_multiplicative_decrease_once_per_base_rtt(void **st)
     free(n);
 }
 
+/* A multiplicative decrease starts the count of clean bytes for fast
+ * increase again from zero: after the cut, an ACK of exactly one window at
+ * under 1 us of delay is not yet more than a window (no fast increase),
+ * more is (issue 26: the count restarted at 1 survived). */
+static void test_decrease_restarts_fast_increase_count(void **st)
+{
+    (void)st;
+    struct nscc *n = make(true);
+    n->win.cwnd_bytes = 200000;
+    n->avg_delay_ps = 18.0 * US;
+    n->last_adjust_ps = 45 * US;
+    n->fi_count_bytes = 150000; /* a clean stretch before the congestion */
+    ack(n, 50 * US, MTU, 20 * US, true); /* ECN and delay above target: cut */
+    uint64_t w = n->win.cwnd_bytes;
+    assert_true(w < 200000);
+    assert_false(n->increasing);
+    n->avg_delay_ps = 0; /* the queue is gone */
+    ack(n, 51 * US, w, 500000, false);
+    assert_false(n->increasing);
+    uint64_t now_w = n->win.cwnd_bytes; /* the proportional increase may have grown it */
+    ack(n, 51 * US, now_w - w + 1, 500000, false);
+    assert_true(n->increasing);
+    free(n);
+}
+
 static void test_no_decrease_when_filtered_delay_low(void **st)
 {
     (void)st;
@@ -697,6 +722,7 @@ int main(void)
         cmocka_unit_test(test_fair_increase_and_discounted_filter),
         cmocka_unit_test(test_emergency_delay_filter),
         cmocka_unit_test(test_multiplicative_decrease_once_per_base_rtt),
+        cmocka_unit_test(test_decrease_restarts_fast_increase_count),
         cmocka_unit_test(test_no_decrease_when_filtered_delay_low),
         cmocka_unit_test(test_steer_only_quadrant),
         cmocka_unit_test(test_fast_increase_after_a_clean_window),

@@ -155,6 +155,13 @@ static void test_retransmissions_are_pulled_first(void **st)
     assert_int_equal(C[1].rtx_backlog_q, 0);
     assert_int_equal(tick(cfg, pp), 0); /* paid: back to the active sender */
     assert_int_equal(C[1].latest_q, 24);
+    /* owed exactly one quantum is owed too: a second request does not queue
+     * the flow again (issue 26: 'backlog > 1' queued it twice) */
+    assert_int_equal(pp->rtx.len, 0);
+    pull_request_rtx(&S, cfg, pp, 2, 1);
+    pull_request_rtx(&S, cfg, pp, 2, 1);
+    assert_int_equal(pp->rtx.len, 1);
+    assert_int_equal(C[2].rtx_backlog_q, 2);
     teardown();
 }
 

@@ -351,6 +351,20 @@ static void test_timely_cc_module(void **st)
     cc->on_rate_ack(stt, &a);
     assert_true(cc_rate_of(stt)->rtt_us == 8.0);
     free(stt);
+    /* an MSS that divides the segment: 16384 B is exactly 4 packets of
+     * 4096 B, so the 4th packet's ACK ends the first segment (issue 26: the
+     * ceiling computed with + 1 instead of - 1 made it 5) */
+    cp.mss_bytes = 4096;
+    cp.mtu_bytes = 4160;
+    stt = xcalloc(1, cc->state_size);
+    cc->init(stt, &cp);
+    struct cc_rate_ack b = {.now = 100 * PS_PER_US, .sent_ps = 90 * PS_PER_US, .ack_seq = 3};
+    cc->on_rate_ack(stt, &b);
+    assert_true(cc_rate_of(stt)->rtt_us == 0);
+    b.ack_seq = 4;
+    cc->on_rate_ack(stt, &b);
+    assert_true(cc_rate_of(stt)->rtt_us == 10.0);
+    free(stt);
 }
 
 int main(void)

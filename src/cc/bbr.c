@@ -109,8 +109,9 @@ static void set_mode(struct bbr *b, uint32_t mode, simtime_ps now)
         break;
     case BBR_PROBE_BW:
         b->cwnd_gain = BBR_CWND_GAIN;
-        /* a phase chosen per flow, never the draining 0.75 (tcp_bbr.c) */
-        b->cycle_idx = BBR_CYCLE_LEN - 1 - b->seed_phase % (BBR_CYCLE_LEN - 1);
+        /* a phase chosen per flow, never the draining 0.75: tcp_bbr.c draws
+         * CYCLE_LEN - 1 - rand(7) (1..7) and advances it once (2..7, 0) */
+        b->cycle_idx = (BBR_CYCLE_LEN - b->seed_phase % (BBR_CYCLE_LEN - 1)) % BBR_CYCLE_LEN;
         b->pacing_gain = bbr_pacing_gains[b->cycle_idx];
         b->cycle_stamp_ps = now;
         break;
