@@ -1624,6 +1624,14 @@ same_diff "-ar_granularity packet is the default; flow changes adaptive routing"
 # -strat ecmp_ar measures queues in htsim's bands; --ar-quantum BYTES
 # (seed 004's shortest queue, --routing ar's default) overrides it
 same_diff "-strat ecmp_ar compares htsim's queue bands, not bytes" "-strat ecmp_ar" "-strat ecmp_ar --ar-quantum bands" "-strat ecmp_ar --ar-quantum 4150"
+# summary.json says what adaptive routing rested on (a RoCE run's flowlets
+# are the transport's default, not a flag)
+run -tm "$M/incast.cm" -end 300 --transport roce -strat ecmp_ar --quiet --out "$T/arsum"
+if [ "$rc" -eq 0 ] && grep -q '"ar_measure": "bands", "ar_quantum_bytes": 4150, "ar_granularity": "flow"' "$T/arsum/summary.json"; then
+    ok "summary.json: ar_measure, ar_quantum_bytes and ar_granularity under adaptive routing"
+else
+    fail "summary.json lacks ar_measure bands / ar_granularity flow for RoCE -strat ecmp_ar (rc $rc)"
+fi
 # htsim_roce: per packet only with -out_of_order, flowlets otherwise
 same_diff "RoCE's adaptive routing moves flowlets unless -out_of_order" "--transport roce -strat ecmp_ar" "--transport roce -strat ecmp_ar -ar_granularity flow" "--transport roce -strat ecmp_ar -ar_granularity packet"
 same_diff "RoCE -out_of_order routes per packet" "--transport roce -strat ecmp_ar -out_of_order" "--transport roce -strat ecmp_ar -out_of_order -ar_granularity packet" "--transport roce -strat ecmp_ar -out_of_order -ar_granularity flow"

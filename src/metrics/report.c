@@ -716,6 +716,9 @@ static void summary_json(const struct sim *s, const struct run_stats *r, struct 
                  "\"detect_us\": %.3f, \"failed_links\": %u, ",
               c->sleek ? "true" : "false", routing_names[c->routing % 3], c->drr ? "drr" : "fifo",
               reps_freeze(s) ? "true" : "false", (double)c->detect_ps / PS_PER_US, c->failed_links);
+    if (c->routing == ROUTE_AR) /* what adaptive routing rested on (fabric.c): only then, others unchanged */
+        sb_printf(b, "\"ar_measure\": \"%s\", \"ar_quantum_bytes\": %u, \"ar_granularity\": \"%s\", ",
+                  c->ar_bands ? "bands" : "bytes", c->ar_quantum_bytes, c->ar_flowlet ? "flow" : "packet");
     sb_printf(b, "\"random_failures\": %.15g, ", c->random_failure_p);
     static const char *loss_names[] = {"nack", "dupack", "sack"};
     sb_printf(b, "\"transport\": \"%s\", \"loss_detect\": \"%s\", \"switch_stats\": %s, \"switch_classes\": %u, "
