@@ -584,6 +584,33 @@ PLS="-tm $M/perm_128n_128c_2MB.cm -planes 2 --transport sird -end 400"
 plain planess $PLS
 same planess 3 $PLS
 
+# Every congestion control the binary lists (--help's --cc line), on a
+# 128-host permutation with 40-packet queues so trims, NACKs and
+# retransmissions happen: a CC's state and timers live with its flow's
+# sender, so each must give the plain run's outputs at 2 processes. The
+# rate controls of RoCE (refused without --transport roce) run under RoCE
+# with ECN marking (DCQCN over PFC, as it must).
+CCS=$("$SPRAYSIM" --help 2>&1 | sed -n 's/^  --cc NAME .*: \([a-z0-9, -]*\) (default.*/\1/p' | tr -d ',')
+if [ -z "$CCS" ]; then
+    echo "FAIL mpi: no --cc list in --help (the every-CC check needs it)"
+fi
+for cc in $CCS; do
+    CA="-tm $M/perm_128n_128c_2MB.cm --cc $cc -q 40 -end 400"
+    if ! "$SPRAYSIM" $CA --quiet --no-progress --out "$T/cc$cc-plain" >"$T/out" 2>&1; then
+        if grep -q "give --transport roce" "$T/out"; then
+            # DCQCN runs over PFC with its own marking threshold (-dcqcn K, packets)
+            mark="--pfc off -ecn 2 8"
+            [ "$cc" != dcqcn ] || mark="-dcqcn 8"
+            CA="-tm $M/perm_128n_128c_2MB.cm --transport roce --cc $cc $mark -end 400"
+            plain cc$cc $CA
+        else
+            echo "FAIL mpi: the plain --cc $cc run failed: $(head -n 1 "$T/out")"
+            continue
+        fi
+    fi
+    same cc$cc 2 $CA
+done
+
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel
 # run there; src/mpi/ reduces MIN and MAX over signed types only (the runs
