@@ -611,6 +611,26 @@ for cc in $CCS; do
     same cc$cc 2 $CA
 done
 
+# Every load balancer (--help's --lb line) and switch forwarding mode on
+# the same lossy permutation: a balancer's state (REPS's cache, PLB's
+# repaths, bitmap penalties) lives with its flow's sender, adaptive routing
+# reads the queues of the switch's own process.
+LBS=$("$SPRAYSIM" --help 2>&1 | sed -n 's/^  --lb, -load_balancing_algo NAME .*: \(.*\) (default.*/\1/p' | sed 's/ (alias [a-z]*)//g' | tr -d ',')
+if [ -z "$LBS" ]; then
+    echo "FAIL mpi: no --lb list in --help (the every-balancer check needs it)"
+fi
+for lb in $LBS; do
+    LA="-tm $M/perm_128n_128c_2MB.cm --lb $lb -q 40 -end 400"
+    plain lb$lb $LA
+    same lb$lb 2 $LA
+done
+for r in "--routing ar" "--routing ev-mod" "-strat ecmp_ar"; do
+    n=$(echo "$r" | tr -dc 'a-z')
+    RA="-tm $M/perm_128n_128c_2MB.cm $r -q 40 -end 400"
+    plain rt$n $RA
+    same rt$n 2 $RA
+done
+
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel
 # run there; src/mpi/ reduces MIN and MAX over signed types only (the runs
