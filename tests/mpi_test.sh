@@ -631,6 +631,19 @@ for r in "--routing ar" "--routing ev-mod" "-strat ecmp_ar"; do
     same rt$n 2 $RA
 done
 
+# Every built-in closed-loop workload (docs/workloads.md) at 2 processes:
+# incast, uneven, parallel permutations, windowed all-to-all (a sender's
+# next message follows its own completions) and the ring collective in
+# both placements (a step waits for the previous GPU's data).
+i=0
+for w in "incast:n=128,size=200000,degree=16" "uneven:n=128,size=1000000" "parallel:n=128,size=500000,count=3" \
+    "alltoall:n=128,size=20000,window=4" "alltoall:n=128,size=20000,window=2,order=random" \
+    "ring:n=128,gpus=8,size=2000000" "ring:n=128,gpus=8,size=2000000,placement=host"; do
+    i=$((i + 1))
+    plain wl$i-${w%%:*} --workload "$w" -end 2000
+    same wl$i-${w%%:*} 2 --workload "$w" -end 2000
+done
+
 # regression: MPICH 4.0.x reduces MPI_MIN/MPI_MAX on unsigned types as signed
 # (pmodels/mpich issue 6083), which emptied every rcv_finish_us of a parallel
 # run there; src/mpi/ reduces MIN and MAX over signed types only (the runs
