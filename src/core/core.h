@@ -324,5 +324,12 @@ struct strbuf {
 void sb_init(struct strbuf *b);
 void sb_free(struct strbuf *b);
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* printf's output without printf (util.c): a character, a string, "%llu",
+ * picoseconds as "%llu.%06llu" microseconds, "%.0f" */
+void sb_putc(struct strbuf *b, char c);
+void sb_puts(struct strbuf *b, const char *str);
+void sb_u64(struct strbuf *b, uint64_t v);
+void sb_ps_as_us(struct strbuf *b, uint64_t ps);
+void sb_f0(struct strbuf *b, double x);
 
 #endif

@@ -478,7 +478,7 @@ void report_warn_censored(const struct sim *s, const struct run_stats *r)
 static void fmt_time_us(struct strbuf *b, simtime_ps t)
 {
     /* exact decimal microseconds: picoseconds have six decimals */
-    sb_printf(b, "%llu.%06llu", (unsigned long long)(t / PS_PER_US), (unsigned long long)(t % PS_PER_US));
+    sb_ps_as_us(b, t);
 }
 
 void report_flows_header(const struct sim *s, struct strbuf *b)
@@ -509,41 +509,49 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
     const struct transport_ops *tp = transport_find(s->cfg.transport_name);
     unsigned ntc = tp->n_counters < 32 ? tp->n_counters : 32;
     const struct flow *f = &s->flows[i];
-    sb_printf(b, "%u,", f->id);
+    /* sb_u64 and sb_putc write what "%u," and the like would (util.c) */
+    sb_u64(b, f->id);
+    sb_putc(b, ',');
     if (s->cm_has_msgs) {
         const struct cm_conn *c = &s->cm.conns[f->conn_index];
-        sb_printf(b, "%u,", c->msg ? c->msg : c->msg_index);
+        sb_u64(b, c->msg ? c->msg : c->msg_index);
+        sb_putc(b, ',');
     }
-    sb_printf(b, "%u,%u,%llu,", f->src, f->dst, (unsigned long long)f->size_bytes);
+    sb_u64(b, f->src);
+    sb_putc(b, ',');
+    sb_u64(b, f->dst);
+    sb_putc(b, ',');
+    sb_u64(b, f->size_bytes);
+    sb_putc(b, ',');
     if (f->posted)
         fmt_time_us(b, f->posted_ps);
-    sb_printf(b, ",");
+    sb_putc(b, ',');
     /* one-way messages (SIRD) finish at delivery: no ACK's return in the ideal */
     simtime_ps ideal = f->tp->one_way ? ideal_delivery_ps(s, f) : ideal_fct_ps(s, f);
     if (f->state == FLOW_DONE) {
         fmt_time_us(b, f->finish_ps);
-        sb_printf(b, ",");
+        sb_putc(b, ',');
         fmt_time_us(b, f->finish_ps - f->posted_ps);
-        sb_printf(b, ",");
+        sb_putc(b, ',');
         fmt_time_us(b, ideal);
         sb_printf(b, ",%.6f,", (double)(f->finish_ps - f->posted_ps) / (double)ideal);
     } else {
-        sb_printf(b, ",,");
+        sb_puts(b, ",,");
         fmt_time_us(b, ideal);
-        sb_printf(b, ",,");
+        sb_puts(b, ",,");
     }
     simtime_ps ideal_rcv = ideal_delivery_ps(s, f);
     if (f->rcv_complete) {
         fmt_time_us(b, f->rcv_done_ps);
-        sb_printf(b, ",");
+        sb_putc(b, ',');
         fmt_time_us(b, f->rcv_done_ps - f->posted_ps);
-        sb_printf(b, ",");
+        sb_putc(b, ',');
         fmt_time_us(b, ideal_rcv);
         sb_printf(b, ",%.6f", (double)(f->rcv_done_ps - f->posted_ps) / (double)ideal_rcv);
     } else {
-        sb_printf(b, ",,");
+        sb_puts(b, ",,");
         fmt_time_us(b, ideal_rcv);
-        sb_printf(b, ",");
+        sb_putc(b, ',');
     }
     if (s->poisson)
         sb_printf(b, ",%s", poisson_group_label(s, f));
@@ -553,10 +561,9 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
     else if (f->tp == tp && ntc)
         tp->counters(s, i, tc);
     for (unsigned k = 0; k < ntc; k++) {
+        sb_putc(b, ',');
         if (f->tp == tp)
-            sb_printf(b, ",%llu", (unsigned long long)tc[k]);
-        else
-            sb_printf(b, ",");
+            sb_u64(b, tc[k]);
     }
     double ctr[32] = {0};
     unsigned nc = s->cc->n_counters < 32 ? s->cc->n_counters : 32;
@@ -564,9 +571,11 @@ void report_flow_row(const struct sim *s, uint32_t i, struct strbuf *b)
         memcpy(ctr, f->cc_counters, nc * sizeof(double));
     else if (f->cc_state && s->cc->counters) /* a CC without counters (the -fixed ones) */
         s->cc->counters(f->cc_state, ctr);
-    for (unsigned k = 0; k < nc; k++)
-        sb_printf(b, ",%.0f", ctr[k]);
-    sb_printf(b, "\n");
+    for (unsigned k = 0; k < nc; k++) {
+        sb_putc(b, ',');
+        sb_f0(b, ctr[k]);
+    }
+    sb_putc(b, '\n');
 }
 
 void report_flows_csv(const struct sim *s, struct strbuf *b)
@@ -618,16 +627,45 @@ static void queues_csv(const struct sim *s, struct strbuf *b)
         sb_printf(b, ",plane");
     sb_printf(b, "\n");
     double dur = s->now ? (double)s->now : 1.0;
+    char rate_txt[48] = "";
+    uint64_t rate_txt_mbps = UINT64_MAX; /* no port's rate: the first port formats its own */
     for (uint32_t i = 0; i < s->n_ports; i++) {
         const struct port *p = &s->ports[i];
         double mean = p->st.occupancy_byte_ps / dur;
-        sb_printf(b, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu", i, p->owner_node,
-                  tier_name(s, p->owner_node), p->peer_node, tier_name(s, p->peer_node), p->up ? "up" : "down",
-                  p->rate_mbps / 1000.0, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
-                  (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes,
-                  (unsigned long long)p->st.peak_bytes, mean, (unsigned long long)p->st.ecn_marks,
-                  (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces, (unsigned long long)p->st.drops,
-                  (unsigned long long)p->st.failure_drops);
+        /* "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%llu,%.1f,%llu,%llu,%llu,%llu,%llu" written field by field
+         * (sb_u64 is "%llu" without printf; the rate's "%g" is kept per rate) */
+        if (p->rate_mbps != rate_txt_mbps) {
+            rate_txt_mbps = p->rate_mbps;
+            snprintf(rate_txt, sizeof rate_txt, ",%g,", p->rate_mbps / 1000.0);
+        }
+        sb_u64(b, i);
+        sb_putc(b, ',');
+        sb_u64(b, p->owner_node);
+        sb_putc(b, ',');
+        sb_puts(b, tier_name(s, p->owner_node));
+        sb_putc(b, ',');
+        sb_u64(b, p->peer_node);
+        sb_putc(b, ',');
+        sb_puts(b, tier_name(s, p->peer_node));
+        sb_puts(b, p->up ? ",up" : ",down");
+        sb_puts(b, rate_txt);
+        sb_u64(b, (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.tx_packets);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.tx_bytes);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.peak_bytes);
+        sb_printf(b, ",%.1f,", mean);
+        sb_u64(b, p->st.ecn_marks);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.trims);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.bounces);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.drops);
+        sb_putc(b, ',');
+        sb_u64(b, p->st.failure_drops);
         for (uint32_t k = 2; k < s->cfg.n_classes; k++) {
             if (p->x)
                 sb_printf(b, ",%u,%.1f", p->x->c[k - 2].peak_bytes, p->x->c[k - 2].occupancy_byte_ps / dur);

@@ -1,0 +1,158 @@
+/* test_strbuf.c: the text buffer's fixed formats (src/core/util.c) write
+ * exactly what printf's conversions write: sb_u64 is "%llu", sb_ps_as_us
+ * "%llu.%06llu" of picoseconds as microseconds, sb_f0 "%.0f" (ties to even,
+ * the sign of every negative value, -0.0 included, and printf's own text
+ * for NaN, infinities and magnitudes past 2^63). flows.csv and queues.csv
+ * are written with them, so a difference here is a changed output file.
+ * Each is checked against snprintf on edge values and on a deterministic
+ * sweep over magnitudes; the buffer stays NUL-terminated and grows.
+ */
+#include "testutil.h"
+
+#include "core/core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* what the buffer holds after one call, against snprintf's text */
+static void expect_text(struct strbuf *b, const char *want)
+{
+    assert_int_equal(b->len, strlen(want));
+    assert_string_equal(b->data, want); /* also: NUL-terminated */
+}
+
+static void check_u64(uint64_t v)
+{
+    struct strbuf b;
+    sb_init(&b);
+    char want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    sb_u64(&b, v);
+    expect_text(&b, want);
+    sb_free(&b);
+}
+
+static void check_ps(uint64_t ps)
+{
+    struct strbuf b;
+    sb_init(&b);
+    char want[48];
+    snprintf(want, sizeof want, "%llu.%06llu", (unsigned long long)(ps / 1000000), (unsigned long long)(ps % 1000000));
+    sb_ps_as_us(&b, ps);
+    expect_text(&b, want);
+    sb_free(&b);
+}
+
+static void check_f0(double x)
+{
+    struct strbuf b;
+    sb_init(&b);
+    char want[400];
+    snprintf(want, sizeof want, "%.0f", x);
+    sb_f0(&b, x);
+    expect_text(&b, want);
+    sb_free(&b);
+}
+
+/* a fixed 64-bit LCG (Knuth's MMIX constants): the same sweep every run */
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *x;
+}
+
+static void test_u64_is_printf_llu(void **state)
+{
+    (void)state;
+    const uint64_t edges[] = {0, 1, 9, 10, 11, 99, 100, 101, 4294967295ULL, 4294967296ULL,
+                              999999999999999999ULL, 1000000000000000000ULL, 9999999999999999999ULL,
+                              10000000000000000000ULL, UINT64_MAX - 1, UINT64_MAX};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_u64(edges[i]);
+    uint64_t x = 1;
+    for (int i = 0; i < 20000; i++)
+        check_u64(lcg(&x) >> (i % 64)); /* every magnitude, 1 to 20 digits */
+}
+
+static void test_ps_as_us_is_six_decimals(void **state)
+{
+    (void)state;
+    const uint64_t edges[] = {0, 1, 9, 10, 999999, 1000000, 1000001, 1999999, 12345678901ULL, UINT64_MAX};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_ps(edges[i]);
+    uint64_t x = 7;
+    for (int i = 0; i < 20000; i++)
+        check_ps(lcg(&x) >> (i % 64));
+}
+
+static void test_f0_is_printf_dot0f(void **state)
+{
+    (void)state;
+    /* ties go to even (0.5 -> 0, 1.5 -> 2, 2.5 -> 2), every negative value
+     * prints its sign (-0.3 -> "-0", -0.0 -> "-0") */
+    const double edges[] = {0.0, -0.0, 0.3, -0.3, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, 1.0, -1.0,
+                            123456.5, 4503599627370495.5, 4503599627370496.0, 9007199254740993.0, 8.9e18, -8.9e18,
+                            9.0e18, 9.2e18, 1e19, -1e19, 1.7e308, -1.7e308, INFINITY, -INFINITY, NAN, 1e-300, -1e-300};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        check_f0(edges[i]);
+    uint64_t x = 3;
+    for (int i = 0; i < 20000; i++) {
+        /* magnitudes 2^-4 .. 2^64, both signs, halves and fractions */
+        double mant = (double)(lcg(&x) >> 11) / 9007199254740992.0; /* [0, 1) */
+        double v = ldexp(mant, (int)(lcg(&x) % 69) - 4);
+        if (i % 3 == 0)
+            v = floor(v) + 0.5;
+        check_f0(lcg(&x) & 1 ? -v : v);
+    }
+}
+
+static void test_appends_grow_and_stay_terminated(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    sb_init(&b);
+    char want[64];
+    size_t want_len = 0;
+    /* past the first 4096 bytes, so each helper meets a full buffer */
+    for (int i = 0; i < 3000; i++) {
+        switch (i % 5) {
+        case 0:
+            sb_putc(&b, 'x');
+            want_len += 1;
+            break;
+        case 1:
+            sb_puts(&b, "ab,");
+            want_len += 3;
+            break;
+        case 2:
+            sb_u64(&b, 18446744073709551615ULL);
+            want_len += 20;
+            break;
+        case 3:
+            sb_ps_as_us(&b, 1234567);
+            want_len += 8;
+            break;
+        default:
+            sb_f0(&b, -2.5);
+            want_len += 2;
+        }
+        assert_int_equal(b.len, want_len);
+        assert_true(b.len < b.cap);
+        assert_int_equal(b.data[b.len], '\0');
+    }
+    snprintf(want, sizeof want, "x%s%s%s%s", "ab,", "18446744073709551615", "1.234567", "-2");
+    assert_memory_equal(b.data, want, strlen(want));
+    sb_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_u64_is_printf_llu),
+        cmocka_unit_test(test_ps_as_us_is_six_decimals),
+        cmocka_unit_test(test_f0_is_printf_dot0f),
+        cmocka_unit_test(test_appends_grow_and_stay_terminated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
