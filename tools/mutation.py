@@ -89,7 +89,7 @@ MODULE_TESTS = {
     "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
     "cli": ["test_options", "test_timeseries", DOCST, SUMMARY, GOLDEN, BOUNDS, CLI],
-    "core": ["test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
+    "core": ["test_strbuf", "test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
     "lb": ["test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
     "metrics": ["test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
