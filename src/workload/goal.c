@@ -1262,6 +1262,15 @@ struct goal_run {
     uint64_t msgs_started, msgs_arrived, notes_sent, notes_done, ranks_started;
     simtime_ps last_pump_ps;  /* the last event that ran the pump here */
     simtime_ps last_done_ps;  /* the last op completed here */
+    /* path: the notes' latencies, a row per receiving host (to every
+     * host), direct-mapped into lat_rows slots by host (lat_host: whose
+     * row a slot holds, UINT32_MAX none) within GOAL_LAT_CACHE_BYTES:
+     * sim.c keeps the shortest paths from one host only, and consecutive
+     * matches are at different hosts in most collectives (an all-to-all of
+     * 256 ranks on 1,024 hosts ran a shortest-path search per message) */
+    simtime_ps *lat;
+    uint32_t *lat_host;
+    uint32_t lat_rows;
 };
 
 #define GOAL_EV_START UINT32_MAX
@@ -1398,6 +1407,37 @@ static void complete(struct sim *s, uint32_t op)
     }
 }
 
+#define GOAL_LAT_CACHE_BYTES (64u << 20)
+
+/* The latency of a note from host a to host b (goal_run.lat). */
+static simtime_ps note_latency_ps(struct sim *s, uint32_t a, uint32_t b)
+{
+    struct goal_run *G = s->goal;
+    uint32_t nh = s->n_hosts;
+    if (!G->lat_rows) {
+        uint64_t rows = GOAL_LAT_CACHE_BYTES / ((uint64_t)nh * sizeof(simtime_ps));
+        G->lat_rows = rows < 1 ? 1 : rows > nh ? nh : (uint32_t)rows;
+        G->lat = xmalloc((size_t)G->lat_rows * nh * sizeof(simtime_ps));
+        G->lat_host = xmalloc((size_t)G->lat_rows * sizeof(uint32_t));
+        for (uint32_t i = 0; i < G->lat_rows; i++)
+            G->lat_host[i] = UINT32_MAX;
+    }
+    uint32_t slot = a % G->lat_rows;
+    simtime_ps *row = G->lat + (size_t)slot * nh;
+    if (G->lat_host[slot] != a) {
+        /* one search from a (which exits 2 if b is out of reach) gives
+         * the row: trig_lat_ps holds a's latency to every node, the hosts
+         * first */
+        simtime_ps ps = sim_trigger_latency_ps(s, a, b);
+        memcpy(row, s->trig_lat_ps, (size_t)nh * sizeof(simtime_ps));
+        G->lat_host[slot] = a;
+        return ps;
+    }
+    if (row[b] == SIMTIME_NEVER)
+        return sim_trigger_latency_ps(s, a, b); /* exits 2: b is out of reach */
+    return row[b];
+}
+
 /* A message (of send op `snd`) meets receive `rcv`: both complete, the
  * receive now and, under --goal-send-done path, the send when a control
  * packet from the receiver's host could reach the sender's: after the
@@ -1418,7 +1458,7 @@ static void matched(struct sim *s, uint32_t snd, uint32_t rcv)
         complete(s, rcv);
         return;
     }
-    simtime_ps at = s->now + sim_trigger_latency_ps(s, dst, src);
+    simtime_ps at = s->now + note_latency_ps(s, dst, src);
     G->notes_pending++;
     G->notes_sent++;
     if (s->node_remote && s->node_remote[src])
@@ -2136,6 +2176,8 @@ void goal_free(struct sim *s)
     free(G->uq_wild);
     free(G->t_start);
     free(G->t_end);
+    free(G->lat);
+    free(G->lat_host);
     free(G);
     s->goal = NULL;
 }
