@@ -25,6 +25,12 @@
  * earliest posted receive or earliest arrived message wins, as MPI orders
  * them. Nothing recurses: an op that completes queues its dependants, and
  * one pump drains every CPU touched.
+ *
+ * Parallel runs (--goal-send-done path only): every GOAL event belongs to
+ * the host of the rank whose state it changes, a send's completion is a
+ * note from the receiver's host, and pdes.c decides the schedule's end and
+ * deadlock from every process's counts at window ends and gathers each
+ * op's and rank's state at the end (goal_window_end, goal_state_*).
  */
 #include "goal.h"
 

@@ -20,7 +20,10 @@
  * receives in the order posted, messages in the order they arrived, as
  * LogGOPSim's matching queues), and the send and the receive both complete
  * then, as in ATLAHS's htsim backend (which counts a message arrived at the
- * sender's last ACK; here, when the receiver has every byte). A schedule
+ * sender's last ACK; here, when the receiver has every byte). Under
+ * --goal-send-done path the send completes later, when a control packet
+ * from the receiver's host could reach the sender's (the minimum one-way
+ * latency), which gives parallel runs their lookahead (pdes.c). A schedule
  * that can make no more progress is reported as deadlocked, with its stuck
  * ranks.
  */
