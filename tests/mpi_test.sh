@@ -678,6 +678,8 @@ same imsgsr 2 -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
+refuse "--goal streamed" "--stream: parallel runs keep every message's flow slot .*give --stream off (GOAL schedules stream by default)" \
+    --goal tests/goal/ring8.goal --goal-send-done path
 refuse "--goal under --goal-send-done match" "--goal with more than one process needs --goal-send-done path: under --goal-send-done match (the default) a send op completes the instant" \
     --goal tests/goal/ring8.goal --stream off
 printf '0 0 120\n1 1 121\n' >"$T/nicx.map"

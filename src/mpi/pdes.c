@@ -399,7 +399,8 @@ static void check_supported(const struct sim *s)
     if (s->fstream)
         refuse("--stream: parallel runs keep every message's flow slot (recycling one needs every process to know "
                "its packets are gone); give --stream off%s, or run with one process",
-               c->stream < 0 ? " (open-loop workloads stream by default)" : "");
+               c->stream < 0 ? (s->goal ? " (GOAL schedules stream by default)" : " (open-loop workloads stream by default)")
+                             : "");
 }
 
 /* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
