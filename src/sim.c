@@ -355,8 +355,8 @@ void sim_setup(struct sim *s, const struct config *cfg)
     transport_setup(s);
     s->trigger_counts = xcalloc(s->cm.n_triggers ? s->cm.n_triggers : 1, sizeof(uint32_t));
     index_triggers(s);
-    if (c->trigger_delay)
-        index_trigger_hosts(s);
+    if (c->trigger_delay || (s->goal && c->goal_send_done))
+        index_trigger_hosts(s); /* and the shortest paths --goal-send-done path's notes take too */
     uint32_t late = 0, first_late = 0;
     for (uint32_t i = 0; i < s->n_flows; i++)
         if (s->cm.conns[i].start_ps != SIMTIME_NEVER) {
@@ -559,7 +559,8 @@ simtime_ps sim_trigger_latency_ps(struct sim *s, uint32_t a, uint32_t b)
     if (s->trig_lat_from != a)
         trigger_latencies_from(s, a);
     if (s->trig_lat_ps[b] == SIMTIME_NEVER)
-        die_input("--trigger-delay path: host %u cannot reach host %u in the fabric", a, b);
+        die_input("%s path: host %u cannot reach host %u in the fabric",
+                  s->goal ? "--goal-send-done" : "--trigger-delay", a, b);
     return s->trig_lat_ps[b];
 }
 
@@ -731,6 +732,13 @@ uint32_t sim_event_origin_other(const struct sim *s, const struct event *ev)
     case EV_HOST_TIMER:
     case EV_TRIGGER: /* --trigger-delay path: the host that hears the activation */
         return 1 + ev->id; /* the host's own state: hosts are nodes 0 .. n_hosts-1 */
+    case EV_GOAL:
+        /* --goal-send-done path: 1 + the host of the rank whose state it
+         * changes (goal.c); 0 under match, where it runs where it was
+         * scheduled (below) */
+        if (ev->aux)
+            return ev->aux;
+        return (uint32_t)(ev->seq >> ORIGIN_SHIFT);
     case EV_PFC:
         /* a PAUSE or RESUME changes the port it reaches: its node's (the
          * frame came from the switch at the link's other end); the

@@ -30,7 +30,8 @@ enum event_kind {
     EV_FLOW_RETIRE = 11, /* id = flow, aux = its slot's generation: a finished message's slot is recycled (--stream) */
     EV_TS_SAMPLE = 12,   /* a time-series sample (metrics/timeseries.h); only with --ts-* */
     EV_HOST_TIMER = 13,  /* id = host, aux = a transport's host timer (transport_host_timer_at) */
-    EV_GOAL = 14,        /* id = a GOAL calc that ends, or the schedule's start (src/workload/goal.h) */
+    EV_GOAL = 14,        /* id = a GOAL calc that ends, or the schedule's start (src/workload/goal.h); aux =
+                            0, or (--goal-send-done path) 1 + the host whose rank's state it changes */
     EV_TRIGGER = 15,     /* id = host, aux = (trigger, host) pair: --trigger-delay path's activation reaches the host */
 };
 
@@ -116,6 +117,9 @@ struct config {
     uint8_t trigger_delay;       /* --trigger-delay: 0 none (htsim: a trigger starts its connections the instant
                                     it fires), 1 path (each target's source hears it after the minimum one-way
                                     latency of a control packet from the activating host: sim.c) */
+    uint8_t goal_send_done;      /* --goal-send-done: 0 match (a GOAL send op completes when its receiver matches
+                                    the message), 1 path (after the minimum one-way latency of a control packet
+                                    from the receiver's host back to the sender's: goal.c) */
     /* The last flag given of each group a single transport or balancer reads
      * (NULL: none), for transport_setup's warning when no connection reads it */
     const char *cc_mode_flag;    /* -sender_cc, -receiver_cc, -sender_cc_only, -receiver_cc_only */

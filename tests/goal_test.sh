@@ -91,3 +91,57 @@ if [ -n "$fin" ] && grep -qF "\"rank_finish_us\": [$fin]" "$R/summary.json" && [
 else
     echo "FAIL goal: finish times: ranks.csv [$fin], goal_ops.csv latest ends [$ends], completion $last; summary: $(grep -o '"completion_us[^]]*' "$R/summary.json")"
 fi
+
+# ---- goalpar (issue 22): --goal-send-done match|path ----
+# A ping-pong's first half: rank 0 sends 1000 B to rank 1 and then
+# computes 1 us. A data packet of 1000 + 64 B at 100 Gb/s serialises in
+# 85.12 ns and each link adds 1 us, so the message is at rank 1's host
+# after 2 hops (2.170240 us, hosts 0 and 1 under one ToR of the 16-host
+# fat tree) or 6 hops (6.510720 us, host 8 in another pod). Under match
+# (the default) the send completes then too; under path it completes when
+# a 64-byte control packet from the receiver's host could reach the
+# sender's: 2 x (5.12 ns + 1 us) = 2.010240 us later (4.180480 us), or
+# 6 x 1.00512 us = 6.030720 us later (12.541440 us); the calc that requires
+# it moves with it, the receive does not
+printf 'num_ranks 2\nrank 0 {\ns: send 1000b to 1 tag 0\nc: calc 1000\nc requires s\n}\nrank 1 {\nr: recv 1000b from 0 tag 0\n}\n' >"$T/pp.goal"
+printf '0 0\n1 1\n' >"$T/near.map"
+printf '0 0\n1 8\n' >"$T/far.map"
+# send end, calc start and end, receive end (goal_ops.csv), in us
+ppt() { awk -F, 'NR == 2 { s = $11 } NR == 3 { c = $10 " " $11 } NR == 4 { r = $11 } END { print s, c, r }' "$1/goal_ops.csv"; }
+ok=1 got=
+for m in match path; do
+    for p in near far; do
+        rm -rf "$T/pp-$m-$p"
+        "$SPRAYSIM" --goal "$T/pp.goal" --goal-map "$T/$p.map" -nodes 16 --goal-send-done $m --goal-ops --quiet \
+            --out "$T/pp-$m-$p" >/dev/null 2>"$T/err" || ok=0
+        got="$got [$m $p: $(ppt "$T/pp-$m-$p")]"
+    done
+done
+want="[match near: 2.170240 2.170240 3.170240 2.170240] [match far: 6.510720 6.510720 7.510720 6.510720]"
+want="$want [path near: 4.180480 4.180480 5.180480 2.170240] [path far: 12.541440 12.541440 13.541440 6.510720]"
+if [ $ok -eq 1 ] && [ "$got" = " $want" ]; then
+    echo "ok goal: --goal-send-done path completes the send 2.010240 us (one ToR) and 6.030720 us (across pods) after the match"
+else
+    echo "FAIL goal: --goal-send-done: got$got, want $want ($(head -c 200 "$T/err"))"
+fi
+# the default is match: the same bytes as --goal-send-done match
+rm -rf "$T/pp-default"
+"$SPRAYSIM" --goal "$T/pp.goal" --goal-map "$T/far.map" -nodes 16 --goal-ops --quiet --out "$T/pp-default" >/dev/null 2>&1
+if cmp -s "$T/pp-default/goal_ops.csv" "$T/pp-match-far/goal_ops.csv" && cmp -s "$T/pp-default/flows.csv" "$T/pp-match-far/flows.csv"; then
+    echo "ok goal: --goal-send-done match is the default"
+else
+    echo "FAIL goal: the default differs from --goal-send-done match"
+fi
+# under path a deadlock waits for the notes: both ranks exchange, then
+# both receive before they send; the deadlock is declared when the last
+# note arrives (rank 0's send to the far host completes at 12.541440 us)
+printf 'num_ranks 2\nrank 0 {\na: send 1000b to 1 tag 0\nb: recv 10b from 1 tag 1\nb requires a\nc: send 10b to 1 tag 1\nc requires b\n}\nrank 1 {\na: recv 1000b from 0 tag 0\nb: recv 10b from 0 tag 1\nb requires a\nc: send 10b to 0 tag 1\nc requires b\n}\n' >"$T/ppdead.goal"
+"$SPRAYSIM" --goal "$T/ppdead.goal" --goal-map "$T/far.map" -nodes 16 --goal-send-done path --out "$T/ppdead" >"$T/out" 2>"$T/err"
+if grep -q '^goal: .* deadlocked at 12.541 us, 2 of 6 ops done' "$T/out" && grep -q '"deadlock_us": 12.541440,' "$T/ppdead/summary.json"; then
+    echo "ok goal: --goal-send-done path: a deadlock is declared when the last note arrives"
+else
+    echo "FAIL goal: --goal-send-done path deadlock: $(grep '^goal' "$T/out") $(grep -o '"deadlock_us": [0-9.]*' "$T/ppdead/summary.json")"
+fi
+refused "--goal-send-done bogus" "--goal-send-done: 'bogus' is neither match nor path" --goal "$T/pp.goal" --goal-send-done bogus
+refused "--goal-send-done without a value" "--goal-send-done" --goal "$T/pp.goal" --goal-send-done
+refused "--goal-send-done path without --goal" "--goal-send-done path: only with --goal FILE" -tm "${SHARED:-../shared}/data/htsim/matrices/one.cm" --goal-send-done path

@@ -8,7 +8,8 @@
 # UET messages pipelined over connections, a mixed
 # fabric (UET, EQDS, RoCE in a lossless class), failures,
 # triggers within a process, --switch-stats and --htsim-output at 1-3
-# processes; flows.csv, queues.csv and summary.json (and switches.csv,
+# processes, GOAL schedules under --goal-send-done path at 1-3 processes
+# (their ranks.csv, goal_ops.csv, stdout and stderr too); flows.csv, queues.csv and summary.json (and switches.csv,
 # stdout) must be identical; time series (ports, hosts, flows within one
 # process; interval and change mode) at 1-3 processes. Then what parallel runs refuse is
 # refused with exit 2 and one
@@ -419,13 +420,125 @@ TSE2="-tm $T/empty.cm --fail 'link tor0 agg1 down at 30 up at 120' --ts-ports 70
 eval "plain tse2 $TSE2"
 eval "same_ts tse2 2 $TSE2"
 
-# GOAL schedules with one process (the stop test counts the messages the
-# schedule makes during the run and waits for its end); with more they are
-# refused (below): a send op completes when its receiver matches the message
+# GOAL schedules with one process under --goal-send-done match (the
+# default; the stop test counts the messages the schedule makes during the
+# run and waits for its end); with more processes match is refused (below):
+# a send op completes when its receiver matches the message
 for g in ring8 alltoall8; do
     plain "goal$g" --goal "tests/goal/$g.goal"
     same "goal$g" 1 --goal "tests/goal/$g.goal"
 done
+# GOAL schedules at 1-3 processes under --goal-send-done path (issue 22):
+# a send completes when a note from its receiver's host reaches its
+# sender's, an event that crosses processes like a packet; each process
+# runs its own ranks; the schedule's end and deadlock are decided from
+# every process's counts at window ends; rank 0 gathers each op's and
+# rank's state. Ranks are spread over the pods of the 128-host fat tree
+# (rank r on host 16 r), so messages and notes cross processes. Besides
+# flows.csv, queues.csv and summary.json (with its goal section), stdout
+# (but the wall-clock line), stderr's deadlock or -end warning, ranks.csv
+# and goal_ops.csv must be the plain run's. A ring, an all-to-all,
+# recursive doubling read from the binary format, EQDS on a broadcast, a
+# schedule with calcs that deadlocks after its exchanges (ranks 0 and 1
+# finish, 2 and 3 wait for each other), a ring left unfinished by -end,
+# and a rank with two NICs on two hosts of one pod
+for r in 0 1 2 3 4 5 6 7; do echo "$r $((16 * r))"; done >"$T/spread8.map"
+cat >"$T/calcdead.goal" <<'G'
+num_ranks 4
+rank 0 {
+a: send 50000b to 1 tag 1
+b: calc 2000
+b requires a
+c: recv 50000b from 1 tag 2
+c requires b
+}
+rank 1 {
+a: recv 50000b from 0 tag 1
+b: calc 3000
+b requires a
+c: send 50000b to 0 tag 2
+c requires b
+}
+rank 2 {
+x: send 20000b to 3 tag 7
+y: calc 4000
+y requires x
+a: recv 1000b from 3 tag 5
+a requires y
+b: send 1000b to 3 tag 5
+b requires a
+}
+rank 3 {
+x: recv 20000b from 2 tag 7
+a: recv 1000b from 2 tag 5
+a requires x
+b: send 1000b to 2 tag 5
+b requires a
+}
+G
+printf '0 0\n1 120\n2 40\n3 80\n' >"$T/calcdead.map"
+printf 'num_ranks 2\nrank 0 {\ns: send 100000b to 1 tag 0 nic 1\nt: send 1000b to 1 tag 1\n}\nrank 1 {\nr: recv 100000b from 0 tag 0 nic 1\nq: recv 1000b from 0 tag 1\n}\n' >"$T/nic.goal"
+printf '0 0 1\n1 120 121\n' >"$T/nic.map"
+# goal_plain NAME ARGS... and goal_same NAME NP ARGS...: as plain and same,
+# with the schedule's outputs and stdout and stderr compared too
+goal_plain() {
+    name=$1
+    shift
+    "$SPRAYSIM" "$@" --goal-ops --no-progress --out "$T/$name-plain" >"$T/$name-plain.out" 2>"$T/$name-plain.err" ||
+        echo "FAIL mpi: the plain $name run failed: $(head -n 1 "$T/$name-plain.err")"
+}
+goal_same() {
+    name=$1 np=$2
+    shift 2
+    if ! $MPIRUN -np "$np" "$SPRAYSIM_MPI" "$@" --goal-ops --no-progress --out "$T/$name-$np" >"$T/$name-$np.out" 2>"$T/$name-$np.err"; then
+        echo "FAIL mpi $name -np $np: the run failed: $(grep -v '^$' "$T/$name-$np.err" | head -n 1)"
+        return
+    fi
+    for f in flows.csv queues.csv ranks.csv goal_ops.csv; do
+        if ! cmp -s "$T/$name-plain/$f" "$T/$name-$np/$f"; then
+            echo "FAIL mpi $name -np $np: $f differs from the plain run's"
+            return
+        fi
+    done
+    grep -v '^  "commit": ' "$T/$name-plain/summary.json" >"$T/a.json"
+    grep -v '^  "commit": ' "$T/$name-$np/summary.json" >"$T/b.json"
+    grep -av '^run: simulated' "$T/$name-plain.out" >"$T/a.out"
+    grep -av '^run: simulated' "$T/$name-$np.out" >"$T/b.out"
+    if ! cmp -s "$T/a.json" "$T/b.json"; then
+        echo "FAIL mpi $name -np $np: summary.json differs from the plain run's: $(diff "$T/a.json" "$T/b.json" | head -c 300)"
+    elif ! grep -q '"goal": {' "$T/b.json" || ! cmp -s "$T/a.out" "$T/b.out"; then
+        echo "FAIL mpi $name -np $np: stdout differs from the plain run's: $(diff "$T/a.out" "$T/b.out" | head -c 300)"
+    elif ! cmp -s "$T/$name-plain.err" "$T/$name-$np.err"; then
+        echo "FAIL mpi $name -np $np: stderr differs from the plain run's: $(diff "$T/$name-plain.err" "$T/$name-$np.err" | head -c 300)"
+    else
+        echo "ok mpi $name -np $np: a GOAL schedule's outputs, stdout and stderr are the plain run's"
+    fi
+}
+GP="--goal-send-done path --stream off -nodes 128"
+goal_plain gpring --goal tests/goal/ring8.goal --goal-map "$T/spread8.map" $GP
+goal_plain gpa2a --goal tests/goal/alltoall8.goal --goal-map "$T/spread8.map" $GP
+goal_plain gpbin --goal tests/goal/recdoub8.bin --goal-map "$T/spread8.map" $GP
+goal_plain gpeqds --goal tests/goal/bcast8.goal --goal-map "$T/spread8.map" $GP --transport eqds
+goal_plain gpdead --goal "$T/calcdead.goal" --goal-map "$T/calcdead.map" $GP
+goal_plain gpend --goal tests/goal/ring8.goal --goal-map "$T/spread8.map" $GP -end 100
+goal_plain gpnic --goal "$T/nic.goal" --goal-map "$T/nic.map" $GP
+# the checks need what they name: a completion, a deadlock after the
+# exchanges, a schedule cut by -end
+grep -q '"status": "complete"' "$T/gpring-plain/summary.json" &&
+    grep -q '^goal: .*calcdead.goal, .*deadlocked at [1-9][0-9.]* us, 9 of 13 ops done' "$T/gpdead-plain.out" &&
+    grep -q '"status": "unfinished"' "$T/gpend-plain/summary.json" ||
+    echo "FAIL mpi: the plain GOAL runs are not complete, deadlocked and unfinished: $(cat "$T/gpdead-plain.out" | head -c 300)"
+for np in 1 2 3; do
+    goal_same gpring $np --goal tests/goal/ring8.goal --goal-map "$T/spread8.map" $GP
+    goal_same gpdead $np --goal "$T/calcdead.goal" --goal-map "$T/calcdead.map" $GP
+done
+for np in 2 3; do
+    goal_same gpa2a $np --goal tests/goal/alltoall8.goal --goal-map "$T/spread8.map" $GP
+    goal_same gpbin $np --goal tests/goal/recdoub8.bin --goal-map "$T/spread8.map" $GP
+    goal_same gpend $np --goal tests/goal/ring8.goal --goal-map "$T/spread8.map" $GP -end 100
+done
+goal_same gpeqds 3 --goal tests/goal/bcast8.goal --goal-map "$T/spread8.map" $GP --transport eqds
+goal_same gpnic 2 --goal "$T/nic.goal" --goal-map "$T/nic.map" $GP
 
 # open-loop Poisson arrivals (issue 22): every process draws every host's
 # arrivals and makes every message's flow slot in the same order (so slots
@@ -565,8 +678,13 @@ same imsgsr 2 -tm "$T/imsgs.cm" -end 3000 -receiver_cc
 same msgsf 2 -tm "$T/msgs.cm" --msg-cc fresh
 refuse "a time series of a flow across processes" "--ts-flows: flow 1 runs from host 13 (process 1) to host 6 (process 0): its rows join" -tm "$M/perm_16n_16c_2MB.cm" --ts-flows all --out "$T/tsr"
 refuse "the PFC deadlock check" "parallel runs need it beyond -end (above 1000 us here)" -tm "$M/perm_16n_16c_2MB.cm" --transport roce
-refuse "--goal" "--goal: parallel runs refuse GOAL schedules: a send op completes when its receiver matches the message" \
-    --goal tests/goal/ring8.goal
+refuse "--goal streamed" "--stream: parallel runs keep every message's flow slot .*give --stream off (GOAL schedules stream by default)" \
+    --goal tests/goal/ring8.goal --goal-send-done path
+refuse "--goal under --goal-send-done match" "--goal with more than one process needs --goal-send-done path: under --goal-send-done match (the default) a send op completes the instant" \
+    --goal tests/goal/ring8.goal --stream off
+printf '0 0 120\n1 1 121\n' >"$T/nicx.map"
+refuse "a GOAL rank's NICs on two processes" "nic.goal: rank 0's NICs are on hosts 0 and 120, of processes 0 and 1; parallel runs need a rank's hosts on one process" \
+    --goal "$T/nic.goal" --goal-map "$T/nicx.map" --goal-send-done path --stream off -nodes 128
 refuse "--stream" "--stream: parallel runs keep every message's flow slot .*give --stream off (open-loop workloads stream by default)" \
     --workload "poisson:cdf=$SHARED/data/workloads/websearch.cdf,load=0.5,n=128" -end 50
 

@@ -128,6 +128,10 @@ static const struct option_spec table[] = {
     {OPT_GOAL, {"--goal", "-goal"}, 1, "FILE", W, NULL, NULL,
      "run a GOAL schedule (LogGOPSim/Schedgen/ATLAHS, text or binary)\ninstead of -tm (docs/goal.md)", 0},
     {OPT_GOAL_MAP, {"--goal-map"}, 1, "FILE", W, NULL, "host = rank", "GOAL rank to host: lines \"RANK HOST...\"", 0},
+    {OPT_GOAL_SEND_DONE, {"--goal-send-done"}, 1, "match|path", W, NULL, "match",
+     "a GOAL send op completes when its receiver matches the message (match), or\n"
+     "after the minimum one-way latency of a control packet from the receiver's\n"
+     "host back to the sender's (path); parallel runs take --goal only with path", 0},
     {OPT_TRIGGER_DELAY, {"--trigger-delay"}, 1, "none|path", W, NULL, "none",
      "a .cm trigger starts its connections at once, as htsim does (none), or each\n"
      "waiting connection's source hears an activation after the minimum one-way\n"

@@ -105,6 +105,7 @@ enum opt_id {
     OPT_CLASS_OPT,
     OPT_MSG_CC,
     OPT_TRIGGER_DELAY,
+    OPT_GOAL_SEND_DONE,
     OPT_QUANTILES,
     OPT_STREAM,
     OPT_PFC,

@@ -269,6 +269,8 @@ static void check_combinations(struct parse_ctx *x, const struct config *cfg, co
         bad(x, "no connection matrix: give -tm FILE or --workload SPEC (or --goal FILE, a GOAL schedule; see --help)");
     if (!cfg->goal_path && (cfg->goal_map_path || cfg->goal_ops))
         bad(x, "%s: only with --goal FILE", cfg->goal_map_path ? "--goal-map" : "--goal-ops");
+    if (!cfg->goal_path && cfg->goal_send_done)
+        bad(x, "--goal-send-done path: only with --goal FILE");
     if (cfg->goal_path && cfg->write_cm_path)
         bad(x, "--write-cm: a GOAL schedule's messages start when their dependencies are met, which a .cm file "
                "cannot say");
@@ -644,6 +646,14 @@ enum options_result options_parse(struct config *cfg, int argc, char **argv, cha
                 cfg->msg_cc = 0;
             else
                 bad(&x, "%s: '%s' is neither inherit nor fresh", arg, shown(v, b));
+        } else if (id == OPT_GOAL_SEND_DONE) {
+            TAKE();
+            if (!strcmp(v, "match"))
+                cfg->goal_send_done = 0;
+            else if (!strcmp(v, "path"))
+                cfg->goal_send_done = 1;
+            else
+                bad(&x, "%s: '%s' is neither match nor path", arg, shown(v, b));
         } else if (id == OPT_TRIGGER_DELAY) {
             TAKE();
             if (!strcmp(v, "none"))

@@ -38,6 +38,7 @@
 #include "../transport/hpcc.h"
 #include "../transport/roce.h"
 #include "../transport/transport.h"
+#include "../workload/goal.h"
 #include "../workload/poisson.h"
 
 #include <mpi.h>
@@ -190,19 +191,21 @@ static void export_arrival(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32
     P.sent_pkts++;
 }
 
-/* A PFC frame for another process's port (EV_PFC), or a trigger's
+/* A PFC frame for another process's port (EV_PFC), a trigger's
  * activation for another process's host (EV_TRIGGER, --trigger-delay
- * path): its event, one link latency ahead, or the one-way latency of a
- * path that crosses a link between processes (so both at least the
- * window: pdes_attach checks every link between processes), with the key
- * its sender gave it. */
+ * path), or a GOAL send's note that its receiver matched it for the
+ * sender's host (EV_GOAL, aux = 1 + that host: --goal-send-done path): its
+ * event, one link latency ahead, or the one-way latency of a path that
+ * crosses a link between processes (so all at least the window:
+ * pdes_attach checks every link between processes), with the key its
+ * sender gave it. */
 static void export_event(struct sim *s, simtime_ps at_ps, uint64_t seq, uint32_t kind, uint32_t id, uint32_t aux)
 {
-    invariant(kind == EV_PFC || kind == EV_TRIGGER, "event kind %u exported", kind);
+    invariant(kind == EV_PFC || kind == EV_TRIGGER || (kind == EV_GOAL && aux != 0), "event kind %u exported", kind);
     if (at_ps < s->now + s->lookahead_ps) /* checked always: it would break the windows silently */
         die_internal("event kind %u for another process at %llu ps, within the window of %llu ps from %llu ps", kind,
                      (unsigned long long)at_ps, (unsigned long long)s->lookahead_ps, (unsigned long long)s->now);
-    struct outbox *o = &P.out[P.part[kind == EV_PFC ? s->ports[id].owner_node : id]];
+    struct outbox *o = &P.out[P.part[kind == EV_PFC ? s->ports[id].owner_node : kind == EV_GOAL ? aux - 1 : id]];
     outbox_grow(o);
     if (P.int_tab)
         memset(&o->vi[o->len], 0, sizeof o->vi[0]);
@@ -347,20 +350,19 @@ static void check_supported(const struct sim *s)
     const struct config *c = &s->cfg;
     if (P.np == 1)
         return; /* one process runs anything else the plain binary runs */
-    /* A GOAL schedule's ops do not depend on their own host's events only:
-     * a send op completes when its receiver matches the message (goal.c
-     * matched(), in the receiver's event), releasing the sending rank's
-     * next ops and CPU with no message back to it; the ops those release
-     * are scheduled from the receiver's event; and the schedule's end and
-     * its deadlock check count every rank's ops at once (ops_done,
-     * calcs_running, msgs_in_flight). Exact across processes would need a
-     * completion notice with a latency (as --trigger-delay path gives
-     * triggers), which changes the schedule's timing, and the counts
-     * gathered at window ends. */
-    if (s->goal)
-        refuse("--goal: parallel runs refuse GOAL schedules: a send op completes when its receiver matches the "
-               "message, which changes the sending rank's state at once across processes (run them with one "
-               "process)");
+    /* A GOAL schedule under --goal-send-done match (the default): a send op
+     * completes when its receiver matches the message (goal.c matched(),
+     * in the receiver's event), releasing the sending rank's next ops and
+     * CPU with no message back to it: no lookahead. Under path the send
+     * completes when a note from the receiver's host reaches the sender's
+     * (at least the window when they are on different processes), every
+     * GOAL event belongs to a rank's host, and the schedule's end and
+     * deadlock are decided from every process's counts at window ends
+     * (goal_sync). */
+    if (s->goal && !c->goal_send_done)
+        refuse("--goal with more than one process needs --goal-send-done path: under --goal-send-done match (the "
+               "default) a send op completes the instant its receiver matches the message, which changes the "
+               "sending rank's state on another process with no lookahead");
     /* a transport says whether it is exact across processes
      * (transport_ops.parallel_exact: its per-host state is touched only by
      * that host's events, checked in tests/mpi_test.sh); pdes names none */
@@ -397,7 +399,8 @@ static void check_supported(const struct sim *s)
     if (s->fstream)
         refuse("--stream: parallel runs keep every message's flow slot (recycling one needs every process to know "
                "its packets are gone); give --stream off%s, or run with one process",
-               c->stream < 0 ? " (open-loop workloads stream by default)" : "");
+               c->stream < 0 ? (s->goal ? " (GOAL schedules stream by default)" : " (open-loop workloads stream by default)")
+                             : "");
 }
 
 /* The index of trigger `id` (sim.c's sorted trigger_by_id), UINT32_MAX if none. */
@@ -462,6 +465,12 @@ void pdes_attach(struct sim *s)
     check_supported(s);
     P.part = partition_by_pods(s, (uint32_t)P.np, &P.pods);
     check_triggers(s);
+    if (s->goal && P.np > 1) {
+        char gerr[512];
+        if (!goal_check_partition(s, P.part, gerr, sizeof gerr))
+            pdes_refuse(gerr);
+        goal_partition(s);
+    }
     /* time series: each process samples what it owns, rank 0 merges the
      * rows (pdes_collect); with one process too, so the test at -np 1 runs
      * the same code */
@@ -565,6 +574,23 @@ struct xhdr {
 };
 
 static struct xhdr *H_out, *H_in;
+
+/* A GOAL schedule's end and deadlock (--goal-send-done path, more than one
+ * process): each process knows only its own ranks, so at every window's
+ * end the counts are summed (ops done, what is pending) and the last pump
+ * and completion times taken at their largest; goal_window_end then
+ * decides as the plain run did within the window, before the exchange
+ * below computes the stop from it. Reductions over int64_t: MAX on an
+ * unsigned type is wrong under MPICH 4.0.x (see time_to_i64). */
+static void goal_sync(struct sim *s)
+{
+    int64_t v[4], sum[2], max[2];
+    goal_window_counts(s, v);
+    MPI_Allreduce(v, sum, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(v + 2, max, 2, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+    const int64_t all[4] = {sum[0], sum[1], max[0], max[1]};
+    goal_window_end(s, all);
+}
 
 /* The outboxes to their processes and what came in onto the queue; returns
  * the next window's start (SIMTIME_NEVER: nothing anywhere) and sets
@@ -732,6 +758,8 @@ void pdes_run(struct sim *s)
         double t2 = wall_s();
         P.compute_s += t2 - t1;
         P.compute_cpu_s += cpu_s() - c1;
+        if (s->goal && P.np > 1)
+            goal_sync(s);
         t = exchange(s, &all_done);
         P.exchange_s += wall_s() - t2;
         if (progress && wall_s() - last_print >= every_s) {
@@ -852,6 +880,26 @@ static void *gather_recs(const void *mine, int n_mine, size_t size, int *n_all)
     free(displ);
     *n_all = P.rank == 0 ? total / (int)size : 0;
     return all;
+}
+
+/* A GOAL schedule's state (--goal-send-done path): each op's and rank's
+ * from the process of the rank's host, summed into rank 0 (the others'
+ * entries are zero), in pieces MPI's int counts hold. */
+static void goal_gather(struct sim *s)
+{
+    if (!s->goal)
+        return;
+    size_t n = goal_state_words(s);
+    int64_t *v = xmalloc(n * sizeof *v);
+    goal_state_export(s, P.remote, v);
+    const size_t piece = (size_t)1 << 24;
+    for (size_t at = 0; at < n; at += piece) {
+        int k = (int)(n - at < piece ? n - at : piece);
+        MPI_Reduce(P.rank == 0 ? MPI_IN_PLACE : v + at, v + at, k, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
+    if (P.rank == 0)
+        goal_state_import(s, v);
+    free(v);
 }
 
 /* Every process's time-series rows to rank 0, written there in the plain
@@ -1040,6 +1088,7 @@ void pdes_collect(struct sim *s, double wall, struct run_stats *r)
     struct switch_rec *sall = gather_recs(sr, ns, sizeof *sr, &ns_all);
     free(sr);
     poisson_gather(s);
+    goal_gather(s);
     if (P.rank == 0) {
         s->tot = tot;
         if (s->pfc)

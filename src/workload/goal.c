@@ -25,6 +25,12 @@
  * earliest posted receive or earliest arrived message wins, as MPI orders
  * them. Nothing recurses: an op that completes queues its dependants, and
  * one pump drains every CPU touched.
+ *
+ * Parallel runs (--goal-send-done path only): every GOAL event belongs to
+ * the host of the rank whose state it changes, a send's completion is a
+ * note from the receiver's host, and pdes.c decides the schedule's end and
+ * deadlock from every process's counts at window ends and gathers each
+ * op's and rank's state at the end (goal_window_end, goal_state_*).
  */
 #include "goal.h"
 
@@ -1250,11 +1256,52 @@ struct goal_run {
     simtime_ps deadlock_ps;   /* SIMTIME_NEVER unless it deadlocked */
     simtime_ps *t_start, *t_end; /* --goal-ops: [op] */
     uint64_t matched_unexpected; /* receives that found their message already there */
+    /* --goal-send-done path: a send op completes when a note from its
+     * receiver's host reaches its sender's (goal_at, sent_note) */
+    bool send_path;
+    uint32_t notes_pending;   /* notes on their way in this process's view (plain runs: all of them) */
+    uint32_t ranks_to_start;  /* path: ranks whose start event has not run (plain runs) */
+    /* a parallel run (goal_partition): each process runs its own ranks, and
+     * the schedule's end and deadlock are decided from every process's
+     * counts at window ends (goal_window_counts, goal_window_end) */
+    bool partitioned;
+    uint64_t msgs_started, msgs_arrived, notes_sent, notes_done, ranks_started;
+    simtime_ps last_pump_ps;  /* the last event that ran the pump here */
+    simtime_ps last_done_ps;  /* the last op completed here */
+    /* path: the notes' latencies, a row per receiving host (to every
+     * host), direct-mapped into lat_rows slots by host (lat_host: whose
+     * row a slot holds, UINT32_MAX none) within GOAL_LAT_CACHE_BYTES:
+     * sim.c keeps the shortest paths from one host only, and consecutive
+     * matches are at different hosts in most collectives (an all-to-all of
+     * 256 ranks on 1,024 hosts ran a shortest-path search per message) */
+    simtime_ps *lat;
+    uint32_t *lat_host;
+    uint32_t lat_rows;
 };
 
 #define GOAL_EV_START UINT32_MAX
 #define GOAL_EV_SEND 0x80000000u /* id | op: make and start send op's flow (ops < GOAL_MAX_OPS < 2^31) */
+#define GOAL_EV_NOTE 0x40000000u /* id | op: path: send op's receiver matched it (ops < GOAL_MAX_OPS < 2^30) */
+#define GOAL_EV_RANK 0xC0000000u /* id | rank: path: the rank's start (ranks < 2^24) */
 #define GOAL_LAZY (UINT32_MAX - 1)
+
+/* The host of a rank's NIC. */
+static uint32_t rank_host(const struct goal_run *G, uint32_t rank, uint32_t nic)
+{
+    return G->hosts[rank * G->g.n_nics + nic];
+}
+
+/* Schedules EV_GOAL `id` at t. Under --goal-send-done path the event names
+ * the host whose rank's state it changes (1 + host in aux: sim.c's
+ * sim_event_origin_other), so a parallel run runs it on that host's
+ * process; under match it runs where it was scheduled, as before. */
+static void goal_at(struct sim *s, simtime_ps t, uint32_t id, uint32_t host)
+{
+    if (s->goal->send_path)
+        eq_push_aux(&s->eq, t, EV_GOAL, id, 1 + host);
+    else
+        sim_at(s, t, EV_GOAL, id);
+}
 
 static void fifo_push(struct goal_run *G, struct fifo *f, uint32_t op)
 {
@@ -1354,10 +1401,11 @@ static void complete(struct sim *s, uint32_t op)
     if (G->t_end)
         G->t_end[op] = s->now;
     G->ops_done++;
+    G->last_done_ps = s->now;
     if (--G->rank_left[o->rank] == 0)
         G->rank_finish[o->rank] = s->now;
     release(G, o->done_first, o->n_done);
-    if (G->ops_done == G->g.n_ops) {
+    if (G->ops_done == G->g.n_ops && !G->partitioned) {
         G->done_ps = s->now;
         s->arrivals_open = false; /* the run ends once the last message is acknowledged too */
         if (s->flows_finished == s->n_msgs)
@@ -1365,10 +1413,64 @@ static void complete(struct sim *s, uint32_t op)
     }
 }
 
-/* A message (of send op `snd`) meets receive `rcv`: both complete. */
+#define GOAL_LAT_CACHE_BYTES (64u << 20)
+
+/* The latency of a note from host a to host b (goal_run.lat). */
+static simtime_ps note_latency_ps(struct sim *s, uint32_t a, uint32_t b)
+{
+    struct goal_run *G = s->goal;
+    uint32_t nh = s->n_hosts;
+    if (!G->lat_rows) {
+        uint64_t rows = GOAL_LAT_CACHE_BYTES / ((uint64_t)nh * sizeof(simtime_ps));
+        G->lat_rows = rows < 1 ? 1 : rows > nh ? nh : (uint32_t)rows;
+        G->lat = xmalloc((size_t)G->lat_rows * nh * sizeof(simtime_ps));
+        G->lat_host = xmalloc((size_t)G->lat_rows * sizeof(uint32_t));
+        for (uint32_t i = 0; i < G->lat_rows; i++)
+            G->lat_host[i] = UINT32_MAX;
+    }
+    uint32_t slot = a % G->lat_rows;
+    simtime_ps *row = G->lat + (size_t)slot * nh;
+    if (G->lat_host[slot] != a) {
+        /* one search from a (which exits 2 if b is out of reach) gives
+         * the row: trig_lat_ps holds a's latency to every node, the hosts
+         * first */
+        simtime_ps ps = sim_trigger_latency_ps(s, a, b);
+        memcpy(row, s->trig_lat_ps, (size_t)nh * sizeof(simtime_ps));
+        G->lat_host[slot] = a;
+        return ps;
+    }
+    if (row[b] == SIMTIME_NEVER)
+        return sim_trigger_latency_ps(s, a, b); /* exits 2: b is out of reach */
+    return row[b];
+}
+
+/* A message (of send op `snd`) meets receive `rcv`: both complete, the
+ * receive now and, under --goal-send-done path, the send when a control
+ * packet from the receiver's host could reach the sender's: after the
+ * minimum one-way latency (sim_trigger_latency_ps, the floor
+ * --trigger-delay path uses; 0 when both ends share a host, and then at
+ * once). ATLAHS's htsim backend completes the send at the sender's last
+ * ACK, later still (docs/goal.md). The note is an event of the sender's
+ * host: one for another process's host leaves like a packet, and its
+ * latency crosses a link between processes, so it is at least the window
+ * (pdes.c checks). */
 static void matched(struct sim *s, uint32_t snd, uint32_t rcv)
 {
-    complete(s, snd);
+    struct goal_run *G = s->goal;
+    const struct goal_op *o = &G->g.ops[snd];
+    uint32_t src = rank_host(G, o->rank, o->nic), dst = rank_host(G, o->peer, o->nic);
+    if (!G->send_path || src == dst) {
+        complete(s, snd);
+        complete(s, rcv);
+        return;
+    }
+    simtime_ps at = s->now + note_latency_ps(s, dst, src);
+    G->notes_pending++;
+    G->notes_sent++;
+    if (s->node_remote && s->node_remote[src])
+        s->export_event(s, at, (*s->eq.seq_next)++, EV_GOAL, GOAL_EV_NOTE | snd, 1 + src);
+    else
+        goal_at(s, at, GOAL_EV_NOTE | snd, src);
     complete(s, rcv);
 }
 
@@ -1379,6 +1481,7 @@ static void message_arrived(struct sim *s, uint32_t snd)
     struct goal_run *G = s->goal;
     const struct goal_op *o = &G->g.ops[snd];
     G->msgs_in_flight--;
+    G->msgs_arrived++;
     G->arrived[snd] = 1;
     G->seq[snd] = G->seq_next++;
     uint32_t dst = o->peer;
@@ -1493,11 +1596,12 @@ static void start_op(struct sim *s, uint32_t op)
         G->calcs_running++;
         /* calc lengths are nanoseconds (ATLAHS's htsim backend adds them to
          * its clock in ns); a length past the clock's range never ends */
-        sim_at(s, o->size > (SIMTIME_NEVER - s->now) / PS_PER_NS ? SIMTIME_NEVER - 1 : s->now + o->size * PS_PER_NS,
-               EV_GOAL, op);
+        goal_at(s, o->size > (SIMTIME_NEVER - s->now) / PS_PER_NS ? SIMTIME_NEVER - 1 : s->now + o->size * PS_PER_NS,
+                op, rank_host(G, o->rank, 0));
         break;
     case GOAL_SEND: {
         G->msgs_in_flight++;
+        G->msgs_started++;
         uint32_t c = G->conn_of[op];
         if (c == UINT32_MAX) {
             message_arrived(s, op); /* both ends on one host: no network */
@@ -1533,8 +1637,11 @@ static void pump(struct sim *s)
             start_op(s, op);
         }
     }
+    G->last_pump_ps = s->now;
+    if (G->partitioned)
+        return; /* decided at window ends from every process's counts (goal_window_end) */
     if (G->done_ps == SIMTIME_NEVER && G->deadlock_ps == SIMTIME_NEVER && !G->calcs_running &&
-        !G->msgs_in_flight) {
+        !G->msgs_in_flight && !G->notes_pending && !G->ranks_to_start) {
         /* nothing runs, nothing is on its way, and ops remain: none can
          * ever start or complete */
         G->deadlock_ps = s->now;
@@ -1575,7 +1682,13 @@ uint32_t goal_build_matrix(struct sim *s)
      * recycles finished ones and the network's state is the messages in
      * flight), else all before the run */
     const struct transport_ops *tp = transport_find(c->transport_name);
-    G->lazy = tp && tp->flow_add;
+    G->send_path = c->goal_send_done;
+    /* under --goal-send-done path every connection is made before the run,
+     * lazy transports too: a parallel run's processes must hold the same
+     * flow table, and a flow made by its sender's process during the run
+     * would exist there only (plain runs do the same, so their outputs
+     * are the parallel runs') */
+    G->lazy = tp && tp->flow_add && !G->send_path;
     G->conn_of = xmalloc(((size_t)g->n_ops + 1) * sizeof(uint32_t));
     G->flow_id = xcalloc((size_t)g->n_ops + 1, sizeof(uint32_t));
     uint32_t n_conns = 0;
@@ -1669,12 +1782,38 @@ void goal_start(struct sim *s)
     }
     G->done_ps = G->deadlock_ps = SIMTIME_NEVER;
     s->arrivals_open = true; /* all messages done is not the end: the schedule says when */
+    if (G->send_path && n) {
+        /* one start per rank, an event of its host (goal_at), so a parallel
+         * run starts each rank on its own process */
+        G->ranks_to_start = g->n_ranks;
+        for (uint32_t r = 0; r < g->n_ranks; r++)
+            goal_at(s, 0, GOAL_EV_RANK | r, rank_host(G, r, 0));
+        return;
+    }
     sim_at(s, 0, EV_GOAL, GOAL_EV_START);
 }
 
 void goal_event(struct sim *s, uint32_t id)
 {
     struct goal_run *G = s->goal;
+    if (id != GOAL_EV_START && (id & GOAL_EV_RANK) == GOAL_EV_RANK) {
+        uint32_t r = id & ~GOAL_EV_RANK;
+        for (uint32_t i = G->g.rank_first[r]; i < G->g.rank_first[r + 1]; i++)
+            if (!G->left[i])
+                make_ready(G, i);
+        G->ranks_to_start--;
+        G->ranks_started++;
+        pump(s);
+        return;
+    }
+    if ((id & GOAL_EV_RANK) == GOAL_EV_NOTE) {
+        /* the sender's host hears that its message was matched */
+        G->notes_pending--;
+        G->notes_done++;
+        complete(s, id & ~GOAL_EV_NOTE);
+        pump(s);
+        return;
+    }
     if (id != GOAL_EV_START && (id & GOAL_EV_SEND)) {
         /* a send's message: a flow of the run's transport and balancer */
         uint32_t op = id & ~GOAL_EV_SEND;
@@ -1728,6 +1867,119 @@ void goal_delivered(struct sim *s, uint32_t conn)
         return; /* a transport that tells twice: the message arrived once */
     message_arrived(s, op);
     pump(s);
+}
+
+/* ---- parallel runs ----------------------------------------------------------------------------- */
+
+bool goal_check_partition(const struct sim *s, const uint32_t *part, char *err, size_t errlen)
+{
+    const struct goal_run *G = s->goal;
+    for (uint32_t r = 0; r < G->g.n_ranks; r++)
+        for (uint32_t k = 1; k < G->g.n_nics; k++) {
+            uint32_t a = rank_host(G, r, 0), b = rank_host(G, r, k);
+            if (part[a] != part[b]) {
+                errf(err, errlen, "%s: rank %u's NICs are on hosts %u and %u, of processes %u and %u; parallel runs "
+                     "need a rank's hosts on one process (its CPUs' state is one)", G->g.name, r, a, b, part[a],
+                     part[b]);
+                return false;
+            }
+        }
+    return true;
+}
+
+void goal_partition(struct sim *s)
+{
+    s->goal->partitioned = true;
+}
+
+void goal_window_counts(const struct sim *s, int64_t v[4])
+{
+    const struct goal_run *G = s->goal;
+    v[0] = G->ops_done;
+    v[1] = (int64_t)G->calcs_running + (int64_t)(G->msgs_started - G->msgs_arrived) +
+           (int64_t)(G->notes_sent - G->notes_done) - (int64_t)G->ranks_started;
+    v[2] = (int64_t)G->last_pump_ps;
+    v[3] = (int64_t)G->last_done_ps;
+}
+
+void goal_window_end(struct sim *s, const int64_t v[4])
+{
+    struct goal_run *G = s->goal;
+    if (G->done_ps != SIMTIME_NEVER || G->deadlock_ps != SIMTIME_NEVER)
+        return;
+    /* ranks not started yet count as pending (path starts each rank by an
+     * event of its own: goal_start) */
+    int64_t pending = v[1] + (G->send_path && G->g.n_ops ? (int64_t)G->g.n_ranks : 0);
+    if ((uint64_t)v[0] == G->g.n_ops)
+        G->done_ps = (simtime_ps)v[3];
+    else if (pending == 0)
+        G->deadlock_ps = (simtime_ps)v[2];
+    else
+        return;
+    s->arrivals_open = false; /* each process's stop test then waits for its own flows only */
+}
+
+/* Words per op: state, dependencies left, start, end; per rank: ops
+ * left, finish; then ops done and receives matched at once. */
+size_t goal_state_words(const struct sim *s)
+{
+    const struct goal_run *G = s->goal;
+    return 4 * (size_t)G->g.n_ops + 2 * (size_t)G->g.n_ranks + 2;
+}
+
+static int64_t t64(simtime_ps t)
+{
+    return t >= (simtime_ps)INT64_MAX ? INT64_MAX : (int64_t)t;
+}
+
+static simtime_ps t_of(int64_t v)
+{
+    return v == INT64_MAX ? SIMTIME_NEVER : (simtime_ps)v;
+}
+
+void goal_state_export(const struct sim *s, const uint8_t *node_remote, int64_t *v)
+{
+    const struct goal_run *G = s->goal;
+    const struct goal_sched *g = &G->g;
+    memset(v, 0, goal_state_words(s) * sizeof *v);
+    int64_t *rk = v + 4 * (size_t)g->n_ops;
+    for (uint32_t r = 0; r < g->n_ranks; r++) {
+        if (node_remote[rank_host(G, r, 0)])
+            continue;
+        for (uint32_t i = g->rank_first[r]; i < g->rank_first[r + 1]; i++) {
+            int64_t *x = v + 4 * (size_t)i;
+            x[0] = G->state[i];
+            x[1] = G->left[i];
+            x[2] = G->t_start ? t64(G->t_start[i]) : 0;
+            x[3] = G->t_end ? t64(G->t_end[i]) : 0;
+        }
+        rk[2 * r] = G->rank_left[r];
+        rk[2 * r + 1] = t64(G->rank_finish[r]);
+    }
+    rk[2 * (size_t)g->n_ranks] = G->ops_done;
+    rk[2 * (size_t)g->n_ranks + 1] = (int64_t)G->matched_unexpected;
+}
+
+void goal_state_import(struct sim *s, const int64_t *v)
+{
+    struct goal_run *G = s->goal;
+    const struct goal_sched *g = &G->g;
+    for (uint32_t i = 0; i < g->n_ops; i++) {
+        const int64_t *x = v + 4 * (size_t)i;
+        G->state[i] = (uint8_t)x[0];
+        G->left[i] = (uint32_t)x[1];
+        if (G->t_start) {
+            G->t_start[i] = t_of(x[2]);
+            G->t_end[i] = t_of(x[3]);
+        }
+    }
+    const int64_t *rk = v + 4 * (size_t)g->n_ops;
+    for (uint32_t r = 0; r < g->n_ranks; r++) {
+        G->rank_left[r] = (uint32_t)rk[2 * r];
+        G->rank_finish[r] = t_of(rk[2 * r + 1]);
+    }
+    G->ops_done = (uint32_t)rk[2 * (size_t)g->n_ranks];
+    G->matched_unexpected = (uint64_t)rk[2 * (size_t)g->n_ranks + 1];
 }
 
 simtime_ps goal_completion_ps(const struct sim *s)
@@ -1930,6 +2182,8 @@ void goal_free(struct sim *s)
     free(G->uq_wild);
     free(G->t_start);
     free(G->t_end);
+    free(G->lat);
+    free(G->lat_host);
     free(G);
     s->goal = NULL;
 }

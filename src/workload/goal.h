@@ -20,7 +20,10 @@
  * receives in the order posted, messages in the order they arrived, as
  * LogGOPSim's matching queues), and the send and the receive both complete
  * then, as in ATLAHS's htsim backend (which counts a message arrived at the
- * sender's last ACK; here, when the receiver has every byte). A schedule
+ * sender's last ACK; here, when the receiver has every byte). Under
+ * --goal-send-done path the send completes later, when a control packet
+ * from the receiver's host could reach the sender's (the minimum one-way
+ * latency), which gives parallel runs their lookahead (pdes.c). A schedule
  * that can make no more progress is reported as deadlocked, with its stuck
  * ranks.
  */
@@ -104,6 +107,33 @@ void goal_start(struct sim *s);
 void goal_event(struct sim *s, uint32_t id);
 /* The receiver of the schedule's connection `conn` has every byte. */
 void goal_delivered(struct sim *s, uint32_t conn);
+/* ---- parallel runs (src/mpi/pdes.c; --goal-send-done path) -------------------------------------- */
+
+/* Whether every rank's hosts (one per NIC) are on one process of the
+ * partition `part` (node to process); false with one line in err naming
+ * the rank, its hosts and their processes. */
+bool goal_check_partition(const struct sim *s, const uint32_t *part, char *err, size_t errlen);
+/* From now on this process runs only its own ranks' events, and the
+ * schedule's end and deadlock are decided at window ends. */
+void goal_partition(struct sim *s);
+/* This process's counts at a window's end: v[0] ops done here, v[1] what
+ * is pending because of this process (calcs running, messages sent less
+ * messages arrived, notes sent less notes heard, less ranks started),
+ * v[2] the last pump here, v[3] the last op completed here (ps). */
+void goal_window_counts(const struct sim *s, int64_t v[4]);
+/* Every process's counts, v[0..1] summed and v[2..3] the largest: decides
+ * the schedule's completion (every op done: at the last completion) or
+ * deadlock (ops left, nothing pending: at the last pump, where the plain
+ * run's check fires) as the plain run does within that window. */
+void goal_window_end(struct sim *s, const int64_t v[4]);
+/* The state the report reads, for rank 0 to sum over the processes:
+ * goal_state_words() int64 values; export writes this process's ranks'
+ * values and zeros for the others' (node_remote: pdes.c's), import takes
+ * the sums. */
+size_t goal_state_words(const struct sim *s);
+void goal_state_export(const struct sim *s, const uint8_t *node_remote, int64_t *v);
+void goal_state_import(struct sim *s, const int64_t *v);
+
 /* Outputs: stdout lines, summary.json's "goal" member (with its trailing
  * ",\n"), ranks.csv and, with --goal-ops, goal_ops.csv. */
 void goal_stdout(const struct sim *s);
