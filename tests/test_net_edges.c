@@ -1,0 +1,384 @@
+/* test_net_edges.c: boundaries of src/net and src/sim.c that no other test
+ * pins (issue 26, helper mutnet): PFC's deadlock check re-arming one
+ * deadlock time later when a pause holds without a cycle, and the report's
+ * times in microseconds; a failed PFC port with extra classes releasing
+ * their ingress counts; the packet pool's size limit; sim_setup's defaults
+ * that come from arithmetic (the BDP in whole packets, rounded up; three
+ * duplicate ACKs when the algorithm names no threshold); --trigger-delay
+ * path's latencies by hop count; the event window from the top tier's
+ * links; a parallel run's parts, node by node; a GOAL schedule on a
+ * .topo of exactly its ranks. The tests build small fabrics (the default
+ * 16-node fat tree, an 8-host leaf-spine) and mostly drive events by hand,
+ * so the program runs in well under a second: it runs first for the net
+ * and sim modules in tools/mutation.py.
+ */
+#include "testutil.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "net/partition.h"
+#include "net/pfc.h"
+#include "sim.h"
+#include "simtest.h"
+
+static struct sim S;
+
+static const char *two_to_one_cm(void)
+{
+    return temp_file("Nodes 16\nConnections 2\n1->0 id 1 start 0 size 4000000\n5->0 id 2 start 0 size 4000000\n",
+                     ".cm");
+}
+
+/* RoCE with PFC on (its default), one path; classes 0 = the default two. */
+static void setup_roce(uint32_t classes)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = two_to_one_cm();
+    c.end_ps = 1000 * PS_PER_US;
+    c.progress = false;
+    c.transport_name = "roce";
+    c.paths = 1;
+    c.lb_name = "single";
+    if (classes)
+        c.n_classes = classes;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+}
+
+static uint32_t data_pkt(uint32_t ingress_port, uint32_t prio)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = PKT_DATA;
+    p->prio = (uint8_t)prio;
+    p->size_bytes = S.cfg.mtu_bytes;
+    p->src_host = 1;
+    p->dst_host = 0;
+    p->ingress_port = ingress_port;
+    return idx;
+}
+
+/* The time of the next deadlock check in the event queue (everything
+ * before it popped), or SIMTIME_NEVER. */
+static simtime_ps next_check(void)
+{
+    struct event ev;
+    while (eq_pop(&S.eq, &ev))
+        if (ev.kind == EV_PFC && ev.aux == PFC_CHECK)
+            return ev.time_ps;
+    return SIMTIME_NEVER;
+}
+
+/* One port paused at 3 us and never resumed, holding no data: no cycle.
+ * The check the PAUSE armed runs exactly one deadlock time later (503 us
+ * with the default 500 us), finds no cycle, and arms the next one another
+ * deadlock time on (1003 us), not again at the same instant (issue 26: the
+ * re-arm's `at > now` as `>=` survived; it re-checks at 503 us forever). */
+static void test_pfc_check_rearms_one_deadlock_time_later(void **st)
+{
+    (void)st;
+    setup_roce(0);
+    assert_int_equal(S.cfg.pfc_deadlock_ps, 500 * PS_PER_US);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down; /* ToR 0 up to an aggregation switch */
+    S.now = 3 * PS_PER_US;
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
+    simtime_ps t = next_check();
+    assert_int_equal(t, 503 * PS_PER_US);
+    S.now = t;
+    pfc_event(&S, 0, PFC_CHECK);
+    assert_false(S.pfc->deadlock);
+    assert_int_equal(next_check(), 1003 * PS_PER_US);
+    sim_free(&S);
+}
+
+/* The deadlock report's first line gives the last PAUSE/RESUME and the
+ * stopping time in microseconds, three decimals (the cycle's pauses at
+ * 3 us, the check at 503 us). */
+static void test_pfc_deadlock_report_times_in_us(void **st)
+{
+    (void)st;
+    setup_roce(0);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
+    uint32_t b = S.pfc->reverse_port[a];
+    S.now = 3 * PS_PER_US;
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 1));
+    port_enqueue(&S, a, data_pkt(b, PKT_PRIO_DATA));
+    port_enqueue(&S, b, data_pkt(a, PKT_PRIO_DATA));
+    S.now = 503 * PS_PER_US;
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(cap), 2) >= 0);
+    pfc_event(&S, 0, PFC_CHECK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_true(S.pfc->deadlock);
+    char text[1024];
+    rewind(cap);
+    size_t got = fread(text, 1, sizeof text - 1, cap);
+    fclose(cap);
+    text[got] = 0;
+    const char *want = "spraysim: PFC deadlock: a cycle of 2 paused ports, nothing paused or resumed since 3.000 us; "
+                       "stopping at 503.000 us\n";
+    if (strncmp(text, want, strlen(want)) != 0)
+        fail_msg("report \"%s\"", text);
+    sim_free(&S);
+}
+
+/* --classes 4 under PFC: a port that fails drops its extra classes' queues
+ * and their data leaves the switch, so the ingress counts of classes 2 and
+ * 3 fall to what is still on the wire (one packet of class 2) (issue 26:
+ * the loop over the extra classes' heads skipped survived). */
+static void test_failed_pfc_port_releases_extra_class_counts(void **st)
+{
+    (void)st;
+    setup_roce(4);
+    uint32_t out = S.switches[0].first_port; /* ToR 0 down to host 0 */
+    struct port *p = &S.ports[out];
+    assert_true(p->flags & PORTF_PFC);
+    assert_non_null(p->x);
+    assert_int_equal(p->x->n, 4);
+    assert_true(pfc_class_on(&S, 2) && pfc_class_on(&S, 3));
+    uint32_t in = S.hosts[1].nic_port;
+    uint32_t mtu = S.cfg.mtu_bytes;
+    port_enqueue(&S, out, data_pkt(in, 2)); /* on the wire */
+    port_enqueue(&S, out, data_pkt(in, 2));
+    port_enqueue(&S, out, data_pkt(in, 3));
+    port_enqueue(&S, out, data_pkt(in, 3));
+    assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 2], 2 * mtu);
+    assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 3], 2 * mtu);
+    port_fail(&S, out);
+    assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 2], mtu);
+    assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 3], 0);
+    sim_free(&S);
+}
+
+/* A pool that already holds UINT32_MAX / 2 packets cannot grow (doubling
+ * would overflow the 32-bit indices): an internal error naming the count,
+ * exit status 1. Run in a child: die_internal exits. */
+static void test_pool_limit_is_half_the_index_range(void **st)
+{
+    (void)st;
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        dup2(fileno(cap), 2);
+        struct packet_pool pool;
+        memset(&pool, 0, sizeof pool);
+        pool.capacity = UINT32_MAX / 2;
+        pool_grow_and_alloc(&pool);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    char text[512];
+    rewind(cap);
+    size_t got = fread(text, 1, sizeof text - 1, cap);
+    fclose(cap);
+    text[got] = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
+        fail_msg("child status %d, stderr \"%s\"", status, text);
+    assert_string_equal(text, "spraysim: internal error: packet pool exhausted (2147483647 packets)\n");
+}
+
+/* With an algorithm that names no duplicate-ACK threshold (BBR's is 0),
+ * loss detection counts 3 (RFC 5681 Sec. 3.2; RFC 6675's DupThresh). */
+static void test_dupack_threshold_defaults_to_three(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.cc_name = "bbr";
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    assert_int_equal(S.cc->dupack_threshold, 0);
+    assert_int_equal(S.dupack_threshold, 3);
+    sim_free(&S);
+}
+
+/* The default queue is the BDP in whole packets, rounded up (one BDP with
+ * trimming, five without). On the default 3-tier tree at 100 Gb/s the base
+ * RTT is 12 hop latencies plus 6 x (4150 + 64) bytes of serialisation, so
+ * the BDP is 12 x H / 80 + 25284 bytes for a hop latency of H ps; H =
+ * 52780 ps gives 33201 bytes, 8 packets of 4150 and one byte: the last
+ * byte needs a packet of its own (9, not 8). */
+static void test_default_queue_rounds_the_bdp_up(void **st)
+{
+    (void)st;
+    for (int trimming = 0; trimming < 2; trimming++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+        c.hop_latency_ps = 52780;
+        c.trimming = trimming;
+        c.progress = false;
+        sim_setup(&S, &c);
+        unlink(c.tm_path);
+        uint64_t mtu = c.mtu_bytes;
+        if (S.bdp_bytes % mtu != 1)
+            fail_msg("precondition: BDP %llu bytes is not 1 over a multiple of %llu", (unsigned long long)S.bdp_bytes,
+                     (unsigned long long)mtu);
+        assert_int_equal(S.bdp_bytes, 33201);
+        uint64_t pkts = S.bdp_bytes / mtu + 1;
+        assert_int_equal(S.queue_bytes, (trimming ? 1 : 5) * pkts * mtu);
+        sim_free(&S);
+    }
+}
+
+/* --trigger-delay path: the latency from host a to host b is the shortest
+ * path's sum over its hops of a 64-byte header's serialisation at 100 Gb/s
+ * (5.12 ns) and the link's 1 us latency. On the default 16-node tree two
+ * hosts share a ToR (2 hops), four a pod (4 hops), the rest cross the core
+ * (6 hops). Asked from every host in turn, so the shortest paths are
+ * recomputed 16 times with the heap allocated afresh (issue 26: the heap
+ * starting with one entry of uninitialised memory survived). */
+static void test_trigger_latencies_by_hop_count(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.trigger_delay = 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    const simtime_ps hop_ps = 64 * 8 * PS_PER_US / 100000 + PS_PER_US;
+    assert_int_equal(hop_ps, 1005120);
+    for (uint32_t a = 0; a < 16; a++)
+        for (uint32_t b = 0; b < 16; b++) {
+            uint32_t hops = a == b ? 0 : a / 2 == b / 2 ? 2 : a / 4 == b / 4 ? 4 : 6;
+            simtime_ps got = sim_trigger_latency_ps(&S, a, b);
+            if (got != hops * hop_ps)
+                fail_msg("host %u to host %u: %llu ps, expected %u hops, %llu ps", a, b, (unsigned long long)got, hops,
+                         (unsigned long long)(hops * hop_ps));
+        }
+    sim_free(&S);
+}
+
+/* The window of the event loop (and of a parallel run) is the smallest
+ * latency among the links to or from the top tier, which are the only ones
+ * that cross processes: on a 2-tier leaf-spine with 500 ns host links and
+ * 900 ns ToR-spine links it is 900 ns, not the host links' 500 ns. */
+static const char *leaf_spine8_topo(void)
+{
+    return temp_file("Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\n"
+                     "Downlink_Latency_ns 500\nSwitch_Latency_ns 0\nTier 1\nDownlink_speed_Gbps 100\n"
+                     "Radix_Down 4\nDownlink_Latency_ns 900\nSwitch_Latency_ns 0\n",
+                     ".topo");
+}
+
+static void test_window_is_the_top_tier_links_latency(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.topo_path = leaf_spine8_topo();
+    c.tm_path = temp_file("Nodes 8\nConnections 1\n0->7 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    unlink(c.topo_path);
+    assert_int_equal(S.n_hosts, 8);
+    assert_int_equal(S.lookahead_ps, 900 * PS_PER_US / 1000);
+    sim_free(&S);
+}
+
+/* A parallel run's parts on the default 16-node fat tree: 4 pods of 4
+ * hosts (hosts 0-3, 4-7, ...) with their ToRs and aggregation switches,
+ * then the top tier's switches. Pod k of 4 goes to part k * P / 4 and the
+ * j-th top switch of J to part j * P / J, exactly (docs/parallel.md); a
+ * pod's switches go with its hosts. */
+static void test_partition_blocks_exact(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    uint32_t top = S.topo.spec.tiers - 1, nodes = S.n_hosts + S.n_switches;
+    assert_int_equal(top, 2);
+    uint32_t tops = 0;
+    for (uint32_t w = 0; w < S.n_switches; w++)
+        tops += S.switches[w].tier == top;
+    assert_true(tops > 1);
+    for (uint32_t nparts = 1; nparts <= 4; nparts++) {
+        uint32_t pods = 0;
+        uint32_t *part = partition_by_pods(&S, nparts, &pods);
+        assert_int_equal(pods, 4);
+        for (uint32_t h = 0; h < 16; h++)
+            if (part[h] != h / 4 * nparts / 4)
+                fail_msg("%u parts: host %u in part %u, expected %u", nparts, h, part[h], h / 4 * nparts / 4);
+        uint32_t j = 0;
+        for (uint32_t v = S.n_hosts; v < nodes; v++) {
+            if (S.switches[v - S.n_hosts].tier == top) {
+                if (part[v] != j * nparts / tops)
+                    fail_msg("%u parts: top switch %u of %u in part %u", nparts, j, tops, part[v]);
+                j++;
+            }
+        }
+        /* below the top tier a link never joins two parts */
+        for (uint32_t i = 0; i < S.n_ports; i++) {
+            const struct port *p = &S.ports[i];
+            bool touches_top = (p->owner_node >= S.n_hosts && S.switches[p->owner_node - S.n_hosts].tier == top) ||
+                               (p->peer_node >= S.n_hosts && S.switches[p->peer_node - S.n_hosts].tier == top);
+            if (!touches_top)
+                assert_int_equal(part[p->owner_node], part[p->peer_node]);
+        }
+        free(part);
+    }
+    sim_free(&S);
+}
+
+/* A GOAL schedule of 8 ranks runs on a .topo of exactly 8 hosts (only
+ * fewer hosts than ranks is refused); the run finishes its one message. */
+static void test_goal_on_a_topo_of_exactly_its_ranks(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.topo_path = leaf_spine8_topo();
+    c.goal_path = temp_file("num_ranks 8\nrank 0 {\nsend 1000b to 7 tag 1\n}\nrank 1 {\n}\nrank 2 {\n}\nrank 3 {\n}\n"
+                            "rank 4 {\n}\nrank 5 {\n}\nrank 6 {\n}\nrank 7 {\nrecv 1000b from 0 tag 1\n}\n",
+                            ".goal");
+    c.progress = false;
+    sim_setup(&S, &c);
+    assert_int_equal(S.cm.nodes, 8);
+    sim_run(&S);
+    unlink(c.topo_path);
+    unlink(c.goal_path);
+    assert_int_equal(S.flows_finished, 1);
+    sim_free(&S);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pfc_check_rearms_one_deadlock_time_later),
+        cmocka_unit_test(test_pfc_deadlock_report_times_in_us),
+        cmocka_unit_test(test_failed_pfc_port_releases_extra_class_counts),
+        cmocka_unit_test(test_pool_limit_is_half_the_index_range),
+        cmocka_unit_test(test_dupack_threshold_defaults_to_three),
+        cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
+        cmocka_unit_test(test_trigger_latencies_by_hop_count),
+        cmocka_unit_test(test_window_is_the_top_tier_links_latency),
+        cmocka_unit_test(test_partition_blocks_exact),
+        cmocka_unit_test(test_goal_on_a_topo_of_exactly_its_ranks),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    temp_files_remove();
+    return rc;
+}
