@@ -1,13 +1,15 @@
 /* test_net_edges.c: boundaries of src/net and src/sim.c that no other test
  * pins (issue 26, helper mutnet): PFC's deadlock check re-arming one
  * deadlock time later when a pause holds without a cycle, and the report's
- * times in microseconds; a failed PFC port with extra classes releasing
+ * times in microseconds; a deadlock of class-2 data alone; the ports'
+ * names by tier; a failed PFC port with extra classes releasing
  * their ingress counts; the packet pool's size limit; sim_setup's defaults
  * that come from arithmetic (the BDP in whole packets, rounded up; three
  * duplicate ACKs when the algorithm names no threshold); --trigger-delay
  * path's latencies by hop count; the event window from the top tier's
  * links; a parallel run's parts, node by node; a GOAL schedule on a
- * .topo of exactly its ranks. The tests build small fabrics (the default
+ * .topo of exactly its ranks; a parallel run's window dropping the events
+ * of another process's nodes. The tests build small fabrics (the default
  * 16-node fat tree, an 8-host leaf-spine) and mostly drive events by hand,
  * so the program runs in well under a second: it runs first for the net
  * and sim modules in tools/mutation.py.
@@ -364,10 +366,135 @@ static void test_goal_on_a_topo_of_exactly_its_ranks(void **st)
     sim_free(&S);
 }
 
+/* One window of a parallel run (sim_run_window, which src/mpi/pdes.c
+ * calls; run here in-process, no MPI needed): hosts 8 and 9 belong to
+ * another process, so the start of the flow 9->8 that setup scheduled is
+ * dropped and only 1->0 runs; every event handled is counted, and the
+ * last one's time is returned. A link change (origin 0, setup's) acts on
+ * every process's fabric, but only the process that owns origin 0
+ * (origin0_here) counts it: elsewhere it is handled and not counted
+ * (issue 26: the test of a remote origin flipped survived, as no test ran
+ * this loop). */
+static void test_run_window_drops_remote_origins(void **st)
+{
+    (void)st;
+    uint64_t handled[2];
+    for (int here = 0; here < 2; here++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 2\n1->0 start 0 size 4000\n9->8 start 0 size 4000\n", ".cm");
+        c.progress = false;
+        c.fail_specs[c.n_fail_specs++] = "link tor3 agg3 down at 2";
+        sim_setup(&S, &c);
+        unlink(c.tm_path);
+        uint8_t *remote = calloc(S.n_hosts + S.n_switches, 1);
+        assert_non_null(remote);
+        remote[8] = remote[9] = 1;
+        S.node_remote = remote;
+        simtime_ps last = 0;
+        uint64_t n = sim_run_window(&S, 100 * PS_PER_US, here, &last);
+        handled[here] = n;
+        assert_true(n > 0);
+        assert_int_equal(n, S.events_processed);
+        assert_int_equal(last, S.now);
+        assert_true(last > 2 * PS_PER_US); /* the flow's last ACK comes after the link change */
+        assert_int_equal(S.flows_finished, 1);
+        assert_int_equal(S.flows[0].state, FLOW_DONE);
+        assert_int_equal(S.flows[1].start_ps, 0);
+        assert_int_equal(S.flows[1].state, FLOW_WAITING);
+        assert_int_equal(S.tot.data_pkts_sent, 1); /* 4000 bytes: one packet, from host 1 */
+        uint32_t down = 0;
+        for (uint32_t i = 0; i < S.n_ports; i++)
+            down += (S.ports[i].flags & PORTF_DOWN) != 0;
+        assert_int_equal(down, 2); /* both directions of the link, on every process */
+        S.node_remote = NULL;
+        free(remote);
+        sim_free(&S);
+    }
+    assert_int_equal(handled[1], handled[0] + 1); /* the link change, counted where origin 0 is */
+}
+
+/* --classes 3 under PFC: two switches pause each other's port of one link
+ * for class 2 while each holds class-2 data that came over the other's
+ * link, and nothing else: a deadlock, found though neither port holds any
+ * class-1 data (issue 26: port_holds_data's loop over the extra classes). */
+static void test_pfc_deadlock_in_an_extra_class(void **st)
+{
+    (void)st;
+    setup_roce(3);
+    uint32_t a = S.switches[0].first_port + S.switches[0].n_down;
+    uint32_t b = S.pfc->reverse_port[a];
+    S.now = 3 * PS_PER_US;
+    pfc_event(&S, a, PFC_AUX(PFC_PAUSE, 2));
+    pfc_event(&S, b, PFC_AUX(PFC_PAUSE, 2));
+    port_enqueue(&S, a, data_pkt(b, 2));
+    port_enqueue(&S, b, data_pkt(a, 2));
+    assert_int_equal(S.ports[a].in_service, PKT_NONE); /* class 2 is paused: both stay queued */
+    assert_int_equal(S.ports[a].data_bytes, 0);
+    assert_int_equal(S.ports[b].data_bytes, 0);
+    S.now = 503 * PS_PER_US;
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(stderr);
+    int saved = dup(2);
+    assert_true(saved >= 0 && dup2(fileno(cap), 2) >= 0);
+    pfc_event(&S, 0, PFC_CHECK);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(cap);
+    assert_true(S.pfc->deadlock);
+    assert_int_equal(S.pfc->deadlock_cycle_ports, 2);
+    sim_free(&S);
+}
+
+/* Port names in PFC reports: tiers 0, 1 and 2 of a 3-tier fat tree are
+ * "tor", "agg" and "core"; a 2-tier fabric's top is "spine"; each switch
+ * by its index within its tier. */
+static void test_pfc_port_names_by_tier(void **st)
+{
+    (void)st;
+    setup_roce(0);
+    uint32_t named = 0;
+    char name[64], want[64];
+    for (uint32_t i = 0; i < S.n_ports; i++) {
+        const struct port *p = &S.ports[i];
+        if (p->owner_node < S.n_hosts || p->peer_node < S.n_hosts)
+            continue;
+        const struct switch_node *o = &S.switches[p->owner_node - S.n_hosts];
+        const struct switch_node *q = &S.switches[p->peer_node - S.n_hosts];
+        if (o->tier != 1 || q->tier != 2)
+            continue;
+        snprintf(want, sizeof want, "agg%u->core%u", o->index_in_tier, q->index_in_tier);
+        pfc_port_name(&S, i, name, sizeof name);
+        assert_string_equal(name, want);
+        named++;
+    }
+    assert_true(named > 0);
+    sim_free(&S);
+    struct config c;
+    config_defaults(&c);
+    c.topo_path = leaf_spine8_topo();
+    c.tm_path = temp_file("Nodes 8\nConnections 1\n0->7 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.transport_name = "roce";
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    unlink(c.topo_path);
+    uint32_t up = S.switches[0].first_port + S.switches[0].n_down; /* ToR 0's first uplink */
+    uint32_t spine = S.ports[up].peer_node - S.n_hosts;
+    snprintf(want, sizeof want, "tor0->spine%u", S.switches[spine].index_in_tier);
+    pfc_port_name(&S, up, name, sizeof name);
+    assert_string_equal(name, want);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pfc_check_rearms_one_deadlock_time_later),
+        cmocka_unit_test(test_pfc_deadlock_in_an_extra_class),
+        cmocka_unit_test(test_pfc_port_names_by_tier),
         cmocka_unit_test(test_pfc_deadlock_report_times_in_us),
         cmocka_unit_test(test_failed_pfc_port_releases_extra_class_counts),
         cmocka_unit_test(test_pool_limit_is_half_the_index_range),
@@ -377,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_window_is_the_top_tier_links_latency),
         cmocka_unit_test(test_partition_blocks_exact),
         cmocka_unit_test(test_goal_on_a_topo_of_exactly_its_ranks),
+        cmocka_unit_test(test_run_window_drops_remote_origins),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
