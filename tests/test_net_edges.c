@@ -3,7 +3,8 @@
  * deadlock time later when a pause holds without a cycle, and the report's
  * times in microseconds; a deadlock of class-2 data alone; the ports'
  * names by tier; a failed PFC port with extra classes releasing
- * their ingress counts; the packet pool's size limit; sim_setup's defaults
+ * their ingress counts; the packet pool's size limit and growth steps;
+ * merging the transports' needs of a switch class; sim_setup's defaults
  * that come from arithmetic (the BDP in whole packets, rounded up; three
  * duplicate ACKs when the algorithm names no threshold); --trigger-delay
  * path's latencies by hop count; the event window from the top tier's
@@ -489,6 +490,163 @@ static void test_pfc_port_names_by_tier(void **st)
     sim_free(&S);
 }
 
+/* Allocates every free packet of the pool, stamping each with its index. */
+static void pool_fill(struct packet_pool *p)
+{
+    while (p->free_len) {
+        uint32_t i = pkt_alloc(p);
+        pkt_at(p, i)->seq = i;
+    }
+}
+
+/* The pool's growth steps (packet.c): in place by 1/64 of what it holds, at
+ * least 64 packets; where the reservation is full, a heap array that
+ * doubles, keeping the packets' contents. The packets come in ascending
+ * order either way. */
+static void test_pool_growth_steps(void **st)
+{
+    (void)st;
+    struct packet_pool p;
+    /* a request below 64 packets starts at 64; the next grows by 64 */
+    pool_init(&p, 10);
+    assert_int_equal(p.capacity, 64);
+    pool_fill(&p);
+    assert_int_equal(p.in_use, 64);
+    assert_int_equal(pkt_alloc(&p), 64);
+    assert_int_equal(p.capacity, 128);
+    pool_free(&p);
+    /* 4160 packets: the step is 4160 / 64 = 65, the first above 64 */
+    pool_init(&p, 4160);
+    pool_fill(&p);
+    assert_int_equal(pkt_alloc(&p), 4160);
+    assert_int_equal(p.capacity, 4160 + 65);
+    pool_free(&p);
+    /* room for exactly one step left in the reservation: still in place */
+    pool_init(&p, 64);
+    p.reserved = 128; /* as if only 128 packets were reserved */
+    const struct packet *base = p.pkts;
+    pool_fill(&p);
+    assert_int_equal(pkt_alloc(&p), 64);
+    assert_ptr_equal(p.pkts, base);
+    assert_int_equal(p.capacity, 128);
+    assert_int_equal(p.reserved, 128);
+    pkt_at(&p, 64)->seq = 64;
+    /* the reservation full: a heap array of twice the packets, then again;
+     * the packets keep their contents (the rest of the test's mapping is
+     * address space it leaves behind) */
+    pool_fill(&p);
+    assert_int_equal(pkt_alloc(&p), 128);
+    assert_ptr_not_equal(p.pkts, base);
+    assert_int_equal(p.reserved, 0);
+    assert_int_equal(p.capacity, 256);
+    pkt_at(&p, 128)->seq = 128;
+    pool_fill(&p);
+    assert_int_equal(pkt_alloc(&p), 256);
+    assert_int_equal(p.capacity, 512);
+    assert_int_equal(p.reserved, 0);
+    for (uint32_t i = 0; i < 256; i++)
+        if (pkt_at(&p, i)->seq != i)
+            fail_msg("packet %u holds %u after the pool grew", i, pkt_at(&p, i)->seq);
+    assert_int_equal(p.in_use, 257);
+    pool_free(&p);
+}
+
+/* Runs net_class_needs_add(&S, who, need) in a child and returns its
+ * stderr; the child must exit 2 (a conflict). */
+static void expect_conflict(const char *who, const struct class_need *need, const char *want)
+{
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(5);
+        dup2(fileno(cap), 2);
+        net_class_needs_add(&S, who, need);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    char text[1024];
+    rewind(cap);
+    size_t got = fread(text, 1, sizeof text - 1, cap);
+    fclose(cap);
+    text[got] = 0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 2 || !strstr(text, want))
+        fail_msg("status %d, stderr \"%s\", expected \"%s\"", status, text, want);
+}
+
+/* Merging the transports' needs of a class (policy.c): a preference is
+ * taken when nothing decided the field, a need replaces a preference (even
+ * an equal one, which it then owns), a preference never replaces a need,
+ * and two needs that differ stop the run naming both and what each
+ * needs. */
+static void test_class_needs_merge(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    memset(S.class_policy, 0, sizeof S.class_policy); /* as before any transport added its needs */
+    const struct class_policy *cp = &S.class_policy[PKT_PRIO_DATA];
+    struct class_need need[PORT_MAX_CLASSES];
+    memset(need, 0, sizeof need);
+    need[1] = (struct class_need){.ecn = NEED_OFF, .ecn_lasthop = NEED_OFF, .trim = NEED_BASE, .ecn_weak = true,
+                                  .trim_weak = true};
+    net_class_needs_add(&S, "A", need);
+    assert_int_equal(cp->ecn, NEED_OFF);
+    assert_string_equal(cp->ecn_by, "A");
+    assert_false(cp->ecn_strong);
+    assert_string_equal(cp->trim_by, "A");
+    assert_false(cp->trim_strong);
+    /* B needs step marking and trimming as configured: its ECN replaces A's
+     * preference, and it takes over A's equal trimming preference */
+    need[1] = (struct class_need){.ecn = NEED_STEP, .ecn_step_bytes = 5000, .trim = NEED_BASE};
+    net_class_needs_add(&S, "B", need);
+    assert_int_equal(cp->ecn, NEED_STEP);
+    assert_int_equal(cp->ecn_step_bytes, 5000);
+    assert_string_equal(cp->ecn_by, "B");
+    assert_true(cp->ecn_strong);
+    assert_string_equal(cp->trim_by, "B");
+    assert_true(cp->trim_strong);
+    assert_int_equal(cp->trim, NEED_BASE);
+    assert_string_equal(cp->lasthop_by, "A");
+    /* a preference against a need: no change, no conflict */
+    need[1] = (struct class_need){.ecn = NEED_OFF, .trim = NEED_OFF, .ecn_weak = true, .trim_weak = true};
+    net_class_needs_add(&S, "C", need);
+    assert_int_equal(cp->ecn, NEED_STEP);
+    assert_string_equal(cp->ecn_by, "B");
+    assert_int_equal(cp->trim, NEED_BASE);
+    uint32_t step = 0;
+    assert_int_equal(net_class_ecn(&S, 1, &step), NET_ECN_STEP);
+    assert_int_equal(step, 5000);
+    assert_true(net_class_trims(&S, 1));
+    /* two needs that differ */
+    need[1] = (struct class_need){.ecn = NEED_OFF};
+    expect_conflict("D", need,
+                    "switch class 1: B needs ECN step marking above 5000 bytes but D needs no ECN marking; give one of "
+                    "them another class (.cm key priority K with --classes N)");
+    need[1] = (struct class_need){.ecn = NEED_STEP, .ecn_step_bytes = 6000};
+    expect_conflict("D", need, "B needs ECN step marking above 5000 bytes but D needs ECN step marking above 6000 bytes");
+    need[1] = (struct class_need){.trim = NEED_OFF};
+    expect_conflict("D", need, "switch class 1: B needs trimming but D needs no trimming;");
+    /* A's last-hop preference is off; a need of marking there conflicts only
+     * once it is a need: E's need replaces it, F's differs */
+    need[1] = (struct class_need){.ecn_lasthop = NEED_BASE, .ecn = NEED_STEP, .ecn_step_bytes = 5000};
+    net_class_needs_add(&S, "E", need);
+    assert_string_equal(cp->lasthop_by, "E");
+    assert_int_equal(cp->ecn_lasthop, NEED_BASE);
+    need[1] = (struct class_need){.ecn_lasthop = NEED_OFF};
+    expect_conflict("F", need,
+                    "switch class 1: E needs ECN marking on ports facing a host but F needs no ECN marking on ports "
+                    "facing a host;");
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +656,8 @@ int main(void)
         cmocka_unit_test(test_pfc_deadlock_report_times_in_us),
         cmocka_unit_test(test_failed_pfc_port_releases_extra_class_counts),
         cmocka_unit_test(test_pool_limit_is_half_the_index_range),
+        cmocka_unit_test(test_pool_growth_steps),
+        cmocka_unit_test(test_class_needs_merge),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latencies_by_hop_count),
