@@ -1,19 +1,21 @@
 /* test_net_edges.c: boundaries of src/net and src/sim.c that no other test
- * pins (issue 26, helper mutnet): PFC's deadlock check re-arming one
- * deadlock time later when a pause holds without a cycle, and the report's
- * times in microseconds; a deadlock of class-2 data alone; the ports'
- * names by tier; a failed PFC port with extra classes releasing
- * their ingress counts; the packet pool's size limit and growth steps;
- * merging the transports' needs of a switch class; sim_setup's defaults
- * that come from arithmetic (the BDP in whole packets, rounded up; three
- * duplicate ACKs when the algorithm names no threshold); --trigger-delay
- * path's latencies by hop count; the event window from the top tier's
- * links; a parallel run's parts, node by node; a GOAL schedule on a
- * .topo of exactly its ranks; a parallel run's window dropping the events
- * of another process's nodes. The tests build small fabrics (the default
- * 16-node fat tree, an 8-host leaf-spine) and mostly drive events by hand,
- * so the program runs in well under a second: it runs first for the net
- * and sim modules in tools/mutation.py.
+ * pins (issue 26, helper mutnet). PFC: the deadlock check re-arming one
+ * deadlock time later when a pause holds without a cycle, the report's
+ * times in microseconds, a deadlock of class-2 data alone, the ports'
+ * names by tier, a failed port with extra classes releasing their ingress
+ * counts. The packet pool's size limit and growth steps; merging the
+ * transports' needs of a switch class. sim_setup's defaults that come
+ * from arithmetic (the BDP in whole packets, rounded up; three duplicate
+ * ACKs when the algorithm names no threshold); --trigger-delay path's
+ * latencies by hop count and its multishot triggers; the event window
+ * from the top tier's links; a parallel run's parts, node by node; a GOAL
+ * schedule on a .topo of exactly its ranks; a parallel run's window
+ * (sim_run_window, run in-process) dropping the events of another
+ * process's nodes, and its --htsim-output lines handed on whole. The
+ * tests build small fabrics (the default 16-node fat tree, an 8-host
+ * leaf-spine) and mostly drive events by hand, so the program runs in
+ * well under a second: it runs first for the net and sim modules in
+ * tools/mutation.py.
  */
 #include "testutil.h"
 
@@ -367,6 +369,38 @@ static void test_goal_on_a_topo_of_exactly_its_ranks(void **st)
     sim_free(&S);
 }
 
+/* What a parallel run's --htsim-output hook received (the last line). */
+static char g_line[1024];
+static unsigned g_lines;
+static void record_line(struct sim *s, const char *line)
+{
+    (void)s;
+    snprintf(g_line, sizeof g_line, "%s", line);
+    g_lines++;
+}
+
+/* sim_htsim_printf hands a parallel run's line to s->htsim_line whole: a
+ * line of 255 characters fits the stack buffer of 256 bytes with its NUL,
+ * one of 256 or more is formatted again into a buffer of its size. */
+static void test_htsim_line_whole_at_any_length(void **st)
+{
+    (void)st;
+    memset(&S, 0, sizeof S);
+    S.htsim_line = record_line;
+    char want[600];
+    for (int len = 254; len <= 258; len++) {
+        memset(want, 'a' + len % 26, (size_t)len);
+        want[len] = 0;
+        sim_htsim_printf(&S, "%s", want);
+        assert_string_equal(g_line, want);
+    }
+    memset(want, 'z', 500);
+    want[500] = 0;
+    sim_htsim_printf(&S, "%d %s", 42, want);
+    assert_int_equal(strlen(g_line), 503);
+    assert_true(strncmp(g_line, "42 zzz", 6) == 0);
+}
+
 /* One window of a parallel run (sim_run_window, which src/mpi/pdes.c
  * calls; run here in-process, no MPI needed): hosts 8 and 9 belong to
  * another process, so the start of the flow 9->8 that setup scheduled is
@@ -392,6 +426,7 @@ static void test_run_window_drops_remote_origins(void **st)
         assert_non_null(remote);
         remote[8] = remote[9] = 1;
         S.node_remote = remote;
+        S.htsim_line = record_line; /* as pdes.c sets it: the loop then tracks each event's place */
         simtime_ps last = 0;
         uint64_t n = sim_run_window(&S, 100 * PS_PER_US, here, &last);
         handled[here] = n;
@@ -399,6 +434,9 @@ static void test_run_window_drops_remote_origins(void **st)
         assert_int_equal(n, S.events_processed);
         assert_int_equal(last, S.now);
         assert_true(last > 2 * PS_PER_US); /* the flow's last ACK comes after the link change */
+        /* the place of the last event at its instant: the largest key there */
+        assert_int_equal(S.cur_time_ps, last);
+        assert_int_equal(S.cur_order_max, S.last_event_order);
         assert_int_equal(S.flows_finished, 1);
         assert_int_equal(S.flows[0].state, FLOW_DONE);
         assert_int_equal(S.flows[1].start_ps, 0);
@@ -647,6 +685,37 @@ static void test_class_needs_merge(void **st)
     sim_free(&S);
 }
 
+/* --trigger-delay path with a multishot trigger: the k-th activation a
+ * host hears starts the k-th waiting connection in file order if it is
+ * that host's. Two activations (host 0's send finishing first, then host
+ * 8's) and two waiting connections, the first host 4's, the second host
+ * 1's: host 4 starts its connection on hearing the first activation (6 hops
+ * from host 0), host 1 its own on hearing the second (6 hops from host 8);
+ * the other activations each host hears start nothing. */
+static void test_trigger_delay_multishot(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 4\nTriggers 1\n0->2 id 1 start 0 size 10000 send_done_trigger 1\n"
+                          "8->10 id 2 start 0 size 400000 send_done_trigger 1\n4->5 id 3 trigger 1 size 10000\n"
+                          "1->3 id 4 trigger 1 size 10000\ntrigger id 1 multishot\n",
+                          ".cm");
+    c.trigger_delay = 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 4);
+    const simtime_ps hop_ps = 1005120; /* as in test_trigger_latencies_by_hop_count */
+    assert_true(S.flows[0].finish_ps + 2 * hop_ps < S.flows[1].finish_ps); /* heard in this order everywhere */
+    assert_int_equal(S.flows[2].src, 4);
+    assert_int_equal(S.flows[2].start_ps, S.flows[0].finish_ps + 6 * hop_ps);
+    assert_int_equal(S.flows[3].src, 1);
+    assert_int_equal(S.flows[3].start_ps, S.flows[1].finish_ps + 6 * hop_ps);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -661,10 +730,12 @@ int main(void)
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latencies_by_hop_count),
+        cmocka_unit_test(test_trigger_delay_multishot),
         cmocka_unit_test(test_window_is_the_top_tier_links_latency),
         cmocka_unit_test(test_partition_blocks_exact),
         cmocka_unit_test(test_goal_on_a_topo_of_exactly_its_ranks),
         cmocka_unit_test(test_run_window_drops_remote_origins),
+        cmocka_unit_test(test_htsim_line_whole_at_any_length),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
