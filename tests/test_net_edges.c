@@ -3,11 +3,11 @@
  * deadlock time later when a pause holds without a cycle, the report's
  * times in microseconds, a deadlock of class-2 data alone, the ports'
  * names by tier, a failed port with extra classes releasing their ingress
- * counts. The packet pool's size limit and growth steps; merging the
+ * counts. A pushed control packet up to the class's limit. The packet pool's size limit and growth steps; merging the
  * transports' needs of a switch class. sim_setup's defaults that come
  * from arithmetic (the BDP in whole packets, rounded up; three duplicate
  * ACKs when the algorithm names no threshold); --trigger-delay path's
- * latencies by hop count and its multishot triggers; the event window
+ * latencies by hop count, and on links of random latency, and its multishot triggers; the event window
  * from the top tier's links; a parallel run's parts, node by node; a GOAL
  * schedule on a .topo of exactly its ranks; a parallel run's window
  * (sim_run_window, run in-process) dropping the events of another
@@ -19,7 +19,9 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 
 #include "net/partition.h"
@@ -404,7 +406,8 @@ static void test_htsim_line_whole_at_any_length(void **st)
 /* One window of a parallel run (sim_run_window, which src/mpi/pdes.c
  * calls; run here in-process, no MPI needed): hosts 8 and 9 belong to
  * another process, so the start of the flow 9->8 that setup scheduled is
- * dropped and only 1->0 runs; every event handled is counted, and the
+ * dropped and only 1->12 runs (through a core switch, whose events' keys
+ * are above those of host 1's ToR, which schedules the last event); every event handled is counted, and the
  * last one's time is returned. A link change (origin 0, setup's) acts on
  * every process's fabric, but only the process that owns origin 0
  * (origin0_here) counts it: elsewhere it is handled and not counted
@@ -417,7 +420,7 @@ static void test_run_window_drops_remote_origins(void **st)
     for (int here = 0; here < 2; here++) {
         struct config c;
         config_defaults(&c);
-        c.tm_path = temp_file("Nodes 16\nConnections 2\n1->0 start 0 size 4000\n9->8 start 0 size 4000\n", ".cm");
+        c.tm_path = temp_file("Nodes 16\nConnections 2\n1->12 start 0 size 4000\n9->8 start 0 size 4000\n", ".cm");
         c.progress = false;
         c.fail_specs[c.n_fail_specs++] = "link tor3 agg3 down at 2";
         sim_setup(&S, &c);
@@ -577,6 +580,11 @@ static void test_pool_growth_steps(void **st)
     assert_ptr_not_equal(p.pkts, base);
     assert_int_equal(p.reserved, 0);
     assert_int_equal(p.capacity, 256);
+    /* the reserved pages the packets left are unmapped: all 128 packets'
+     * worth (8 KiB, two pages) */
+    errno = 0;
+    assert_int_equal(msync((void *)((uintptr_t)base + 4096), 4096, MS_ASYNC), -1);
+    assert_int_equal(errno, ENOMEM);
     pkt_at(&p, 128)->seq = 128;
     pool_fill(&p);
     assert_int_equal(pkt_alloc(&p), 256);
@@ -716,6 +724,93 @@ static void test_trigger_delay_multishot(void **st)
     sim_free(&S);
 }
 
+/* The same latencies with every link's latency drawn at random (1 ns to
+ * 1 ms, a fixed generator), against Bellman-Ford over the ports: unequal
+ * paths make the shortest-path heap reorder its entries, so an entry lost
+ * or misplaced there shows as a wrong latency. As in sim.c, only the
+ * source's own ports leave a host. */
+static void test_trigger_latencies_random_links(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.trigger_delay = 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    uint64_t x = 88172645463325252ULL; /* xorshift64 */
+    for (uint32_t i = 0; i < S.n_ports; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        S.ports[i].base_latency_ps = 1000 + x % PS_PER_MS;
+    }
+    uint32_t nodes = S.n_hosts + S.n_switches;
+    simtime_ps *d = calloc(nodes, sizeof *d);
+    assert_non_null(d);
+    for (uint32_t a = 0; a < S.n_hosts; a++) {
+        for (uint32_t v = 0; v < nodes; v++)
+            d[v] = SIMTIME_NEVER;
+        d[a] = 0;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (uint32_t i = 0; i < S.n_ports; i++) {
+                const struct port *p = &S.ports[i];
+                uint32_t u = p->owner_node;
+                if (d[u] == SIMTIME_NEVER || (u < S.n_hosts && u != a))
+                    continue;
+                simtime_ps nd = d[u] + serialize_ps(S.cfg.hdr_bytes, p->nominal_mbps) + p->base_latency_ps;
+                if (nd < d[p->peer_node]) {
+                    d[p->peer_node] = nd;
+                    changed = true;
+                }
+            }
+        }
+        for (uint32_t b = 0; b < S.n_hosts; b++) {
+            simtime_ps got = sim_trigger_latency_ps(&S, a, b);
+            if (got != d[b])
+                fail_msg("host %u to host %u: %llu ps, shortest path %llu ps", a, b, (unsigned long long)got,
+                         (unsigned long long)d[b]);
+        }
+    }
+    free(d);
+    sim_free(&S);
+}
+
+/* A control packet pushed at a switch port (a bounced header, uet.c)
+ * queues while the control class has room for all of it, up to exactly
+ * its limit, and is dropped (counted as the port's drop and a control
+ * drop) beyond. */
+static void test_push_control_up_to_the_limit(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    uint32_t port = S.switches[0].first_port; /* ToR 0 down to host 0 */
+    struct port *p = &S.ports[port];
+    p->ctl_limit_bytes = 3 * 64;
+    for (uint32_t k = 0; k < 4; k++) {
+        uint32_t idx = pkt_alloc(&S.pool);
+        struct packet *q = pkt_at(&S.pool, idx);
+        memset(q, 0, sizeof *q);
+        q->type = PKT_NACK;
+        q->prio = PKT_PRIO_CONTROL;
+        q->size_bytes = 64;
+        q->dst_host = 0;
+        port_push_control(&S, port, idx);
+        assert_int_equal(p->ctl_bytes, k < 3 ? 64 * (k + 1) : 3 * 64); /* the one on the wire included */
+        assert_int_equal(p->st.drops, k < 3 ? 0 : 1);
+    }
+    assert_int_equal(S.tot.ctl_drops, 1);
+    assert_int_not_equal(p->in_service, PKT_NONE);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -726,11 +821,13 @@ int main(void)
         cmocka_unit_test(test_failed_pfc_port_releases_extra_class_counts),
         cmocka_unit_test(test_pool_limit_is_half_the_index_range),
         cmocka_unit_test(test_pool_growth_steps),
+        cmocka_unit_test(test_push_control_up_to_the_limit),
         cmocka_unit_test(test_class_needs_merge),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latencies_by_hop_count),
         cmocka_unit_test(test_trigger_delay_multishot),
+        cmocka_unit_test(test_trigger_latencies_random_links),
         cmocka_unit_test(test_window_is_the_top_tier_links_latency),
         cmocka_unit_test(test_partition_blocks_exact),
         cmocka_unit_test(test_goal_on_a_topo_of_exactly_its_ranks),
