@@ -690,6 +690,14 @@ static void test_class_needs_merge(void **st)
     expect_conflict("F", need,
                     "switch class 1: E needs ECN marking on ports facing a host but F needs no ECN marking on ports "
                     "facing a host;");
+    /* summary.json's class_policy says what was decided and by whom (each
+     * transport once) */
+    struct strbuf b;
+    sb_init(&b);
+    net_class_policy_json(&S, &b);
+    assert_string_equal(b.data, "[{\"class\": 1, \"ecn\": \"step\", \"ecn_step_bytes\": 5000, \"ecn_last_hop\": true, "
+                                "\"trim\": true, \"lossless\": false, \"sched\": \"strict\", \"set_by\": [\"B\", \"E\"]}]");
+    sb_free(&b);
     sim_free(&S);
 }
 
