@@ -6,7 +6,8 @@
  * counts. A pushed control packet up to the class's limit. The packet pool's size limit and growth steps; merging the
  * transports' needs of a switch class. sim_setup's defaults that come
  * from arithmetic (the BDP in whole packets, rounded up; three duplicate
- * ACKs when the algorithm names no threshold); --trigger-delay path's
+ * ACKs when the algorithm names no threshold) and its checks of lossless
+ * classes, class DRR and PFC thresholds; --trigger-delay path's
  * latencies by hop count, and on links of random latency, and its multishot triggers; the event window
  * from the top tier's links; a parallel run's parts, node by node; a GOAL
  * schedule on a .topo of exactly its ranks; a parallel run's window
@@ -819,6 +820,108 @@ static void test_push_control_up_to_the_limit(void **st)
     sim_free(&S);
 }
 
+/* sim_setup of the default 16-node tree with the changes `tweak` makes to
+ * the configuration, in a child: its exit status (0 when setup returned)
+ * and the start of its stderr in err. */
+static int setup_in_child(void (*tweak)(struct config *), char *err, size_t len)
+{
+    FILE *cap = tmpfile();
+    assert_non_null(cap);
+    const char *cm = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm"); /* the parent's */
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10);
+        dup2(fileno(cap), 2);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = cm;
+        c.progress = false;
+        tweak(&c);
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    unlink(cm);
+    rewind(cap);
+    size_t got = fread(err, 1, len - 1, cap);
+    fclose(cap);
+    err[got] = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void lossless2(struct config *c)
+{
+    c->n_classes = 3;
+    c->class_opts[c->n_class_opts++] = (struct class_opt){.cls = 2, .name = "lossless", .value = 1};
+}
+static void lossless2_pfc_off(struct config *c)
+{
+    lossless2(c);
+    c->pfc_flag = 0;
+}
+static void class_drr_2(struct config *c)
+{
+    c->class_drr = true;
+    c->n_classes = 2;
+}
+static void class_drr_3(struct config *c)
+{
+    c->class_drr = true;
+    c->n_classes = 3;
+}
+static void pfc_equal(struct config *c)
+{
+    c->pfc_flag = 1;
+    c->pfc_low_pkts = c->pfc_high_pkts = 14;
+}
+static void pfc_crossed(struct config *c)
+{
+    c->pfc_flag = 1;
+    c->pfc_low_pkts = 15;
+    c->pfc_high_pkts = 14;
+}
+
+/* --class-opt K:lossless: class 2 lossless puts PFC on that class alone
+ * (the transport, UET, is lossy); a later lossless=0 for the class takes
+ * it back; --pfc off with a lossless class, --sched class-drr with fewer
+ * than 3 classes and PFC thresholds crossed are refused (exit 2, one
+ * line), equal thresholds and class-drr with 3 classes are not. */
+static void test_setup_lossless_and_class_checks(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    lossless2(&c);
+    sim_setup(&S, &c);
+    assert_int_equal(S.cfg.lossless_mask, 1u << 2);
+    assert_true(S.cfg.pfc);
+    assert_non_null(S.pfc);
+    assert_int_equal(S.pfc->class_mask, 1u << 2);
+    assert_false(S.cfg.queue_infinite); /* the other classes keep their limits */
+    sim_free(&S);
+    c.class_opts[c.n_class_opts++] = (struct class_opt){.cls = 2, .name = "lossless", .value = 0};
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    assert_int_equal(S.cfg.lossless_mask, 0);
+    assert_false(S.cfg.pfc);
+    assert_null(S.pfc);
+    sim_free(&S);
+    char err[512];
+    assert_int_equal(setup_in_child(lossless2_pfc_off, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--pfc off with --class-opt K:lossless=1: a lossless class needs PFC\n"));
+    assert_int_equal(setup_in_child(class_drr_2, err, sizeof err), 2);
+    assert_non_null(strstr(err, "--sched class-drr: DRR between data classes needs --classes 3 or more\n"));
+    assert_int_equal(setup_in_child(class_drr_3, err, sizeof err), 0);
+    assert_int_equal(setup_in_child(pfc_equal, err, sizeof err), 0);
+    assert_int_equal(setup_in_child(pfc_crossed, err, sizeof err), 2);
+    assert_non_null(strstr(err, "-pfc_thresholds: low threshold 15 exceeds high threshold 14 (packets)\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -833,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_class_needs_merge),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
+        cmocka_unit_test(test_setup_lossless_and_class_checks),
         cmocka_unit_test(test_trigger_latencies_by_hop_count),
         cmocka_unit_test(test_trigger_delay_multishot),
         cmocka_unit_test(test_trigger_latencies_random_links),
