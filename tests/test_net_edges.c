@@ -918,6 +918,19 @@ static void test_setup_lossless_and_class_checks(void **st)
     assert_non_null(strstr(err, "--sched class-drr: DRR between data classes needs --classes 3 or more\n"));
     assert_int_equal(setup_in_child(class_drr_3, err, sizeof err), 0);
     assert_int_equal(setup_in_child(pfc_equal, err, sizeof err), 0);
+    /* --pfc on with a lossy transport: PFC on every data class, queues
+     * without a limit */
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->1 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.pfc_flag = 1;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    assert_true(S.cfg.pfc);
+    assert_true(S.cfg.queue_infinite);
+    assert_non_null(S.pfc);
+    assert_int_equal(S.pfc->class_mask, 0xFE);
+    sim_free(&S);
     assert_int_equal(setup_in_child(pfc_crossed, err, sizeof err), 2);
     assert_non_null(strstr(err, "-pfc_thresholds: low threshold 15 exceeds high threshold 14 (packets)\n"));
 }
