@@ -278,7 +278,8 @@ static void test_trigger_latencies_by_hop_count(void **st)
 /* The window of the event loop (and of a parallel run) is the smallest
  * latency among the links to or from the top tier, which are the only ones
  * that cross processes: on a 2-tier leaf-spine with 500 ns host links and
- * 900 ns ToR-spine links it is 900 ns, not the host links' 500 ns. */
+ * 900 ns ToR-spine links it is 900 ns, not the host links' 500 ns; with
+ * links of no latency, one picosecond. */
 static const char *leaf_spine8_topo(void)
 {
     return temp_file("Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\n"
@@ -300,6 +301,17 @@ static void test_window_is_the_top_tier_links_latency(void **st)
     unlink(c.topo_path);
     assert_int_equal(S.n_hosts, 8);
     assert_int_equal(S.lookahead_ps, 900 * PS_PER_US / 1000);
+    sim_free(&S);
+    /* links without latency: windows of one picosecond */
+    c.topo_path = temp_file("Nodes 8\nTiers 2\nPodsize 8\nTier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\n"
+                            "Downlink_Latency_ns 0\nSwitch_Latency_ns 0\nTier 1\nDownlink_speed_Gbps 100\n"
+                            "Radix_Down 4\nDownlink_Latency_ns 0\nSwitch_Latency_ns 0\n",
+                            ".topo");
+    c.tm_path = temp_file("Nodes 8\nConnections 1\n0->7 start 0 size 1000\n", ".cm");
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    unlink(c.topo_path);
+    assert_int_equal(S.lookahead_ps, 1);
     sim_free(&S);
 }
 
