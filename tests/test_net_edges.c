@@ -690,7 +690,8 @@ static void test_class_needs_merge(void **st)
                     "switch class 1: B needs ECN step marking above 5000 bytes but D needs no ECN marking; give one of "
                     "them another class (.cm key priority K with --classes N)");
     need[1] = (struct class_need){.ecn = NEED_STEP, .ecn_step_bytes = 6000};
-    expect_conflict("D", need, "B needs ECN step marking above 5000 bytes but D needs ECN step marking above 6000 bytes");
+    expect_conflict("D", need,
+                    "B needs ECN step marking above 5000 bytes but D needs ECN step marking above 6000 bytes");
     need[1] = (struct class_need){.trim = NEED_OFF};
     expect_conflict("D", need, "switch class 1: B needs trimming but D needs no trimming;");
     /* A's last-hop preference is off; a need of marking there conflicts only
@@ -708,8 +709,9 @@ static void test_class_needs_merge(void **st)
     struct strbuf b;
     sb_init(&b);
     net_class_policy_json(&S, &b);
-    assert_string_equal(b.data, "[{\"class\": 1, \"ecn\": \"step\", \"ecn_step_bytes\": 5000, \"ecn_last_hop\": true, "
-                                "\"trim\": true, \"lossless\": false, \"sched\": \"strict\", \"set_by\": [\"B\", \"E\"]}]");
+    assert_string_equal(b.data, "[{\"class\": 1, \"ecn\": \"step\", \"ecn_step_bytes\": 5000, "
+                                "\"ecn_last_hop\": true, \"trim\": true, \"lossless\": false, "
+                                "\"sched\": \"strict\", \"set_by\": [\"B\", \"E\"]}]");
     sb_free(&b);
     sim_free(&S);
 }
