@@ -481,8 +481,8 @@ static void index_trigger_hosts(struct sim *s)
     s->trig_adj = xmalloc((s->n_ports ? s->n_ports : 1) * sizeof(uint32_t));
     for (uint32_t i = 0; i < s->n_ports; i++)
         s->trig_adj_first[s->ports[i].owner_node + 1]++;
-    for (uint32_t v = 0; v < nodes; v++)
-        s->trig_adj_first[v + 1] += s->trig_adj_first[v];
+    for (uint32_t node = 0; node < nodes; node++) /* counts to first indices */
+        s->trig_adj_first[node + 1] += s->trig_adj_first[node];
     uint32_t *fill = xmalloc(((size_t)nodes + 1) * sizeof(uint32_t));
     memcpy(fill, s->trig_adj_first, ((size_t)nodes + 1) * sizeof(uint32_t));
     for (uint32_t i = 0; i < s->n_ports; i++)
