@@ -1,0 +1,226 @@
+/* test_core_edges.c: the edges of src/core/ that test_core.c's behavioural
+ * tests pass over: the strict number parsers (parse.h) at both ends of each
+ * range and at the characters just outside each accepted class ('/' and
+ * ':' beside the digits), shown()'s 40-character cut and its byte classes,
+ * and write_file_atomic when the lowest free descriptor is 0. Every
+ * expected value follows from parse.h's and core.h's documented rules
+ * (issue 26: each test here failed with a mutant the older tests let
+ * through).
+ */
+#include "testutil.h"
+
+#include "core/core.h"
+#include "core/parse.h"
+
+#include <fcntl.h>
+
+/* ---- parse_u64 ----------------------------------------------------------------- */
+
+static void expect_u64(const char *s, enum num_status want, uint64_t want_v)
+{
+    uint64_t v = 12345;
+    enum num_status st = parse_u64(s, &v);
+    if (st != want)
+        fail_msg("parse_u64(\"%s\"): status %d, expected %d", s ? s : "(null)", (int)st, (int)want);
+    /* the value only on success; left alone otherwise */
+    uint64_t expect = want == NUM_OK ? want_v : 12345;
+    if (v != expect)
+        fail_msg("parse_u64(\"%s\"): %llu, expected %llu", s ? s : "(null)", (unsigned long long)v,
+                 (unsigned long long)expect);
+}
+
+static void test_parse_u64_digits_and_both_ends(void **state)
+{
+    (void)state;
+    expect_u64("0", NUM_OK, 0);
+    expect_u64("9", NUM_OK, 9);
+    expect_u64("10", NUM_OK, 10);
+    expect_u64("1234567890", NUM_OK, 1234567890ULL);
+    expect_u64("007", NUM_OK, 7);
+    /* 2^64 - 1 is the largest; each of the three next values overflows */
+    expect_u64("18446744073709551615", NUM_OK, UINT64_MAX);
+    expect_u64("18446744073709551614", NUM_OK, UINT64_MAX - 1);
+    expect_u64("18446744073709551610", NUM_OK, UINT64_MAX - 5);
+    expect_u64("18446744073709551616", NUM_RANGE, 0);
+    expect_u64("18446744073709551619", NUM_RANGE, 0);
+    expect_u64("18446744073709551620", NUM_RANGE, 0);
+    expect_u64("99999999999999999999", NUM_RANGE, 0);
+    expect_u64("1844674407370955161", NUM_OK, UINT64_MAX / 10);
+    /* a bad character after an overflow is still BAD (the scan goes on) */
+    expect_u64("99999999999999999999x", NUM_BAD, 0);
+    /* nothing but ASCII digits: the characters either side of '0'..'9' */
+    expect_u64("/", NUM_BAD, 0);
+    expect_u64(":", NUM_BAD, 0);
+    expect_u64("1/", NUM_BAD, 0);
+    expect_u64("9:", NUM_BAD, 0);
+    expect_u64("", NUM_BAD, 0);
+    expect_u64(NULL, NUM_BAD, 0);
+    expect_u64("+1", NUM_BAD, 0);
+    expect_u64("-1", NUM_BAD, 0);
+    expect_u64(" 1", NUM_BAD, 0);
+    expect_u64("1 ", NUM_BAD, 0);
+    expect_u64("0x10", NUM_BAD, 0);
+}
+
+static void test_parse_i64_forms(void **state)
+{
+    (void)state;
+    int64_t v = 5;
+    assert_int_equal(parse_i64("-0", &v), NUM_OK);
+    assert_true(v == 0);
+    assert_int_equal(parse_i64("42", &v), NUM_OK);
+    assert_true(v == 42);
+    assert_int_equal(parse_i64("-42", &v), NUM_OK);
+    assert_true(v == -42);
+    v = 5;
+    assert_int_equal(parse_i64("-", &v), NUM_BAD);
+    assert_int_equal(parse_i64("--1", &v), NUM_BAD);
+    assert_int_equal(parse_i64("", &v), NUM_BAD);
+    assert_int_equal(parse_i64(NULL, &v), NUM_BAD);
+    assert_int_equal(parse_i64("+1", &v), NUM_BAD);
+    assert_int_equal(parse_i64("-99999999999999999999", &v), NUM_RANGE);
+    assert_true(v == 5);
+}
+
+/* ---- parse_real ------------------------------------------------------------------ */
+
+static void expect_real(const char *s, enum num_status want, double want_v)
+{
+    double v = -7.25;
+    enum num_status st = parse_real(s, &v);
+    if (st != want)
+        fail_msg("parse_real(\"%s\"): status %d, expected %d", s ? s : "(null)", (int)st, (int)want);
+    double expect = want == NUM_OK ? want_v : -7.25;
+    if (v != expect)
+        fail_msg("parse_real(\"%s\"): %.17g, expected %.17g", s ? s : "(null)", v, expect);
+}
+
+static void test_parse_real_grammar(void **state)
+{
+    (void)state;
+    expect_real("0", NUM_OK, 0.0);
+    expect_real("9", NUM_OK, 9.0);
+    expect_real("1.5", NUM_OK, 1.5);
+    expect_real("-1.5", NUM_OK, -1.5);
+    expect_real(".5", NUM_OK, 0.5);
+    expect_real("-.5", NUM_OK, -0.5);
+    expect_real("5.", NUM_OK, 5.0);
+    expect_real("1e-3", NUM_OK, 1e-3);
+    expect_real("2.5E+4", NUM_OK, 25000.0);
+    expect_real("3e2", NUM_OK, 300.0);
+    expect_real(".5e1", NUM_OK, 5.0);
+    expect_real("09.90", NUM_OK, 9.9);
+    /* too large for a double: the right form, out of range */
+    expect_real("1e400", NUM_RANGE, 0);
+    expect_real("-1e400", NUM_RANGE, 0);
+    /* not the grammar */
+    expect_real(NULL, NUM_BAD, 0);
+    expect_real("", NUM_BAD, 0);
+    expect_real("-", NUM_BAD, 0);
+    expect_real(".", NUM_BAD, 0);
+    expect_real("-.", NUM_BAD, 0);
+    expect_real("e5", NUM_BAD, 0);
+    expect_real(".e5", NUM_BAD, 0);
+    expect_real("1e", NUM_BAD, 0);
+    expect_real("1e+", NUM_BAD, 0);
+    expect_real("1e-", NUM_BAD, 0);
+    expect_real("1e5.0", NUM_BAD, 0);
+    expect_real("1.2.3", NUM_BAD, 0);
+    expect_real("+1", NUM_BAD, 0);
+    expect_real("--1", NUM_BAD, 0);
+    expect_real(" 1", NUM_BAD, 0);
+    expect_real("1 ", NUM_BAD, 0);
+    expect_real("inf", NUM_BAD, 0);
+    expect_real("nan", NUM_BAD, 0);
+    expect_real("0x10", NUM_BAD, 0);
+    /* the characters either side of '0'..'9', in each place a digit goes */
+    expect_real("/", NUM_BAD, 0);
+    expect_real(":", NUM_BAD, 0);
+    expect_real("1/", NUM_BAD, 0);
+    expect_real("1:", NUM_BAD, 0);
+    expect_real("1./", NUM_BAD, 0);
+    expect_real("1.:", NUM_BAD, 0);
+    expect_real("1e/", NUM_BAD, 0);
+    expect_real("1e:", NUM_BAD, 0);
+    expect_real("1e1:", NUM_BAD, 0);
+    expect_real("1e1/", NUM_BAD, 0);
+}
+
+/* ---- shown --------------------------------------------------------------------------- */
+
+/* parse.h: at most 40 characters, control and non-ASCII bytes as '?',
+ * "..." when cut, in a 48-byte buffer. The buffer is filled with 'Z' first:
+ * what shown() does not write stays 'Z', so a write past the "..." and its
+ * terminator (the 44 bytes a cut text needs) shows. */
+static void test_shown_cut_and_byte_classes(void **state)
+{
+    (void)state;
+    char buf[SHOWN_BUF];
+    memset(buf, 'Z', sizeof buf);
+    assert_string_equal(shown(NULL, buf), "");
+    assert_string_equal(shown("abc", buf), "abc");
+    /* the printable range is 0x20 ' ' to 0x7e '~', both kept */
+    assert_string_equal(shown("\x1f \x7e\x7f\x80\xff\t", buf), "? ~????");
+    /* 40 characters: whole */
+    const char *forty = "0123456789012345678901234567890123456789";
+    memset(buf, 'Z', sizeof buf);
+    assert_string_equal(shown(forty, buf), forty);
+    for (size_t i = 41; i < sizeof buf; i++)
+        assert_int_equal(buf[i], 'Z');
+    /* 41 and more: the first 40 and "..." */
+    char longer[100];
+    for (size_t i = 0; i < sizeof longer - 1; i++)
+        longer[i] = (char)('a' + i % 26);
+    longer[sizeof longer - 1] = '\0';
+    for (size_t len = 41; len <= 99; len += 58) {
+        char in[100];
+        memcpy(in, longer, len);
+        in[len] = '\0';
+        memset(buf, 'Z', sizeof buf);
+        const char *out = shown(in, buf);
+        assert_int_equal(strlen(out), 43);
+        assert_int_equal(memcmp(out, longer, 40), 0);
+        assert_string_equal(out + 40, "...");
+        for (size_t i = 44; i < sizeof buf; i++)
+            if (buf[i] != 'Z')
+                fail_msg("shown() wrote byte %zu of its buffer, past the cut text's 44", i);
+    }
+}
+
+/* ---- write_file_atomic --------------------------------------------------------------- */
+
+/* Descriptor 0 is a descriptor like any other: with stdin closed, open()
+ * hands the temporary file descriptor 0, and the write still succeeds. */
+static void test_write_file_atomic_on_descriptor_zero(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/spraysim-test-%ld-fd0", (long)getpid());
+    int saved = dup(0);
+    assert_true(saved >= 0);
+    close(0);
+    bool ok = write_file_atomic(path, "zero\n", 5);
+    /* stdin back before any assertion can end the test */
+    assert_int_equal(dup2(saved, 0), 0);
+    close(saved);
+    assert_true(ok);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char got[16] = {0};
+    assert_int_equal(fread(got, 1, sizeof got - 1, f), 5);
+    fclose(f);
+    unlink(path);
+    assert_string_equal(got, "zero\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_u64_digits_and_both_ends),
+        cmocka_unit_test(test_parse_i64_forms),
+        cmocka_unit_test(test_parse_real_grammar),
+        cmocka_unit_test(test_shown_cut_and_byte_classes),
+        cmocka_unit_test(test_write_file_atomic_on_descriptor_zero),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,277 @@
+/* test_lb_edges.c: the edges of the sender load balancers (src/lb/) that
+ * the behavioural tests in test_lb.c and test_lb_adaptive.c pass over:
+ * degenerate parameters (no paths), the storage of Mixed's FIFO when it
+ * grows with its oldest entry away from slot 0, the state sizes the ops
+ * tables declare, and PLB's boundaries (exactly at a round's end, exactly
+ * at the end of its suspension, two paths). Every expected value follows
+ * from the module's documented rule, worked out by hand (issue 26: each
+ * test here failed with a mutant that the older tests let through).
+ */
+#include "testutil.h"
+
+#include "lb/lb.h"
+
+/* ---- helpers ------------------------------------------------------------------- */
+
+static struct lb_params params(uint32_t paths, uint64_t seed, uint32_t flow_index)
+{
+    return (struct lb_params){.paths = paths, .trimming = true, .seed = seed, .flow_index = flow_index};
+}
+
+/* Exactly the bytes the balancer asks for (lb_state_bytes), zeroed as
+ * lb.h's contract hands them to init. */
+static void *make(const struct lb_ops *ops, const struct lb_params *p)
+{
+    void *st = calloc(1, lb_state_bytes(ops, p));
+    assert_non_null(st);
+    ops->init(st, p);
+    return st;
+}
+
+static uint16_t nxt(const struct lb_ops *ops, void *st, simtime_ps now)
+{
+    return ops->next_entropy(st, 0, now);
+}
+
+static void fb(const struct lb_ops *ops, void *st, uint16_t ev, enum lb_signal sig, simtime_ps now)
+{
+    ops->feedback(st, ev, sig, now);
+}
+
+/* ---- no paths --------------------------------------------------------------------- */
+
+/* lb_params.paths 0 means one path, for every balancer (as test_lb.c checks
+ * for Bitmap alone): every packet on entropy 0, whatever the feedback, for
+ * flows that explore (REPS, Alg. 4), draw at random (random, PLB) or cycle.
+ * 200 sends: a uniform choice between two entropies would show entropy 1
+ * with probability 1 - 2^-200. */
+static void test_zero_paths_means_one(void **state)
+{
+    (void)state;
+    size_t n;
+    const struct lb_ops *const *all = lb_registry(&n);
+    for (size_t i = 0; i < n; i++)
+        for (uint32_t paths = 0; paths <= 1; paths++) {
+            struct lb_params p = params(paths, 7, 3);
+            p.bdp_pkts = 1000; /* REPS and Alg. 4 explore throughout */
+            void *st = make(all[i], &p);
+            for (uint32_t k = 0; k < 200; k++) {
+                uint16_t ev = all[i]->next_entropy(st, k, (simtime_ps)k * 1000);
+                if (ev != 0)
+                    fail_msg("%s with %u paths: send %u on entropy %u", all[i]->name, paths, k, ev);
+                all[i]->feedback(st, 0, k % 3 ? LB_GOOD : LB_ECN, (simtime_ps)k * 1000 + 500);
+            }
+            lb_state_free(all[i], st);
+        }
+}
+
+/* ---- Mixed's FIFO storage ---------------------------------------------------------- */
+
+/* The FIFO's storage doubles when full (8 entries first), copying the
+ * entries oldest first. When sends have moved its oldest entry away from
+ * slot 0 the copy must follow the ring, for byte entries (at most 256
+ * paths) and two-byte ones alike: the entropies then come back in the order
+ * their clean ACKs arrived, each once. */
+static void mixed_grow_with_moved_head(uint32_t paths)
+{
+    struct lb_params p = params(paths, 13, 0);
+    void *m = make(&lb_mixed_ops, &p);
+    /* entropies well inside the path count and different in both bytes
+     * (a two-byte entry read one byte off gives another number) */
+    const uint16_t base = paths > 256 ? 0x1a2 : 0x21;
+    for (uint16_t k = 0; k < 4; k++)
+        fb(&lb_mixed_ops, m, (uint16_t)(base + k), LB_GOOD, 0);
+    /* two sends: the oldest entry is now the storage's third slot */
+    assert_int_equal(nxt(&lb_mixed_ops, m, 0), base);
+    assert_int_equal(nxt(&lb_mixed_ops, m, 0), base + 1);
+    /* 2 left + 6 = 8, full; the 7th grows the storage to 16, the rest to 32 */
+    for (uint16_t k = 4; k < 4 + 6 + 1 + 12; k++)
+        fb(&lb_mixed_ops, m, (uint16_t)(base + k), LB_GOOD, 0);
+    for (uint16_t k = 2; k < 4 + 6 + 1 + 12; k++)
+        assert_int_equal(nxt(&lb_mixed_ops, m, 0), base + k);
+    lb_state_free(&lb_mixed_ops, m);
+}
+
+static void test_mixed_wide_fifo_grows_in_order(void **state)
+{
+    (void)state;
+    mixed_grow_with_moved_head(1000);
+}
+
+static void test_mixed_narrow_fifo_grows_in_order(void **state)
+{
+    (void)state;
+    mixed_grow_with_moved_head(256);
+}
+
+/* ---- state sizes ------------------------------------------------------------------ */
+
+/* lb.h: state_size is the per-flow state "for any lb_params", and a
+ * state_bytes answer is "never more than state_size"; Bitmap's state_size
+ * is its header bound (LB_BITMAP_HEADER_MAX) plus one byte per path of
+ * LB_MAX_PATHS, and Mixed's is its own header plus that. So for every
+ * registered balancer and path count the per-flow size fits state_size, and
+ * state_size exceeds the largest per-flow size by less than one header
+ * bound: a size that no state needs (a wrapped subtraction, 4 GB) is as
+ * wrong as one too small. */
+static void test_state_size_bounds_every_state(void **state)
+{
+    (void)state;
+    static const uint32_t paths[] = {0, 1, 2, 255, 256, 257, 4096, LB_MAX_PATHS - 1, LB_MAX_PATHS};
+    size_t n;
+    const struct lb_ops *const *all = lb_registry(&n);
+    assert_int_equal(n, 8);
+    for (size_t i = 0; i < n; i++) {
+        size_t largest = 0;
+        for (size_t k = 0; k < sizeof paths / sizeof paths[0]; k++) {
+            struct lb_params p = params(paths[k], 1, 0);
+            size_t need = lb_state_bytes(all[i], &p);
+            if (need > all[i]->state_size)
+                fail_msg("%s with %u paths: %zu bytes, beyond its state_size %zu", all[i]->name, paths[k], need,
+                         all[i]->state_size);
+            largest = need > largest ? need : largest;
+        }
+        if (all[i]->state_size - largest >= LB_BITMAP_HEADER_MAX)
+            fail_msg("%s: state_size %zu, but no state needs more than %zu bytes", all[i]->name,
+                     all[i]->state_size, largest);
+    }
+    /* the two that grow with the paths: one byte per path */
+    for (int w = 0; w < 2; w++) {
+        const struct lb_ops *ops = w ? &lb_mixed_ops : &lb_bitmap_ops;
+        struct lb_params a = params(100, 1, 0), b = params(1100, 1, 0), big = params(LB_MAX_PATHS + 5, 1, 0),
+                         max = params(LB_MAX_PATHS, 1, 0);
+        assert_int_equal(lb_state_bytes(ops, &b) - lb_state_bytes(ops, &a), 1000);
+        /* more paths than entropies exist: clamped to LB_MAX_PATHS */
+        assert_int_equal(lb_state_bytes(ops, &big), lb_state_bytes(ops, &max));
+    }
+}
+
+/* ---- PLB ---------------------------------------------------------------------------- */
+
+#define US(x) ((simtime_ps)((x) * (double)PS_PER_US))
+
+/* With two paths a move goes to the other one, every time (fresh_ev: any
+ * path but the one in use), whatever the random draws. */
+static void test_plb_two_paths_alternate(void **state)
+{
+    (void)state;
+    for (uint32_t flow = 0; flow < 8; flow++) {
+        struct lb_params p = params(2, 5, flow);
+        void *st = make(&lb_plb_ops, &p);
+        uint16_t ev = nxt(&lb_plb_ops, st, 0);
+        assert_true(ev < 2);
+        for (int k = 1; k <= 6; k++) {
+            /* a timeout moves at once (and suspends congestion moves only) */
+            fb(&lb_plb_ops, st, ev, LB_TIMEOUT, US(k));
+            assert_int_equal(lb_plb_repaths(st), k);
+            assert_int_equal(nxt(&lb_plb_ops, st, 0), 1 - ev);
+            ev = (uint16_t)(1 - ev);
+        }
+        free(st);
+    }
+    /* one path (or none): nowhere to move, entropy 0 throughout */
+    for (uint32_t paths = 0; paths <= 1; paths++) {
+        struct lb_params p = params(paths, 5, 1);
+        void *st = make(&lb_plb_ops, &p);
+        assert_int_equal(nxt(&lb_plb_ops, st, 0), 0);
+        fb(&lb_plb_ops, st, 0, LB_TIMEOUT, US(1));
+        assert_int_equal(nxt(&lb_plb_ops, st, 0), 0);
+        assert_int_equal(lb_plb_repaths(st), 1);
+        free(st);
+    }
+}
+
+/* Rounds of exactly one base RTT: the first ACK at t starts a round that
+ * ends at t + RTT, and an ACK exactly at the end closes it (and starts the
+ * next). Here every round has two ACKs, both marked, the second exactly at
+ * the round's end: the 12th congested round closes at 12 RTTs, and the
+ * move happens there, not one round later. */
+static void plb_marked_rounds(void *st, simtime_ps t0, simtime_ps rtt, int rounds)
+{
+    for (int r = 0; r < rounds; r++) {
+        fb(&lb_plb_ops, st, 0, LB_ECN, t0 + (simtime_ps)r * rtt);
+        fb(&lb_plb_ops, st, 0, LB_ECN, t0 + (simtime_ps)r * rtt + rtt / 2);
+    }
+}
+
+static void test_plb_round_ends_exactly_at_base_rtt(void **state)
+{
+    (void)state;
+    struct lb_params p = params(64, 9, 4);
+    p.base_rtt_ps = US(7);
+    void *st = make(&lb_plb_ops, &p);
+    /* 12 congested rounds [0, 7), [7, 14), ... each of two marked ACKs */
+    plb_marked_rounds(st, 0, US(7), 12);
+    assert_int_equal(lb_plb_repaths(st), 0);
+    /* the 12th round closes exactly at 12 x 7 us */
+    fb(&lb_plb_ops, st, 0, LB_GOOD, US(84) - 1);
+    assert_int_equal(lb_plb_repaths(st), 0);
+    fb(&lb_plb_ops, st, 0, LB_GOOD, US(84));
+    assert_int_equal(lb_plb_repaths(st), 1);
+    free(st);
+
+    /* no base RTT given: rounds of 10 us */
+    p.base_rtt_ps = 0;
+    st = make(&lb_plb_ops, &p);
+    plb_marked_rounds(st, US(3), US(10), 12);
+    fb(&lb_plb_ops, st, 0, LB_GOOD, US(123) - 1);
+    assert_int_equal(lb_plb_repaths(st), 0);
+    fb(&lb_plb_ops, st, 0, LB_GOOD, US(123));
+    assert_int_equal(lb_plb_repaths(st), 1);
+    free(st);
+}
+
+/* Half the ACKs marked is congested (Linux's 128/256), one fewer is not:
+ * 12 rounds of 2 ACKs with 1 marked move the flow, 12 rounds of 3 with 1
+ * marked do not. */
+static void test_plb_half_marked_is_congested(void **state)
+{
+    (void)state;
+    for (int acks = 2; acks <= 3; acks++) {
+        struct lb_params p = params(64, 9, 4);
+        p.base_rtt_ps = US(10);
+        void *st = make(&lb_plb_ops, &p);
+        for (int r = 0; r < 13; r++)
+            for (int a = 0; a < acks; a++)
+                fb(&lb_plb_ops, st, 0, a == 0 ? LB_NACK : LB_GOOD, US(10) * (simtime_ps)r + (simtime_ps)a);
+        assert_int_equal(lb_plb_repaths(st), acks == 2 ? 1 : 0);
+        free(st);
+    }
+}
+
+/* A timeout at t suspends congestion moves until exactly t + 60 s: a 12th
+ * congested round closing before then moves nothing, one closing at that
+ * instant moves the flow. */
+static void test_plb_suspension_ends_exactly_after_60_s(void **state)
+{
+    (void)state;
+    const simtime_ps rtt = US(10), t_out = US(5), until = t_out + 60 * PS_PER_S;
+    for (int late = 0; late <= 1; late++) {
+        struct lb_params p = params(64, 9, 4);
+        p.base_rtt_ps = rtt;
+        void *st = make(&lb_plb_ops, &p);
+        fb(&lb_plb_ops, st, 0, LB_TIMEOUT, t_out);
+        assert_int_equal(lb_plb_repaths(st), 1);
+        /* 12 marked rounds whose last closes at `until` (late) or 1 ps before */
+        simtime_ps t0 = until - 12 * rtt - (late ? 0 : 1);
+        plb_marked_rounds(st, t0, rtt, 12);
+        fb(&lb_plb_ops, st, 0, LB_GOOD, t0 + 12 * rtt);
+        assert_int_equal(lb_plb_repaths(st), late ? 2 : 1);
+        free(st);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_paths_means_one),
+        cmocka_unit_test(test_mixed_wide_fifo_grows_in_order),
+        cmocka_unit_test(test_mixed_narrow_fifo_grows_in_order),
+        cmocka_unit_test(test_state_size_bounds_every_state),
+        cmocka_unit_test(test_plb_two_paths_alternate),
+        cmocka_unit_test(test_plb_round_ends_exactly_at_base_rtt),
+        cmocka_unit_test(test_plb_half_marked_is_congested),
+        cmocka_unit_test(test_plb_suspension_ends_exactly_after_60_s),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

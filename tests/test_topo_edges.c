@@ -1,0 +1,255 @@
+/* test_topo_edges.c: the edges of src/topo/ that test_topo.c and
+ * test_failures.c pass over: each bound of the failure grammar at both ends
+ * (a bundle member, times and delays up to 1e9 us, a rate from 1 Mb/s to
+ * the link's speed, events at one instant), the reference form's switch and
+ * link numbers one past the last, the warning for an event at -end, and
+ * --class-opt applied to the extra classes' ports only as given. Expected
+ * values come from the grammar in failures.c's header and docs/models.md
+ * "Failures", worked out by hand (issue 26: each test here failed with a
+ * mutant that the older tests let through).
+ */
+#include "testutil.h"
+
+#include <sys/wait.h>
+
+#include "sim.h"
+#include "topo/failures.h"
+
+static struct sim S;
+
+/* Node ids of the default 16-node 3-tier tree (k = 4): hosts 0-15, ToRs
+ * 16-23 (two hosts each), aggs 24-31 (two per pod), cores 32-35. */
+enum { TOR0 = 16, AGG0 = 24, CORE0 = 32 };
+
+static const char *ONE_FLOW_CM = "Nodes 16\nConnections 1\n0->15 start 0 size 100000\n";
+
+/* sim_setup on the default tree with `cm` as the matrix. */
+static void setup_cm(struct config *c, const char *cm)
+{
+    config_defaults(c);
+    c->tm_path = temp_file(cm, ".cm");
+    c->progress = false;
+}
+
+static void setup_default(void)
+{
+    struct config c;
+    setup_cm(&c, ONE_FLOW_CM);
+    sim_setup(&S, &c);
+}
+
+static void expect_error(const char *spec, const char *needle)
+{
+    char err[512] = "";
+    uint32_t before = S.n_link_events;
+    if (failures_parse_spec(&S, spec, err, sizeof err))
+        fail_msg("'%s' was accepted", spec);
+    if (!strstr(err, needle))
+        fail_msg("'%s': message \"%s\" does not mention \"%s\"", spec, err, needle);
+    assert_int_equal(S.n_link_events, before); /* a rejected spec leaves nothing */
+}
+
+/* Accepted, adding `events` events; returns the first. */
+static uint32_t expect_ok(const char *spec, uint32_t events)
+{
+    char err[512] = "";
+    uint32_t before = S.n_link_events;
+    if (!failures_parse_spec(&S, spec, err, sizeof err))
+        fail_msg("'%s' refused: %s", spec, err);
+    assert_int_equal(S.n_link_events - before, events);
+    return before;
+}
+
+/* sim_setup of cfg in a child: exit status and stderr (for die_input and
+ * warnings). */
+static int setup_in_child(const struct config *cfg, char *out, size_t outlen)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        struct sim *s = calloc(1, sizeof *s);
+        sim_setup(s, cfg);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < outlen && (r = read(fds[0], out + n, outlen - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* ---- the failure grammar's bounds ------------------------------------------------------- */
+
+/* 'member K': any whole number below 2^32 - 1 names a member (and the link
+ * may not have it); 2^32 - 1 itself is refused as a number, as is 2^32. */
+static void test_member_bound(void **st)
+{
+    (void)st;
+    setup_default();
+    expect_ok("link tor0 agg0 member 0 down", 1);
+    expect_error("link tor0 agg0 member 4294967294 down", "there is no link tor0-agg0 with that member");
+    expect_error("link tor0 agg0 member 4294967295 down", "'member' needs a whole number");
+    expect_error("link tor0 agg0 member 4294967296 down", "'member' needs a whole number");
+    expect_error("link tor0 agg0 member", "'member' needs a whole number");
+    sim_free(&S);
+}
+
+/* Times and delays: 0 to 1e9 us, both ends included; rates: at least
+ * 1 Mb/s (0.001 Gb/s) and at most the link's own 100 Gb/s. Values are
+ * stored in ps and Mb/s. */
+static void test_time_delay_and_rate_ranges(void **st)
+{
+    (void)st;
+    setup_default();
+    uint32_t e = expect_ok("link tor0 agg0 delay 1e9 at 1e9", 1);
+    assert_true(S.link_events[e].at_ps == (simtime_ps)1000000000 * PS_PER_US);
+    assert_true(S.link_events[e].value == (uint64_t)1000000000 * PS_PER_US);
+    e = expect_ok("link tor0 agg0 delay 0 at 0", 1);
+    assert_true(S.link_events[e].at_ps == 0 && S.link_events[e].value == 0);
+    expect_error("link tor0 agg0 delay 1000000000.5", "'delay' needs a number from 0 to 1e+09");
+    expect_error("link tor0 agg0 down at 1000000000.5", "'at' needs a time from 0 to 1e+09");
+    expect_error("link tor0 agg0 delay -0.5", "'delay' needs a number from 0");
+    expect_error("link tor0 agg0 down at -0.5", "'at' needs a time from 0");
+    e = expect_ok("link tor0 agg0 rate 0.001", 1);
+    assert_int_equal(S.link_events[e].value, 1);
+    e = expect_ok("link tor0 agg0 rate 100", 1);
+    assert_int_equal(S.link_events[e].value, 100000);
+    e = expect_ok("link tor0 agg0 rate 99.999", 1);
+    assert_int_equal(S.link_events[e].value, 99999);
+    expect_error("link tor0 agg0 rate 0.0009", "must be above 0 and at most the link's 100 Gb/s");
+    expect_error("link tor0 agg0 rate 100.001", "must be above 0 and at most the link's 100 Gb/s");
+    sim_free(&S);
+}
+
+/* Events in time order, two at one instant allowed; 'mark' stores 1 and
+ * 'unmark' 0; a switch gets one event per link, each naming its two ports. */
+static void test_event_order_and_values(void **st)
+{
+    (void)st;
+    setup_default();
+    uint32_t e = expect_ok("link tor0 agg1 down at 50 up at 50 mark at 50 unmark at 60", 4);
+    assert_int_equal(S.link_events[e].kind, LC_DOWN);
+    assert_int_equal(S.link_events[e + 1].kind, LC_UP);
+    assert_int_equal(S.link_events[e + 2].kind, LC_MARK);
+    assert_int_equal(S.link_events[e + 2].value, 1);
+    assert_int_equal(S.link_events[e + 3].kind, LC_MARK);
+    assert_int_equal(S.link_events[e + 3].value, 0);
+    assert_true(S.link_events[e + 3].at_ps == 60 * PS_PER_US);
+    expect_error("link tor0 agg1 up at 50.5 down at 50.25", "'down at 50.25' comes after 'up at 50.5'");
+    /* agg0 has 2 down and 2 up links: 4 events, each a port and its way back */
+    e = expect_ok("switch agg0 down", 4);
+    for (uint32_t k = 0; k < 4; k++) {
+        const struct link_event *l = &S.link_events[e + k];
+        assert_int_equal(S.ports[l->port_a].owner_node, AGG0);
+        assert_int_equal(S.ports[l->port_b].owner_node, S.ports[l->port_a].peer_node);
+        assert_int_equal(S.ports[l->port_b].peer_node, AGG0);
+    }
+    sim_free(&S);
+}
+
+/* The reference form names a switch by its index in its tier and a link by
+ * its up port (TOR, AGG) or down port (CORE): the last of each is taken,
+ * one past it is refused with the counts (default tree: 8 ToRs and 8 aggs
+ * with 2 uplinks each, 4 cores with 4 down links). */
+static void expect_reference(const char *line, int want_status, const char *needle)
+{
+    char cm[256], out[2048];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\nFailures 1\n0->15 start 0 size 1000\nfailure %s\n", line);
+    struct config c;
+    setup_cm(&c, cm);
+    c.end_ps = 5 * PS_PER_US;
+    int status = setup_in_child(&c, out, sizeof out);
+    if (status != want_status || !strstr(out, needle))
+        fail_msg("'%s': status %d, stderr \"%s\"; expected %d and \"%s\"", line, status, out, want_status, needle);
+}
+
+static void test_reference_form_last_and_one_past(void **st)
+{
+    (void)st;
+    expect_reference("switch_type TOR switch_id 7 link_id 1", 0, "");
+    expect_reference("switch_type TOR switch_id 8 link_id 0", 2, "TOR switch 8 does not exist (8 of them)");
+    expect_reference("switch_type TOR switch_id 7 link_id 2", 2, "TOR 7 has 2 uplinks; link_id 2 does not exist");
+    expect_reference("switch_type AGG switch_id 7 link_id 1", 0, "");
+    expect_reference("switch_type AGG switch_id 8 link_id 0", 2, "AGG switch 8 does not exist (8 of them)");
+    expect_reference("switch_type AGG switch_id 0 link_id 2", 2, "AGG 0 has 2 uplinks; link_id 2 does not exist");
+    expect_reference("switch_type CORE switch_id 3 link_id 3", 0, "");
+    expect_reference("switch_type CORE switch_id 4 link_id 0", 2, "CORE switch 4 does not exist (4 of them)");
+    expect_reference("switch_type CORE switch_id 3 link_id 4", 2, "core 3 has 4 links; link_id 4 does not exist");
+}
+
+/* An event at or after -end cannot change the run: one warning, naming it;
+ * one just before -end gets none. */
+static void test_event_at_end_warns(void **st)
+{
+    (void)st;
+    static const char *specs[] = {"link tor0 agg0 down at 9.999999", "link tor0 agg0 down at 10"};
+    for (int late = 0; late <= 1; late++) {
+        struct config c;
+        setup_cm(&c, ONE_FLOW_CM);
+        c.end_ps = 10 * PS_PER_US;
+        c.fail_specs[c.n_fail_specs++] = specs[late];
+        char out[2048];
+        assert_int_equal(setup_in_child(&c, out, sizeof out), 0);
+        bool warned = strstr(out, "--fail: the event at 10 us is at or after -end 10 us") != NULL;
+        if (warned != (late == 1))
+            fail_msg("'%s': stderr \"%s\"", specs[late], out);
+    }
+}
+
+/* ---- --class-opt on the fabric's ports ---------------------------------------------------- */
+
+/* Only the first n_class_opts entries of the configuration are options:
+ * whatever lies past them (here a stale "ecn=0" for class 2, as a caller
+ * that dropped its last option would leave it) changes no port. */
+static void test_class_opts_past_the_count_are_ignored(void **st)
+{
+    (void)st;
+    struct config c;
+    setup_cm(&c, ONE_FLOW_CM);
+    c.n_classes = 3;
+    c.class_opts[0] = (struct class_opt){.cls = 2, .name = "queue_bytes", .value = 123456};
+    c.class_opts[1] = (struct class_opt){.cls = 2, .name = "ecn", .value = 0};
+    c.n_class_opts = 1;
+    sim_setup(&S, &c);
+    uint32_t seen = 0;
+    for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
+        const struct port *p = &S.ports[i];
+        if (p->owner_node < S.n_hosts || !p->x)
+            continue;
+        seen++;
+        assert_int_equal(p->x->c[0].limit_bytes, 123456);
+        assert_true(p->x->c[0].ecn);
+    }
+    assert_true(seen > 0);
+    sim_free(&S);
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    temp_files_remove();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_member_bound),
+        cmocka_unit_test(test_time_delay_and_rate_ranges),
+        cmocka_unit_test(test_event_order_and_values),
+        cmocka_unit_test(test_reference_form_last_and_one_past),
+        cmocka_unit_test(test_event_at_end_warns),
+        cmocka_unit_test(test_class_opts_past_the_count_are_ignored),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
