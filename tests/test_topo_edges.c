@@ -10,6 +10,7 @@
  */
 #include "testutil.h"
 
+#include <malloc.h>
 #include <sys/wait.h>
 
 #include "sim.h"
@@ -234,6 +235,41 @@ static void test_class_opts_past_the_count_are_ignored(void **st)
     sim_free(&S);
 }
 
+/* ---- --random-failures with planes ------------------------------------------------------- */
+
+/* --random-failures draws over plane 0's inter-switch links only (failures
+ * apply to plane 0, as htsim's), and sizes the matrix's failure lines for
+ * them plus one: on the default tree with -planes 2, 8 ToRs and 8 aggs of
+ * 2 uplinks each, 32 links, 33 entries. Counting plane 1's first switch
+ * too would ask for two entries more (and with one plane read past the
+ * switch array). With P = 1 every one of the 32 fails, none of plane 1. */
+static void test_random_failures_count_plane_0_only(void **st)
+{
+    (void)st;
+    struct config c;
+    setup_cm(&c, ONE_FLOW_CM);
+    c.planes = 2;
+    c.random_failure_p = 1;
+    sim_setup(&S, &c);
+    assert_int_equal(S.topo.planes, 2);
+    assert_int_equal(S.inter_switch_links, 32);
+    assert_int_equal(S.random_failed_links, 32);
+    assert_int_equal(S.cm.n_failures, 32);
+    size_t room = malloc_usable_size(S.cm.failures), asked = 33 * sizeof(struct cm_failure);
+    if (room < asked || room >= asked + 2 * sizeof(struct cm_failure))
+        fail_msg("failure lines: %zu bytes of room, for %zu asked", room, asked);
+    /* each line became one link event between two plane 0 switches */
+    assert_int_equal(S.n_link_events, 32);
+    for (uint32_t i = 0; i < S.n_link_events; i++) {
+        const struct port *a = &S.ports[S.link_events[i].port_a], *b = &S.ports[S.link_events[i].port_b];
+        assert_int_equal(S.link_events[i].kind, LC_DOWN);
+        assert_true(a->owner_node >= S.n_hosts && b->owner_node >= S.n_hosts);
+        assert_int_equal(S.switches[a->owner_node - S.n_hosts].plane, 0);
+        assert_int_equal(S.switches[b->owner_node - S.n_hosts].plane, 0);
+    }
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -250,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_reference_form_last_and_one_past),
         cmocka_unit_test(test_event_at_end_warns),
         cmocka_unit_test(test_class_opts_past_the_count_are_ignored),
+        cmocka_unit_test(test_random_failures_count_plane_0_only),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
