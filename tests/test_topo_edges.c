@@ -15,6 +15,7 @@
 
 #include "sim.h"
 #include "topo/failures.h"
+#include "topo/topo.h"
 
 static struct sim S;
 
@@ -270,6 +271,83 @@ static void test_random_failures_count_plane_0_only(void **st)
     sim_free(&S);
 }
 
+/* ---- the .topo reader's limits ------------------------------------------------------------ */
+
+/* A two-tier file of 16 hosts (4 ToRs of 4, 2 spines), 12 lines, after an
+ * optional first line and `pad_lines` comment lines; `latency` is tier 0's
+ * Downlink_Latency_ns. */
+#define LS16                                                                                        \
+    "Nodes 16\nTiers 2\nPodsize 16\n"                                                              \
+    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 2\nDownlink_Latency_ns %s\n"          \
+    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n"
+enum { LS16_LINES = 12 };
+
+static bool read_ls16(struct topo_spec *spec, size_t pad_lines, const char *first_line, const char *latency,
+                      char *err, size_t errlen)
+{
+    size_t cap = pad_lines * 2 + 4096;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t n = 0;
+    if (first_line)
+        n += (size_t)snprintf(text + n, cap - n, "%s\n", first_line);
+    for (size_t i = 0; i < pad_lines; i++) {
+        text[n++] = '#';
+        text[n++] = '\n';
+    }
+    n += (size_t)snprintf(text + n, cap - n, LS16, latency);
+    bool ok = topo_read_buffer(spec, "e.topo", text, n, err, errlen);
+    free(text);
+    return ok;
+}
+
+/* At most 100,000 lines of at most 1023 bytes: both limits are reached
+ * exactly by a good file and passed by one byte or one line. A number is
+ * any 32-bit value: Downlink_Latency_ns 4294967295 is taken (as ps),
+ * 4294967296 is not a number for it. */
+static void test_topo_reader_limits_exactly(void **st)
+{
+    (void)st;
+    struct topo_spec spec;
+    char err[512];
+    assert_true(read_ls16(&spec, 100000 - LS16_LINES, NULL, "1000", err, sizeof err));
+    assert_false(read_ls16(&spec, 100000 - LS16_LINES + 1, NULL, "1000", err, sizeof err));
+    assert_non_null(strstr(err, "e.topo:100001: more than 100000 lines"));
+    char line[1100];
+    memset(line, 'x', sizeof line);
+    line[0] = '#';
+    line[1023] = '\0';
+    assert_true(read_ls16(&spec, 0, line, "1000", err, sizeof err));
+    line[1023] = 'x';
+    line[1024] = '\0';
+    assert_false(read_ls16(&spec, 0, line, "1000", err, sizeof err));
+    assert_non_null(strstr(err, "e.topo:1: line longer than 1023 bytes"));
+    assert_true(read_ls16(&spec, 0, NULL, "4294967295", err, sizeof err));
+    assert_true(spec.tier[0].downlink_latency_ps == 4294967295ULL * PS_PER_NS);
+    assert_false(read_ls16(&spec, 0, NULL, "4294967296", err, sizeof err));
+    assert_non_null(strstr(err, "'4294967296' is not a non-negative integer for 'downlink_latency_ns'"));
+}
+
+/* Switch sides of 65,535 ports are the most (16-bit counts): a ToR with
+ * 65,535 hosts is derived, 65,536 is refused (test_topo.c). */
+static void test_topo_ports_per_side_at_the_limit(void **st)
+{
+    (void)st;
+    static const char text[] = "Nodes 65535\nTiers 2\nPodsize 65535\n"
+                               "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 65535\nRadix_Up 1\n"
+                               "Oversubscribed 65535\nDownlink_Latency_ns 1000\n"
+                               "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 1\nDownlink_Latency_ns 1000\n";
+    struct topo_spec spec;
+    struct topo t;
+    char err[512];
+    assert_true(topo_read_buffer(&spec, "w.topo", text, sizeof text - 1, err, sizeof err));
+    if (!topo_derive(&t, &spec, err, sizeof err))
+        fail_msg("refused: %s", err);
+    assert_int_equal(t.n_tor, 1);
+    assert_int_equal(t.hosts_per_tor, 65535);
+    assert_int_equal(t.n_agg, 1);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -287,6 +365,8 @@ int main(void)
         cmocka_unit_test(test_event_at_end_warns),
         cmocka_unit_test(test_class_opts_past_the_count_are_ignored),
         cmocka_unit_test(test_random_failures_count_plane_0_only),
+        cmocka_unit_test(test_topo_reader_limits_exactly),
+        cmocka_unit_test(test_topo_ports_per_side_at_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
