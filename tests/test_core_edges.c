@@ -13,6 +13,7 @@
 #include "core/parse.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 
 /* ---- parse_u64 ----------------------------------------------------------------- */
 
@@ -213,6 +214,91 @@ static void test_write_file_atomic_on_descriptor_zero(void **state)
     assert_string_equal(got, "zero\n");
 }
 
+/* ---- the event queue's edges ---------------------------------------------------------- */
+
+/* eq_pop_until takes an event due exactly at until_ps and leaves one due a
+ * picosecond later, whether the earliest event waits in a delay's FIFO or
+ * in the other heap (with no FIFOs every event is in the heap); eq_count
+ * counts exactly what is pending in both. */
+static void test_eq_pop_until_exact_and_count(void **state)
+{
+    (void)state;
+    for (uint32_t fifos = 0; fifos <= EQ_FIFOS; fifos += EQ_FIFOS) {
+        struct event_queue q;
+        eq_init(&q, 0);
+        eq_set_fifos(&q, fifos);
+        /* a delay of 100 repeated (a FIFO when there are any) and stray ones */
+        size_t pending = 0;
+        for (uint32_t k = 0; k < 6; k++) {
+            eq_push(&q, 100, 1, k);
+            pending++;
+            assert_int_equal(eq_count(&q), pending);
+        }
+        eq_push(&q, 37, 2, 100);
+        eq_push(&q, 1000003, 2, 101);
+        pending += 2;
+        assert_int_equal(eq_count(&q), pending);
+        struct event e = {0};
+        assert_false(eq_pop_until(&q, 36, &e));
+        assert_true(eq_pop_until(&q, 37, &e));
+        assert_int_equal(e.id, 100);
+        assert_false(eq_pop_until(&q, 99, &e));
+        assert_int_equal(eq_count(&q), --pending);
+        for (uint32_t k = 0; k < 6; k++) {
+            assert_true(eq_pop_until(&q, 100, &e));
+            assert_int_equal(e.id, k);
+            assert_int_equal(eq_count(&q), --pending);
+        }
+        assert_false(eq_pop_until(&q, 1000002, &e));
+        assert_true(eq_pop_until(&q, 1000003, &e));
+        assert_int_equal(e.id, 101);
+        assert_int_equal(eq_count(&q), 0);
+        assert_false(eq_pop_until(&q, SIMTIME_NEVER, &e));
+        eq_free(&q);
+    }
+}
+
+/* eq_set_kind_class takes kinds 0..63 and classes 0 and 1; anything else
+ * is an internal error (exit 1) naming the bounds. */
+static int kind_class_in_child(uint32_t kind, uint32_t cls, char *out, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        struct event_queue q;
+        eq_init(&q, 0);
+        eq_set_kind_class(&q, kind, cls);
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void test_eq_kind_class_bounds(void **state)
+{
+    (void)state;
+    char out[512];
+    assert_int_equal(kind_class_in_child(63, 1, out, sizeof out), 0);
+    assert_int_equal(kind_class_in_child(0, 0, out, sizeof out), 0);
+    assert_int_equal(kind_class_in_child(64, 0, out, sizeof out), 1);
+    assert_non_null(strstr(out, "kind 64 (at most 63)"));
+    assert_int_equal(kind_class_in_child(5, 2, out, sizeof out), 1);
+    assert_non_null(strstr(out, "class 2 (0 or 1)"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +307,8 @@ int main(void)
         cmocka_unit_test(test_parse_real_grammar),
         cmocka_unit_test(test_shown_cut_and_byte_classes),
         cmocka_unit_test(test_write_file_atomic_on_descriptor_zero),
+        cmocka_unit_test(test_eq_pop_until_exact_and_count),
+        cmocka_unit_test(test_eq_kind_class_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
