@@ -302,6 +302,12 @@ static void test_state_stays_inside_its_bytes(void **state)
                     all[i]->feedback(st, (uint16_t)paths[k], (enum lb_signal)((r + 2) % 4), t);
                 all[i]->feedback(st, LB_EV_UNKNOWN, LB_TIMEOUT, t);
             }
+            /* the penalty of an entropy past the last is 0, not a byte of
+             * whatever follows the state (Bitmap, and Mixed's Bitmap half) */
+            if (all[i] == &lb_bitmap_ops)
+                assert_int_equal(lb_bitmap_penalty(st, (uint16_t)paths[k]), 0);
+            if (all[i] == &lb_mixed_ops)
+                assert_int_equal(lb_mixed_penalty(st, (uint16_t)paths[k]), 0);
             /* a long quiet spell: every penalty decays by time */
             (void)all[i]->next_entropy(st, 0, t + 10 * PS_PER_MS);
             for (size_t b = 0; b < TAIL; b++)
@@ -315,17 +321,20 @@ static void test_state_stays_inside_its_bytes(void **state)
 /* ---- Bitmap's decay, one penalty at a time ---------------------------------------------- */
 
 /* Time decay with path counts that leave penalties to the one-at-a-time
- * loop (5 paths: all of them; 13: the last 5): a penalty equal to the
+ * loop (5 paths: all of them; 13: the last 5) or to none of it (16): a penalty equal to the
  * periods elapsed reaches 0 and stops counting as penalized, so the clock
  * restarts with the next penalty set on the clean state (bitmap.c: "a lone
  * penalty p lasts p periods"). */
 static void test_bitmap_scalar_decay_and_clock_restart(void **state)
 {
     (void)state;
-    for (uint32_t paths = 5; paths <= 13; paths += 8) {
+    static const uint32_t path_counts[] = {5, 13, 16};
+    for (size_t k = 0; k < sizeof path_counts / sizeof path_counts[0]; k++) {
+        const uint32_t paths = path_counts[k];
         struct lb_params p = params(paths, 13, 0);
         void *b = make(&lb_bitmap_ops, &p);
-        const uint16_t e1 = (uint16_t)(paths - 1), e2 = (uint16_t)(paths - 2);
+        /* the first and the last entropy: both ends of each loop */
+        const uint16_t e1 = (uint16_t)(paths - 1), e2 = 0;
         fb(&lb_bitmap_ops, b, e1, LB_ECN, US(0));
         fb(&lb_bitmap_ops, b, e2, LB_NACK, US(0));
         fb(&lb_bitmap_ops, b, 0, LB_GOOD, US(100) - 1);
