@@ -299,6 +299,55 @@ static void test_eq_kind_class_bounds(void **state)
     assert_non_null(strstr(out, "class 2 (0 or 1)"));
 }
 
+/* The peeks on an empty queue (new, and drained after both a FIFO and the
+ * other heap held events): no event, no time, no FIFO events ahead; then
+ * eq_peek_fifo_ahead names the events `places` behind the earliest in its
+ * FIFO exactly, NULL past the FIFO's end, and writes out[0 .. n-1] only. A
+ * delay's first event goes to the other heap (a first miss gets no FIFO),
+ * its next ones to a FIFO. */
+static void test_eq_peeks_exact(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 0);
+    const struct event marker = {.id = 999};
+    const struct event *out[5];
+    static const uint32_t places[4] = {0, 1, 2, 3};
+    for (int round = 0; round < 2; round++) {
+        assert_null(eq_peek(&q));
+        assert_true(eq_peek_time(&q) == SIMTIME_NEVER);
+        for (int i = 0; i < 5; i++)
+            out[i] = &marker;
+        eq_peek_fifo_ahead(&q, 4, places, out);
+        for (int i = 0; i < 4; i++)
+            assert_null(out[i]);
+        assert_ptr_equal(out[4], &marker);
+        struct event e;
+        assert_false(eq_pop(&q, &e));
+        /* ids 0 (the heap: the delay's first miss), then 1, 2, 3 (its FIFO) */
+        for (uint32_t id = 0; id < 4; id++)
+            eq_push(&q, 100 + 1000 * (simtime_ps)round, 1, id);
+        assert_int_equal(eq_peek(&q)->id, 0);
+        assert_true(eq_peek_time(&q) == 100 + 1000 * (simtime_ps)round);
+        eq_peek_fifo_ahead(&q, 4, places, out);
+        for (int i = 0; i < 4; i++)
+            assert_null(out[i]); /* the earliest is not in a FIFO */
+        assert_true(eq_pop(&q, &e));
+        assert_int_equal(e.id, 0);
+        eq_peek_fifo_ahead(&q, 4, places, out);
+        assert_ptr_equal(out[0], eq_peek(&q));
+        for (uint32_t i = 0; i < 3; i++) {
+            assert_non_null(out[i]);
+            assert_int_equal(out[i]->id, 1 + i);
+        }
+        assert_null(out[3]);
+        assert_ptr_equal(out[4], &marker);
+        while (eq_pop(&q, &e))
+            ;
+    }
+    eq_free(&q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -309,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_write_file_atomic_on_descriptor_zero),
         cmocka_unit_test(test_eq_pop_until_exact_and_count),
         cmocka_unit_test(test_eq_kind_class_bounds),
+        cmocka_unit_test(test_eq_peeks_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
