@@ -348,6 +348,35 @@ static void test_topo_ports_per_side_at_the_limit(void **st)
     assert_int_equal(t.n_agg, 1);
 }
 
+/* ---- -failed at its bound ------------------------------------------------------------------ */
+
+/* -failed N (htsim): in a 3-tier tree the core->agg direction of the first
+ * N agg-core links; the default tree has 8 aggs of 2 core links each, so
+ * N = 16 slows every core->agg port (and nothing else) to a quarter, and
+ * N = 17 is refused, naming the 16. */
+static void test_failed_links_up_to_every_link(void **st)
+{
+    (void)st;
+    struct config c;
+    setup_cm(&c, ONE_FLOW_CM);
+    c.failed_links = 16;
+    sim_setup(&S, &c);
+    uint32_t slow = 0;
+    for (uint32_t i = 0; i < S.n_ports; i++) {
+        const struct port *p = &S.ports[i];
+        bool core_down = p->owner_node >= CORE0 && p->owner_node < CORE0 + 4;
+        assert_int_equal(p->rate_mbps, core_down ? 25000 : 100000);
+        slow += core_down;
+    }
+    assert_int_equal(slow, 16);
+    sim_free(&S);
+    setup_cm(&c, ONE_FLOW_CM);
+    c.failed_links = 17;
+    char out[1024];
+    assert_int_equal(setup_in_child(&c, out, sizeof out), 2);
+    assert_non_null(strstr(out, "-failed 17: this topology has only 16 aggregation-core links that rule applies to"));
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -367,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_random_failures_count_plane_0_only),
         cmocka_unit_test(test_topo_reader_limits_exactly),
         cmocka_unit_test(test_topo_ports_per_side_at_the_limit),
+        cmocka_unit_test(test_failed_links_up_to_every_link),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
