@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "sim.h"
+#include "topo/fabric.h"
 #include "topo/failures.h"
 #include "topo/topo.h"
 
@@ -377,6 +378,168 @@ static void test_failed_links_up_to_every_link(void **st)
     assert_non_null(strstr(out, "-failed 17: this topology has only 16 aggregation-core links that rule applies to"));
 }
 
+/* ---- adaptive routing at ToR 0 --------------------------------------------------------------- */
+
+/* The default tree under --routing ar: ToR 0 (switch 0) has two up ports;
+ * a packet to host 15 (another pod) goes up through one of them. The
+ * tests set the two ports' queues by hand and ask fabric_route. */
+static uint32_t UP0;
+
+static void setup_ar(bool bands, bool flowlet)
+{
+    struct config c;
+    setup_cm(&c, ONE_FLOW_CM);
+    c.routing = ROUTE_AR;
+    c.ar_bands = bands;
+    c.ar_quantum_bytes = 1000;
+    c.ar_flowlet = flowlet;
+    c.ar_sticky_delta_ps = 10 * PS_PER_US;
+    sim_setup(&S, &c);
+    assert_int_equal(S.cfg.ar_quantum_bytes, 1000);
+    const struct switch_node *tor0 = &S.switches[0];
+    assert_int_equal(tor0->n_up, 2);
+    UP0 = tor0->first_port + tor0->n_down;
+    for (uint32_t k = 0; k < 2; k++) {
+        S.ports[UP0 + k].data_limit_bytes = 100000;
+        S.ports[UP0 + k].data_bytes = 0;
+    }
+}
+
+/* The up port (0 or 1) ToR 0 picks for flow `flow`'s packet of `bytes`
+ * at time `now`. */
+static uint32_t up_pick(uint32_t flow, uint32_t bytes, simtime_ps now)
+{
+    struct packet p;
+    memset(&p, 0, sizeof p);
+    p.type = PKT_DATA;
+    p.flow = flow;
+    p.entropy = (uint16_t)(flow * 7);
+    p.dst_host = 15;
+    p.size_bytes = bytes;
+    S.now = now;
+    uint32_t port = fabric_route(&S, 0, &p);
+    assert_true(port == UP0 || port == UP0 + 1);
+    return port - UP0;
+}
+
+static void set_queues(uint32_t a_bytes, uint32_t b_bytes)
+{
+    S.ports[UP0].data_bytes = a_bytes;
+    S.ports[UP0 + 1].data_bytes = b_bytes;
+}
+
+/* htsim's bands (below 5%, 10%, 20% of the limit, or above): a queue of
+ * exactly 5%, 10% or 20% is in the band above, so a port one byte short of
+ * it is strictly better; a queue without a limit is in band 0 whatever it
+ * holds. Each pick resamples (1 us apart: more than 0.1 us). */
+static void test_ar_bands_at_their_edges(void **st)
+{
+    (void)st;
+    setup_ar(true, false);
+    static const uint32_t edge[3][2] = {{5000, 0}, {10000, 9999}, {20000, 19999}};
+    simtime_ps t = PS_PER_US;
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < 16; k++, t += PS_PER_US) {
+            set_queues(edge[e][0], edge[e][1]);
+            if (up_pick((uint32_t)k, 4000, t) != 1)
+                fail_msg("port 0 at %u bytes, port 1 at %u: port 0 taken", edge[e][0], edge[e][1]);
+            set_queues(edge[e][1], edge[e][0]);
+            assert_int_equal(up_pick((uint32_t)k, 4000, t += PS_PER_US), 0);
+        }
+    /* no limit: band 0 however full, better than port 1's band 1 */
+    S.ports[UP0].data_limit_bytes = QUEUE_INFINITE_BYTES;
+    set_queues(3000000000u, 5000);
+    for (int k = 0; k < 8; k++)
+        assert_int_equal(up_pick((uint32_t)k, 4000, t += PS_PER_US), 0);
+    sim_free(&S);
+}
+
+/* A band is sampled again only when more than 0.1 us passed since its last
+ * sample: exactly 0.1 us later the old bands still decide. */
+static void test_ar_band_sample_period(void **st)
+{
+    (void)st;
+    setup_ar(true, false);
+    const simtime_ps t0 = 3 * PS_PER_US, period = PS_PER_US / 10;
+    set_queues(50000, 0);
+    assert_int_equal(up_pick(1, 4000, t0), 1);
+    set_queues(0, 50000);
+    for (uint32_t f = 0; f < 8; f++)
+        assert_int_equal(up_pick(f, 4000, t0 + period), 1);
+    assert_int_equal(up_pick(1, 4000, t0 + period + 1), 0);
+    sim_free(&S);
+}
+
+/* Seed 004's measure: the queue in units of --ar-quantum (1000 bytes
+ * here), read at once: 999 bytes is 0 units like an empty queue, 1000 is
+ * one. */
+static void test_ar_quantum_units(void **st)
+{
+    (void)st;
+    setup_ar(false, false);
+    simtime_ps t = PS_PER_US;
+    for (uint32_t f = 0; f < 16; f++) {
+        set_queues(1000, 999);
+        assert_int_equal(up_pick(f, 4000, t += 1000), 1);
+        set_queues(999, 1000);
+        assert_int_equal(up_pick(f, 4000, t += 1000), 0);
+    }
+    /* 0 and 999 bytes tie: both ports get packets */
+    set_queues(0, 999);
+    uint32_t on1 = 0;
+    for (uint32_t f = 0; f < 32; f++)
+        on1 += up_pick(f, 4000, t += 1000);
+    assert_true(on1 > 0 && on1 < 32);
+    sim_free(&S);
+}
+
+/* -ar_granularity flow: a flow keeps its port while its packets come at
+ * most -ar_sticky_delta (10 us) apart, even onto a longer queue, and a gap
+ * of exactly 10 us is not more; after a longer gap it moves, with
+ * probability 1/2, and only to a strictly shorter queue. Packets under 100
+ * bytes are routed per packet and leave the flow's port alone; a 100-byte
+ * one is a flowlet packet. 600 flows also grow the table past its first
+ * 1024 slots (half full at 512), and every flow keeps its entry. */
+static void test_ar_flowlets_sticky_edges(void **st)
+{
+    (void)st;
+    setup_ar(false, true);
+    enum { FLOWS = 600 };
+    static uint8_t port[FLOWS];
+    const simtime_ps t0 = PS_PER_US, gap = 10 * PS_PER_US;
+    for (uint32_t f = 0; f < FLOWS; f++)
+        port[f] = (uint8_t)up_pick(f, 4000, t0);
+    /* port 0 much worse from now on: within the gap nobody moves */
+    set_queues(50000, 0);
+    for (uint32_t f = 0; f < FLOWS; f++)
+        if (up_pick(f, 4000, t0 + gap) != port[f])
+            fail_msg("flow %u left port %u after exactly the sticky gap", f, port[f]);
+    /* a control-size packet (99 bytes) takes the better port, per packet,
+     * and does not touch the flow's entry */
+    for (uint32_t f = 0; f < 64; f++)
+        assert_int_equal(up_pick(f, 99, t0 + gap + 1), 1);
+    for (uint32_t f = 0; f < FLOWS; f++)
+        assert_int_equal(up_pick(f, 100, t0 + 2 * gap), port[f]);
+    /* equal queues after a long gap: no move (not strictly shorter) */
+    set_queues(7000, 7000);
+    for (uint32_t f = 0; f < FLOWS; f++)
+        assert_int_equal(up_pick(f, 4000, t0 + 4 * gap), port[f]);
+    /* port 0 worse again, a long gap: about half its flows move to port 1 */
+    set_queues(50000, 0);
+    uint32_t on0 = 0, moved = 0;
+    for (uint32_t f = 0; f < FLOWS; f++) {
+        uint32_t now_port = up_pick(f, 4000, t0 + 6 * gap);
+        on0 += port[f] == 0;
+        if (port[f] == 1)
+            assert_int_equal(now_port, 1);
+        moved += port[f] == 0 && now_port == 1;
+    }
+    assert_true(on0 > 100);
+    /* a fair coin per flow: between a quarter and three quarters move */
+    assert_true(moved > on0 / 4 && moved < 3 * on0 / 4);
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -397,6 +560,10 @@ int main(void)
         cmocka_unit_test(test_topo_reader_limits_exactly),
         cmocka_unit_test(test_topo_ports_per_side_at_the_limit),
         cmocka_unit_test(test_failed_links_up_to_every_link),
+        cmocka_unit_test(test_ar_bands_at_their_edges),
+        cmocka_unit_test(test_ar_band_sample_period),
+        cmocka_unit_test(test_ar_quantum_units),
+        cmocka_unit_test(test_ar_flowlets_sticky_edges),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
