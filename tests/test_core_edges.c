@@ -302,50 +302,60 @@ static void test_eq_kind_class_bounds(void **state)
 /* The peeks on an empty queue (new, and drained after both a FIFO and the
  * other heap held events): no event, no time, no FIFO events ahead; then
  * eq_peek_fifo_ahead names the events `places` behind the earliest in its
- * FIFO exactly, NULL past the FIFO's end, and writes out[0 .. n-1] only. A
+ * FIFO exactly, NULL past the FIFO's end, and writes out[0 .. n-1] only
+ * (events.c:491: a peek of an empty queue taken as a FIFO's answered one
+ * far past the FIFO array). A
  * delay's first event goes to the other heap (a first miss gets no FIFO),
  * its next ones to a FIFO. */
 static void test_eq_peeks_exact(void **state)
 {
     (void)state;
-    struct event_queue q;
-    eq_init(&q, 0);
+    /* the queue at the start of a larger block whose rest is not zero: a
+     * peek that strays past the FIFO array reads non-zero bytes and
+     * answers non-NULL (on the stack it might read zeros and pass) */
+    const size_t bytes = sizeof(struct event_queue) + 256 * sizeof(struct ev_fifo);
+    unsigned char *block = malloc(bytes);
+    assert_non_null(block);
+    memset(block, 0xa5, bytes);
+    struct event_queue *qp = (struct event_queue *)(void *)block;
+    eq_init(qp, 0);
     const struct event marker = {.id = 999};
     const struct event *out[5];
     static const uint32_t places[4] = {0, 1, 2, 3};
     for (int round = 0; round < 2; round++) {
-        assert_null(eq_peek(&q));
-        assert_true(eq_peek_time(&q) == SIMTIME_NEVER);
+        assert_null(eq_peek(qp));
+        assert_true(eq_peek_time(qp) == SIMTIME_NEVER);
         for (int i = 0; i < 5; i++)
             out[i] = &marker;
-        eq_peek_fifo_ahead(&q, 4, places, out);
+        eq_peek_fifo_ahead(qp, 4, places, out);
         for (int i = 0; i < 4; i++)
             assert_null(out[i]);
         assert_ptr_equal(out[4], &marker);
         struct event e;
-        assert_false(eq_pop(&q, &e));
+        assert_false(eq_pop(qp, &e));
         /* ids 0 (the heap: the delay's first miss), then 1, 2, 3 (its FIFO) */
         for (uint32_t id = 0; id < 4; id++)
-            eq_push(&q, 100 + 1000 * (simtime_ps)round, 1, id);
-        assert_int_equal(eq_peek(&q)->id, 0);
-        assert_true(eq_peek_time(&q) == 100 + 1000 * (simtime_ps)round);
-        eq_peek_fifo_ahead(&q, 4, places, out);
+            eq_push(qp, 100 + 1000 * (simtime_ps)round, 1, id);
+        assert_int_equal(eq_peek(qp)->id, 0);
+        assert_true(eq_peek_time(qp) == 100 + 1000 * (simtime_ps)round);
+        eq_peek_fifo_ahead(qp, 4, places, out);
         for (int i = 0; i < 4; i++)
             assert_null(out[i]); /* the earliest is not in a FIFO */
-        assert_true(eq_pop(&q, &e));
+        assert_true(eq_pop(qp, &e));
         assert_int_equal(e.id, 0);
-        eq_peek_fifo_ahead(&q, 4, places, out);
-        assert_ptr_equal(out[0], eq_peek(&q));
+        eq_peek_fifo_ahead(qp, 4, places, out);
+        assert_ptr_equal(out[0], eq_peek(qp));
         for (uint32_t i = 0; i < 3; i++) {
             assert_non_null(out[i]);
             assert_int_equal(out[i]->id, 1 + i);
         }
         assert_null(out[3]);
         assert_ptr_equal(out[4], &marker);
-        while (eq_pop(&q, &e))
+        while (eq_pop(qp, &e))
             ;
     }
-    eq_free(&q);
+    eq_free(qp);
+    free(block);
 }
 
 int main(void)
