@@ -540,6 +540,88 @@ static void test_ar_flowlets_sticky_edges(void **st)
     sim_free(&S);
 }
 
+/* ---- per-tier queues ------------------------------------------------------------------------ */
+
+/* A 16-host leaf-spine (4 ToRs of 4 hosts, 4 spines) with per-tier queue
+ * lines: `t0` after tier 0's lines, `t1` after tier 1's. */
+static const char *ls16_with_queues(const char *t0, const char *t1)
+{
+    static char text[1024];
+    snprintf(text, sizeof text,
+             "Nodes 16\nTiers 2\nPodsize 16\n"
+             "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n%s"
+             "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n%s",
+             t0, t1);
+    return text;
+}
+
+static void config_topo(struct config *c, const char *topo)
+{
+    setup_cm(c, ONE_FLOW_CM);
+    c->topo_path = temp_file(topo, ".topo");
+}
+
+/* A tier's queue must hold one packet (-mtu, with its headers):
+ * exactly one is enough, one byte less is refused, for Queue_Down and for
+ * the Queue_Up of a tier that has uplinks; the top tier's Queue_Up (a
+ * 2-tier file may give one) queues nothing and is not checked. A file's
+ * queues make the run's queues differ from the default only where one is
+ * used and not the default's size. */
+static void test_tier_queues_at_one_packet(void **st)
+{
+    (void)st;
+    struct config c;
+    config_topo(&c, ls16_with_queues("", ""));
+    sim_setup(&S, &c);
+    const uint32_t mtu = S.cfg.mtu_bytes, dflt = S.queue_bytes;
+    assert_true(mtu > 1000 && dflt > mtu);
+    assert_false(S.tier_queues_differ);
+    sim_free(&S);
+
+    char t0[128], t1[128];
+    snprintf(t0, sizeof t0, "Queue_Down %u\nQueue_Up %u\n", mtu, mtu);
+    snprintf(t1, sizeof t1, "Queue_Down %u\nQueue_Up 100\n", mtu);
+    config_topo(&c, ls16_with_queues(t0, t1));
+    sim_setup(&S, &c);
+    assert_int_equal(S.tier_queue_down_bytes[0], mtu);
+    assert_int_equal(S.tier_queue_up_bytes[0], mtu);
+    assert_int_equal(S.tier_queue_down_bytes[1], mtu);
+    assert_true(S.tier_queues_differ);
+    sim_free(&S);
+
+    /* the default's own size, and a top-tier Queue_Up: nothing differs */
+    snprintf(t0, sizeof t0, "Queue_Down %u\nQueue_Up %u\n", dflt, dflt);
+    snprintf(t1, sizeof t1, "Queue_Down %u\nQueue_Up 100\n", dflt);
+    config_topo(&c, ls16_with_queues(t0, t1));
+    sim_setup(&S, &c);
+    assert_false(S.tier_queues_differ);
+    sim_free(&S);
+    /* only tier 0's Queue_Up differs */
+    snprintf(t0, sizeof t0, "Queue_Down %u\nQueue_Up %u\n", dflt, dflt + 1);
+    config_topo(&c, ls16_with_queues(t0, ""));
+    sim_setup(&S, &c);
+    assert_true(S.tier_queues_differ);
+    sim_free(&S);
+    /* only tier 1's Queue_Down differs */
+    snprintf(t1, sizeof t1, "Queue_Down %u\n", dflt - 1);
+    config_topo(&c, ls16_with_queues("", t1));
+    sim_setup(&S, &c);
+    assert_true(S.tier_queues_differ);
+    sim_free(&S);
+
+    for (int k = 0; k < 3; k++) {
+        char q[64], msg[160];
+        snprintf(q, sizeof q, "%s %u\n", k == 1 ? "Queue_Up" : "Queue_Down", mtu - 1);
+        snprintf(msg, sizeof msg, "%s %u bytes of tier %d is smaller than one packet (-mtu %u)",
+                 k == 1 ? "Queue_Up" : "Queue_Down", mtu - 1, k == 2, mtu);
+        config_topo(&c, ls16_with_queues(k < 2 ? q : "", k == 2 ? q : ""));
+        char out[1024];
+        int status = setup_in_child(&c, out, sizeof out);
+        if (status != 2 || !strstr(out, msg))
+            fail_msg("exit %d, stderr \"%s\"; expected 2 and \"%s\"", status, out, msg);
+    }
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -564,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_ar_band_sample_period),
         cmocka_unit_test(test_ar_quantum_units),
         cmocka_unit_test(test_ar_flowlets_sticky_edges),
+        cmocka_unit_test(test_tier_queues_at_one_packet),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
