@@ -596,6 +596,21 @@ static void test_tier_queues_at_one_packet(void **st)
     sim_setup(&S, &c);
     assert_false(S.tier_queues_differ);
     sim_free(&S);
+    /* a queue of twice the default's size: the port's limit and its ECN
+     * thresholds (the run's, scaled to the port's limit) double */
+    snprintf(t0, sizeof t0, "Queue_Down %u\n", 2 * dflt);
+    config_topo(&c, ls16_with_queues(t0, ""));
+    sim_setup(&S, &c);
+    const struct switch_node *tor0 = &S.switches[0];
+    const struct port *down = &S.ports[tor0->first_port], *up = &S.ports[tor0->first_port + tor0->n_down];
+    assert_int_equal(down->data_limit_bytes, 2 * dflt);
+    assert_int_equal(down->ecn_kmin_bytes, 2 * S.ecn_kmin_bytes_default);
+    assert_int_equal(down->ecn_kmax_bytes, 2 * S.ecn_kmax_bytes_default);
+    assert_int_equal(up->data_limit_bytes, dflt);
+    assert_int_equal(up->ecn_kmin_bytes, S.ecn_kmin_bytes_default);
+    assert_int_equal(up->ecn_kmax_bytes, S.ecn_kmax_bytes_default);
+    assert_true(S.ecn_kmin_bytes_default > 0 && S.ecn_kmin_bytes_default < S.ecn_kmax_bytes_default);
+    sim_free(&S);
     /* only tier 0's Queue_Up differs */
     snprintf(t0, sizeof t0, "Queue_Down %u\nQueue_Up %u\n", dflt, dflt + 1);
     config_topo(&c, ls16_with_queues(t0, ""));
