@@ -637,6 +637,36 @@ static void test_tier_queues_at_one_packet(void **st)
     }
 }
 
+/* ---- node names ------------------------------------------------------------------------------ */
+
+/* Node names against a leaf-spine with a single spine (4 ToRs of 4 hosts,
+ * one uplink each, oversubscribed 4:1): the last of each kind exists, the
+ * next does not, and the count is said in the singular for one. */
+static void test_node_names_last_and_one_past(void **st)
+{
+    (void)st;
+    struct config c;
+    config_topo(&c, "Nodes 16\nTiers 2\nPodsize 16\n"
+                    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 1\nOversubscribed 4\n"
+                    "Downlink_Latency_ns 1000\n"
+                    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n");
+    sim_setup(&S, &c);
+    assert_int_equal(S.topo.n_agg, 1);
+    expect_ok("link tor3 spine0 down", 1);
+    expect_ok("link agg0 tor0 down", 1);
+    expect_ok("link host15 tor3 down", 1);
+    expect_ok("link host0 tor0 down", 1);
+    expect_ok("switch spine0 down", 4);
+    expect_error("link tor0 spine1 down", "'spine1' does not exist (this topology has 1 spine)");
+    expect_error("link tor0 agg1 down", "'agg1' does not exist (this topology has 1 agg)");
+    expect_error("link tor4 spine0 down", "'tor4' does not exist (this topology has 4 tors)");
+    expect_error("link host16 tor0 down", "'host16' does not exist (this topology has 16 hosts)");
+    expect_error("switch core0 down", "'core0' does not exist (this topology has 0 cores)");
+    expect_error("link tor spine0 down", "'tor' is not a node name");
+    expect_error("link tor0x spine0 down", "'tor0x' is not a node name");
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -662,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_ar_quantum_units),
         cmocka_unit_test(test_ar_flowlets_sticky_edges),
         cmocka_unit_test(test_tier_queues_at_one_packet),
+        cmocka_unit_test(test_node_names_last_and_one_past),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
