@@ -125,6 +125,7 @@ static void test_time_delay_and_rate_ranges(void **st)
     expect_error("link tor0 agg0 down at -0.5", "'at' needs a time from 0");
     e = expect_ok("link tor0 agg0 rate 0.001", 1);
     assert_int_equal(S.link_events[e].value, 1);
+    assert_true(S.link_events[e].at_ps == 0); /* no 'at': from the start */
     e = expect_ok("link tor0 agg0 rate 100", 1);
     assert_int_equal(S.link_events[e].value, 100000);
     e = expect_ok("link tor0 agg0 rate 99.999", 1);
@@ -323,6 +324,10 @@ static void test_topo_reader_limits_exactly(void **st)
     line[1024] = '\0';
     assert_false(read_ls16(&spec, 0, line, "1000", err, sizeof err));
     assert_non_null(strstr(err, "e.topo:1: line longer than 1023 bytes"));
+    /* a last line without its newline is a line: one byte of it too */
+    static const char no_newline[] = "Nodes 16\nTiers 2\nPodsize 16\nx";
+    assert_false(topo_read_buffer(&spec, "n.topo", no_newline, sizeof no_newline - 1, err, sizeof err));
+    assert_non_null(strstr(err, "n.topo:4: 'x' needs a value"));
     assert_true(read_ls16(&spec, 0, NULL, "4294967295", err, sizeof err));
     assert_true(spec.tier[0].downlink_latency_ps == 4294967295ULL * PS_PER_NS);
     assert_false(read_ls16(&spec, 0, NULL, "4294967296", err, sizeof err));
