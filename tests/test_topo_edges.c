@@ -672,6 +672,65 @@ static void test_node_names_last_and_one_past(void **st)
     sim_free(&S);
 }
 
+/* ---- many parallel links ------------------------------------------------------------------- */
+
+/* Four ToRs of 4 hosts at 1.6 Tb/s, each with a bundle of 64 links of
+ * 100 Gb/s to one spine: 64 candidates up at a ToR and 64 down at the
+ * spine, more than the 63 a route cache mask holds, so the usable ports are
+ * counted and tested one by one. With member 5 of ToR 0's bundle known
+ * down, ToR 0 spreads over the other 63 and never takes it; the spine,
+ * going down to ToR 0, likewise. */
+static void test_route_over_64_parallel_links_with_one_down(void **st)
+{
+    (void)st;
+    struct config c;
+    config_topo(&c, "Nodes 16\nTiers 2\nPodsize 16\n"
+                    "Tier 0\nDownlink_speed_Gbps 1600\nRadix_Down 4\nRadix_Up 64\nDownlink_Latency_ns 1000\n"
+                    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 256\nDownlink_Latency_ns 1000\nBundle 64\n");
+    c.routing = ROUTE_ECMP;
+    sim_setup(&S, &c);
+    assert_int_equal(S.topo.n_agg, 1);
+    const struct switch_node *tor0 = &S.switches[0], *spine = &S.switches[4];
+    assert_int_equal(tor0->n_up, 64);
+    assert_int_equal(spine->n_down, 256);
+    char err[256];
+    uint32_t first = S.n_link_events;
+    assert_true(failures_parse_spec(&S, "link tor0 spine0 member 5 down", err, sizeof err));
+    failures_apply(&S, first);
+    failures_learn(&S, first);
+    const uint32_t up0 = tor0->first_port + tor0->n_down, dead_up = up0 + 5, dead_down = spine->first_port + 5;
+    assert_true(S.ports[dead_up].flags & PORTF_KNOWN_DOWN);
+    assert_true(S.ports[dead_down].flags & PORTF_KNOWN_DOWN);
+    static uint32_t used_up[64], used_down[64];
+    memset(used_up, 0, sizeof used_up);
+    memset(used_down, 0, sizeof used_down);
+    for (uint32_t k = 0; k < 4000; k++) {
+        struct packet p;
+        memset(&p, 0, sizeof p);
+        p.type = PKT_DATA;
+        p.flow = k % 97;
+        p.entropy = (uint16_t)k;
+        p.size_bytes = 4000;
+        p.dst_host = 15;
+        uint32_t port = fabric_route(&S, 0, &p);
+        assert_true(port >= up0 && port < up0 + 64);
+        used_up[port - up0]++;
+        p.dst_host = 1;
+        port = fabric_route(&S, 4, &p);
+        assert_true(port >= spine->first_port && port < spine->first_port + 64);
+        used_down[port - spine->first_port]++;
+    }
+    for (uint32_t m = 0; m < 64; m++) {
+        if (m == 5) {
+            assert_int_equal(used_up[m], 0);
+            assert_int_equal(used_down[m], 0);
+        } else if (!used_up[m] || !used_down[m]) {
+            fail_msg("member %u unused (up %u, down %u times)", m, used_up[m], used_down[m]);
+        }
+    }
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -698,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_ar_flowlets_sticky_edges),
         cmocka_unit_test(test_tier_queues_at_one_packet),
         cmocka_unit_test(test_node_names_last_and_one_past),
+        cmocka_unit_test(test_route_over_64_parallel_links_with_one_down),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
