@@ -731,6 +731,33 @@ static void test_route_over_64_parallel_links_with_one_down(void **st)
     sim_free(&S);
 }
 
+/* ---- planes ------------------------------------------------------------------------------------ */
+
+/* htsim starts each NIC's round robin over its planes on a random port:
+ * with -planes 2 the 16 hosts start on both planes (all on one would have
+ * probability 2^-15 for a fair draw), never past the last; with one plane
+ * every host starts on plane 0. */
+static void test_nic_round_robin_starts(void **st)
+{
+    (void)st;
+    for (uint32_t planes = 1; planes <= 2; planes++) {
+        struct config c;
+        setup_cm(&c, ONE_FLOW_CM);
+        c.planes = planes;
+        sim_setup(&S, &c);
+        uint32_t on[2] = {0, 0};
+        for (uint32_t h = 0; h < S.n_hosts; h++) {
+            assert_true(S.hosts[h].rr_plane < planes);
+            on[S.hosts[h].rr_plane]++;
+        }
+        if (planes == 1)
+            assert_int_equal(on[0], 16);
+        else
+            assert_true(on[0] > 0 && on[1] > 0);
+        sim_free(&S);
+    }
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -758,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_tier_queues_at_one_packet),
         cmocka_unit_test(test_node_names_last_and_one_past),
         cmocka_unit_test(test_route_over_64_parallel_links_with_one_down),
+        cmocka_unit_test(test_nic_round_robin_starts),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
