@@ -13,6 +13,7 @@
 #include "core/parse.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 /* ---- parse_u64 ----------------------------------------------------------------- */
@@ -214,6 +215,23 @@ static void test_write_file_atomic_on_descriptor_zero(void **state)
     assert_string_equal(got, "zero\n");
 }
 
+/* The file is made with mode 0644 (less the umask), as any output file:
+ * with umask 022, rw-r--r--. */
+static void test_write_file_atomic_mode(void **state)
+{
+    (void)state;
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/spraysim-test-%ld-mode", (long)getpid());
+    mode_t old = umask(022);
+    bool ok = write_file_atomic(path, "m", 1);
+    umask(old);
+    assert_true(ok);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    unlink(path);
+    assert_int_equal(st.st_mode & 07777, 0644);
+}
+
 /* ---- the event queue's edges ---------------------------------------------------------- */
 
 /* eq_pop_until takes an event due exactly at until_ps and leaves one due a
@@ -366,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_parse_real_grammar),
         cmocka_unit_test(test_shown_cut_and_byte_classes),
         cmocka_unit_test(test_write_file_atomic_on_descriptor_zero),
+        cmocka_unit_test(test_write_file_atomic_mode),
         cmocka_unit_test(test_eq_pop_until_exact_and_count),
         cmocka_unit_test(test_eq_kind_class_bounds),
         cmocka_unit_test(test_eq_peeks_exact),
