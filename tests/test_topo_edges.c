@@ -336,6 +336,30 @@ static void test_topo_reader_limits_exactly(void **st)
 
 /* Switch sides of 65,535 ports are the most (16-bit counts): a ToR with
  * 65,535 hosts is derived, 65,536 is refused (test_topo.c). */
+/* Oversubscription at tier 1 of a 3-tier tree takes uplinks away from the
+ * aggregation switches: 16 hosts in 4 pods, 8 ToRs and 8 aggs, and with
+ * tier 1 Oversubscribed 2 each agg has 16 x 100 / (100 x 2) / 8 = 1 uplink,
+ * to one of 2 cores. */
+static void test_topo_tier1_oversubscription(void **st)
+{
+    (void)st;
+    static const char text[] = "Nodes 16\nTiers 3\nPodsize 4\n"
+                               "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n"
+                               "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 1\nOversubscribed 2\n"
+                               "Downlink_Latency_ns 1000\n"
+                               "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n";
+    struct topo_spec spec;
+    struct topo t;
+    char err[512];
+    assert_true(topo_read_buffer(&spec, "o.topo", text, sizeof text - 1, err, sizeof err));
+    if (!topo_derive(&t, &spec, err, sizeof err))
+        fail_msg("refused: %s", err);
+    assert_int_equal(t.n_tor, 8);
+    assert_int_equal(t.n_agg, 8);
+    assert_int_equal(t.n_core, 2);
+    assert_int_equal(t.cores_per_agg, 1);
+}
+
 static void test_topo_ports_per_side_at_the_limit(void **st)
 {
     (void)st;
@@ -777,6 +801,7 @@ int main(void)
         cmocka_unit_test(test_random_failures_count_plane_0_only),
         cmocka_unit_test(test_topo_reader_limits_exactly),
         cmocka_unit_test(test_topo_ports_per_side_at_the_limit),
+        cmocka_unit_test(test_topo_tier1_oversubscription),
         cmocka_unit_test(test_failed_links_up_to_every_link),
         cmocka_unit_test(test_ar_bands_at_their_edges),
         cmocka_unit_test(test_ar_band_sample_period),
