@@ -376,6 +376,15 @@ static void test_topo_ports_per_side_at_the_limit(void **st)
     assert_int_equal(t.n_tor, 1);
     assert_int_equal(t.hosts_per_tor, 65535);
     assert_int_equal(t.n_agg, 1);
+    /* a core's down ports are pods x the tier 2 Bundle: 32,768 one-host
+     * pods with Bundle 2 make one core of 65,536, refused */
+    static const char core_side[] = "Nodes 32768\nTiers 3\nPodsize 1\n"
+                                    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 1\nRadix_Up 1\nDownlink_Latency_ns 1000\n"
+                                    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 1\nRadix_Up 2\nDownlink_Latency_ns 1000\n"
+                                    "Tier 2\nDownlink_speed_Gbps 50\nRadix_Down 65536\nDownlink_Latency_ns 1000\nBundle 2\n";
+    assert_true(topo_read_buffer(&spec, "c.topo", core_side, sizeof core_side - 1, err, sizeof err));
+    assert_false(topo_derive(&t, &spec, err, sizeof err));
+    assert_non_null(strstr(err, "a core's down ports would be 65536; at most 65535"));
 }
 
 /* ---- -failed at its bound ------------------------------------------------------------------ */
