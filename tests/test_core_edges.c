@@ -13,6 +13,8 @@
 #include "core/parse.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -232,6 +234,38 @@ static void test_write_file_atomic_mode(void **state)
     assert_int_equal(st.st_mode & 07777, 0644);
 }
 
+/* A write that fails (here: past the file size limit, EFBIG, the signal
+ * ignored) ends write_file_atomic with false, no target and no temporary
+ * file left; only EINTR is retried. In a child, under a 10 s alarm: a
+ * retry of every error would spin for ever. */
+static void test_write_file_atomic_write_error(void **state)
+{
+    (void)state;
+    char path[64], tmp[96];
+    snprintf(path, sizeof path, "/tmp/spraysim-test-%ld-efbig", (long)getpid());
+    unlink(path);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(10);
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit lim = {.rlim_cur = 10, .rlim_max = 10};
+        if (setrlimit(RLIMIT_FSIZE, &lim) != 0)
+            _exit(3);
+        char data[100];
+        memset(data, 'd', sizeof data);
+        _exit(write_file_atomic(path, data, sizeof data) ? 1 : 0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_not_equal(access(path, F_OK), 0);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)pid);
+    assert_int_not_equal(access(tmp, F_OK), 0);
+}
+
 /* ---- the event queue's edges ---------------------------------------------------------- */
 
 /* eq_pop_until takes an event due exactly at until_ps and leaves one due a
@@ -385,6 +419,7 @@ int main(void)
         cmocka_unit_test(test_shown_cut_and_byte_classes),
         cmocka_unit_test(test_write_file_atomic_on_descriptor_zero),
         cmocka_unit_test(test_write_file_atomic_mode),
+        cmocka_unit_test(test_write_file_atomic_write_error),
         cmocka_unit_test(test_eq_pop_until_exact_and_count),
         cmocka_unit_test(test_eq_kind_class_bounds),
         cmocka_unit_test(test_eq_peeks_exact),
