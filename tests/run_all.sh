@@ -8,7 +8,8 @@
 # runs against plain ones (tests/mpi_test.sh, skipped without MPI), the
 # transport contract (tests/contract_test.sh), the
 # replay of every saved fuzz input (tests/fuzz/replay.sh) and the sweep
-# tool's tests (tests/sweep_test.sh), the Python package
+# tool's tests (tests/sweep_test.sh), make mutation's bookkeeping
+# (tests/mutation_tool_test.sh), the Python package
 # (tests/python_test.sh), and prints one
 # closing line "N passed, N failed",
 # followed by ", N skipped" when some check could not run here (a skipped
@@ -51,7 +52,7 @@ for t in "$@"; do
         echo "  $(basename "$t"): ${p:-0} passed, ${f:-0} failed"
     fi
 done
-for script in tests/cli_test.sh tests/docs_test.sh tests/goal_test.sh tests/outdir_test.sh tests/summary_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/python_test.sh; do
+for script in tests/cli_test.sh tests/docs_test.sh tests/goal_test.sh tests/outdir_test.sh tests/summary_test.sh tests/contract_test.sh tests/golden.sh tests/option_bounds.sh tests/mpi_test.sh tests/fuzz/replay.sh tests/sweep_test.sh tests/mutation_tool_test.sh tests/python_test.sh; do
     [ -f "$script" ] || continue
     out=$(run_limited sh "$script" 2>&1)
     rc=$?

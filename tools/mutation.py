@@ -30,7 +30,11 @@ Mutants that cannot change behaviour (equivalent mutants) are listed once,
 with the reason, in tools/mutation_equivalent.tsv and no longer count.
 A site is named by its file, the text of its line (stripped), the operator
 and its occurrence among that line's sites of the same operator, so the list
-survives edits elsewhere in the file. --site takes either FILE:LINE:COL (as
+survives edits elsewhere in the file. Where the same text occurs twice in a
+file and only one of the two mutants is equivalent, a row's optional
+seventh field names the function the line is in (the name before the
+first "(" of the definition whose body holds the line), and only that
+function's line matches. --site takes either FILE:LINE:COL (as
 a report prints it; 1-based column) or FILE:TEXT:OP:OCC (the stripped line
 text, the operator or constant, its occurrence on the line: stable across
 edits elsewhere), and any site of the tree, sampled or not.
@@ -194,6 +198,7 @@ def scan_file(rel):
         text = f.read()
     masked = mask_source(text).split("\n")
     lines = text.split("\n")
+    funcs = enclosing_functions(masked)
     sites = []
     for ln, code in enumerate(masked):
         toks = [(m.lastgroup, m.group(), m.start()) for m in TOKEN.finditer(code)]
@@ -234,8 +239,32 @@ def scan_file(rel):
             key = tok
             seen[key] = seen.get(key, 0) + 1
             sites.append({"file": rel, "line": ln + 1, "col": col, "op": tok, "repl": repl,
-                          "occ": seen[key], "text": lines[ln].strip()})
+                          "occ": seen[key], "text": lines[ln].strip(), "func": funcs[ln]})
     return sites
+
+
+FUNC_HEAD = re.compile(r"(\w+)\s*\(")
+
+
+def enclosing_functions(masked):
+    """The function each line of a file (comments and strings masked) is in,
+    or None outside any: the house style opens a definition's body with a
+    "{" in column 0 and closes it with a "}" there, and the definition's
+    name is the identifier before the first "(" of the nearest earlier line
+    that starts in column 0 with a letter or underscore."""
+    out = []
+    head = None
+    current = None
+    for code in masked:
+        if code[:1].isalpha() or code[:1] == "_":
+            m = FUNC_HEAD.search(code)
+            head = m.group(1) if m else head
+        if code.startswith("{"):
+            current = head
+        out.append(current)
+        if code.startswith("}"):
+            current = None
+    return out
 
 
 def module_of(rel):
@@ -261,9 +290,16 @@ def site_key(s):
     return (s["file"], s["op"], s["repl"], s["occ"], s["text"])
 
 
+def is_equivalent(s, equiv):
+    """A row without a function matches the text anywhere in its file; one
+    with a function only inside that function."""
+    return site_key(s) + (None,) in equiv or site_key(s) + (s.get("func"),) in equiv
+
+
 def load_equivalents():
     """tools/mutation_equivalent.tsv: file, op, replacement, occurrence, line
-    text, reason; tab-separated, # comments. Returns {key: reason}."""
+    text, reason and optionally the enclosing function; tab-separated, #
+    comments. Returns {key + (function or None,): reason}."""
     path = os.path.join(ROOT, EQUIV_FILE)
     eq = {}
     if not os.path.exists(path):
@@ -274,10 +310,11 @@ def load_equivalents():
             if not line.strip() or line.startswith("#"):
                 continue
             cols = line.split("\t")
-            if len(cols) != 6 or not cols[3].isdigit() or not cols[5].strip():
-                raise BadInput("%s:%d: want 6 tab-separated fields: file, operator, replacement, "
-                               "occurrence (a number), line text, reason" % (EQUIV_FILE, n))
-            key = (cols[0], cols[1], cols[2], int(cols[3]), cols[4])
+            if len(cols) not in (6, 7) or not cols[3].isdigit() or not cols[5].strip() or (
+                    len(cols) == 7 and not re.fullmatch(r"\w+", cols[6])):
+                raise BadInput("%s:%d: want 6 or 7 tab-separated fields: file, operator, replacement, "
+                               "occurrence (a number), line text, reason[, function]" % (EQUIV_FILE, n))
+            key = (cols[0], cols[1], cols[2], int(cols[3]), cols[4], cols[6] if len(cols) == 7 else None)
             if key in eq:
                 raise BadInput("%s:%d: listed twice" % (EQUIV_FILE, n))
             eq[key] = cols[5]
@@ -555,7 +592,7 @@ def run(a, sites, equiv, work, shared):
     for i, s in enumerate(sites):
         mod = module_of(s["file"])
         where = "%s %s -> %s" % (site_name(s), s["op"], s["repl"])
-        if site_key(s) in equiv:
+        if is_equivalent(s, equiv):
             results.append((s, "equivalent", None))
             print("[%d/%d] %s: equivalent" % (i + 1, len(sites), where), flush=True)
             continue
@@ -669,7 +706,7 @@ def summarize_logs(a, sites, equiv):
         if w not in got:
             continue
         outcome, by = got[w]
-        if site_key(s) in equiv:
+        if is_equivalent(s, equiv):
             outcome, by = "equivalent", None
         results.append((s, outcome, by))
     missing = len(where) - len(results)
