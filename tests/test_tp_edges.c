@@ -10,6 +10,12 @@
 #include "sim.h"
 #include "transport/eqds.h"
 #include "transport/flow.h"
+#include "transport/transport.h"
+#include "transport/uet.h"
+#include "transport/uet_internal.h"
+
+#include <math.h>
+#include <string.h>
 
 static struct sim S;
 
@@ -100,11 +106,258 @@ static void test_eqds_srtt_first_sample(void **st)
     sim_free(&S);
 }
 
+/* ---- muttp (issue 26): UET's pipelining, receiver spans, switch NACKs,
+ * oversubscription flags; EQDS's in-flight check ---------------------------- */
+
+static void uet_setup(const char *cm, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(cm, ".cm");
+    c.progress = false;
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    sim_setup(&S, &c);
+}
+
+/* Three messages of one connection posted together are all carried by the
+ * first (uet_msg_pipeline): the third finds its predecessor pipelined on
+ * the carrier and joins the carrier, not the flow just below the carrier's
+ * index (issue 26: 'carrier - 1' moved to 'carrier - 2' survived, since no
+ * test had a third message). Flows 0 and 1 are another connection, so the
+ * carrier is flow 2 and a wrong index lands on a live flow. */
+static void test_uet_third_pipelined_message_joins_the_carrier(void **st)
+{
+    (void)st;
+    const uint32_t mss = 4150 - 64;
+    char cm[512];
+    snprintf(cm, sizeof cm,
+             "Nodes 16\nConnections 5\n1->6 start 0 size %u\n2->7 start 0 size %u\n"
+             "0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n",
+             200 * mss, 200 * mss, 30 * mss, 10 * mss, 20 * mss);
+    uet_setup(cm, 5000);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 5);
+    assert_int_equal(uet_of(&S.flows[2])->carrier, 0);
+    assert_int_equal(uet_of(&S.flows[3])->carrier, 3); /* 1 + flow 2 */
+    assert_int_equal(uet_of(&S.flows[4])->carrier, 3);
+    /* the carrier sent the three messages' packets, the others their own */
+    assert_int_equal(S.flows[2].c.pkts_sent, 60);
+    assert_int_equal(S.flows[3].c.pkts_sent, 0);
+    assert_int_equal(S.flows[4].c.pkts_sent, 0);
+    assert_int_equal(S.flows[0].c.pkts_sent, 200);
+    assert_int_equal(S.flows[1].c.pkts_sent, 200);
+    for (uint32_t i = 2; i < 5; i++)
+        assert_true(S.flows[i].rcv_complete);
+    assert_true(S.flows[2].rcv_done_ps < S.flows[3].rcv_done_ps);
+    assert_true(S.flows[3].rcv_done_ps < S.flows[4].rcv_done_ps);
+    sim_free(&S);
+}
+
+/* A data packet of flow 0 as the carrier's sender stamps it (uet_send.c):
+ * ref_seq the end of its message's span, recvd_bytes that message's flow. */
+static void deliver_span_pkt(uint32_t seq, uint32_t span_end, uint32_t msg_fi)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = PKT_DATA;
+    p->flow = 0;
+    p->seq = seq;
+    p->size_bytes = 4150;
+    p->src_host = S.flows[0].src;
+    p->dst_host = S.flows[0].dst;
+    p->ref_seq = span_end;
+    p->recvd_bytes = msg_fi;
+    uet_receiver_on_data(&S, &S.flows[0], p);
+    pkt_release(&S.pool, idx);
+}
+
+/* The receiver keeps the spans it learned sorted by their end (rspan_add):
+ * a span learned after a later one goes in between, and the later one
+ * moves up intact (issue 26: the memmove's length '* sizeof' turned into
+ * '/ sizeof' moved nothing, and no run learned spans out of order). The
+ * connection's first message has 4 packets; the receiver hears of message
+ * 2 (packets 4..5, span end 6) only after message 3 (end 9): packets of
+ * both arrive ahead of packet 0, so nothing completes meanwhile. */
+static void test_uet_receiver_spans_learned_out_of_order(void **st)
+{
+    (void)st;
+    const uint32_t mss = 4150 - 64;
+    char cm[256];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 3\n0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n"
+             "0->5 id 7 start 0 size %u\n", 4 * mss, 2 * mss, 3 * mss);
+    uet_setup(cm, 0.001); /* started, nothing delivered yet */
+    sim_run(&S);
+    deliver_span_pkt(7, 9, 2);
+    deliver_span_pkt(5, 6, 1);
+    const struct uet_flow *u = uet_of(&S.flows[0]);
+    assert_int_equal(u->n_rspans, 3);
+    assert_int_equal(u->rspans[0].fi, 0);
+    assert_int_equal(u->rspans[0].end_seq, 4);
+    assert_int_equal(u->rspans[1].fi, 1);
+    assert_int_equal(u->rspans[1].end_seq, 6);
+    assert_int_equal(u->rspans[2].fi, 2);
+    assert_int_equal(u->rspans[2].end_seq, 9);
+    assert_int_equal(u->rcv_end, 9);
+    /* a span heard again is known: nothing added */
+    deliver_span_pkt(8, 9, 2);
+    assert_int_equal(u->n_rspans, 3);
+    assert_false(S.flows[1].rcv_complete);
+    assert_false(S.flows[2].rcv_complete);
+    sim_free(&S);
+}
+
+/* A switch whose control class is full sends a trimmed header back to its
+ * sender as a NACK (uet_on_control_full). The switch knows nothing of the
+ * receiver, so the NACK acknowledges nothing: cumulative point 0 (a sender
+ * reads seq as the receiver's cumulative ACK: 1 would acknowledge packet 0,
+ * the very packet a NACK of packet 0 reports lost), no selective bits, no
+ * byte count (issue 26: 'seq = 1' survived). */
+static void test_uet_switch_nack_acknowledges_nothing(void **st)
+{
+    (void)st;
+    uet_setup("Nodes 16\nConnections 1\n5->0 start 0 size 100000\n", 0.001);
+    sim_run(&S);
+    const uint32_t seqs[] = {0, 7};
+    for (int k = 0; k < 2; k++) {
+        uint32_t idx = pkt_alloc(&S.pool);
+        struct packet *p = pkt_at(&S.pool, idx);
+        memset(p, 0, sizeof *p);
+        p->type = PKT_DATA;
+        p->prio = PKT_PRIO_DATA;
+        p->flags = PKTF_TRIMMED | PKTF_RTX;
+        p->flow = 0;
+        p->seq = seqs[k];
+        p->size_bytes = 64;
+        p->src_host = 5;
+        p->dst_host = 0;
+        p->sack_base = 3;
+        p->sack_bits = 5;
+        p->recvd_bytes = 999;
+        p->ooo_pkts = 2;
+        uint32_t port = S.switches[0].first_port; /* ToR 0 -> host 0 */
+        assert_true(transport_on_control_full(&S, port, idx));
+        assert_int_equal(p->type, PKT_NACK);
+        assert_int_equal(p->ref_seq, seqs[k]);
+        assert_int_equal(p->seq, 0);
+        assert_int_equal(p->sack_base, 0);
+        assert_int_equal(p->sack_bits, 0);
+        assert_int_equal(p->recvd_bytes, 0);
+        assert_int_equal(p->ooo_pkts, 0);
+        assert_int_equal(p->src_host, 0);
+        assert_int_equal(p->dst_host, 5);
+        assert_true(p->flags & PKTF_BOUNCED);
+        assert_true(p->flags & PKTF_RTX_ECHO);
+        assert_false(p->flags & PKTF_TRIMMED);
+    }
+    assert_int_equal(S.tot.data_bounced, 2);
+    sim_free(&S);
+}
+
+/* UET with receiver credit only (-receiver_cc_only) on a tree
+ * oversubscribed 4:1 (leaf_spine_tiny.topo) controls its pull rate (htsim
+ * main_uec.cpp), floor 0.9 / 4; -force_disable_oversubscribed_cc turns that
+ * off, -oversubscribed_cc turns it on where the tree or a sender window
+ * would leave it off; the last of the two given decides (issue 26:
+ * 'oversub_cc < 1' took the disabling flag, index 0, for none given). */
+static bool uet_rate_control(const char *topo, int8_t sender_cc, const char *const *flags, unsigned n)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(topo ? "Nodes 32\nConnections 1\n1->0 start 0 size 10000\n"
+                               : "Nodes 16\nConnections 1\n1->0 start 0 size 10000\n",
+                          ".cm");
+    c.topo_path = topo ? shared_path(topo) : NULL;
+    c.progress = false;
+    c.sender_cc = sender_cc;
+    c.receiver_cc = 1;
+    for (unsigned i = 0; i < n; i++)
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){.name = flags[i]};
+    sim_setup(&S, &c);
+    const struct pull_pacer_cfg *cfg = uet_credit_pacer_cfg(&S);
+    assert_non_null(cfg);
+    bool on = cfg->rate_control;
+    if (topo)
+        assert_true(fabs(cfg->min_rate - 0.9 / 4) < 1e-12);
+    sim_free(&S);
+    return on;
+}
+
+static void test_uet_oversubscribed_rate_control_flags(void **st)
+{
+    (void)st;
+    const char *os = "htsim/topologies/leaf_spine_tiny.topo";
+    static const char *const off[] = {"-force_disable_oversubscribed_cc"};
+    static const char *const on[] = {"-oversubscribed_cc"};
+    static const char *const on_off[] = {"-oversubscribed_cc", "-force_disable_oversubscribed_cc"};
+    static const char *const off_on[] = {"-force_disable_oversubscribed_cc", "-oversubscribed_cc"};
+    assert_true(uet_rate_control(os, 0, NULL, 0));
+    assert_false(uet_rate_control(os, 0, off, 1));
+    assert_false(uet_rate_control(os, 0, on_off, 2));
+    assert_true(uet_rate_control(os, 0, off_on, 2));
+    assert_false(uet_rate_control(os, 1, NULL, 0)); /* a sender window: off unless asked */
+    assert_true(uet_rate_control(os, 1, on, 1));
+    assert_false(uet_rate_control(NULL, 0, NULL, 0)); /* not oversubscribed */
+    assert_true(uet_rate_control(NULL, 0, on, 1));
+}
+
+#ifdef SPRAYSIM_CHECKS
+static unsigned eqds_fired;
+static char eqds_msg[256];
+
+static void eqds_record(const char *file, int line, const char *message)
+{
+    (void)file;
+    (void)line;
+    if (!eqds_fired++)
+        snprintf(eqds_msg, sizeof eqds_msg, "%s", message);
+}
+#endif
+
+/* With the checks compiled in, EQDS checks after each change to an active
+ * sender that its in_flight_bytes is the wire size of its packets in
+ * flight: a count off by one byte is reported, naming the flow (issue 26:
+ * the check's 'state != FLOW_ACTIVE' turned into '==' skipped every
+ * active flow). Skipped without the checks. */
+static void test_eqds_in_flight_check_covers_active_flows(void **st)
+{
+    (void)st;
+#ifdef SPRAYSIM_CHECKS
+    struct config c;
+    config_defaults(&c);
+    c.transport_name = "eqds";
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 400000\n", ".cm");
+    c.progress = false;
+    c.end_ps = 20 * PS_PER_US;
+    sim_setup(&S, &c);
+    eqds_fired = 0;
+    invariant_hook = eqds_record;
+    sim_run(&S);
+    assert_int_equal(eqds_fired, 0);
+    assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
+    eqds_seq_of(&S.flows[0])->in_flight_bytes += 1;
+    S.cfg.end_ps = 30 * PS_PER_US;
+    sim_run(&S);
+    invariant_hook = invariant_hook_default;
+    assert_true(eqds_fired > 0);
+    if (strncmp(eqds_msg, "EQDS flow 0 in_flight_bytes ", 28))
+        fail_msg("first invariant failure: %s", eqds_msg);
+    sim_free(&S);
+#else
+    skip();
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eqds_pacer_per_added_flow),
         cmocka_unit_test(test_eqds_srtt_first_sample),
+        cmocka_unit_test(test_uet_third_pipelined_message_joins_the_carrier),
+        cmocka_unit_test(test_uet_receiver_spans_learned_out_of_order),
+        cmocka_unit_test(test_uet_switch_nack_acknowledges_nothing),
+        cmocka_unit_test(test_uet_oversubscribed_rate_control_flags),
+        cmocka_unit_test(test_eqds_in_flight_check_covers_active_flows),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
