@@ -135,6 +135,38 @@ static void test_nscc_fixed_delay_below_saturation(void **st)
     free(b);
 }
 
+/* NSCC's delay filter (seed 002 Sec. 4d), each of its three cases from a
+ * filtered value that is not zero, so the weight on the old value counts
+ * too (issue 26: the emergency case's (1 - r) turned into (1 + r) survived,
+ * since the scripted tests started from 0): avg' = w x + (1 - w) avg with
+ * w = 0.0125, x the sample, or base_rtt / 4 for a high delay without ECN
+ * (distrusted), and the emergency weight r = 0.0125 for an ECN-marked
+ * delay above 5 base RTTs. */
+static void test_nscc_delay_filter_moves_from_nonzero(void **st)
+{
+    (void)st;
+    const double w = 0.0125, avg0 = 20.0 * US;
+    const struct {
+        simtime_ps delay;
+        bool ecn;
+        double x; /* what the filter moves towards */
+    } cases[] = {
+        {3 * US, false, 3.0 * US},      /* below target: trusted */
+        {30 * US, false, 0.25 * RTT},   /* above target, no ECN: distrusted */
+        {30 * US, true, 30.0 * US},     /* marked, below 5 base RTTs */
+        {70 * US, true, 70.0 * US},     /* marked, above 5 base RTTs: emergency weight */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nscc *n = make("nscc");
+        n->avg_delay_ps = avg0;
+        ack("nscc", n, 5 * US, MTU, RTT + cases[i].delay, cases[i].ecn);
+        double want = w * cases[i].x + (1 - w) * avg0;
+        if (fabs(n->avg_delay_ps - want) > 1e-6)
+            fail_msg("case %zu: filtered %.3f ps, want %.3f", i, n->avg_delay_ps, want);
+        free(n);
+    }
+}
+
 /* Each algorithm's counters say where its window went (docs: the cc_*
  * columns of summary.json): for the algorithms whose counters record the
  * window's actual change (dctcp, newreno, mprdma, uec-dctcp, swift, and its
@@ -222,6 +254,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nscc_quick_adapt_drops_pending_increases),
         cmocka_unit_test(test_nscc_fixed_delay_below_saturation),
+        cmocka_unit_test(test_nscc_delay_filter_moves_from_nonzero),
         cmocka_unit_test(test_counters_account_for_the_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
