@@ -301,6 +301,111 @@ static void test_uet_oversubscribed_rate_control_flags(void **st)
     assert_true(uet_rate_control(NULL, 0, on, 1));
 }
 
+/* Flow 0 of a UET run with SLEEK, taken over by hand at 10 us: packets
+ * 0..9 recorded as sent at 0, those in `acked` acknowledged, cum_acked 2,
+ * the window cwnd_bytes (nothing is really on the wire). */
+static struct flow *sleek_state(uint64_t cwnd_bytes, const uint32_t *acked, size_t n_acked)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 40860\n", ".cm");
+    c.sleek = true;
+    c.progress = false;
+    sim_setup(&S, &c);
+    S.now = 0;
+    transport_flow_start(&S, 0);
+    struct flow *f = &S.flows[0];
+    struct uet_flow *u = uet_of(f);
+    assert_int_equal(f->n_pkts, 10);
+    u->rtx_len = 0;
+    u->in_flight_bytes = 0;
+    for (uint32_t q = 0; q < 10; q++) {
+        struct tx_rec *t = &u->tx[q & u->tx_mask];
+        if (!uet_tx_holds(u, q)) {
+            u->next_new_seq = q;
+            t = uet_tx_claim(u, q);
+            u->next_new_seq = q + 1;
+        }
+        *t = (struct tx_rec){.time_ps = 0, .state = TX_IN_FLIGHT, .count = 1};
+        u->in_flight_bytes += 4150;
+    }
+    for (size_t i = 0; i < n_acked; i++) {
+        uet_txw(u, acked[i])->state = TX_ACKED;
+        u->in_flight_bytes -= 4150;
+    }
+    u->cum_acked = 2;
+    ((struct cc_window *)f->cc_state)->cwnd_bytes = cwnd_bytes;
+    S.now = 10 * PS_PER_US;
+    return f;
+}
+
+/* SLEEK's trigger (seed 002 Sec. 6): recovery starts when more packets are
+ * out of order than min(1.5 cwnd, maxwnd) holds in whole MTUs, not when
+ * exactly that many are (issue 26: boundaries no test pinned). A window of
+ * 4 MTUs allows 6; a maxwnd of 3 MTUs caps that at 3. */
+static void test_uet_sleek_trigger_boundary(void **st)
+{
+    (void)st;
+    static const uint32_t acked[] = {0, 1, 3, 4, 6, 7};
+    struct flow *f = sleek_state(4 * 4150, acked, 6);
+    struct cc_window *w = f->cc_state;
+    w->maxwnd_bytes = 100 * 4150;
+    uet_sleek_step(&S, 0, 6);
+    assert_false(uet_of(f)->sleek_recovery);
+    uet_sleek_step(&S, 0, 7);
+    assert_true(uet_of(f)->sleek_recovery);
+    sim_free(&S);
+    f = sleek_state(4 * 4150, acked, 6);
+    w = f->cc_state;
+    w->maxwnd_bytes = 3 * 4150;
+    uet_sleek_step(&S, 0, 3);
+    assert_false(uet_of(f)->sleek_recovery);
+    uet_sleek_step(&S, 0, 4);
+    assert_true(uet_of(f)->sleek_recovery);
+    sim_free(&S);
+}
+
+/* SLEEK's scan: one window of packets from the cumulative ACK, the window
+ * counted in whole packets rounded up (2 MTUs + 1 byte scan 3 packets);
+ * only packets sent before recovery began are declared lost (one sent at
+ * that very instant is not); recovery lasts until the cumulative ACK passes
+ * the snapshot (the highest packet sent), not when it reaches it. */
+static void test_uet_sleek_scan_and_end(void **st)
+{
+    (void)st;
+    static const uint32_t acked[] = {0, 1};
+    struct flow *f = sleek_state(2 * 4150 + 1, acked, 2);
+    ((struct cc_window *)f->cc_state)->maxwnd_bytes = 100 * 4150;
+    uet_sleek_step(&S, 0, 100);
+    assert_true(uet_of(f)->sleek_recovery);
+    assert_int_equal(uet_of(f)->sleek_recovery_seq, 9);
+    assert_int_equal(uet_of(f)->rtx_len, 3); /* packets 2, 3, 4 */
+    for (uint32_t q = 2; q < 5; q++)
+        assert_int_equal(uet_txr(uet_of(f), q)->state, TX_RTX_QUEUED);
+    assert_int_equal(uet_txr(uet_of(f), 5)->state, TX_IN_FLIGHT);
+    sim_free(&S);
+    /* packet 3 resent at the instant recovery begins: not declared lost */
+    f = sleek_state(2 * 4150 + 1, acked, 2);
+    ((struct cc_window *)f->cc_state)->maxwnd_bytes = 100 * 4150;
+    uet_txw(uet_of(f), 3)->time_ps = S.now;
+    uet_sleek_step(&S, 0, 100);
+    assert_int_equal(uet_txr(uet_of(f), 2)->state, TX_RTX_QUEUED);
+    assert_int_equal(uet_txr(uet_of(f), 3)->state, TX_IN_FLIGHT);
+    assert_int_equal(uet_txr(uet_of(f), 4)->state, TX_RTX_QUEUED);
+    /* the cumulative ACK at the snapshot (9): still recovering; past it: over */
+    for (uint32_t q = 2; q < 9; q++)
+        uet_txw(uet_of(f), q)->state = TX_ACKED;
+    uet_of(f)->rtx_len = 0;
+    uet_of(f)->cum_acked = 9;
+    uet_sleek_step(&S, 0, 0);
+    assert_true(uet_of(f)->sleek_recovery);
+    uet_txw(uet_of(f), 9)->state = TX_ACKED;
+    uet_of(f)->cum_acked = 10;
+    uet_sleek_step(&S, 0, 0);
+    assert_false(uet_of(f)->sleek_recovery);
+    sim_free(&S);
+}
+
 #ifdef SPRAYSIM_CHECKS
 static unsigned eqds_fired;
 static char eqds_msg[256];
@@ -358,6 +463,8 @@ int main(void)
         cmocka_unit_test(test_uet_switch_nack_acknowledges_nothing),
         cmocka_unit_test(test_uet_oversubscribed_rate_control_flags),
         cmocka_unit_test(test_eqds_in_flight_check_covers_active_flows),
+        cmocka_unit_test(test_uet_sleek_trigger_boundary),
+        cmocka_unit_test(test_uet_sleek_scan_and_end),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
