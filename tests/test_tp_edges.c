@@ -450,6 +450,78 @@ static void test_every_transport_fires_done_triggers(void **st)
     }
 }
 
+/* --htsim-output: the lines htsim prints per flow (uec.cpp, eqds.cpp,
+ * roce.cpp), which scripts parse: the flow's name from its hosts, its id,
+ * its index, the start and finish times in microseconds (absolute), the
+ * packet count (ceil(size / MSS)) and the payload bytes (packets x MSS;
+ * RoCE's "total bytes" is its ACK number, in packets). Checked against the
+ * flows' own records (issue 26: the lines' arithmetic had no unit test). */
+static char htsim_lines[8][256];
+static unsigned n_htsim_lines;
+
+static void capture_htsim_line(struct sim *s, const char *line)
+{
+    (void)s;
+    if (n_htsim_lines < 8)
+        snprintf(htsim_lines[n_htsim_lines], sizeof htsim_lines[0], "%s", line);
+    n_htsim_lines++;
+}
+
+static bool has_line_starting(const char *want)
+{
+    for (unsigned i = 0; i < n_htsim_lines && i < 8; i++)
+        if (!strncmp(htsim_lines[i], want, strlen(want)))
+            return true;
+    for (unsigned i = 0; i < n_htsim_lines && i < 8; i++)
+        print_message("line: %s", htsim_lines[i]);
+    print_message("wanted: %s\n", want);
+    return false;
+}
+
+static void test_htsim_output_lines(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *tp, *name, *src_word;
+    } tps[] = {{"uet", "Uec", "uecSrc"}, {"eqds", "Eqds", "eqdsSrc"}, {"roce", "Roce", "roceSrc"}};
+    for (size_t t = 0; t < sizeof tps / sizeof tps[0]; t++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 2\n3->9 id 9 start 2 size 50000\n0->13 id 4 start 7 size 10000\n",
+                              ".cm");
+        c.transport_name = tps[t].tp;
+        c.htsim_output = true;
+        c.progress = false;
+        c.end_ps = 2000 * PS_PER_US;
+        sim_setup(&S, &c);
+        S.htsim_line = capture_htsim_line;
+        n_htsim_lines = 0;
+        sim_run(&S);
+        assert_int_equal(S.flows_finished, 2);
+        assert_int_equal(n_htsim_lines, 4);
+        uint32_t mss = c.mtu_bytes - c.hdr_bytes;
+        for (uint32_t i = 0; i < 2; i++) {
+            const struct flow *f = &S.flows[i];
+            uint32_t pkts = (uint32_t)((f->size_bytes + mss - 1) / mss);
+            assert_int_equal(f->n_pkts, pkts);
+            char want[256];
+            snprintf(want, sizeof want, "Flow %s_%u_%u flowId %u %s %u starting at %g\n", tps[t].name, f->src, f->dst,
+                     f->id, tps[t].src_word, i, (double)f->start_ps / 1e6);
+            assert_true(has_line_starting(want));
+            if (t == 2)
+                snprintf(want, sizeof want, "Flow %s_%u_%u flowId %u %s %u finished at %g total bytes %u\n", tps[t].name,
+                         f->src, f->dst, f->id, tps[t].src_word, i, (double)f->finish_ps / 1e6, pkts);
+            else
+                snprintf(want, sizeof want, "Flow %s_%u_%u flowId %u %s %u finished at %g total packets %u RTS %llu total bytes %llu",
+                         tps[t].name, f->src, f->dst, f->id, tps[t].src_word, i, (double)f->finish_ps / 1e6, pkts,
+                         (unsigned long long)f->c.rts, (unsigned long long)pkts * mss);
+            assert_true(has_line_starting(want));
+        }
+        assert_true(S.flows[0].start_ps == 2 * PS_PER_US && S.flows[1].start_ps == 7 * PS_PER_US);
+        sim_free(&S);
+    }
+}
+
 #ifdef SPRAYSIM_CHECKS
 static unsigned eqds_fired;
 static char eqds_msg[256];
@@ -510,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_uet_sleek_trigger_boundary),
         cmocka_unit_test(test_uet_sleek_scan_and_end),
         cmocka_unit_test(test_every_transport_fires_done_triggers),
+        cmocka_unit_test(test_htsim_output_lines),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
