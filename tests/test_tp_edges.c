@@ -522,6 +522,97 @@ static void test_htsim_output_lines(void **st)
     }
 }
 
+/* The registry check (transport_registry_check, run at every start-up)
+ * refuses a flag table entry without a '-' name, with more than 2
+ * arguments, without help, or with arguments but no argument names, at
+ * any index (the first included); a packet type without a name; types
+ * past a packet's 8-bit type; a flag name two tables (or one) give with
+ * different arguments; and accepts the same flag shared alike (issue 26:
+ * none of these had a test). Each error names the transport. */
+static const char *check_one(const struct transport_ops *t, char *err, size_t len)
+{
+    const struct transport_ops *one[] = {t};
+    return transport_registry_check(one, 1, err, len);
+}
+
+static void expect_refused(const struct transport_ops *t, const char *want)
+{
+    char err[256];
+    const char *e = check_one(t, err, sizeof err);
+    if (!e || !strstr(e, want) || !strstr(e, "transport uet"))
+        fail_msg("registry check: '%s', wanted '%s'", e ? e : "(accepted)", want);
+}
+
+static void test_registry_check_flags_and_packet_types(void **st)
+{
+    (void)st;
+    const struct transport_flag good = {"-good", 1, false, "N", "a flag"};
+    const struct transport_flag bad[] = {
+        {NULL, 0, false, NULL, "no name"},
+        {"nodash", 0, false, NULL, "a name without '-'"},
+        {"-three", 3, false, "A B C", "three arguments"},
+        {"-nohelp", 0, false, NULL, NULL},
+        {"-noargs", 1, false, NULL, "an argument with no name"},
+    };
+    char err[256];
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+        for (unsigned at = 0; at < 2; at++) {
+            struct transport_flag table[2] = {good, good};
+            table[1].name = "-good2";
+            table[at] = bad[b];
+            struct transport_ops t = transport_uet_ops;
+            t.flags = table;
+            t.n_flags = 2;
+            char want[64];
+            snprintf(want, sizeof want, "flag %u (%s) needs a name", at, bad[b].name ? bad[b].name : "unnamed");
+            expect_refused(&t, want);
+        }
+    struct transport_ops t = transport_uet_ops;
+    assert_null(check_one(&t, err, sizeof err));
+    t.flags = NULL;
+    expect_refused(&t, "lacks flags");
+    /* packet types: each named, and all within 8 bits */
+    static const char *const names[] = {"", "b"};
+    static const char *const names2[] = {"a", NULL};
+    t = transport_uet_ops;
+    t.pkt_type_names = names;
+    t.n_pkt_types = 2;
+    char want[64];
+    snprintf(want, sizeof want, "packet type %u has no name", PKT_TP_FIRST);
+    expect_refused(&t, want);
+    t.pkt_type_names = names2;
+    snprintf(want, sizeof want, "packet type %u has no name", PKT_TP_FIRST + 1);
+    expect_refused(&t, want);
+    t.pkt_type_names = NULL;
+    expect_refused(&t, "lacks pkt_type_names");
+    static const char *many[256];
+    for (size_t i = 0; i < 256; i++)
+        many[i] = "x";
+    t.pkt_type_names = many;
+    t.n_pkt_types = 256 - PKT_TP_FIRST;
+    assert_null(check_one(&t, err, sizeof err)); /* types 16..255: the last fits */
+    t.n_pkt_types = 256 - PKT_TP_FIRST + 1;
+    expect_refused(&t, "do not fit a packet's 8-bit type");
+    /* one flag name, two argument counts: in two tables, or in one */
+    const struct transport_flag one_arg[] = {{"-shared", 1, false, "N", "one"}};
+    const struct transport_flag two_args[] = {{"-shared", 2, false, "A B", "two"}};
+    const struct transport_flag twice[] = {{"-shared", 1, false, "N", "one"}, {"-shared", 2, false, "A B", "two"}};
+    struct transport_ops a = transport_uet_ops, b = transport_sird_ops;
+    a.flags = one_arg;
+    a.n_flags = 1;
+    b.flags = two_args;
+    b.n_flags = 1;
+    const struct transport_ops *pair[] = {&a, &b};
+    const char *e = transport_registry_check(pair, 2, err, sizeof err);
+    assert_non_null(e);
+    assert_non_null(strstr(e, "transport sird: flag -shared takes other arguments in transport uet"));
+    b.flags = one_arg; /* shared alike: fine */
+    assert_null(transport_registry_check(pair, 2, err, sizeof err));
+    a.flags = twice;
+    a.n_flags = 2;
+    expect_refused(&a, "flag -shared takes other arguments in transport uet");
+}
+
 #ifdef SPRAYSIM_CHECKS
 static unsigned eqds_fired;
 static char eqds_msg[256];
@@ -583,6 +674,7 @@ int main(void)
         cmocka_unit_test(test_uet_sleek_scan_and_end),
         cmocka_unit_test(test_every_transport_fires_done_triggers),
         cmocka_unit_test(test_htsim_output_lines),
+        cmocka_unit_test(test_registry_check_flags_and_packet_types),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
