@@ -10,6 +10,7 @@
 #include "sim.h"
 #include "transport/eqds.h"
 #include "transport/flow.h"
+#include "transport/homa.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
@@ -613,6 +614,30 @@ static void test_registry_check_flags_and_packet_types(void **st)
     expect_refused(&a, "flag -shared takes other arguments in transport uet");
 }
 
+/* Homa's unscheduled cutoffs from a matrix's sizes (homa.h): level j's
+ * cutoff is the size at which the running sum of min(size, unscheduled
+ * bytes), smallest first, first reaches j / unsched_levels of the total.
+ * Sizes 100, 200 .. 10,000 B (all below the prefix): the total is
+ * 100 x 5050, and the sums 100 x i (i + 1) / 2 first reach 1/4, 2/4 and
+ * 3/4 of it at i = 50, 71 and 87 (issue 26: with two levels only j = 1
+ * exists, so 'total * j' turned into 'total / j' went unseen). */
+static void test_homa_cutoffs_from_sizes_four_levels(void **st)
+{
+    (void)st;
+    struct homa_params p;
+    homa_params_default(&p, 4086);
+    p.unsched_levels = 4;
+    p.levels = 8;
+    p.unsched_bytes = 1000000;
+    uint64_t sizes[100];
+    for (uint32_t i = 0; i < 100; i++)
+        sizes[99 - i] = 100 * (uint64_t)(i + 1); /* given largest first: the cutoffs sort them */
+    homa_cutoffs_from_sizes(&p, sizes, 100);
+    assert_int_equal(p.cutoff_bytes[0], 5000);
+    assert_int_equal(p.cutoff_bytes[1], 7100);
+    assert_int_equal(p.cutoff_bytes[2], 8700);
+}
+
 #ifdef SPRAYSIM_CHECKS
 static unsigned eqds_fired;
 static char eqds_msg[256];
@@ -675,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_every_transport_fires_done_triggers),
         cmocka_unit_test(test_htsim_output_lines),
         cmocka_unit_test(test_registry_check_flags_and_packet_types),
+        cmocka_unit_test(test_homa_cutoffs_from_sizes_four_levels),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
