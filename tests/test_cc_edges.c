@@ -167,10 +167,10 @@ static void test_nscc_delay_filter_moves_from_nonzero(void **st)
     }
 }
 
-/* Each algorithm's counters say where its window went (docs: the cc_*
- * columns of summary.json): for the algorithms whose counters record the
- * window's actual change (dctcp, newreno, mprdma, uec-dctcp, swift, and its
- * variants), the increases minus the decreases are exactly the window's
+/* Each algorithm's counters say where its window went (the last columns of
+ * flows.csv): for the algorithms whose counters record the window's actual
+ * change (dctcp, newreno, mprdma, uec-dctcp, swift and its variants,
+ * smartt), the increases minus the decreases are exactly the window's
  * movement from its start, after every event of a mixed script of clean
  * and marked ACKs at low and high delay, NACKs, losses and timeouts; only
  * the two whole-byte roundings of the published window (the start's and
@@ -199,7 +199,7 @@ static void check_counters(const struct cc_ops *ops, const void *st, double w0, 
 static void test_counters_account_for_the_window(void **st)
 {
     (void)st;
-    static const char *const names[] = {"dctcp", "newreno", "mprdma", "uec-dctcp", "swift", "lswift", "mswift"};
+    static const char *const names[] = {"dctcp", "newreno", "mprdma", "uec-dctcp", "swift", "lswift", "mswift", "smartt"};
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
         const struct cc_ops *ops = cc_find(names[k]);
         assert_non_null(ops);
