@@ -15,8 +15,10 @@
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct sim S;
 
@@ -638,6 +640,44 @@ static void test_homa_cutoffs_from_sizes_four_levels(void **st)
     assert_int_equal(p.cutoff_bytes[2], 8700);
 }
 
+/* NDP's --htsim-output line (htsim_ndp's "startflow"): the hosts, the
+ * initial window in payload bytes (-cwnd packets x MSS) and the start in
+ * microseconds, on stdout (issue 26: the time's unit conversion had no
+ * test). */
+static void test_ndp_htsim_startflow_line(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n3->9 start 7 size 20000\n", ".cm");
+    c.transport_name = "ndp";
+    c.htsim_output = true;
+    c.cwnd_pkts = 12;
+    c.progress = false;
+    c.end_ps = 8 * PS_PER_US; /* started, not finished */
+    sim_setup(&S, &c);
+    const char *out_path = temp_file("", ".out");
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(out_path, O_WRONLY | O_TRUNC);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    sim_run(&S);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    FILE *in = fopen(out_path, "r");
+    assert_non_null(in);
+    char line[256] = "";
+    assert_non_null(fgets(line, sizeof line, in));
+    fclose(in);
+    char want[256];
+    snprintf(want, sizeof want, "startflow ndp_3_9 CWND %u rts 0 at 7\n", 12 * (c.mtu_bytes - c.hdr_bytes));
+    assert_string_equal(line, want);
+    sim_free(&S);
+}
+
 #ifdef SPRAYSIM_CHECKS
 static unsigned eqds_fired;
 static char eqds_msg[256];
@@ -701,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_htsim_output_lines),
         cmocka_unit_test(test_registry_check_flags_and_packet_types),
         cmocka_unit_test(test_homa_cutoffs_from_sizes_four_levels),
+        cmocka_unit_test(test_ndp_htsim_startflow_line),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
