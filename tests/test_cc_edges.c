@@ -249,6 +249,40 @@ static void test_counters_account_for_the_window(void **st)
     }
 }
 
+/* smartt-fixed's fast-increase test, rtt <= brtt x 1.05, is made in Q16:
+ * rtt << 16 <= brtt x round(1.05 x 65536) = brtt x 68813. With a base RTT
+ * of 65,536 ns an RTT of exactly 68,813 ns meets it with equality, so it is
+ * fast (Alg. 3: once a window's bytes came at such RTTs, + k = 2 MTU per
+ * ACK), and 68,814 ns is not (issue 26: '<=' turned into '<' survived).
+ * The same 30 clean ACKs at each: the fast one's window ends at least one
+ * fast step (2 MTU) above the other's. */
+static void test_smartt_fixed_fast_increase_at_the_q16_threshold(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("smartt-fixed");
+    assert_non_null(ops);
+    uint64_t w[2];
+    const simtime_ps rtt_ns[2] = {68813, 68814};
+    for (int k = 0; k < 2; k++) {
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        p.base_rtt_ps = 65536 * 1000ull;
+        p.network_rtt_ps = p.base_rtt_ps;
+        p.init_cwnd_bytes = 10 * MTU;
+        ops->init(state, &p);
+        for (int i = 0; i < 30; i++) {
+            struct cc_ack a = {.now = (simtime_ps)(i + 1) * US, .newly_acked_bytes = MTU, .rtt_valid = true,
+                               .raw_rtt_ps = rtt_ns[k] * 1000, .in_flight_bytes = 10 * MTU};
+            ops->on_ack(state, &a);
+        }
+        w[k] = cc_cwnd(state);
+        free(state);
+    }
+    print_message("windows after 30 ACKs: %llu (68813 ns), %llu (68814 ns)\n", (unsigned long long)w[0],
+                  (unsigned long long)w[1]);
+    assert_true(w[0] >= w[1] + 2 * MTU);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_nscc_fixed_delay_below_saturation),
         cmocka_unit_test(test_nscc_delay_filter_moves_from_nonzero),
         cmocka_unit_test(test_counters_account_for_the_window),
+        cmocka_unit_test(test_smartt_fixed_fast_increase_at_the_q16_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
