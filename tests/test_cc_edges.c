@@ -320,6 +320,36 @@ static void test_smartt_wait_to_decrease_at_the_threshold(void **st)
     assert_true(d <= 0.01 * (double)after[0]);
 }
 
+/* SMaRTT with react_every=N (seed 003 Sec. 3.1) reacts once N packets are
+ * acknowledged, an ACK of several packets counting its size in MTUs
+ * rounded to the nearest: with N = 2 an ACK of 1.6 MTU counts 2 and moves
+ * the window at once, one of 1.4 MTU counts 1 and waits (issue 26: the
+ * rounding's mtu / 2 turned into mtu / 3 survived). */
+static void test_smartt_react_every_rounds_acked_packets(void **st)
+{
+    (void)st;
+    static const struct cc_option opts[] = {{"react_every", 2}};
+    const uint64_t sizes[2] = {MTU * 16 / 10, MTU * 14 / 10};
+    for (int k = 0; k < 2; k++) {
+        const struct cc_ops *ops = cc_find("smartt");
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        p.opts = opts;
+        p.n_opts = 1;
+        p.init_cwnd_bytes = 20 * MTU;
+        ops->init(state, &p);
+        uint64_t before = cc_cwnd(state);
+        struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = sizes[k], .rtt_valid = true, .raw_rtt_ps = RTT,
+                           .in_flight_bytes = 20 * MTU};
+        ops->on_ack(state, &a);
+        if (k == 0)
+            assert_true(cc_cwnd(state) > before);
+        else
+            assert_int_equal(cc_cwnd(state), before);
+        free(state);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +359,7 @@ int main(void)
         cmocka_unit_test(test_counters_account_for_the_window),
         cmocka_unit_test(test_smartt_fixed_fast_increase_at_the_q16_threshold),
         cmocka_unit_test(test_smartt_wait_to_decrease_at_the_threshold),
+        cmocka_unit_test(test_smartt_react_every_rounds_acked_packets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
