@@ -90,7 +90,7 @@ GOALT = "tests/goal_test.sh"
 DOCST = "tests/docs_test.sh"  # the generated flag reference against the binary (~2 s)
 SUMMARY = "tests/summary_test.sh"  # summary.json against the flags and stdout, three runs (~1 s)
 MODULE_TESTS = {
-    "cc": ["test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
+    "cc": ["test_cc_edges", "test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
     "cli": ["test_options", "test_timeseries", DOCST, SUMMARY, GOLDEN, BOUNDS, CLI],
     "core": ["test_core_edges", "test_strbuf", "test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],

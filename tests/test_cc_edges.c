@@ -1,0 +1,365 @@
+/* test_cc_edges.c: edge cases of the congestion control algorithms
+ * (src/cc/) that the scripted and whole-run tests pass over, each written
+ * for a mutant that survived tools/mutation.py (issue 26): state a reaction
+ * must leave behind, and a range's end, checked against the paper's formula
+ * or the float reference the NIC-style variant must track. No network:
+ * the algorithms' hooks are called directly, so the program takes
+ * milliseconds (the mutation tool runs it first for every cc mutant).
+ */
+#include "testutil.h"
+
+#include "cc/cc.h"
+#include "cc/nscc.h"
+
+#include <math.h>
+#include <string.h>
+
+#define US PS_PER_US
+#define MTU 4150u
+#define RTT (12 * US) /* the seeds' reference network: 100 Gb/s, 12 us */
+
+static struct cc_params ref_params(void)
+{
+    return (struct cc_params){
+        .mtu_bytes = MTU,
+        .mss_bytes = MTU - 64,
+        .base_rtt_ps = RTT,
+        .network_rtt_ps = RTT,
+        .linkspeed_mbps = 100000,
+        .qa_gate = -1,
+        .trimming = true,
+        .path_hops = 6,
+    };
+}
+
+static void *make(const char *name)
+{
+    const struct cc_ops *ops = cc_find(name);
+    assert_non_null(ops);
+    void *st = calloc(1, ops->state_size);
+    struct cc_params p = ref_params();
+    ops->init(st, &p);
+    return st;
+}
+
+static void ack(const char *name, void *st, simtime_ps now, uint64_t bytes, simtime_ps rtt, bool ecn)
+{
+    struct cc_ack a = {.now = now, .newly_acked_bytes = bytes, .rtt_valid = true, .raw_rtt_ps = rtt, .ecn = ecn,
+                       .in_flight_bytes = 100000};
+    cc_find(name)->on_ack(st, &a);
+}
+
+/* NSCC's QuickAdapt (seed 002 Sec. 5) sets the window to what was delivered
+ * and starts over: the increases batched for the next fulfill belong to the
+ * window it replaced, so all of them are dropped, the per-quadrant shares
+ * the counters report included (issue 26: the shares reset to 1 instead of
+ * 0 went unnoticed). Then the next fulfill's counters hold only what came
+ * after. */
+static void test_nscc_quick_adapt_drops_pending_increases(void **st)
+{
+    (void)st;
+    struct nscc *n = make("nscc");
+    n->win.cwnd_bytes = 100000;
+    simtime_ps target = n->target_qdelay_ps, period = RTT + target;
+    ack("nscc", n, 1 * US, MTU, RTT + 2 * US, false);          /* proportional; arms QA */
+    ack("nscc", n, 2 * US, MTU, RTT + target + 1 * US, false); /* above target, no ECN: fair */
+    assert_true(n->inc_prop_pending > 0);
+    assert_true(n->inc_fair_pending > 0);
+    struct cc_nack k = {.now = 3 * US, .pkt_bytes = MTU, .raw_rtt_ps = RTT + 5 * US, .in_flight_bytes = 100000};
+    cc_nscc_ops.on_nack(n, &k);
+    ack("nscc", n, 2 * US + period, MTU, RTT + 2 * US, false); /* fires: loss, little delivered */
+    assert_true(n->ctr[NC_QUICK_DEC] > 0);
+    assert_true(n->inc_bytes == 0);
+    assert_true(n->inc_fair_pending == 0);
+    assert_true(n->inc_prop_pending == 0);
+    assert_int_equal(n->received_bytes, 0);
+    assert_true(n->ctr[NC_FAIR_INC] == 0);
+    assert_true(n->ctr[NC_PROP_INC] == 0);
+    /* one fair increase after it: its ACK comes more than a network RTT
+     * after the last adjustment (none yet), so a fulfill applies it at once */
+    uint64_t w = n->win.cwnd_bytes;
+    ack("nscc", n, 3 * US + period, MTU, RTT + target + 1 * US, false);
+    assert_true(n->inc_fair_pending == 0); /* applied */
+    print_message("window %llu, fair counter %.9f, expected %.9f\n", (unsigned long long)w, n->ctr[NC_FAIR_INC],
+                  n->fi_bytes * MTU / (double)w);
+    assert_true(fabs(n->ctr[NC_FAIR_INC] - n->fi_bytes * MTU / (double)w) < 1e-12);
+    assert_true(n->ctr[NC_PROP_INC] == 0);
+    free(n);
+}
+
+/* nscc-fixed keeps delays in ns Q8 in 32 bits, so a delay sample above
+ * 2^24 ns (16.8 ms) saturates; one below it (10 ms here) is taken as it is,
+ * as the float reference does (issue 26: saturating from 2^23 ns on went
+ * unnoticed). A 10 ms ECN-marked sample moves both filters to 125 us (the
+ * 0.0125 weight); 100 clean ACKs decay that to about 36 us; an ECN-marked
+ * ACK above target then cuts the window by seed 002 Sec. 3b's
+ * 1 - 0.8 (avg_rtt - target_rtt) / avg_rtt, about 0.56, above the 0.5 floor,
+ * so a filter that saw 16.8 ms instead (210 us, decayed to 60 us) would
+ * cut to the floor: 10% apart. The two windows agree within 1% throughout. */
+static void test_nscc_fixed_delay_below_saturation(void **st)
+{
+    (void)st;
+    void *a = make("nscc"), *b = make("nscc-fixed");
+    simtime_ps t = 1 * US;
+    ack("nscc", a, t, MTU, RTT + 10000 * US, true);
+    ack("nscc-fixed", b, t, MTU, RTT + 10000 * US, true);
+    for (int i = 0; i < 100; i++) {
+        t += US;
+        ack("nscc", a, t, MTU, RTT, false);
+        ack("nscc-fixed", b, t, MTU, RTT, false);
+    }
+    double filtered = 0.0125 * 10000 * US * pow(1 - 0.0125, 100);
+    assert_true(fabs(((struct nscc *)a)->avg_delay_ps - filtered) < 1e-3 * filtered);
+    t += 2 * RTT;
+    uint64_t before = cc_cwnd(a);
+    print_message("filtered %.1f ps (expected %.1f), window %llu\n", ((struct nscc *)a)->avg_delay_ps, filtered,
+                  (unsigned long long)before);
+    ack("nscc", a, t, MTU, RTT + 10 * US, true);
+    ack("nscc-fixed", b, t, MTU, RTT + 10 * US, true);
+    /* the cut as the formula gives it for the filtered delay (the sample is
+     * filtered before the decision); increases the same ACK applies after
+     * the cut (a fulfill) only add to it */
+    double avg = ((struct nscc *)a)->avg_delay_ps;
+    assert_true(fabs(avg - (0.9875 * filtered + 0.0125 * 10 * US)) < 1e-3 * avg);
+    double target_rtt = (double)(RTT + ((struct nscc *)a)->target_qdelay_ps);
+    double keep = 1 - 0.8 * ((double)RTT + avg - target_rtt) / ((double)RTT + avg);
+    print_message("keep %.4f, window %llu -> %llu (fixed %llu)\n", keep, (unsigned long long)before,
+                  (unsigned long long)cc_cwnd(a), (unsigned long long)cc_cwnd(b));
+    assert_true(keep > 0.5); /* above the floor: the filtered delay decides */
+    assert_true(cc_cwnd(a) >= (uint64_t)(keep * (double)before));
+    assert_true(cc_cwnd(a) < before);
+    double wa = (double)cc_cwnd(a), wb = (double)cc_cwnd(b);
+    if (fabs(wa - wb) > 0.01 * wa)
+        fail_msg("nscc %.0f vs nscc-fixed %.0f after the cut", wa, wb);
+    free(a);
+    free(b);
+}
+
+/* NSCC's delay filter (seed 002 Sec. 4d), each of its three cases from a
+ * filtered value that is not zero, so the weight on the old value counts
+ * too (issue 26: the emergency case's (1 - r) turned into (1 + r) survived,
+ * since the scripted tests started from 0): avg' = w x + (1 - w) avg with
+ * w = 0.0125, x the sample, or base_rtt / 4 for a high delay without ECN
+ * (distrusted), and the emergency weight r = 0.0125 for an ECN-marked
+ * delay above 5 base RTTs. */
+static void test_nscc_delay_filter_moves_from_nonzero(void **st)
+{
+    (void)st;
+    const double w = 0.0125, avg0 = 20.0 * US;
+    const struct {
+        simtime_ps delay;
+        bool ecn;
+        double x; /* what the filter moves towards */
+    } cases[] = {
+        {3 * US, false, 3.0 * US},      /* below target: trusted */
+        {30 * US, false, 0.25 * RTT},   /* above target, no ECN: distrusted */
+        {30 * US, true, 30.0 * US},     /* marked, below 5 base RTTs */
+        {70 * US, true, 70.0 * US},     /* marked, above 5 base RTTs: emergency weight */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nscc *n = make("nscc");
+        n->avg_delay_ps = avg0;
+        ack("nscc", n, 5 * US, MTU, RTT + cases[i].delay, cases[i].ecn);
+        double want = w * cases[i].x + (1 - w) * avg0;
+        if (fabs(n->avg_delay_ps - want) > 1e-6)
+            fail_msg("case %zu: filtered %.3f ps, want %.3f", i, n->avg_delay_ps, want);
+        free(n);
+    }
+}
+
+/* Each algorithm's counters say where its window went (the last columns of
+ * flows.csv): for the algorithms whose counters record the window's actual
+ * change (dctcp, newreno, mprdma, uec-dctcp, swift and its variants,
+ * smartt), the increases minus the decreases are exactly the window's
+ * movement from its start, after every event of a mixed script of clean
+ * and marked ACKs at low and high delay, NACKs, losses and timeouts; only
+ * the two whole-byte roundings of the published window (the start's and
+ * the current one) lie between them, so they agree within 2 bytes (issue
+ * 26: a counter's 'before - cwnd' turned into 'before + cwnd' survived).
+ * A decrease counter may go below zero: newreno's cut from under 2 MTU
+ * raises the window to RFC 5681's 2-MTU ssthresh floor. */
+static bool counter_is_increase(const char *name)
+{
+    size_t l = strlen(name);
+    return l >= 3 && !strcmp(name + l - 3, "inc");
+}
+
+static void check_counters(const struct cc_ops *ops, const void *st, double w0, const char *what, int step)
+{
+    double c[16], net = 0;
+    assert_true(ops->n_counters <= 16);
+    ops->counters(st, c);
+    for (unsigned i = 0; i < ops->n_counters; i++)
+        net += counter_is_increase(ops->counter_names[i]) ? c[i] : -c[i];
+    double moved = (double)cc_cwnd(st) - w0;
+    if (fabs(net - moved) > 2.0)
+        fail_msg("%s step %d (%s): window moved %.1f bytes, counters say %.1f", ops->name, step, what, moved, net);
+}
+
+static void test_counters_account_for_the_window(void **st)
+{
+    (void)st;
+    static const char *const names[] = {"dctcp", "newreno", "mprdma", "uec-dctcp", "swift", "lswift", "mswift", "smartt"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+        const struct cc_ops *ops = cc_find(names[k]);
+        assert_non_null(ops);
+        void *state = make(names[k]);
+        double w0 = (double)cc_cwnd(state);
+        uint64_t in_flight = 100000;
+        uint32_t x = 12345;
+        bool used[16] = {false};
+        for (int i = 0; i < 400; i++) {
+            x = x * 1103515245u + 12345u; /* a fixed script: the ANSI C LCG */
+            unsigned r = (x >> 16) % 100;
+            simtime_ps now = (simtime_ps)(i + 1) * 3 * US;
+            const char *what;
+            if (r < 55) {
+                bool ecn = r < 20;
+                /* the delay in runs of 8 events (LSwift waits for delays in a row) */
+                simtime_ps delay = (i / 8) % 3 == 0 ? 40 * US : ((i / 8) % 3 == 1 ? 2 * US : 0);
+                struct cc_ack a = {.now = now, .newly_acked_bytes = MTU * (1 + r % 3), .rtt_valid = r != 54,
+                                   .raw_rtt_ps = RTT + delay, .ecn = ecn, .in_flight_bytes = in_flight};
+                ops->on_ack(state, &a);
+                what = ecn ? "marked ack" : "ack";
+            } else if (r < 75) {
+                struct cc_nack nk = {.now = now, .pkt_bytes = MTU, .raw_rtt_ps = RTT + 5 * US,
+                                     .in_flight_bytes = in_flight};
+                ops->on_nack(state, &nk);
+                what = "nack";
+            } else if (r < 90 && ops->on_loss) {
+                ops->on_loss(state, now, MTU);
+                what = "loss";
+            } else if (r < 95) {
+                ops->on_timeout(state, now, MTU);
+                what = "timeout";
+            } else {
+                in_flight = in_flight > 20000 ? in_flight / 2 : 200000;
+                continue;
+            }
+            check_counters(ops, state, w0, what, i);
+            double c[16];
+            ops->counters(state, c);
+            for (unsigned j = 0; j < ops->n_counters; j++)
+                used[j] |= c[j] > 0;
+        }
+        for (unsigned j = 0; j < ops->n_counters; j++)
+            if (!used[j])
+                print_message("%s: counter %s never moved in the script\n", ops->name, ops->counter_names[j]);
+        free(state);
+    }
+}
+
+/* smartt-fixed's fast-increase test, rtt <= brtt x 1.05, is made in Q16:
+ * rtt << 16 <= brtt x round(1.05 x 65536) = brtt x 68813. With a base RTT
+ * of 65,536 ns an RTT of exactly 68,813 ns meets it with equality, so it is
+ * fast (Alg. 3: once a window's bytes came at such RTTs, + k = 2 MTU per
+ * ACK), and 68,814 ns is not (issue 26: '<=' turned into '<' survived).
+ * The same 30 clean ACKs at each: the fast one's window ends at least one
+ * fast step (2 MTU) above the other's. */
+static void test_smartt_fixed_fast_increase_at_the_q16_threshold(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("smartt-fixed");
+    assert_non_null(ops);
+    uint64_t w[2];
+    const simtime_ps rtt_ns[2] = {68813, 68814};
+    for (int k = 0; k < 2; k++) {
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        p.base_rtt_ps = 65536 * 1000ull;
+        p.network_rtt_ps = p.base_rtt_ps;
+        p.init_cwnd_bytes = 10 * MTU;
+        ops->init(state, &p);
+        for (int i = 0; i < 30; i++) {
+            struct cc_ack a = {.now = (simtime_ps)(i + 1) * US, .newly_acked_bytes = MTU, .rtt_valid = true,
+                               .raw_rtt_ps = rtt_ns[k] * 1000, .in_flight_bytes = 10 * MTU};
+            ops->on_ack(state, &a);
+        }
+        w[k] = cc_cwnd(state);
+        free(state);
+    }
+    print_message("windows after 30 ACKs: %llu (68813 ns), %llu (68814 ns)\n", (unsigned long long)w[0],
+                  (unsigned long long)w[1]);
+    assert_true(w[0] >= w[1] + 2 * MTU);
+}
+
+/* SMaRTT's wait-to-decrease (Sec. 3.6.1): a decrease is allowed once the
+ * EWMA of ECN marks reaches the threshold, equality included. With
+ * wtd_alpha = 0.25 and wtd_threshold = 0.25 (both exact in binary, in the
+ * float and the Q24 variant alike) one marked ACK from 0 lands exactly on
+ * the threshold: a marked ACK at a low RTT then takes the fair decrease in
+ * both, and the windows agree within 1% (issue 26: smartt-fixed's '>='
+ * turned into '>' survived). */
+static void test_smartt_wait_to_decrease_at_the_threshold(void **st)
+{
+    (void)st;
+    static const struct cc_option opts[] = {{"wtd_alpha", 0.25}, {"wtd_threshold", 0.25}};
+    const char *names[2] = {"smartt", "smartt-fixed"};
+    uint64_t before[2], after[2];
+    for (int k = 0; k < 2; k++) {
+        const struct cc_ops *ops = cc_find(names[k]);
+        assert_non_null(ops);
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        p.opts = opts;
+        p.n_opts = 2;
+        p.init_cwnd_bytes = 50 * MTU;
+        ops->init(state, &p);
+        before[k] = cc_cwnd(state);
+        struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = RTT,
+                           .ecn = true, .in_flight_bytes = 50 * MTU};
+        ops->on_ack(state, &a);
+        after[k] = cc_cwnd(state);
+        free(state);
+    }
+    print_message("smartt %llu -> %llu, smartt-fixed %llu -> %llu\n", (unsigned long long)before[0],
+                  (unsigned long long)after[0], (unsigned long long)before[1], (unsigned long long)after[1]);
+    assert_true(after[0] < before[0]);
+    assert_true(after[1] < before[1]);
+    double d = fabs((double)after[0] - (double)after[1]);
+    assert_true(d <= 0.01 * (double)after[0]);
+}
+
+/* SMaRTT with react_every=N (seed 003 Sec. 3.1) reacts once N packets are
+ * acknowledged, an ACK of several packets counting its size in MTUs
+ * rounded to the nearest: with N = 2 an ACK of 1.6 MTU counts 2 and moves
+ * the window at once, one of 1.4 MTU counts 1 and waits (issue 26: the
+ * rounding's mtu / 2 turned into mtu / 3 survived). */
+static void test_smartt_react_every_rounds_acked_packets(void **st)
+{
+    (void)st;
+    static const struct cc_option opts[] = {{"react_every", 2}};
+    const uint64_t sizes[2] = {MTU * 16 / 10, MTU * 14 / 10};
+    for (int k = 0; k < 2; k++) {
+        const struct cc_ops *ops = cc_find("smartt");
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        p.opts = opts;
+        p.n_opts = 1;
+        p.init_cwnd_bytes = 20 * MTU;
+        ops->init(state, &p);
+        uint64_t before = cc_cwnd(state);
+        struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = sizes[k], .rtt_valid = true, .raw_rtt_ps = RTT,
+                           .in_flight_bytes = 20 * MTU};
+        ops->on_ack(state, &a);
+        if (k == 0)
+            assert_true(cc_cwnd(state) > before);
+        else
+            assert_int_equal(cc_cwnd(state), before);
+        free(state);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_nscc_quick_adapt_drops_pending_increases),
+        cmocka_unit_test(test_nscc_fixed_delay_below_saturation),
+        cmocka_unit_test(test_nscc_delay_filter_moves_from_nonzero),
+        cmocka_unit_test(test_counters_account_for_the_window),
+        cmocka_unit_test(test_smartt_fixed_fast_increase_at_the_q16_threshold),
+        cmocka_unit_test(test_smartt_wait_to_decrease_at_the_threshold),
+        cmocka_unit_test(test_smartt_react_every_rounds_acked_packets),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
