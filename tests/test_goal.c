@@ -1037,6 +1037,40 @@ static void test_deterministic(void **state)
     sb_free(&b);
 }
 
+/* ---- mutmw (issue 26): goal_ops.csv's peer and tag columns ---------------------------------- */
+
+/* goal_ops.csv names a send's destination and a receive's source as the
+ * schedule gives them, MPI's "any" (GOAL_ANY) as -1, and leaves both empty
+ * for a calc (docs/goal.md's columns: rank, line, type, peer, tag, size,
+ * cpu, nic, ...). A mutant that wrote -1 for every named peer survived. */
+static void test_ops_csv_peer_and_tag_columns(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 2\n"
+                              "rank 0 {\n"
+                              "a: send 1000b to 1 tag 5\n"
+                              "b: send 2000b to 1 tag 6\n"
+                              "c: calc 100\n"
+                              "}\n"
+                              "rank 1 {\n"
+                              "x: recv 1000b from -1 tag 5\n"
+                              "y: recv 2000b from 0 tag -1\n"
+                              "}\n",
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_true(goal_completion_ps(&S) != SIMTIME_NEVER);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    const char *want[] = {"\n0,3,send,1,5,1000,0,0,", "\n0,4,send,1,6,2000,0,0,", "\n0,5,calc,,,100,0,0,,",
+                          "\n1,8,recv,-1,5,1000,0,0,", "\n1,9,recv,0,-1,2000,0,0,"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(b.data, want[i]))
+            fail_msg("goal_ops.csv lacks a row starting '%s':\n%s", want[i] + 1, b.data);
+    sb_free(&b);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1066,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_bcast_closed_form),
         cmocka_unit_test(test_alltoall_closed_form),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_ops_csv_peer_and_tag_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
