@@ -7,7 +7,8 @@
  * writes its message into an error buffer of one byte (the empty string,
  * cut like any other); --class-opt's cross checks hold at both ends of
  * their comparisons (equal thresholds, a high threshold equal to the queue)
- * and for the last class (PORT_MAX_CLASSES - 1) as for class 2. Fast: no
+ * and for the last class (PORT_MAX_CLASSES - 1) as for class 2; "did you
+ * mean" allows 1 edit up to 4 letters, 2 from 5. Fast: no
  * simulation runs, so it goes first in its modules' MODULE_TESTS.
  */
 #include "testutil.h"
@@ -17,6 +18,7 @@
 #include "net/net.h"
 #include "sim.h"
 #include "workload/cm.h"
+#include "workload/poisson.h"
 
 #include <math.h>
 
@@ -187,12 +189,80 @@ static void test_class_opt_checks_at_their_edges(void **st)
     expect_refused(le, 4, want);
 }
 
+/* "did you mean": a suggestion is at most 1 edit away for a mistyped name
+ * of up to 4 letters, 2 beyond (options.c suggest_flag). At 5 letters, 2
+ * edits still suggest; at 4 letters 2 edits do not, 1 does. */
+static void test_suggestion_distance_at_both_ends(void **st)
+{
+    (void)st;
+    struct {
+        const char *flag, *want; /* want NULL: no suggestion */
+    } cases[] = {
+        {"--tixrx", "; did you mean -tiers?"}, /* 5 letters, 2 edits from tiers */
+        {"--sxxd", NULL},                        /* 4 letters, 2 edits from seed */
+        {"--sxed", "; did you mean --seed?"},   /* 4 letters, 1 edit */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[] = {"spraysim", "-tm", "x.cm", cases[i].flag, "1"};
+        struct config cfg;
+        char err[512] = "";
+        assert_int_equal(options_parse(&cfg, 5, (char **)argv, err, sizeof err), OPTIONS_ERROR);
+        options_free(&cfg);
+        if (!strstr(err, cases[i].flag))
+            fail_msg("'%s' does not name %s", err, cases[i].flag);
+        if (cases[i].want ? !strstr(err, cases[i].want) : strstr(err, "did you mean") != NULL)
+            fail_msg("%s: '%s', want %s", cases[i].flag, err, cases[i].want ? cases[i].want : "no suggestion");
+    }
+}
+
+/* ---- workload/poisson: the size CDF's ranges at both ends ---------------- */
+
+/* A size CDF line is "SIZE PROB": sizes 0 to 2^40 bytes (poisson.c
+ * CDF_MAX_SIZE_BYTES), probabilities 0 to 1, neither below the line
+ * before; equal neighbours (a step, a size with no mass) are fine. */
+static void test_cdf_ranges_at_both_ends(void **st)
+{
+    (void)st;
+    static const char *const good[] = {
+        "0 0\n1099511627776 1\n",      /* the largest size */
+        "10 0.5\n10 0.7\n20 1\n",      /* the same size twice */
+        "10 0.5\n20 0.5\n30 1\n",      /* the same probability twice */
+        "10 0\n20 1\n",                /* probability 0 */
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        struct size_cdf c;
+        char err[256] = "";
+        if (!cdf_parse_text(&c, "t", good[i], err, sizeof err))
+            fail_msg("refused '%s': %s", good[i], err);
+        cdf_free(&c);
+    }
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"0 0\n1099511627777 1\n", "t:2: size '1099511627777' is not a number of bytes from 0 to 1099511627776"},
+        {"10 0.5\n20 1.0000001\n", "t:2: probability '1.0000001' is not a number from 0 to 1"},
+        {"10 -0.0001\n20 1\n", "t:1: probability '-0.0001' is not a number from 0 to 1"},
+        {"10 0.5\n9.999 1\n", "t:2: size 9.999 is below the previous line's 10"},
+        {"10 0.5\n20 0.4999\n30 1\n", "t:2: probability 0.4999 is below the previous line's 0.5"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct size_cdf c;
+        char err[256] = "";
+        if (cdf_parse_text(&c, "t", bad[i].text, err, sizeof err))
+            fail_msg("accepted '%s'", bad[i].text);
+        if (!strstr(err, bad[i].want))
+            fail_msg("'%s': '%s' lacks '%s'", bad[i].text, err, bad[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sketch_merge_keeps_the_first_bucket),
         cmocka_unit_test(test_cm_error_buffer_of_one_byte),
         cmocka_unit_test(test_class_opt_checks_at_their_edges),
+        cmocka_unit_test(test_suggestion_distance_at_both_ends),
+        cmocka_unit_test(test_cdf_ranges_at_both_ends),
         cmocka_unit_test(test_cm_line_limit_at_both_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
