@@ -191,7 +191,8 @@ static void test_class_opt_checks_at_their_edges(void **st)
 
 /* "did you mean": a suggestion is at most 1 edit away for a mistyped name
  * of up to 4 letters, 2 beyond (options.c suggest_flag). At 5 letters, 2
- * edits still suggest; at 4 letters 2 edits do not, 1 does. */
+ * edits still suggest; at 4 letters 2 edits do not, 1 does. Of two names
+ * as near, the one --help lists first wins. */
 static void test_suggestion_distance_at_both_ends(void **st)
 {
     (void)st;
@@ -201,6 +202,10 @@ static void test_suggestion_distance_at_both_ends(void **st)
         {"--tixrx", "; did you mean -tiers?"}, /* 5 letters, 2 edits from tiers */
         {"--sxxd", NULL},                        /* 4 letters, 2 edits from seed */
         {"--sxed", "; did you mean --seed?"},   /* 4 letters, 1 edit */
+        /* one edit from -tm (the reference simulator's group, first in
+         * --help) and from -o (the output group): the first in --help's
+         * order, group by group, is named */
+        {"-to", "; did you mean -tm?"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *argv[] = {"spraysim", "-tm", "x.cm", cases[i].flag, "1"};
