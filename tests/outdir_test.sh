@@ -266,3 +266,25 @@ else
         fi
     fi
 fi
+
+# ---- mutmw (issue 26): live stagings beside a dead one -------------------
+# A dead process's staging directory and twelve of a live process (this
+# shell) beside it: only the dead one goes, whatever order the directory
+# lists them in (a mutant that read errno after a kill() that succeeded
+# took a live staging read after the dead one, whose ESRCH was still in
+# errno, for stale). The directory order decides whether a live one comes
+# after the dead one: with twelve, all but one order in thirteen do.
+mkdir -p "$T/k"
+dead=$(sh -c 'echo $$')
+mkdir "$T/k/.set.spraysim-$host-$dead-abcdef"
+for x in a b c d e f g h i j k l; do
+    mkdir "$T/k/.set.spraysim-$host-$$-abcde$x"
+done
+run -tm "$M/one.cm" --out "$T/k/set"
+if [ "$rc" -eq 0 ] && [ ! -e "$T/k/.set.spraysim-$host-$dead-abcdef" ] &&
+    [ "$(stagings "$T/k" | grep -c -- "-$$-abcde")" = 12 ]; then
+    ok "a dead run's staging is removed; twelve of a live process beside it all stay"
+else
+    fail "live stagings beside a dead one: rc $rc, now '$(stagings "$T/k" | tr '\n' ' ')'"
+fi
+rm -rf "$T/k"

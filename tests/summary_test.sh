@@ -179,4 +179,39 @@ assert nums(out["incast overlay"]) == [round(inc["share"], 4), inc["senders"], i
 ' --workload "poisson:cdf=$W/websearch.cdf,load=0.5,n=16,incast=0.1,incast_senders=3,incast_bytes=20000" -end 300 \
     --switch-stats
 
+
+# ---- mutmw (issue 26): the run line's wall time --------------------------
+# stdout's "run: simulated T us in W s wall, E events, R M events/s" (not
+# in summary.json: it would not repeat) measures the run itself: W is at
+# least 0 and at most the time the whole process took, as this script
+# measures it around the run; R is E / W in millions (0 when W rounds to 0);
+# the peak memory it reports is above 0.
+# Mutants of main.c's clock (the seconds and nanoseconds of
+# CLOCK_MONOTONIC added the wrong way) went unnoticed.
+t0=$(date +%s.%N)
+"$SPRAYSIM" -tm "$T/inc16.cm" --no-progress >"$T/wall.out" 2>"$T/wall.err"
+rc=$?
+t1=$(date +%s.%N)
+if [ "$rc" -ne 0 ]; then
+    echo "FAIL summary wall: the run failed: $(head -n 1 "$T/wall.err")"
+    nfail=$((nfail + 1))
+elif "$PY" - "$T/wall.out" "$t0" "$t1" >"$T/wall.py" 2>&1 <<'EOF'
+import re, sys
+line = [l for l in open(sys.argv[1]).read().splitlines() if l.startswith("run: ")][0]
+m = re.match(r"run: simulated [0-9.]+ us in (-?[0-9.e+]+) s wall, ([0-9]+) events, (-?[0-9.e+]+) M events/s", line)
+assert m, line
+wall, events, rate = float(m.group(1)), int(m.group(2)), float(m.group(3))
+elapsed = float(sys.argv[3]) - float(sys.argv[2])
+assert 0 <= wall <= elapsed + 0.0005, (wall, elapsed, line)
+assert rate >= 0 and (wall == 0 or rate <= events / max(wall - 0.0005, 1e-9) / 1e6 + 0.005), (rate, events, wall)
+mem = re.search(r"peak memory ([0-9.]+) MB$", line)
+assert mem and float(mem.group(1)) > 0, line  # getrusage's peak: a running process has some
+EOF
+then
+    echo "ok summary wall time: between 0 and the time the process took; peak memory above 0"
+else
+    echo "FAIL summary wall: $(tail -n 2 "$T/wall.py" | tr '\n' ' ')"
+    nfail=$((nfail + 1))
+fi
+
 [ "$nfail" -eq 0 ]

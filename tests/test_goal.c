@@ -1037,6 +1037,75 @@ static void test_deterministic(void **state)
     sb_free(&b);
 }
 
+/* ---- mutmw (issue 26): goal_ops.csv's peer and tag columns ---------------------------------- */
+
+/* goal_ops.csv names a send's destination and a receive's source as the
+ * schedule gives them, MPI's "any" (GOAL_ANY) as -1, and leaves both empty
+ * for a calc (docs/goal.md's columns: rank, line, type, peer, tag, size,
+ * cpu, nic, ...). A mutant that wrote -1 for every named peer survived. */
+static void test_ops_csv_peer_and_tag_columns(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 2\n"
+                              "rank 0 {\n"
+                              "a: send 1000b to 1 tag 5\n"
+                              "b: send 2000b to 1 tag 6\n"
+                              "c: calc 100\n"
+                              "}\n"
+                              "rank 1 {\n"
+                              "x: recv 1000b from -1 tag 5\n"
+                              "y: recv 2000b from 0 tag -1\n"
+                              "}\n",
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_true(goal_completion_ps(&S) != SIMTIME_NEVER);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    const char *want[] = {"\n0,3,send,1,5,1000,0,0,", "\n0,4,send,1,6,2000,0,0,", "\n0,5,calc,,,100,0,0,,",
+                          "\n1,8,recv,-1,5,1000,0,0,", "\n1,9,recv,0,-1,2000,0,0,"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(b.data, want[i]))
+            fail_msg("goal_ops.csv lacks a row starting '%s':\n%s", want[i] + 1, b.data);
+    sb_free(&b);
+    sim_free(&S);
+}
+
+/* A receive from a named source takes only that source's tag -1 message,
+ * though another's arrived first: rank 1's tag -1 message reaches rank 0
+ * at about 1 us, rank 2's (after a 5 us calc) at about 6 us; rank 0 posts
+ * "from 2" at 30 us and "from 1" at 40 us. A send completes when its
+ * receive takes it, so rank 2's send ends at 30 us and rank 1's at 40 us
+ * (a mutant that let a named-source receive take the first tag -1 message
+ * of any source swapped them, and survived). */
+static void test_named_source_skips_other_wild_tag_messages(void **state)
+{
+    (void)state;
+    const char *p = temp_file("num_ranks 3\n"
+                              "rank 0 {\n"
+                              "w: calc 30000\n"
+                              "a: recv 8b from 2 tag 7\n"             /* line 4 */
+                              "v: calc 10000\n"
+                              "b: recv 8b from 1 tag 7\n"             /* line 6 */
+                              "a requires w\nv requires a\nb requires v\n"
+                              "}\n"
+                              "rank 1 {\nsend 8b to 0 tag -1\n}\n"    /* the send on line 12 */
+                              "rank 2 {\nc: calc 5000\ns: send 8b to 0 tag -1\ns requires c\n}\n", /* line 16 */
+                              ".goal");
+    run_goal(p, NULL, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 40 * PS_PER_US);
+    struct strbuf b;
+    sb_init(&b);
+    goal_ops_csv(&S, &b);
+    assert_true(op_end_us(b.data, 0, 4) == 30.0);
+    assert_true(op_end_us(b.data, 0, 6) == 40.0);
+    if (op_end_us(b.data, 2, 16) != 30.0 || op_end_us(b.data, 1, 12) != 40.0)
+        fail_msg("rank 2's send ends at %g us (want 30), rank 1's at %g us (want 40):\n%s", op_end_us(b.data, 2, 16),
+                 op_end_us(b.data, 1, 12), b.data);
+    sb_free(&b);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1066,6 +1135,8 @@ int main(void)
         cmocka_unit_test(test_bcast_closed_form),
         cmocka_unit_test(test_alltoall_closed_form),
         cmocka_unit_test(test_deterministic),
+        cmocka_unit_test(test_ops_csv_peer_and_tag_columns),
+        cmocka_unit_test(test_named_source_skips_other_wild_tag_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1085,10 +1085,32 @@ static void test_switch_window_mean_within_peak(void **state)
     sim_free(&S);
 }
 
+/* ---- mutmw (issue 26) ------------------------------------------------------------------------ */
+
+/* The overlay's headers count per packet: incast messages of 8,173 bytes
+ * are 3 packets of the 4,086-byte MSS, so with every background message
+ * 1,000 bytes (1 packet) load 1 with half of it incast is
+ * 0.5 x 1064 / 1000 + 0.5 x (8173 + 3 x 64) / 8173 = 0.532 + 0.51175 =
+ * 1.0437 of the links (the overlay case above has 1-packet incasts, where
+ * a header count per packet and per message agree). */
+static void test_overload_warning_counts_incast_packets(void **state)
+{
+    (void)state;
+    const char *cdf = temp_file("1000 0\n1000 1\n", ".cdf");
+    char spec[600];
+    struct strbuf err;
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=1,n=8,incast=0.5,incast_senders=2,incast_bytes=8173", cdf);
+    setup_stderr(spec, &err);
+    if (!strstr(err.data, "load 1 (payload) is 1.04 times the host links' rate"))
+        fail_msg("want 'is 1.04 times': %s", err.data);
+    sb_free(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_overload_warning),
+        cmocka_unit_test(test_overload_warning_counts_incast_packets),
         cmocka_unit_test(test_spec_every_parameter_at_once),
         cmocka_unit_test(test_arrivals_are_the_draws),
         cmocka_unit_test(test_switch_window_mean_within_peak),

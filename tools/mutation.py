@@ -92,11 +92,11 @@ SUMMARY = "tests/summary_test.sh"  # summary.json against the flags and stdout, 
 MODULE_TESTS = {
     "cc": ["test_cc_edges", "test_cc_fixed", "test_cc_baselines", "test_nscc", "test_swift", "test_timely",
            "test_hpcc", "test_roce", "test_scenario", GOLDEN, BOUNDS],
-    "cli": ["test_options", "test_timeseries", DOCST, SUMMARY, GOLDEN, BOUNDS, CLI],
+    "cli": ["test_mw_edges", "test_options", "test_timeseries", DOCST, SUMMARY, GOLDEN, BOUNDS, CLI],
     "core": ["test_core_edges", "test_strbuf", "test_core", "test_invariants", "test_cm", "test_messages", "test_net", GOLDEN, CLI],
     "lb": ["test_lb_edges", "test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
-    "metrics": ["test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
+    "metrics": ["test_mw_edges", "test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
                 "test_poisson", SUMMARY, BOUNDS, GOLDEN, CLI, OUTDIR],
     "net": ["test_net_edges", "test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", "test_planes", GOLDEN, CONTRACT, CLI],
@@ -106,7 +106,7 @@ MODULE_TESTS = {
     "transport": ["test_tp_edges", "test_transport", "test_contract", "test_messages", "test_invariants", "test_pull_pacer",
                   "test_receiver_credit", "test_homa", "test_sird", "test_hpcc", "test_roce",
                   "test_timely", "test_scenario", "test_poisson", "test_failures", "test_ndp", GOLDEN, BOUNDS, CLI, CONTRACT],
-    "workload": ["test_goal_read", "test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT,
+    "workload": ["test_mw_edges", "test_goal_read", "test_cm", "test_gen", "test_poisson", "test_messages", "test_goal", GOLDEN, GOALT,
                  CLI],
 }
 
