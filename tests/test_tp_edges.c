@@ -12,6 +12,7 @@
 #include "transport/eqds.h"
 #include "transport/flow.h"
 #include "transport/homa.h"
+#include "transport/pull_pacer.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
@@ -840,6 +841,39 @@ static void test_eqds_in_flight_check_covers_active_flows(void **st)
 #endif
 }
 
+/* ---- mutp2 (issue 26): the pull pacers' random streams, SIRD's pure
+ * SRPT sender, Homa's setup errors, NDP's RTT estimator. */
+
+/* Each pull pacer draws its two controls' numbers (the rate control's
+ * update intervals, -recv_oversub_cc's skipped pulls) from streams of its
+ * own: no two of the controls of pacers 0..7 may share one, or one
+ * control's draws would move another's (pull_pacer_init: "a pacer's draws
+ * do not depend on the others'"). Streams that are the same give the same
+ * first draws; different ones (a 64-bit generator) do not. */
+static void test_pull_pacer_streams_distinct(void **st)
+{
+    (void)st;
+    struct pull_pacer_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.seed = 5;
+    enum { N_PACERS = 8 };
+    uint64_t first[2 * N_PACERS][2];
+    for (uint32_t i = 0; i < N_PACERS; i++) {
+        struct pull_pacer pp;
+        pull_pacer_init(&pp, &cfg, i);
+        for (int k = 0; k < 2; k++) {
+            first[2 * i][k] = rng_next(&pp.ctl.rng);
+            first[2 * i + 1][k] = rng_next(&pp.recent.rng);
+        }
+        pull_pacer_free(&pp);
+    }
+    for (unsigned a = 0; a < 2 * N_PACERS; a++)
+        for (unsigned b = a + 1; b < 2 * N_PACERS; b++)
+            if (first[a][0] == first[b][0] && first[a][1] == first[b][1])
+                fail_msg("pacer %u's %s control and pacer %u's %s control draw the same numbers", a / 2,
+                         a % 2 ? "recent" : "rate", b / 2, b % 2 ? "recent" : "rate");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +893,7 @@ int main(void)
         cmocka_unit_test(test_ndp_htsim_startflow_line),
         cmocka_unit_test(test_newly_acked_bytes_counted_once),
         cmocka_unit_test(test_eqds_repeated_sack_bit_reports_nothing),
+        cmocka_unit_test(test_pull_pacer_streams_distinct),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
