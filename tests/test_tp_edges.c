@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static struct sim S;
@@ -874,6 +875,64 @@ static void test_pull_pacer_streams_distinct(void **st)
                          a % 2 ? "recent" : "rate", b / 2, b % 2 ? "recent" : "rate");
 }
 
+/* Homa derives its unscheduled priority cutoffs from the workload's size
+ * CDF only when it has more than one unscheduled level (homa_setup): with
+ * one there is no cutoff to place, so setup must not read the CDF, and a
+ * bad CDF is refused by the workload after Homa's setup, whose --cc
+ * warning comes first; with two, Homa reads it and the refusal comes
+ * before the warning. Run in a child (die_input exits 2); returns its
+ * stderr's first line. */
+static void homa_bad_cdf_first_line(const char *levels_opt, char *line, size_t len)
+{
+    static char spec[256];
+    const char *cdf = temp_file("garbage\n", ".cdf");
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.3,n=16,stop_us=10", cdf);
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.workload_spec = spec;
+        c.transport_name = "homa";
+        c.cc_name = "dctcp";
+        c.cc_given = true;
+        c.progress = false;
+        c.end_ps = 20 * PS_PER_US;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--homa-opt", {levels_opt, NULL}};
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    assert_non_null(fgets(line, (int)len, in));
+    fclose(in);
+}
+
+static void test_homa_reads_cdf_only_for_two_unsched_levels(void **st)
+{
+    (void)st;
+    char line[512];
+    homa_bad_cdf_first_line("unsched_levels=1", line, sizeof line);
+    if (!strstr(line, "--cc dctcp has no effect on Homa"))
+        fail_msg("one unscheduled level: first stderr line '%s', not the --cc warning", line);
+    homa_bad_cdf_first_line("unsched_levels=2", line, sizeof line);
+    if (!strstr(line, ".cdf:1: expected two fields"))
+        fail_msg("two unscheduled levels: first stderr line '%s', not the CDF's refusal", line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -894,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_newly_acked_bytes_counted_once),
         cmocka_unit_test(test_eqds_repeated_sack_bit_reports_nothing),
         cmocka_unit_test(test_pull_pacer_streams_distinct),
+        cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
