@@ -933,6 +933,60 @@ static void test_homa_reads_cdf_only_for_two_unsched_levels(void **st)
         fail_msg("two unscheduled levels: first stderr line '%s', not the CDF's refusal", line);
 }
 
+/* NDP's RTO (ndp.c rtt_sample: RFC 6298's estimator): the first sample R
+ * sets srtt = R and mdev = R/2, each later one mdev = 3/4 mdev + |dev|/4
+ * and srtt = 7/8 srtt + R/8, and rto = srtt + 4 mdev above the minimum
+ * RTO. The minimum (NDP's 50 ms) hides it unless --min-rto-us is smaller,
+ * so a flow of 1 to 3 full packets with a window of one packet (one in flight:
+ * each sample is the idle path's RTT R, measured here on a 1-packet flow
+ * as its sender-side completion) has its last packet dropped by a host
+ * link down while it crosses; the timeout retransmits it rto after it was
+ * sent, so the run ends exactly rto later than the same run without the
+ * failure. The minimum RTO is set to 1.5 R: above R (no packet before the
+ * loss times out) and below the estimate (not floored). */
+static simtime_ps ndp_one_in_flight_finish(uint32_t n_pkts, double min_rto_us, double fail_at_us)
+{
+    struct config c;
+    config_defaults(&c);
+    static char cm[128], fail[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->1 start 0 size %u\n",
+             n_pkts * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "ndp";
+    c.cwnd_pkts = 1;
+    c.min_rto_flag_ps = (simtime_ps)llround(min_rto_us * PS_PER_US);
+    if (fail_at_us > 0) {
+        snprintf(fail, sizeof fail, "link host0 tor0 down at %.4f up at %.4f", fail_at_us - 0.2, fail_at_us + 0.8);
+        c.fail_specs[c.n_fail_specs++] = fail;
+    }
+    c.progress = false;
+    c.end_ps = 1000 * PS_PER_US;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].state, FLOW_DONE);
+    assert_int_equal(S.flows[0].start_ps, 0);
+    simtime_ps end = S.flows[0].finish_ps;
+    assert_int_equal(S.flows[0].c.timeouts, fail_at_us > 0 ? 1 : 0);
+    sim_free(&S);
+    return end;
+}
+
+static void test_ndp_rto_from_rtt_samples(void **st)
+{
+    (void)st;
+    const simtime_ps r = ndp_one_in_flight_finish(1, 100, 0);
+    const double r_us = (double)r / PS_PER_US, min_rto_us = 1.5 * r_us;
+    /* two packets: the second is sent after one sample */
+    simtime_ps clean = ndp_one_in_flight_finish(2, min_rto_us, 0);
+    simtime_ps lost = ndp_one_in_flight_finish(2, min_rto_us, r_us);
+    assert_int_equal(lost - clean, r + 4 * (r / 2));
+    /* three packets: the third is sent after two equal samples (dev 0) */
+    simtime_ps srtt = 7 * r / 8 + r / 8, mdev = 3 * (r / 2) / 4;
+    clean = ndp_one_in_flight_finish(3, min_rto_us, 0);
+    lost = ndp_one_in_flight_finish(3, min_rto_us, 2 * r_us);
+    assert_int_equal(lost - clean, srtt + 4 * mdev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -954,6 +1008,7 @@ int main(void)
         cmocka_unit_test(test_eqds_repeated_sack_bit_reports_nothing),
         cmocka_unit_test(test_pull_pacer_streams_distinct),
         cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
+        cmocka_unit_test(test_ndp_rto_from_rtt_samples),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
