@@ -943,12 +943,15 @@ static void test_homa_reads_cdf_only_for_two_unsched_levels(void **st)
  * link down while it crosses; the timeout retransmits it rto after it was
  * sent, so the run ends exactly rto later than the same run without the
  * failure. The minimum RTO is set to 1.5 R: above R (no packet before the
- * loss times out) and below the estimate (not floored). */
+ * loss times out) and below the estimate (not floored). An extra delay
+ * on the host link while one packet crosses makes one sample differ. */
+static double ndp_delay_at_us, ndp_delay_us; /* an extra delay on the host link for one packet (0: none) */
+
 static simtime_ps ndp_one_in_flight_finish(uint32_t n_pkts, double min_rto_us, double fail_at_us)
 {
     struct config c;
     config_defaults(&c);
-    static char cm[128], fail[128];
+    static char cm[128], fail[128], delay_on[128], delay_off[128];
     snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->1 start 0 size %u\n",
              n_pkts * (c.mtu_bytes - c.hdr_bytes));
     c.tm_path = temp_file(cm, ".cm");
@@ -958,6 +961,12 @@ static simtime_ps ndp_one_in_flight_finish(uint32_t n_pkts, double min_rto_us, d
     if (fail_at_us > 0) {
         snprintf(fail, sizeof fail, "link host0 tor0 down at %.4f up at %.4f", fail_at_us - 0.2, fail_at_us + 0.8);
         c.fail_specs[c.n_fail_specs++] = fail;
+    }
+    if (ndp_delay_at_us > 0) {
+        snprintf(delay_on, sizeof delay_on, "link host0 tor0 delay %.6f at %.4f", ndp_delay_us, ndp_delay_at_us - 0.2);
+        snprintf(delay_off, sizeof delay_off, "link host0 tor0 delay 0 at %.4f", ndp_delay_at_us + 0.8);
+        c.fail_specs[c.n_fail_specs++] = delay_on;
+        c.fail_specs[c.n_fail_specs++] = delay_off;
     }
     c.progress = false;
     c.end_ps = 1000 * PS_PER_US;
@@ -984,6 +993,19 @@ static void test_ndp_rto_from_rtt_samples(void **st)
     simtime_ps srtt = 7 * r / 8 + r / 8, mdev = 3 * (r / 2) / 4;
     clean = ndp_one_in_flight_finish(3, min_rto_us, 0);
     lost = ndp_one_in_flight_finish(3, min_rto_us, 2 * r_us);
+    assert_int_equal(lost - clean, srtt + 4 * mdev);
+    /* three packets, the second delayed by d on the host link while it
+     * crosses: its sample is R + d (a deviation of d), still below the
+     * minimum RTO (d < R / 2) */
+    const simtime_ps d = r / 4;
+    ndp_delay_at_us = r_us;
+    ndp_delay_us = (double)d / PS_PER_US;
+    const simtime_ps r2 = r + d;
+    srtt = 7 * r / 8 + r2 / 8;
+    mdev = 3 * (r / 2) / 4 + d / 4;
+    clean = ndp_one_in_flight_finish(3, min_rto_us, 0);
+    lost = ndp_one_in_flight_finish(3, min_rto_us, (double)(2 * r + d) / PS_PER_US);
+    ndp_delay_at_us = 0;
     assert_int_equal(lost - clean, srtt + 4 * mdev);
 }
 
