@@ -16,6 +16,7 @@
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
+#include "workload/poisson.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -1009,6 +1010,27 @@ static void test_ndp_rto_from_rtt_samples(void **st)
     assert_int_equal(lost - clean, srtt + 4 * mdev);
 }
 
+/* Homa's cutoffs from a step CDF (homa_cutoffs_from_cdf, step sampling:
+ * each point a mass): sizes 1000, 2000 and 4000 B with probabilities 1/2,
+ * 1/4 and 1/4, all below the unscheduled prefix, carry 500 + 500 + 1000
+ * unscheduled bytes per message on average; with two unscheduled levels
+ * the cutoff is the smallest size whose sizes at or below it carry half
+ * of the 2000 bytes: 2000 B (sizes up to 1000 carry only 500). The total
+ * must count the largest size, the CDF's last point, at its own size. */
+static void test_homa_cutoff_from_step_cdf_counts_last_point(void **st)
+{
+    (void)st;
+    struct homa_params p;
+    homa_params_default(&p, 4086);
+    p.unsched_levels = 2;
+    p.levels = 8;
+    p.unsched_bytes = 10000;
+    double sizes[] = {1000, 2000, 4000}, prob[] = {0.5, 0.75, 1.0};
+    const struct size_cdf cdf = {.n = 3, .size_bytes = sizes, .prob = prob};
+    homa_cutoffs_from_cdf(&p, &cdf, true);
+    assert_int_equal(p.cutoff_bytes[0], 2000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1031,6 +1053,7 @@ int main(void)
         cmocka_unit_test(test_pull_pacer_streams_distinct),
         cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
         cmocka_unit_test(test_ndp_rto_from_rtt_samples),
+        cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
