@@ -1031,6 +1031,34 @@ static void test_homa_cutoff_from_step_cdf_counts_last_point(void **st)
     assert_int_equal(p.cutoff_bytes[0], 2000);
 }
 
+/* EQDS with -sender_cc: the CC's window caps the sender as htsim's EQDS
+ * does when the NIC asks for a packet (eqds.cpp: it cannot send only while
+ * the window is below the bytes in flight), so a flow whose in-flight
+ * bytes reach the window exactly still sends one more packet. With the
+ * fixed 16-packet window above, ample speculative credit (-cwnd 64) and a
+ * path whose first ACK comes back after 14 us, the first 10 us carry 17
+ * full packets: 16 fill the window to the byte, the 17th goes out at it. */
+static void test_eqds_window_full_to_the_byte_sends_once_more(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 400000\n", ".cm");
+    c.transport_name = "eqds";
+    c.sender_cc = 1;
+    c.cwnd_pkts = 64;
+    c.progress = false;
+    c.end_ps = 10 * PS_PER_US;
+    sim_setup(&S, &c);
+    S.cc = &sum_cc_ops;
+    assert_true(S.base_rtt_ps > c.end_ps);
+    sim_run(&S);
+    const struct flow *f = &S.flows[0];
+    assert_int_equal(f->c.acks, 0);
+    assert_int_equal(f->c.pkts_sent, 17);
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1054,6 +1082,7 @@ int main(void)
         cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
         cmocka_unit_test(test_ndp_rto_from_rtt_samples),
         cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
+        cmocka_unit_test(test_eqds_window_full_to_the_byte_sends_once_more),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
