@@ -1059,8 +1059,9 @@ static void test_eqds_window_full_to_the_byte_sends_once_more(void **st)
     sim_free(&S);
 }
 
-/* NDP's PULLs spread over the paths: each flow's PULLs carry entropies
- * 0, 1, 2, ... -paths - 1, then 0 again (ndp.c pull_ev). Seen as they
+/* NDP's and EQDS's PULLs spread over the paths: each flow's PULLs carry
+ * entropies 0, 1, 2, ... -paths - 1, then 0 again (ndp.c pull_ev, the
+ * pull pacer's next_ev). Seen as they
  * leave the receiver's NIC (the first port any PULL leaves), through an
  * egress hook on every class. */
 static uint32_t pull_port = UINT32_MAX, n_pull_ev;
@@ -1078,13 +1079,12 @@ static void record_pull(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint
         pull_ev_seen[n_pull_ev++] = p->entropy;
 }
 
-static void test_ndp_pull_entropies_cycle(void **st)
+static void pull_entropies_cycle(const char *tp)
 {
-    (void)st;
     struct config c;
     config_defaults(&c);
     c.tm_path = temp_file("Nodes 16\nConnections 1\n13->0 start 0 size 400000\n", ".cm");
-    c.transport_name = "ndp";
+    c.transport_name = tp;
     c.paths = 4;
     c.paths_given = true;
     c.cwnd_pkts = 4;
@@ -1098,11 +1098,18 @@ static void test_ndp_pull_entropies_cycle(void **st)
     n_pull_ev = 0;
     sim_run(&S);
     if (n_pull_ev < 5) /* -paths + 1: the cycle must wrap */
-        fail_msg("%u PULLs seen, the cycle of 4 entropies needs 5", n_pull_ev);
+        fail_msg("%s: %u PULLs seen, the cycle of 4 entropies needs 5", tp, n_pull_ev);
     for (uint32_t k = 0; k < n_pull_ev; k++)
         if (pull_ev_seen[k] != k % 4)
-            fail_msg("PULL %u of the flow has entropy %u, not %u", k, pull_ev_seen[k], k % 4);
+            fail_msg("%s: PULL %u of the flow has entropy %u, not %u", tp, k, pull_ev_seen[k], k % 4);
     sim_free(&S);
+}
+
+static void test_pull_entropies_cycle(void **st)
+{
+    (void)st;
+    pull_entropies_cycle("ndp");
+    pull_entropies_cycle("eqds"); /* the pull pacer's (pull_pacer.c), as UET's */
 }
 
 int main(void)
@@ -1129,7 +1136,7 @@ int main(void)
         cmocka_unit_test(test_ndp_rto_from_rtt_samples),
         cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
         cmocka_unit_test(test_eqds_window_full_to_the_byte_sends_once_more),
-        cmocka_unit_test(test_ndp_pull_entropies_cycle),
+        cmocka_unit_test(test_pull_entropies_cycle),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
