@@ -13,6 +13,7 @@
 #include "transport/flow.h"
 #include "transport/homa.h"
 #include "transport/pull_pacer.h"
+#include "transport/rcv_window.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
@@ -1112,6 +1113,47 @@ static void test_pull_entropies_cycle(void **st)
     pull_entropies_cycle("eqds"); /* the pull pacer's (pull_pacer.c), as UET's */
 }
 
+/* The receive window (rcv_window.h) grows to any packet beyond its ring:
+ * from one word (a flow of at most 64 packets whose sequence space later
+ * grows, as UET's pipelined messages make it) to packet 100, and from two
+ * words with the cumulative point at 70 to packet 70 + 64 x 5. Only the
+ * packets set read as arrived, none of the packets that share a bit
+ * position with them in other words (the ring's words must not alias). */
+static void check_window_holds_only(const struct rcv_window *w, uint32_t cum, const uint32_t *set, size_t n_set,
+                                    uint32_t upto)
+{
+    for (uint32_t q = cum; q < upto; q++) {
+        bool want = false;
+        for (size_t k = 0; k < n_set; k++)
+            want |= set[k] == q;
+        if (rcv_window_has(w, cum, q) != want)
+            fail_msg("packet %u reads %s", q, want ? "missing" : "arrived");
+    }
+}
+
+static void test_rcv_window_grows_without_aliasing(void **st)
+{
+    (void)st;
+    struct rcv_window w;
+    rcv_window_init(&w, 1);
+    assert_int_equal(w.mask, 0);
+    rcv_window_set(&w, 0, 100);
+    const uint32_t one[] = {100};
+    check_window_holds_only(&w, 0, one, 1, 512);
+    rcv_window_free(&w);
+
+    rcv_window_init(&w, 128);
+    assert_int_equal(w.mask, 1);
+    rcv_window_set(&w, 0, 70);
+    rcv_window_set(&w, 0, 71);
+    rcv_window_advance(&w, 0, 70); /* pretend 0..69 arrived */
+    const uint32_t far = 70 + 64 * 5;
+    rcv_window_set(&w, 70, far);
+    const uint32_t two[] = {70, 71, far};
+    check_window_holds_only(&w, 70, two, 3, 70 + 64 * 12);
+    rcv_window_free(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1137,6 +1179,7 @@ int main(void)
         cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
         cmocka_unit_test(test_eqds_window_full_to_the_byte_sends_once_more),
         cmocka_unit_test(test_pull_entropies_cycle),
+        cmocka_unit_test(test_rcv_window_grows_without_aliasing),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
