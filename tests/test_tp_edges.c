@@ -1200,6 +1200,55 @@ static void test_roce_reorder_reach_is_64(void **st)
     sim_free(&S);
 }
 
+/* A run holds at most UINT32_MAX - 1 messages (a message index of
+ * UINT32_MAX means none): transport_add_flow refuses the next one with
+ * exit 2 and a line naming the limit, and takes the one before. Each call
+ * runs in a child (die_input exits); returns its exit status and its
+ * stderr's first line. */
+static int add_flow_at_count(uint32_t n_msgs, char *line, size_t len)
+{
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 4000\n", ".cm");
+        c.progress = false;
+        sim_setup(&S, &c);
+        S.n_msgs = n_msgs;
+        transport_add_flow(&S, 1, 6, 4000);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    if (!fgets(line, (int)len, in))
+        line[0] = 0;
+    fclose(in);
+    return WEXITSTATUS(status);
+}
+
+static void test_message_count_limit(void **st)
+{
+    (void)st;
+    char line[256];
+    assert_int_equal(add_flow_at_count(UINT32_MAX - 2, line, sizeof line), 0);
+    assert_string_equal(line, "");
+    assert_int_equal(add_flow_at_count(UINT32_MAX - 1, line, sizeof line), 2);
+    assert_string_equal(line, "spraysim: --workload: more than 4294967294 messages in one run\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1227,6 +1276,7 @@ int main(void)
         cmocka_unit_test(test_pull_entropies_cycle),
         cmocka_unit_test(test_rcv_window_grows_without_aliasing),
         cmocka_unit_test(test_roce_reorder_reach_is_64),
+        cmocka_unit_test(test_message_count_limit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
