@@ -1249,6 +1249,54 @@ static void test_message_count_limit(void **st)
     assert_string_equal(line, "spraysim: --workload: more than 4294967294 messages in one run\n");
 }
 
+/* A transport's flag that no connection reads is named in one warning
+ * with the transports the run does use, each once, in the registry's
+ * order (uet first), comma-separated (issue 20's rule). A child runs the
+ * setup; returns its stderr's first line. */
+static void unread_flag_warning(char *line, size_t len)
+{
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 3\n0->5 start 0 size 4000 transport eqds\n"
+                              "1->6 start 0 size 4000\n2->7 start 0 size 4000 transport eqds\n", ".cm");
+        c.progress = false;
+        c.end_ps = PS_PER_US;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--ndp-opt", {"pull_rate=0.9", NULL}};
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    if (!fgets(line, (int)len, in))
+        line[0] = 0;
+    fclose(in);
+}
+
+static void test_unread_flag_names_transports_in_use(void **st)
+{
+    (void)st;
+    char line[512];
+    unread_flag_warning(line, sizeof line);
+    assert_string_equal(line, "spraysim: warning: --ndp-opt has no effect: no connection of this run uses ndp (its "
+                              "transports: uet, eqds)\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1277,6 +1325,7 @@ int main(void)
         cmocka_unit_test(test_rcv_window_grows_without_aliasing),
         cmocka_unit_test(test_roce_reorder_reach_is_64),
         cmocka_unit_test(test_message_count_limit),
+        cmocka_unit_test(test_unread_flag_names_transports_in_use),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
