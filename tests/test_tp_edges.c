@@ -1172,6 +1172,8 @@ static void deliver_roce_data(uint32_t seq)
     p->src_host = S.flows[0].src;
     p->dst_host = S.flows[0].dst;
     p->node = S.flows[0].dst;
+    p->flow_gen = S.flows[0].gen; /* as the flow's sender stamps it */
+    p->tclass = S.flows[0].tclass;
     transport_find("roce")->receive(&S, idx);
 }
 
