@@ -1062,7 +1062,7 @@ static void test_eqds_window_full_to_the_byte_sends_once_more(void **st)
 
 /* NDP's and EQDS's PULLs spread over the paths: each flow's PULLs carry
  * entropies 0, 1, 2, ... -paths - 1, then 0 again (ndp.c pull_ev, the
- * pull pacer's next_ev). Seen as they
+ * pull pacer's next_ev), with -paths 4 and 2. Seen as they
  * leave the receiver's NIC (the first port any PULL leaves), through an
  * egress hook on every class. */
 static uint32_t pull_port = UINT32_MAX, n_pull_ev;
@@ -1080,13 +1080,13 @@ static void record_pull(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint
         pull_ev_seen[n_pull_ev++] = p->entropy;
 }
 
-static void pull_entropies_cycle(const char *tp)
+static void pull_entropies_cycle(const char *tp, uint32_t paths)
 {
     struct config c;
     config_defaults(&c);
     c.tm_path = temp_file("Nodes 16\nConnections 1\n13->0 start 0 size 400000\n", ".cm");
     c.transport_name = tp;
-    c.paths = 4;
+    c.paths = paths;
     c.paths_given = true;
     c.cwnd_pkts = 4;
     c.progress = false;
@@ -1098,19 +1098,21 @@ static void pull_entropies_cycle(const char *tp)
     pull_port = UINT32_MAX;
     n_pull_ev = 0;
     sim_run(&S);
-    if (n_pull_ev < 5) /* -paths + 1: the cycle must wrap */
-        fail_msg("%s: %u PULLs seen, the cycle of 4 entropies needs 5", tp, n_pull_ev);
+    if (n_pull_ev < paths + 1) /* the cycle must wrap */
+        fail_msg("%s: %u PULLs seen, a cycle of %u entropies needs %u", tp, n_pull_ev, paths, paths + 1);
     for (uint32_t k = 0; k < n_pull_ev; k++)
-        if (pull_ev_seen[k] != k % 4)
-            fail_msg("%s: PULL %u of the flow has entropy %u, not %u", tp, k, pull_ev_seen[k], k % 4);
+        if (pull_ev_seen[k] != k % paths)
+            fail_msg("%s -paths %u: PULL %u of the flow has entropy %u, not %u", tp, paths, k, pull_ev_seen[k], k % paths);
     sim_free(&S);
 }
 
 static void test_pull_entropies_cycle(void **st)
 {
     (void)st;
-    pull_entropies_cycle("ndp");
-    pull_entropies_cycle("eqds"); /* the pull pacer's (pull_pacer.c), as UET's */
+    pull_entropies_cycle("ndp", 4);
+    pull_entropies_cycle("eqds", 4); /* the pull pacer's (pull_pacer.c), as UET's */
+    pull_entropies_cycle("ndp", 2);
+    pull_entropies_cycle("eqds", 2); /* two paths: the smallest that cycles */
 }
 
 /* The receive window (rcv_window.h) grows to any packet beyond its ring:
