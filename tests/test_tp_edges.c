@@ -12,13 +12,17 @@
 #include "transport/eqds.h"
 #include "transport/flow.h"
 #include "transport/homa.h"
+#include "transport/pull_pacer.h"
+#include "transport/rcv_window.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
+#include "workload/poisson.h"
 
 #include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static struct sim S;
@@ -840,6 +844,463 @@ static void test_eqds_in_flight_check_covers_active_flows(void **st)
 #endif
 }
 
+/* ---- mutp2 (issue 26): the pull pacers' random streams, SIRD's pure
+ * SRPT sender, Homa's setup errors, NDP's RTT estimator. */
+
+/* Each pull pacer draws its two controls' numbers (the rate control's
+ * update intervals, -recv_oversub_cc's skipped pulls) from streams of its
+ * own: no two of the controls of pacers 0..7 may share one, or one
+ * control's draws would move another's (pull_pacer_init: "a pacer's draws
+ * do not depend on the others'"). Streams that are the same give the same
+ * first draws; different ones (a 64-bit generator) do not. */
+static void test_pull_pacer_streams_distinct(void **st)
+{
+    (void)st;
+    struct pull_pacer_cfg cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.seed = 5;
+    enum { N_PACERS = 8 };
+    uint64_t first[2 * N_PACERS][2];
+    for (uint32_t i = 0; i < N_PACERS; i++) {
+        struct pull_pacer pp;
+        pull_pacer_init(&pp, &cfg, i);
+        for (int k = 0; k < 2; k++) {
+            first[2 * i][k] = rng_next(&pp.ctl.rng);
+            first[2 * i + 1][k] = rng_next(&pp.recent.rng);
+        }
+        pull_pacer_free(&pp);
+    }
+    for (unsigned a = 0; a < 2 * N_PACERS; a++)
+        for (unsigned b = a + 1; b < 2 * N_PACERS; b++)
+            if (first[a][0] == first[b][0] && first[a][1] == first[b][1])
+                fail_msg("pacer %u's %s control and pacer %u's %s control draw the same numbers", a / 2,
+                         a % 2 ? "recent" : "rate", b / 2, b % 2 ? "recent" : "rate");
+}
+
+/* Homa derives its unscheduled priority cutoffs from the workload's size
+ * CDF only when it has more than one unscheduled level (homa_setup): with
+ * one there is no cutoff to place, so setup must not read the CDF, and a
+ * bad CDF is refused by the workload after Homa's setup, whose --cc
+ * warning comes first; with two, Homa reads it and the refusal comes
+ * before the warning. Run in a child (die_input exits 2); returns its
+ * stderr's first line. */
+static void homa_bad_cdf_first_line(const char *levels_opt, char *line, size_t len)
+{
+    static char spec[256];
+    const char *cdf = temp_file("garbage\n", ".cdf");
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.3,n=16,stop_us=10", cdf);
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.workload_spec = spec;
+        c.transport_name = "homa";
+        c.cc_name = "dctcp";
+        c.cc_given = true;
+        c.progress = false;
+        c.end_ps = 20 * PS_PER_US;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--homa-opt", {levels_opt, NULL}};
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 2);
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    assert_non_null(fgets(line, (int)len, in));
+    fclose(in);
+}
+
+static void test_homa_reads_cdf_only_for_two_unsched_levels(void **st)
+{
+    (void)st;
+    char line[512];
+    homa_bad_cdf_first_line("unsched_levels=1", line, sizeof line);
+    if (!strstr(line, "--cc dctcp has no effect on Homa"))
+        fail_msg("one unscheduled level: first stderr line '%s', not the --cc warning", line);
+    homa_bad_cdf_first_line("unsched_levels=2", line, sizeof line);
+    if (!strstr(line, ".cdf:1: expected two fields"))
+        fail_msg("two unscheduled levels: first stderr line '%s', not the CDF's refusal", line);
+}
+
+/* NDP's RTO (ndp.c rtt_sample: RFC 6298's estimator): the first sample R
+ * sets srtt = R and mdev = R/2, each later one mdev = 3/4 mdev + |dev|/4
+ * and srtt = 7/8 srtt + R/8, and rto = srtt + 4 mdev above the minimum
+ * RTO. The minimum (NDP's 50 ms) hides it unless --min-rto-us is smaller,
+ * so a flow of 1 to 3 full packets with a window of one packet (one in flight:
+ * each sample is the idle path's RTT R, measured here on a 1-packet flow
+ * as its sender-side completion) has its last packet dropped by a host
+ * link down while it crosses; the timeout retransmits it rto after it was
+ * sent, so the run ends exactly rto later than the same run without the
+ * failure. The minimum RTO is set to 1.5 R: above R (no packet before the
+ * loss times out) and below the estimate (not floored). An extra delay
+ * on the host link while one packet crosses makes one sample differ. */
+static double ndp_delay_at_us, ndp_delay_us; /* an extra delay on the host link for one packet (0: none) */
+
+static simtime_ps ndp_one_in_flight_finish(uint32_t n_pkts, double min_rto_us, double fail_at_us)
+{
+    struct config c;
+    config_defaults(&c);
+    static char cm[128], fail[128], delay_on[128], delay_off[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->1 start 0 size %u\n",
+             n_pkts * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "ndp";
+    c.cwnd_pkts = 1;
+    c.min_rto_flag_ps = (simtime_ps)llround(min_rto_us * PS_PER_US);
+    if (fail_at_us > 0) {
+        snprintf(fail, sizeof fail, "link host0 tor0 down at %.4f up at %.4f", fail_at_us - 0.2, fail_at_us + 0.8);
+        c.fail_specs[c.n_fail_specs++] = fail;
+    }
+    if (ndp_delay_at_us > 0) {
+        snprintf(delay_on, sizeof delay_on, "link host0 tor0 delay %.6f at %.4f", ndp_delay_us, ndp_delay_at_us - 0.2);
+        snprintf(delay_off, sizeof delay_off, "link host0 tor0 delay 0 at %.4f", ndp_delay_at_us + 0.8);
+        c.fail_specs[c.n_fail_specs++] = delay_on;
+        c.fail_specs[c.n_fail_specs++] = delay_off;
+    }
+    c.progress = false;
+    c.end_ps = 1000 * PS_PER_US;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].state, FLOW_DONE);
+    assert_int_equal(S.flows[0].start_ps, 0);
+    simtime_ps end = S.flows[0].finish_ps;
+    assert_int_equal(S.flows[0].c.timeouts, fail_at_us > 0 ? 1 : 0);
+    sim_free(&S);
+    return end;
+}
+
+static void test_ndp_rto_from_rtt_samples(void **st)
+{
+    (void)st;
+    const simtime_ps r = ndp_one_in_flight_finish(1, 100, 0);
+    const double r_us = (double)r / PS_PER_US, min_rto_us = 1.5 * r_us;
+    /* two packets: the second is sent after one sample */
+    simtime_ps clean = ndp_one_in_flight_finish(2, min_rto_us, 0);
+    simtime_ps lost = ndp_one_in_flight_finish(2, min_rto_us, r_us);
+    assert_int_equal(lost - clean, r + 4 * (r / 2));
+    /* three packets: the third is sent after two equal samples (dev 0) */
+    simtime_ps srtt = 7 * r / 8 + r / 8, mdev = 3 * (r / 2) / 4;
+    clean = ndp_one_in_flight_finish(3, min_rto_us, 0);
+    lost = ndp_one_in_flight_finish(3, min_rto_us, 2 * r_us);
+    assert_int_equal(lost - clean, srtt + 4 * mdev);
+    /* three packets, the second delayed by d on the host link while it
+     * crosses: its sample is R + d (a deviation of d), still below the
+     * minimum RTO (d < R / 2) */
+    const simtime_ps d = r / 4;
+    ndp_delay_at_us = r_us;
+    ndp_delay_us = (double)d / PS_PER_US;
+    const simtime_ps r2 = r + d;
+    srtt = 7 * r / 8 + r2 / 8;
+    mdev = 3 * (r / 2) / 4 + d / 4;
+    clean = ndp_one_in_flight_finish(3, min_rto_us, 0);
+    lost = ndp_one_in_flight_finish(3, min_rto_us, (double)(2 * r + d) / PS_PER_US);
+    ndp_delay_at_us = 0;
+    assert_int_equal(lost - clean, srtt + 4 * mdev);
+}
+
+/* Homa's cutoffs from a step CDF (homa_cutoffs_from_cdf, step sampling:
+ * each point a mass): sizes 1000, 2000 and 4000 B with probabilities 1/2,
+ * 1/4 and 1/4, all below the unscheduled prefix, carry 500 + 500 + 1000
+ * unscheduled bytes per message on average; with two unscheduled levels
+ * the cutoff is the smallest size whose sizes at or below it carry half
+ * of the 2000 bytes: 2000 B (sizes up to 1000 carry only 500). The total
+ * must count the largest size, the CDF's last point, at its own size. */
+static void test_homa_cutoff_from_step_cdf_counts_last_point(void **st)
+{
+    (void)st;
+    struct homa_params p;
+    homa_params_default(&p, 4086);
+    p.unsched_levels = 2;
+    p.levels = 8;
+    p.unsched_bytes = 10000;
+    double sizes[] = {1000, 2000, 4000}, prob[] = {0.5, 0.75, 1.0};
+    const struct size_cdf cdf = {.n = 3, .size_bytes = sizes, .prob = prob};
+    homa_cutoffs_from_cdf(&p, &cdf, true);
+    assert_int_equal(p.cutoff_bytes[0], 2000);
+}
+
+/* EQDS with -sender_cc: the CC's window caps the sender as htsim's EQDS
+ * does when the NIC asks for a packet (eqds.cpp: it cannot send only while
+ * the window is below the bytes in flight), so a flow whose in-flight
+ * bytes reach the window exactly still sends one more packet. With the
+ * fixed 16-packet window above, ample speculative credit (-cwnd 64) and a
+ * path whose first ACK comes back after 14 us, the first 10 us carry 17
+ * full packets: 16 fill the window to the byte, the 17th goes out at it. */
+static void test_eqds_window_full_to_the_byte_sends_once_more(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 400000\n", ".cm");
+    c.transport_name = "eqds";
+    c.sender_cc = 1;
+    c.cwnd_pkts = 64;
+    c.progress = false;
+    c.end_ps = 10 * PS_PER_US;
+    sim_setup(&S, &c);
+    S.cc = &sum_cc_ops;
+    assert_true(S.base_rtt_ps > c.end_ps);
+    sim_run(&S);
+    const struct flow *f = &S.flows[0];
+    assert_int_equal(f->c.acks, 0);
+    assert_int_equal(f->c.pkts_sent, 17);
+    sim_free(&S);
+}
+
+/* NDP's and EQDS's PULLs spread over the paths: each flow's PULLs carry
+ * entropies 0, 1, 2, ... -paths - 1, then 0 again (ndp.c pull_ev, the
+ * pull pacer's next_ev), with -paths 4 and 2. Seen as they
+ * leave the receiver's NIC (the first port any PULL leaves), through an
+ * egress hook on every class. */
+static uint32_t pull_port = UINT32_MAX, n_pull_ev;
+static uint16_t pull_ev_seen[64];
+
+static void record_pull(struct sim *s, uint32_t port_idx, uint32_t pkt_idx, uint32_t qlen_bytes)
+{
+    (void)qlen_bytes;
+    const struct packet *p = pkt_at(&s->pool, pkt_idx);
+    if (p->type != PKT_PULL || p->flow != 0)
+        return;
+    if (pull_port == UINT32_MAX)
+        pull_port = port_idx;
+    if (port_idx == pull_port && n_pull_ev < sizeof pull_ev_seen / sizeof pull_ev_seen[0])
+        pull_ev_seen[n_pull_ev++] = p->entropy;
+}
+
+static void pull_entropies_cycle(const char *tp, uint32_t paths)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n13->0 start 0 size 400000\n", ".cm");
+    c.transport_name = tp;
+    c.paths = paths;
+    c.paths_given = true;
+    c.cwnd_pkts = 4;
+    c.progress = false;
+    c.end_ps = 1000 * PS_PER_US;
+    sim_setup(&S, &c);
+    for (unsigned k = 0; k < PORT_MAX_CLASSES; k++)
+        S.class_policy[k].egress = record_pull;
+    S.class_egress = true;
+    pull_port = UINT32_MAX;
+    n_pull_ev = 0;
+    sim_run(&S);
+    if (n_pull_ev < paths + 1) /* the cycle must wrap */
+        fail_msg("%s: %u PULLs seen, a cycle of %u entropies needs %u", tp, n_pull_ev, paths, paths + 1);
+    for (uint32_t k = 0; k < n_pull_ev; k++)
+        if (pull_ev_seen[k] != k % paths)
+            fail_msg("%s -paths %u: PULL %u of the flow has entropy %u, not %u", tp, paths, k, pull_ev_seen[k], k % paths);
+    sim_free(&S);
+}
+
+static void test_pull_entropies_cycle(void **st)
+{
+    (void)st;
+    pull_entropies_cycle("ndp", 4);
+    pull_entropies_cycle("eqds", 4); /* the pull pacer's (pull_pacer.c), as UET's */
+    pull_entropies_cycle("ndp", 2);
+    pull_entropies_cycle("eqds", 2); /* two paths: the smallest that cycles */
+}
+
+/* The receive window (rcv_window.h) grows to any packet beyond its ring:
+ * from one word (a flow of at most 64 packets whose sequence space later
+ * grows, as UET's pipelined messages make it) to packet 100, and from two
+ * words with the cumulative point at 70 to packet 70 + 64 x 5. Only the
+ * packets set read as arrived, none of the packets that share a bit
+ * position with them in other words (the ring's words must not alias). */
+static void check_window_holds_only(const struct rcv_window *w, uint32_t cum, const uint32_t *set, size_t n_set,
+                                    uint32_t upto)
+{
+    for (uint32_t q = cum; q < upto; q++) {
+        bool want = false;
+        for (size_t k = 0; k < n_set; k++)
+            want |= set[k] == q;
+        if (rcv_window_has(w, cum, q) != want)
+            fail_msg("packet %u reads %s", q, want ? "missing" : "arrived");
+    }
+}
+
+static void test_rcv_window_grows_without_aliasing(void **st)
+{
+    (void)st;
+    struct rcv_window w;
+    rcv_window_init(&w, 1);
+    assert_int_equal(w.mask, 0);
+    rcv_window_set(&w, 0, 100);
+    const uint32_t one[] = {100};
+    check_window_holds_only(&w, 0, one, 1, 512);
+    rcv_window_free(&w);
+
+    rcv_window_init(&w, 128);
+    assert_int_equal(w.mask, 1);
+    rcv_window_set(&w, 0, 70);
+    rcv_window_set(&w, 0, 71);
+    rcv_window_advance(&w, 0, 70); /* pretend 0..69 arrived */
+    const uint32_t far = 70 + 64 * 5;
+    rcv_window_set(&w, 70, far);
+    const uint32_t two[] = {70, 71, far};
+    check_window_holds_only(&w, 70, two, 3, 70 + 64 * 12);
+    rcv_window_free(&w);
+}
+
+/* RoCE -out_of_order holds a packet that arrives above the hole only
+ * within htsim's reorder buffer (roce.cpp: seqno - cumulative_ack <=
+ * roceMaxReorder = 64, its seqnos 1-based): with packet 0 missing, packets
+ * 1..63 are held and 64 is dropped. A 65-packet flow gets 63 and 64
+ * first, then 0..62 by hand: the receiver is then at 64 (63 was held),
+ * not done (64 was dropped), and done once 64 comes again. */
+static void deliver_roce_data(uint32_t seq)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = PKT_DATA;
+    p->flow = 0;
+    p->seq = seq;
+    p->size_bytes = S.cfg.mtu_bytes;
+    p->src_host = S.flows[0].src;
+    p->dst_host = S.flows[0].dst;
+    p->node = S.flows[0].dst;
+    p->flow_gen = S.flows[0].gen; /* as the flow's sender stamps it */
+    p->tclass = S.flows[0].tclass;
+    transport_find("roce")->receive(&S, idx);
+}
+
+static void test_roce_reorder_reach_is_64(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    static char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->5 start 100 size %u\n", 65 * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "roce";
+    c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"-out_of_order", {NULL, NULL}};
+    c.progress = false;
+    c.end_ps = PS_PER_US; /* before the flow starts: the receiver sees only what is delivered here */
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].n_pkts, 65);
+    deliver_roce_data(63);
+    deliver_roce_data(64);
+    for (uint32_t q = 0; q < 63; q++)
+        deliver_roce_data(q);
+    assert_false(S.flows[0].rcv_complete);
+    deliver_roce_data(64);
+    assert_true(S.flows[0].rcv_complete);
+    sim_free(&S);
+}
+
+/* A run holds at most UINT32_MAX - 1 messages (a message index of
+ * UINT32_MAX means none): transport_add_flow refuses the next one with
+ * exit 2 and a line naming the limit, and takes the one before. Each call
+ * runs in a child (die_input exits); returns its exit status and its
+ * stderr's first line. */
+static int add_flow_at_count(uint32_t n_msgs, char *line, size_t len)
+{
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 4000\n", ".cm");
+        c.progress = false;
+        sim_setup(&S, &c);
+        S.n_msgs = n_msgs;
+        transport_add_flow(&S, 1, 6, 4000);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    if (!fgets(line, (int)len, in))
+        line[0] = 0;
+    fclose(in);
+    return WEXITSTATUS(status);
+}
+
+static void test_message_count_limit(void **st)
+{
+    (void)st;
+    char line[256];
+    assert_int_equal(add_flow_at_count(UINT32_MAX - 2, line, sizeof line), 0);
+    assert_string_equal(line, "");
+    assert_int_equal(add_flow_at_count(UINT32_MAX - 1, line, sizeof line), 2);
+    assert_string_equal(line, "spraysim: --workload: more than 4294967294 messages in one run\n");
+}
+
+/* A transport's flag that no connection reads is named in one warning
+ * with the transports the run does use, each once, in the registry's
+ * order (uet first), comma-separated (issue 20's rule). A child runs the
+ * setup; returns its stderr's first line. */
+static void unread_flag_warning(char *line, size_t len)
+{
+    const char *err_path = temp_file("", ".err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 3\n0->5 start 0 size 4000 transport eqds\n"
+                              "1->6 start 0 size 4000\n2->7 start 0 size 4000 transport eqds\n", ".cm");
+        c.progress = false;
+        c.end_ps = PS_PER_US;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--ndp-opt", {"pull_rate=0.9", NULL}};
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    if (!fgets(line, (int)len, in))
+        line[0] = 0;
+    fclose(in);
+}
+
+static void test_unread_flag_names_transports_in_use(void **st)
+{
+    (void)st;
+    char line[512];
+    unread_flag_warning(line, sizeof line);
+    assert_string_equal(line, "spraysim: warning: --ndp-opt has no effect: no connection of this run uses ndp (its "
+                              "transports: uet, eqds)\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -859,6 +1320,16 @@ int main(void)
         cmocka_unit_test(test_ndp_htsim_startflow_line),
         cmocka_unit_test(test_newly_acked_bytes_counted_once),
         cmocka_unit_test(test_eqds_repeated_sack_bit_reports_nothing),
+        cmocka_unit_test(test_pull_pacer_streams_distinct),
+        cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
+        cmocka_unit_test(test_ndp_rto_from_rtt_samples),
+        cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
+        cmocka_unit_test(test_eqds_window_full_to_the_byte_sends_once_more),
+        cmocka_unit_test(test_pull_entropies_cycle),
+        cmocka_unit_test(test_rcv_window_grows_without_aliasing),
+        cmocka_unit_test(test_roce_reorder_reach_is_64),
+        cmocka_unit_test(test_message_count_limit),
+        cmocka_unit_test(test_unread_flag_names_transports_in_use),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     temp_files_remove();
