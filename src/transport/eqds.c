@@ -15,7 +15,7 @@
  * worth of it instead of sending; when the pull target would not advance by
  * a quantum it gives up one MTU of it too, so the target keeps moving. A
  * packet may go out while any credit is left (and, with -sender_cc, while
- * the window is above the bytes in flight). Retransmissions (after a NACK or
+ * the window is not below the bytes in flight). Retransmissions (after a NACK or
  * a timeout) go before new data. AR is set on the last new packet, when the
  * pulled credit is overspent, and on every retransmission.
  *
@@ -364,7 +364,7 @@ static void arm_rto(struct sim *s, uint32_t fi)
     transport_timer_at(s, sq(f)->rto_event_ps, fi, EQDS_TIMER_RTO);
 }
 
-/* htsim sendIfPermitted: any credit, the window above the bytes in flight,
+/* htsim sendIfPermitted: any credit, the window not below the bytes in flight,
  * something to send: then the flow waits for its turn on the NIC. */
 static void sender_wake(struct sim *s, uint32_t fi)
 {
