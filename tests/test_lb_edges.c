@@ -467,15 +467,7 @@ static int read_in_child(const struct lb_ops *ops, const char *flag, const char 
         _exit(0);
     }
     close(fds[1]);
-    size_t got = 0;
-    ssize_t r;
-    while (got + 1 < len && (r = read(fds[0], out + got, len - 1 - got)) > 0)
-        got += (size_t)r;
-    out[got] = '\0';
-    close(fds[0]);
-    int status;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return child_output(fds[0], pid, out, len);
 }
 
 static void expect_refused(const struct lb_ops *ops, const char *flag, const char *value, const char *msg)

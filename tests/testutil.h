@@ -11,7 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <cmocka.h>
+
+/* The parent's side of a test that runs code in a forked child writing to
+ * a pipe: reads what the child wrote into out (at most len - 1 bytes,
+ * NUL-terminated), closes read_fd, waits for the child and returns its exit
+ * status (-1 when it did not exit). */
+static inline int child_output(int read_fd, pid_t pid, char *out, size_t len)
+{
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < len && (r = read(read_fd, out + got, len - 1 - got)) > 0)
+        got += (size_t)r;
+    out[got] = '\0';
+    close(read_fd);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 /* Path of a file under ../shared/data (or $SHARED/data). */
 static inline const char *shared_path(const char *rel)
