@@ -791,6 +791,89 @@ static void test_nic_round_robin_starts(void **st)
     }
 }
 
+/* ---- mut6cnt (issue 26, topo module) ------------------------------------------------------ */
+
+/* A lossless class (--class-opt K:lossless) is held back by PFC instead of
+ * a queue limit, and a lossless queue is never trimmed (fabric.c; docs
+ * models "Traffic classes"): on every switch port, class K's queue
+ * (x->c[K - 2]) has no limit and no trimming, and the other extra
+ * classes keep theirs. Class 3 of 4, then class 2 of 3, the first extra
+ * class (issue 26: the limit lifted on class K + 2's queue went unnoticed). */
+static void test_lossless_class_queue_has_no_limit(void **st)
+{
+    (void)st;
+    for (uint32_t cls = 2; cls <= 3; cls++) {
+        struct config c;
+        setup_cm(&c, ONE_FLOW_CM);
+        c.n_classes = cls + 1;
+        c.class_opts[c.n_class_opts++] = (struct class_opt){.cls = cls, .name = "lossless", .value = 1};
+        sim_setup(&S, &c);
+        assert_int_equal(S.cfg.lossless_mask, 1u << cls);
+        uint32_t seen = 0;
+        for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
+            const struct port *p = &S.ports[i];
+            if (p->owner_node < S.n_hosts || !p->x)
+                continue;
+            seen++;
+            for (uint32_t k = 2; k <= cls; k++) {
+                const struct port_class *pc = &p->x->c[k - 2];
+                if (k == cls) {
+                    assert_int_equal(pc->limit_bytes, QUEUE_INFINITE_BYTES);
+                    assert_false(pc->trim);
+                } else {
+                    assert_true(pc->limit_bytes < QUEUE_INFINITE_BYTES);
+                }
+            }
+        }
+        assert_int_equal(seen, S.n_ports - S.n_hosts); /* every switch port has the extra classes */
+        sim_free(&S);
+    }
+}
+
+/* A matrix's "failure switch_type ... link_id L" line (the reference
+ * simulator's form) takes the link down from the start of the run: one
+ * LC_DOWN event at 0 ps on ToR 0's first uplink and the port back
+ * (issue 26: the event at 1 ps went unnoticed). */
+static void test_reference_failure_is_down_at_time_zero(void **st)
+{
+    (void)st;
+    struct config c;
+    setup_cm(&c, "Nodes 16\nConnections 1\nFailures 1\n0->15 start 0 size 1000\n"
+                 "failure switch_type TOR switch_id 0 link_id 0\n");
+    sim_setup(&S, &c);
+    assert_int_equal(S.n_link_events, 1);
+    const struct link_event *e = &S.link_events[0];
+    uint32_t up = S.switches[0].first_port + S.switches[0].n_down;
+    assert_int_equal(e->at_ps, 0);
+    assert_int_equal(e->kind, LC_DOWN);
+    assert_int_equal(e->port_a, up);
+    assert_int_equal(S.ports[e->port_b].owner_node, S.ports[up].peer_node);
+    assert_int_equal(S.ports[e->port_b].peer_node, S.ports[up].owner_node);
+    sim_free(&S);
+}
+
+/* A --fail specification is split into words with no limit on their
+ * number (failures.c parse_spec_events): the densest text, one-character
+ * words with one space between, has (length + 1) / 2 of them, and 100000
+ * such words are all read and the first refused with a message, nothing
+ * added (issue 26: room for length / 3 + 2 words wrote past the array). */
+static void test_spec_of_one_character_words(void **st)
+{
+    (void)st;
+    setup_default();
+    enum { WORDS = 100000 };
+    char *spec = malloc(2 * WORDS);
+    assert_non_null(spec);
+    for (int i = 0; i < WORDS; i++) {
+        spec[2 * i] = 'x';
+        spec[2 * i + 1] = ' ';
+    }
+    spec[2 * WORDS - 1] = '\0';
+    expect_error(spec, "'x'");
+    free(spec);
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -820,6 +903,9 @@ int main(void)
         cmocka_unit_test(test_node_names_last_and_one_past),
         cmocka_unit_test(test_route_over_64_parallel_links_with_one_down),
         cmocka_unit_test(test_nic_round_robin_starts),
+        cmocka_unit_test(test_lossless_class_queue_has_no_limit),
+        cmocka_unit_test(test_reference_failure_is_down_at_time_zero),
+        cmocka_unit_test(test_spec_of_one_character_words),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -1,0 +1,157 @@
+/* test_net_edges2.c: more boundaries of src/net/ that no other test pins
+ * (issue 26, helper mut6cnt; test_net_edges.c is shared with src/sim.c's
+ * tests, so these live apart): the packet pool's peak starting at zero,
+ * PFC's pause time closed at the end of a run for every paused port, the
+ * first included. Expected values are worked out by hand from the code's
+ * documented meaning (packet.h, pfc.h). Small fabric, events driven by
+ * hand: the program runs in well under a second, first for the net module
+ * in tools/mutation.py.
+ */
+#include "testutil.h"
+
+#include "net/pfc.h"
+#include "sim.h"
+#include "simtest.h"
+
+static struct sim S;
+
+/* The pool's peak_in_use is the most packets ever allocated at once
+ * (packet.h): 0 in a fresh pool, then the running maximum, not lowered by
+ * releases (issue 26: a fresh pool's peak of 1 went unnoticed). */
+static void test_pool_peak_starts_at_zero(void **st)
+{
+    (void)st;
+    struct packet_pool p;
+    pool_init(&p, 64);
+    assert_int_equal(p.in_use, 0);
+    assert_int_equal(p.peak_in_use, 0);
+    uint32_t a = pkt_alloc(&p);
+    assert_int_equal(p.peak_in_use, 1);
+    uint32_t b = pkt_alloc(&p);
+    assert_int_equal(p.peak_in_use, 2);
+    pkt_release(&p, a);
+    pkt_release(&p, b);
+    assert_int_equal(p.in_use, 0);
+    assert_int_equal(p.peak_in_use, 2);
+    a = pkt_alloc(&p);
+    assert_int_equal(p.peak_in_use, 2);
+    pkt_release(&p, a);
+    pool_free(&p);
+}
+
+/* pfc_close_stats at the end of a run adds the pause still under way on
+ * each paused port (pfc.h: paused_ps is the total time the port was
+ * paused): port 0 (host 0's NIC, which its ToR can pause) paused at 3 us
+ * and never resumed counts 7 us at 10 us, as does the last port; a port
+ * paused and resumed keeps only its closed pause. */
+static void test_pfc_close_stats_counts_every_paused_port(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n1->0 id 1 start 0 size 4000\n", ".cm");
+    c.end_ps = 1000 * PS_PER_US;
+    c.progress = false;
+    c.transport_name = "roce";
+    c.paths = 1;
+    c.lb_name = "single";
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    assert_non_null(S.pfc);
+    uint32_t last = S.n_ports - 1, mid = S.n_ports / 2;
+    S.now = 3 * PS_PER_US;
+    pfc_event(&S, 0, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, last, PFC_AUX(PFC_PAUSE, 1));
+    pfc_event(&S, mid, PFC_AUX(PFC_PAUSE, 1));
+    S.now = 5 * PS_PER_US;
+    pfc_event(&S, mid, PFC_AUX(PFC_RESUME, 1));
+    S.now = 10 * PS_PER_US;
+    pfc_close_stats(&S);
+    assert_int_equal(S.pfc->st[0].paused_ps, 7 * PS_PER_US);
+    assert_int_equal(S.pfc->st[last].paused_ps, 7 * PS_PER_US);
+    assert_int_equal(S.pfc->st[mid].paused_ps, 2 * PS_PER_US);
+    assert_int_equal(S.pfc->st[1].paused_ps, 0);
+    sim_free(&S);
+}
+
+/* sim_setup with PFC on (the RoCE transport), on `topo` (NULL: the
+ * default 16-host tree) with `planes` planes. */
+static void setup_pfc(const char *topo, uint32_t planes)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n1->0 id 1 start 0 size 4000\n", ".cm");
+    if (topo)
+        c.topo_path = temp_file(topo, ".topo");
+    c.planes = planes;
+    c.end_ps = 1000 * PS_PER_US;
+    c.progress = false;
+    c.transport_name = "roce";
+    c.paths = 1;
+    c.lb_name = "single";
+    sim_setup(&S, &c);
+    assert_non_null(S.pfc);
+}
+
+/* PFC sends a PAUSE up the link a packet came in on, so every port needs
+ * the other direction of its link (pfc.c find_reverse): the port from its
+ * peer back to its owner, the k-th of a bundle's parallel links pairing
+ * with the peer's k-th port back, a host's link with the NIC port of the
+ * host's port in that plane. The pairing is therefore an involution with
+ * owner and peer swapped, each port of a bundle paired with the port of
+ * the same rank. Checked on every port of the default tree with two planes
+ * and of a leaf-spine with 2-link bundles. */
+static void check_reverse_ports(const char *what)
+{
+    for (uint32_t i = 0; i < S.n_ports; i++) {
+        uint32_t r = S.pfc->reverse_port[i];
+        if (r >= S.n_ports)
+            fail_msg("%s: port %u (%u -> %u) has no reverse port", what, i, S.ports[i].owner_node, S.ports[i].peer_node);
+        if (S.ports[r].owner_node != S.ports[i].peer_node || S.ports[r].peer_node != S.ports[i].owner_node)
+            fail_msg("%s: port %u (%u -> %u) reversed by port %u (%u -> %u)", what, i, S.ports[i].owner_node,
+                     S.ports[i].peer_node, r, S.ports[r].owner_node, S.ports[r].peer_node);
+        if (S.pfc->reverse_port[r] != i)
+            fail_msg("%s: port %u's reverse %u has reverse %u", what, i, r, S.pfc->reverse_port[r]);
+        /* the same rank among the owner's ports to that peer on both sides */
+        uint32_t rank_i = 0, rank_r = 0;
+        for (uint32_t j = 0; j < i; j++)
+            rank_i += S.ports[j].owner_node == S.ports[i].owner_node && S.ports[j].peer_node == S.ports[i].peer_node;
+        for (uint32_t j = 0; j < r; j++)
+            rank_r += S.ports[j].owner_node == S.ports[r].owner_node && S.ports[j].peer_node == S.ports[r].peer_node;
+        if (rank_i != rank_r)
+            fail_msg("%s: port %u is link %u of its bundle, its reverse %u link %u", what, i, rank_i, r, rank_r);
+    }
+}
+
+static void test_pfc_reverse_port_of_every_port(void **st)
+{
+    (void)st;
+    setup_pfc(NULL, 2);
+    assert_int_equal(S.topo.planes, 2);
+    check_reverse_ports("default tree, 2 planes");
+    sim_free(&S);
+    setup_pfc("Nodes 16\nTiers 2\nPodsize 16\n"
+              "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n"
+              "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 8\nDownlink_Latency_ns 1000\nBundle 2\n",
+              1);
+    assert_int_equal(S.switches[0].n_up, 4);
+    check_reverse_ports("leaf-spine, 2-link bundles");
+    sim_free(&S);
+}
+
+static int teardown(void **st)
+{
+    (void)st;
+    temp_files_remove();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pool_peak_starts_at_zero),
+        cmocka_unit_test(test_pfc_close_stats_counts_every_paused_port),
+        cmocka_unit_test(test_pfc_reverse_port_of_every_port),
+    };
+    return cmocka_run_group_tests(tests, NULL, teardown);
+}
