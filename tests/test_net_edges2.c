@@ -74,6 +74,40 @@ static void test_pfc_close_stats_counts_every_paused_port(void **st)
     sim_free(&S);
 }
 
+/* pfc_close_stats reads the flags of the sim's n_ports ports and no more:
+ * here the arrays run one entry past them, a paused-looking port with a
+ * pause begun at 0 ps, and that entry's pause time stays as it was. */
+static void test_pfc_close_stats_stops_at_the_last_port(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n1->0 id 1 start 0 size 4000\n", ".cm");
+    c.progress = false;
+    c.transport_name = "roce";
+    c.paths = 1;
+    c.lb_name = "single";
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    uint32_t n = S.n_ports;
+    struct port *ports = aligned_alloc(64, (size_t)(n + 1) * sizeof *ports);
+    assert_non_null(ports);
+    memcpy(ports, S.ports, (size_t)n * sizeof *ports);
+    memset(&ports[n], 0, sizeof ports[n]);
+    ports[n].flags = PORTF_PAUSED;
+    free(S.ports);
+    S.ports = ports;
+    S.pfc->st = realloc(S.pfc->st, (size_t)(n + 1) * sizeof *S.pfc->st);
+    S.pfc->paused_since = realloc(S.pfc->paused_since, (size_t)(n + 1) * sizeof *S.pfc->paused_since);
+    assert_true(S.pfc->st && S.pfc->paused_since);
+    S.pfc->st[n] = (struct pfc_port_stats){0};
+    S.pfc->paused_since[n] = 0;
+    S.now = 10 * PS_PER_US;
+    pfc_close_stats(&S);
+    assert_int_equal(S.pfc->st[n].paused_ps, 0);
+    sim_free(&S);
+}
+
 /* sim_setup with PFC on (the RoCE transport), on `topo` (NULL: the
  * default 16-host tree) with `planes` planes. */
 static void setup_pfc(const char *topo, uint32_t planes)
@@ -151,6 +185,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_peak_starts_at_zero),
         cmocka_unit_test(test_pfc_close_stats_counts_every_paused_port),
+        cmocka_unit_test(test_pfc_close_stats_stops_at_the_last_port),
         cmocka_unit_test(test_pfc_reverse_port_of_every_port),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
