@@ -492,6 +492,107 @@ static void test_bbr_bandwidth_filter_forgets_after_ten_rounds(void **st)
     free(b);
 }
 
+/* The exit status of initialising algorithm `name` with --cc-opt
+ * opt=value, in a child (die_input exits 2 with one line on stderr). */
+static int init_status(const char *name, const char *opt, double value)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(99);
+        const struct cc_ops *ops = cc_find(name);
+        struct cc_option o = {opt, value};
+        struct cc_params p = ref_params();
+        p.opts = &o;
+        p.n_opts = 1;
+        void *state = calloc(1, ops->state_size);
+        ops->init(state, &p);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The --cc-opt ranges that tests/option_bounds.sh leaves out, at both ends
+ * (dctcp.c, mprdma.c): dctcp's g in (0, 1] (RFC 8257's EWMA gain: 0 would
+ * freeze alpha), alpha_init in [0, 1], mprdma's maxwnd_bdp in [0.01, 1000]
+ * (issue 26: g = 0 accepted went unnoticed). */
+static void test_option_ranges_at_both_ends(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *cc, *opt;
+        double value;
+        int status;
+    } cases[] = {
+        {"dctcp", "g", 0, 2},           {"dctcp", "g", 1e-9, 0},          {"dctcp", "g", 1, 0},
+        {"dctcp", "g", 1.0000001, 2},   {"dctcp", "g", -1e-9, 2},         {"dctcp", "alpha_init", 0, 0},
+        {"dctcp", "alpha_init", 1, 0},  {"dctcp", "alpha_init", -1e-9, 2}, {"dctcp", "alpha_init", 1.0000001, 2},
+        {"mprdma", "maxwnd_bdp", 0.01, 0}, {"mprdma", "maxwnd_bdp", 1000, 0}, {"mprdma", "maxwnd_bdp", 0.0099999, 2},
+        {"mprdma", "maxwnd_bdp", 1000.0001, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = init_status(cases[i].cc, cases[i].opt, cases[i].value);
+        if (got != cases[i].status)
+            fail_msg("--cc %s --cc-opt %s=%g: exit %d, want %d", cases[i].cc, cases[i].opt, cases[i].value, got,
+                     cases[i].status);
+    }
+}
+
+/* BBR's PROBE_BW starts each flow at its own phase of the gain cycle
+ * {1.25, 0.75, 1 x 6}, never the draining 0.75 (tcp_bbr.c draws
+ * CYCLE_LEN - 1 - rand(7) and advances once: 2..7 or 0); the draw here is
+ * a hash of path_hops, Knuth's multiplicative one (x 2654435761, the
+ * golden ratio's 2^32 / phi, keeping the high bits: >> 8), so phase =
+ * (8 - hash % 7) % 8. With a 4e9 B/s estimate held steady, every ACK more
+ * than a min RTT (12 us) after the last phase change moves one phase on,
+ * and the pacing gap, MTU / (gain x bw) = 1037500 ps / gain, shows the
+ * gain: checked over a whole cycle for path_hops 1 to 16. */
+static void test_bbr_probe_bw_starting_phase(void **st)
+{
+    (void)st;
+    static const double gains[8] = {1.25, 0.75, 1, 1, 1, 1, 1, 1};
+    const struct cc_ops *ops = cc_find("bbr");
+    for (uint32_t h = 1; h <= 16; h++) {
+        struct cc_params p = ref_params();
+        p.path_hops = h;
+        void *b = calloc(1, ops->state_size);
+        ops->init(b, &p);
+        uint32_t hash = (uint32_t)(h * 2654435761u) >> 8;
+        uint32_t phase = (8 - hash % 7) % 8;
+        assert_true(phase != 1);
+        simtime_ps t = 100 * US;
+        struct cc_ack a = {.now = t, .newly_acked_bytes = 1000, .rtt_valid = true, .raw_rtt_ps = RTT, .in_flight_bytes = 1000};
+        ops->on_ack(b, &a);
+        for (int r = 1; r <= 4; r++) { /* 4e9 B/s rounds: STARTUP ends in round 4, DRAIN at once */
+            t += US;
+            a.now = t;
+            a.newly_acked_bytes = 4000;
+            ops->on_ack(b, &a);
+        }
+        double c[2];
+        ops->counters(b, c);
+        assert_true(c[1] == 4);
+        for (int k = 0; k <= 8; k++) {
+            if (k) { /* 13 us later, 52000 bytes: 4e9 B/s again */
+                t += 13 * US;
+                a.now = t;
+                a.newly_acked_bytes = 52000;
+                ops->on_ack(b, &a);
+            }
+            double gain = gains[(phase + (uint32_t)k) % 8];
+            simtime_ps want = (simtime_ps)llround(1037500.0 / gain);
+            if (((const struct cc_window *)b)->pacing_gap_ps != want)
+                fail_msg("path_hops %u, phase %u, step %d: pacing gap %llu ps, want %llu (gain %.2f)", h, phase, k,
+                         (unsigned long long)((const struct cc_window *)b)->pacing_gap_ps, (unsigned long long)want, gain);
+        }
+        free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +608,8 @@ int main(void)
         cmocka_unit_test(test_bbr_full_pipe_growth_of_exactly_25_percent_counts),
         cmocka_unit_test(test_swift_timeout_one_srtt_later_is_a_new_episode),
         cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
+        cmocka_unit_test(test_option_ranges_at_both_ends),
+        cmocka_unit_test(test_bbr_probe_bw_starting_phase),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
