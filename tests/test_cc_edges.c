@@ -593,6 +593,40 @@ static void test_bbr_probe_bw_starting_phase(void **st)
     }
 }
 
+/* smartt-fixed keeps QuickAdapt's window end on the NIC's free-running ns
+ * clock, modulo 2^32, with 0 meaning "not armed" (smartt_fixed.c
+ * quick_adapt): an end that lands on 0 is moved to 1 ns. With trtt_mult
+ * 1.5 over the 12 us base RTT the window is trtt = 18000 ns (Q4:
+ * (12000 x 98304 + 2048) >> 12 = 288000, + 8 >> 4); an ACK at clock
+ * 2^32 - 18000 arms it to end at 0, so 1. A trim at clock 0 (the window
+ * not over) leaves QuickAdapt to wait; the next, at clock 1, ends the
+ * window and QuickAdapt sets the window to what was acknowledged since
+ * (nothing: one MTU) x qa_scaling 1 = 4150 bytes. */
+static void test_smartt_fixed_quick_adapt_end_across_the_clock_wrap(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("smartt-fixed");
+    struct cc_option o[2] = {{"trtt_mult", 1.5}, {"qa_scaling", 1}};
+    struct cc_params p = ref_params();
+    p.opts = o;
+    p.n_opts = 2;
+    void *sf = calloc(1, ops->state_size);
+    ops->init(sf, &p);
+    const simtime_ps wrap_ps = (simtime_ps)1000 << 32; /* clock_ns wraps at 2^32 ns */
+    struct cc_ack a = {.now = wrap_ps - 18000 * PS_PER_NS, .newly_acked_bytes = 1000, .in_flight_bytes = 100000};
+    ops->on_ack(sf, &a);
+    uint64_t c0 = cc_cwnd(sf);
+    assert_true(c0 > 4 * MTU);
+    struct cc_nack k = {.now = wrap_ps, .pkt_bytes = MTU, .in_flight_bytes = 100000};
+    ops->on_nack(sf, &k);
+    uint64_t c1 = cc_cwnd(sf);
+    assert_true(c1 > MTU && c1 < c0); /* cut by the trimmed packet, no QuickAdapt yet */
+    k.now = wrap_ps + PS_PER_NS;
+    ops->on_nack(sf, &k);
+    assert_int_equal(cc_cwnd(sf), MTU);
+    free(sf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -610,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
         cmocka_unit_test(test_option_ranges_at_both_ends),
         cmocka_unit_test(test_bbr_probe_bw_starting_phase),
+        cmocka_unit_test(test_smartt_fixed_quick_adapt_end_across_the_clock_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
