@@ -109,8 +109,9 @@ static void test_pfc_close_stats_stops_at_the_last_port(void **st)
 }
 
 /* sim_setup with PFC on (the RoCE transport), on `topo` (NULL: the
- * default 16-host tree) with `planes` planes. */
-static void setup_pfc(const char *topo, uint32_t planes)
+ * default 16-host tree) with `planes` planes; with `classes` (0: the
+ * default 2) also --switch-stats. */
+static void setup_pfc(const char *topo, uint32_t planes, uint32_t classes)
 {
     struct config c;
     config_defaults(&c);
@@ -118,6 +119,9 @@ static void setup_pfc(const char *topo, uint32_t planes)
     if (topo)
         c.topo_path = temp_file(topo, ".topo");
     c.planes = planes;
+    if (classes)
+        c.n_classes = classes;
+    c.switch_stats = classes != 0; /* the switches' buffer totals (--switch-stats) */
     c.end_ps = 1000 * PS_PER_US;
     c.progress = false;
     c.transport_name = "roce";
@@ -160,16 +164,64 @@ static void check_reverse_ports(const char *what)
 static void test_pfc_reverse_port_of_every_port(void **st)
 {
     (void)st;
-    setup_pfc(NULL, 2);
+    setup_pfc(NULL, 2, 0);
     assert_int_equal(S.topo.planes, 2);
     check_reverse_ports("default tree, 2 planes");
     sim_free(&S);
     setup_pfc("Nodes 16\nTiers 2\nPodsize 16\n"
               "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n"
               "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 8\nDownlink_Latency_ns 1000\nBundle 2\n",
-              1);
+              1, 0);
     assert_int_equal(S.switches[0].n_up, 4);
     check_reverse_ports("leaf-spine, 2-link bundles");
+    sim_free(&S);
+}
+
+/* A data packet of class `prio` from host 1's NIC, as a ToR receives it. */
+static uint32_t data_pkt(uint32_t ingress_port, uint32_t prio)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof(*p));
+    p->type = PKT_DATA;
+    p->prio = (uint8_t)prio;
+    p->size_bytes = S.cfg.mtu_bytes;
+    p->src_host = 1;
+    p->dst_host = 0;
+    p->ingress_port = ingress_port;
+    return idx;
+}
+
+/* net_close_stats ends each time integral at the end of the run with what
+ * is still held (net.h: the integrals of queued bytes over time, for the
+ * means): a ToR port holding class-1 and class-2 packets since 2 us adds
+ * bytes x 5 us at 7 us to the port's, the class's and the switch's
+ * integral (--switch-stats on), and moves their last change to 7 us. */
+static void test_close_stats_counts_what_is_still_queued(void **st)
+{
+    (void)st;
+    setup_pfc(NULL, 1, 3);
+    uint32_t out = S.switches[0].first_port, in = S.hosts[1].nic_port;
+    S.now = 2 * PS_PER_US;
+    for (int i = 0; i < 3; i++)
+        port_enqueue(&S, out, data_pkt(in, 1));
+    for (int i = 0; i < 2; i++)
+        port_enqueue(&S, out, data_pkt(in, 2));
+    struct port *p = &S.ports[out];
+    struct port_class *c = &p->x->c[0];
+    struct switch_node *sw = &S.switches[0];
+    assert_true(p->data_bytes > 0 && c->bytes > 0 && sw->buffered_bytes > 0);
+    double port0 = p->st.occupancy_byte_ps, class0 = c->occupancy_byte_ps, sw0 = sw->buffered_byte_ps;
+    simtime_ps port_t = p->st.last_change_ps, class_t = c->last_change_ps, sw_t = sw->buffered_changed_ps;
+    assert_true(port_t <= S.now && class_t <= S.now && sw_t <= S.now);
+    S.now = 7 * PS_PER_US;
+    net_close_stats(&S);
+    assert_true(p->st.occupancy_byte_ps == port0 + (double)p->data_bytes * (double)(S.now - port_t));
+    assert_true(c->occupancy_byte_ps == class0 + (double)c->bytes * (double)(S.now - class_t));
+    assert_true(sw->buffered_byte_ps == sw0 + (double)sw->buffered_bytes * (double)(S.now - sw_t));
+    assert_int_equal(p->st.last_change_ps, S.now);
+    assert_int_equal(c->last_change_ps, S.now);
+    assert_int_equal(sw->buffered_changed_ps, S.now);
     sim_free(&S);
 }
 
@@ -187,6 +239,7 @@ int main(void)
         cmocka_unit_test(test_pfc_close_stats_counts_every_paused_port),
         cmocka_unit_test(test_pfc_close_stats_stops_at_the_last_port),
         cmocka_unit_test(test_pfc_reverse_port_of_every_port),
+        cmocka_unit_test(test_close_stats_counts_what_is_still_queued),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
