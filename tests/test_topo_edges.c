@@ -874,6 +874,53 @@ static void test_spec_of_one_character_words(void **st)
     sim_free(&S);
 }
 
+/* The .topo reader's value checks at their ends (topo.c; docs models
+ * "Topology files"): Downlink_speed_Gbps from 1 to 4000000, Radix_Down,
+ * Queue_Down and Queue_Up at least 1, Radix_Up and Queue_Up nowhere in
+ * tier 2 (the top has no uplinks) but allowed in tier 1, a header key
+ * given twice. Each file is the 3-tier k = 4 tree with one value changed
+ * or one line added; NULL: read without error. */
+static void test_topo_reader_value_ends(void **st)
+{
+    (void)st;
+    static const char fmt[] = "Nodes 16\nTiers 3\nPodsize 4\n%s"
+                              "Tier 0\nDownlink_speed_Gbps %s\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n%s"
+                              "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n%s"
+                              "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n%s";
+    static const struct {
+        const char *header, *speed, *t0, *t1, *t2, *error;
+    } cases[] = {
+        {"", "100", "", "", "", NULL},
+        {"", "1", "", "", "", NULL},
+        {"", "4000000", "", "", "", NULL},
+        {"", "0", "", "", "", "Downlink_speed_Gbps must be between 1 and 4000000"},
+        {"", "4000001", "", "", "", "Downlink_speed_Gbps must be between 1 and 4000000"},
+        {"", "100", "Radix_Down 0\n", "", "", "Radix_Down must be positive"},
+        {"", "100", "Queue_Down 1\n", "", "", NULL},
+        {"", "100", "Queue_Down 0\n", "", "", "Queue_Down must be positive (bytes)"},
+        {"", "100", "", "Queue_Up 1\n", "", NULL},
+        {"", "100", "", "Queue_Up 0\n", "", "Queue_Up must be positive (bytes)"},
+        {"", "100", "", "", "Queue_Up 1\n", "tier 2 has no uplinks: Queue_Up is not allowed"},
+        {"", "100", "", "", "Radix_Up 1\n", "tier 2 has no uplinks: Radix_Up is not allowed"},
+        {"", "100", "", "", "Queue_Down 1\n", NULL},
+        {"Podsize 4\n", "100", "", "", "", "duplicate 'Podsize'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], err[512] = "";
+        int len = snprintf(text, sizeof text, fmt, cases[i].header, cases[i].speed, cases[i].t0, cases[i].t1, cases[i].t2);
+        assert_true(len > 0 && (size_t)len < sizeof text);
+        struct topo_spec spec;
+        bool ok = topo_read_buffer(&spec, "v.topo", text, (size_t)len, err, sizeof err);
+        if (cases[i].error == NULL ? !ok : ok || !strstr(err, cases[i].error))
+            fail_msg("case %zu: %s (\"%s\"), want %s", i, ok ? "read" : "refused", err,
+                     cases[i].error ? cases[i].error : "read");
+        if (ok && i == 1)
+            assert_int_equal(spec.tier[0].downlink_mbps, 1000);
+        if (ok && i == 2)
+            assert_int_equal(spec.tier[0].downlink_mbps, 4000000000u);
+    }
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -906,6 +953,7 @@ int main(void)
         cmocka_unit_test(test_lossless_class_queue_has_no_limit),
         cmocka_unit_test(test_reference_failure_is_down_at_time_zero),
         cmocka_unit_test(test_spec_of_one_character_words),
+        cmocka_unit_test(test_topo_reader_value_ends),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
