@@ -921,6 +921,29 @@ static void test_topo_reader_value_ends(void **st)
     }
 }
 
+/* 'at' must be followed by a time: as the last word it is refused (issue
+ * 26: `i + 1 >= n` as `>` read the word past the last). The spec before
+ * it has its time at the very end and the same lengths (so, with the C
+ * library's allocator reusing freed blocks, the word past the last would
+ * be that stale "5"): it is taken, the other refused. Likewise 'delay'
+ * and 'member' with nothing after them, and a switch with no event. */
+static void test_at_as_the_last_word(void **st)
+{
+    (void)st;
+    setup_default();
+    uint32_t first = expect_ok("switch tor0 down  at  5", 4); /* tor0's 2 hosts and 2 uplinks */
+    assert_int_equal(S.link_events[first].at_ps, 5 * PS_PER_US);
+    expect_error("switch tor0 down  at ", "'at' needs a time from 0 to");
+    expect_error("link tor0 agg0 down at", "'at' needs a time from 0 to");
+    /* the same for 'delay' and 'member' as the last word */
+    expect_ok("link tor0 agg0 delay 5", 1);
+    expect_error("link tor0 agg0 delay", "'delay' needs a number from 0 to");
+    expect_error("link tor0 agg0 member 7", "there is no link tor0-agg0 with that member");
+    expect_error("link tor0 agg0 member", "'member' needs a whole number, not ''");
+    expect_error("switch tor0", "no event (down, up");
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -954,6 +977,7 @@ int main(void)
         cmocka_unit_test(test_reference_failure_is_down_at_time_zero),
         cmocka_unit_test(test_spec_of_one_character_words),
         cmocka_unit_test(test_topo_reader_value_ends),
+        cmocka_unit_test(test_at_as_the_last_word),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
