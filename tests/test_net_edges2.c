@@ -1,13 +1,18 @@
 /* test_net_edges2.c: more boundaries of src/net/ that no other test pins
  * (issue 26, helper mut6cnt; test_net_edges.c is shared with src/sim.c's
- * tests, so these live apart): the packet pool's peak starting at zero,
- * PFC's pause time closed at the end of a run for every paused port, the
- * first included. Expected values are worked out by hand from the code's
+ * tests, so these live apart): the packet pool's peak starting at zero and
+ * its reservation unmapped whole; PFC's pause time closed at the end of a
+ * run for every paused port, the first included, and no port past the
+ * last; PFC's reverse port of every port; the time integrals of what is
+ * still queued at the end of a run. Expected values are worked out by hand from the code's
  * documented meaning (packet.h, pfc.h). Small fabric, events driven by
  * hand: the program runs in well under a second, first for the net module
  * in tools/mutation.py.
  */
 #include "testutil.h"
+
+#include <errno.h>
+#include <sys/mman.h>
 
 #include "net/pfc.h"
 #include "sim.h"
@@ -37,6 +42,30 @@ static void test_pool_peak_starts_at_zero(void **st)
     assert_int_equal(p.peak_in_use, 2);
     pkt_release(&p, a);
     pool_free(&p);
+}
+
+/* pool_free gives back the whole reservation (packet.c: 2^26 packets of
+ * 64 bytes, 4 GiB of address space, mapped at pool_init): afterwards its
+ * first page, a page past the first MiB and its last page are unmapped
+ * (msync fails with ENOMEM), so runs that make many pools (sweeps, the
+ * tests) do not run out of address space. */
+static void test_pool_free_unmaps_the_whole_reservation(void **st)
+{
+    (void)st;
+    struct packet_pool p;
+    pool_init(&p, 64);
+    assert_int_equal(p.reserved, 1u << 26);
+    uintptr_t base = (uintptr_t)p.pkts;
+    size_t bytes = (size_t)p.reserved * sizeof(struct packet);
+    assert_int_equal(msync((void *)base, 4096, MS_ASYNC), 0);
+    assert_int_equal(msync((void *)(base + bytes - 4096), 4096, MS_ASYNC), 0);
+    pool_free(&p);
+    const size_t offsets[] = {0, (1u << 20) + 4096, bytes - 4096};
+    for (int i = 0; i < 3; i++) {
+        errno = 0;
+        if (msync((void *)(base + offsets[i]), 4096, MS_ASYNC) != -1 || errno != ENOMEM)
+            fail_msg("the page at offset %zu of the freed reservation is still mapped", offsets[i]);
+    }
 }
 
 /* pfc_close_stats at the end of a run adds the pause still under way on
@@ -236,6 +265,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pool_peak_starts_at_zero),
+        cmocka_unit_test(test_pool_free_unmaps_the_whole_reservation),
         cmocka_unit_test(test_pfc_close_stats_counts_every_paused_port),
         cmocka_unit_test(test_pfc_close_stats_stops_at_the_last_port),
         cmocka_unit_test(test_pfc_reverse_port_of_every_port),
