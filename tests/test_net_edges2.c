@@ -307,6 +307,30 @@ static void test_drr_empty_class_keeps_no_deficit(void **st)
     }
 }
 
+/* Where no transport decided a class's ECN, the class marks as the fabric's
+ * switch ports were built (net/policy.c base_ecn_on reads the first switch
+ * port's PORTF_ECN): with the flag cleared on every switch port the data
+ * class reads as unmarked, with it set as RED. (The default UET run's own
+ * decision is dropped by hand to reach the fallback.) */
+static void test_class_ecn_without_a_decision_follows_the_ports(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n1->0 id 1 start 0 size 4000\n", ".cm");
+    c.progress = false;
+    sim_setup(&S, &c);
+    unlink(c.tm_path);
+    memset(&S.class_policy[PKT_PRIO_DATA], 0, sizeof S.class_policy[PKT_PRIO_DATA]);
+    uint32_t step = 7;
+    assert_int_equal(net_class_ecn(&S, PKT_PRIO_DATA, &step), NET_ECN_RED);
+    assert_int_equal(step, 0);
+    for (uint32_t i = S.n_hosts * S.topo.planes; i < S.n_ports; i++)
+        S.ports[i].flags &= (uint16_t)~PORTF_ECN;
+    assert_int_equal(net_class_ecn(&S, PKT_PRIO_DATA, &step), NET_ECN_OFF);
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -324,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_pfc_reverse_port_of_every_port),
         cmocka_unit_test(test_close_stats_counts_what_is_still_queued),
         cmocka_unit_test(test_drr_empty_class_keeps_no_deficit),
+        cmocka_unit_test(test_class_ecn_without_a_decision_follows_the_ports),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }
