@@ -918,6 +918,15 @@ static void test_topo_reader_value_ends(void **st)
             assert_int_equal(spec.tier[0].downlink_mbps, 1000);
         if (ok && i == 2)
             assert_int_equal(spec.tier[0].downlink_mbps, 4000000000u);
+        /* the derivation builds one plane (topo.c: the caller sets -planes
+         * after it) */
+        if (ok && i == 0) {
+            struct topo t;
+            memset(&t, 0xff, sizeof t);
+            assert_true(topo_derive(&t, &spec, err, sizeof err));
+            assert_int_equal(t.planes, 1);
+            assert_int_equal(t.n_tor, 8);
+        }
     }
 }
 
