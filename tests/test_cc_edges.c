@@ -350,6 +350,283 @@ static void test_smartt_react_every_rounds_acked_packets(void **st)
     }
 }
 
+/* --- mut6cnt (issue 26, cc module): registry, counters' bounds, BBR's
+ * full-pipe test and Swift's timeout episodes at their boundaries. --- */
+
+/* cc_names() is the list --help and the "unknown --cc" message print: every
+ * registered algorithm once, in registry order, ", " between (issue 26: the
+ * first name dropped went unnoticed). Built here from cc_registry(). */
+static void test_cc_names_lists_every_algorithm_in_order(void **st)
+{
+    (void)st;
+    size_t n = 0;
+    const struct cc_ops *const *all = cc_registry(&n);
+    assert_true(n > 1);
+    char want[512] = "";
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strcat(want, ", ");
+        strcat(want, all[i]->name);
+        assert_ptr_equal(cc_find(all[i]->name), all[i]);
+    }
+    assert_string_equal(cc_names(), want);
+    assert_string_equal(cc_names(), want); /* the second call returns the same list, not a doubled one */
+    assert_null(cc_find("no-such-cc"));
+}
+
+/* Each algorithm's counters() fills exactly n_counters values: flows.csv
+ * has one column per counter name, and the caller's array has no room past
+ * them (issue 26: BBR's loop run one past BB_COUNT wrote the next double). */
+static void test_counters_write_exactly_n_counters(void **st)
+{
+    (void)st;
+    size_t n = 0;
+    const struct cc_ops *const *all = cc_registry(&n);
+    for (size_t i = 0; i < n; i++) {
+        const struct cc_ops *ops = all[i];
+        if (!ops->counters)
+            continue;
+        assert_true(ops->n_counters < 16);
+        void *state = calloc(1, ops->state_size);
+        struct cc_params p = ref_params();
+        ops->init(state, &p);
+        double c[17];
+        for (int j = 0; j < 17; j++)
+            c[j] = -12345.0;
+        ops->counters(state, c);
+        for (unsigned j = ops->n_counters; j < 17; j++)
+            if (c[j] != -12345.0)
+                fail_msg("%s: counters() wrote value %u, past its %u counters", ops->name, j, ops->n_counters);
+        for (unsigned j = 0; j < ops->n_counters; j++)
+            if (c[j] == -12345.0)
+                fail_msg("%s: counters() left counter %u (%s) unwritten", ops->name, j, ops->counter_names[j]);
+        free(state);
+    }
+}
+
+/* BBR leaves STARTUP after three rounds in which the bandwidth estimate did
+ * not grow by 25% (CACM 2017; tcp_bbr.c bbr_check_full_bw_reached:
+ * "bw >= full_bw * 125%" counts as growth). Each ACK below ends a round of
+ * 1 us carrying the bytes given, so the round's rate is bytes x 10^6 B/s,
+ * exact in doubles: 4000 then 5000 bytes is growth of exactly 25% (it
+ * counts: the full-pipe count restarts), then rounds 3, 4 and 5 without
+ * growth: STARTUP ends at round 5, not 4. */
+static void test_bbr_full_pipe_growth_of_exactly_25_percent_counts(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("bbr");
+    assert_non_null(ops);
+    assert_int_equal(ops->n_counters, 2); /* rounds, startup_exit_round */
+    void *b = make("bbr");
+    const uint64_t in_flight = 1000;
+    simtime_ps t = 100 * US;
+    struct cc_ack a = {.now = t, .newly_acked_bytes = 1000, .rtt_valid = true, .raw_rtt_ps = RTT, .in_flight_bytes = in_flight};
+    ops->on_ack(b, &a); /* opens round 1 */
+    static const uint64_t round_bytes[] = {4000, 5000, 5000, 5000, 5000};
+    double c[2];
+    for (int r = 0; r < 5; r++) {
+        t += US;
+        a.now = t;
+        a.newly_acked_bytes = round_bytes[r];
+        ops->on_ack(b, &a);
+        ops->counters(b, c);
+        assert_true(c[0] == r + 1);
+        if (r < 4 && c[1] != 0)
+            fail_msg("BBR left STARTUP after round %d; the 25%% growth in round 2 restarts the count", r + 1);
+    }
+    assert_true(c[1] == 5);
+    free(b);
+}
+
+/* Swift counts consecutive timeouts once per smoothed RTT (swift.c
+ * sw_on_timeout): a second timeout exactly one srtt (12 us, the base RTT
+ * before any ACK) after the first is a new episode and cuts again by
+ * max_mdf (0.5); one a picosecond earlier is the same episode. */
+static void test_swift_timeout_one_srtt_later_is_a_new_episode(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("swift");
+    void *w = make("swift");
+    simtime_ps t0 = 1000 * US;
+    uint64_t c0 = cc_cwnd(w);
+    ops->on_timeout(w, t0, MTU);
+    uint64_t c1 = cc_cwnd(w);
+    assert_true(c1 < c0);
+    ops->on_timeout(w, t0 + RTT - 1, MTU);
+    assert_int_equal(cc_cwnd(w), c1);
+    ops->on_timeout(w, t0 + RTT, MTU);
+    uint64_t c2 = cc_cwnd(w);
+    assert_true(llabs((long long)c2 - (long long)c1 / 2) <= 1);
+    free(w);
+}
+
+/* BBR's bandwidth estimate is the maximum of the last 10 rounds' delivery
+ * rates (BBR_BW_WINDOW_ROUNDS, tcp_bbr.c's bbr_bw_rtts): a round of 8000
+ * bytes in 1 us (8e9 B/s) followed by rounds of 4000 bytes (4e9 B/s) is
+ * remembered through round 10 and forgotten in round 11. STARTUP ends in
+ * round 4 (three rounds without growth), DRAIN at once (1000 bytes in
+ * flight, below a BDP), so PROBE_BW's cwnd = 2 x bw x 12 us + 3 MTU:
+ * 204450 bytes with 8e9 B/s, 108450 with 4e9 B/s, all exact in doubles. */
+static void test_bbr_bandwidth_filter_forgets_after_ten_rounds(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("bbr");
+    void *b = make("bbr");
+    simtime_ps t = 100 * US;
+    struct cc_ack a = {.now = t, .newly_acked_bytes = 1000, .rtt_valid = true, .raw_rtt_ps = RTT, .in_flight_bytes = 1000};
+    ops->on_ack(b, &a); /* opens round 1 */
+    double c[2];
+    for (int r = 1; r <= 11; r++) {
+        t += US;
+        a.now = t;
+        a.newly_acked_bytes = r == 1 ? 8000 : 4000;
+        ops->on_ack(b, &a);
+        if (r >= 4) {
+            uint64_t want = r <= 10 ? 204450 : 108450;
+            if (cc_cwnd(b) != want)
+                fail_msg("round %d: cwnd %llu, expected %llu", r, (unsigned long long)cc_cwnd(b), (unsigned long long)want);
+        }
+    }
+    ops->counters(b, c);
+    assert_true(c[0] == 11 && c[1] == 4);
+    free(b);
+}
+
+/* The exit status of initialising algorithm `name` with --cc-opt
+ * opt=value, in a child (die_input exits 2 with one line on stderr). */
+static int init_status(const char *name, const char *opt, double value)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stderr))
+            _exit(99);
+        const struct cc_ops *ops = cc_find(name);
+        struct cc_option o = {opt, value};
+        struct cc_params p = ref_params();
+        p.opts = &o;
+        p.n_opts = 1;
+        void *state = calloc(1, ops->state_size);
+        ops->init(state, &p);
+        _exit(0);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The --cc-opt ranges that tests/option_bounds.sh leaves out, at both ends
+ * (dctcp.c, mprdma.c): dctcp's g in (0, 1] (RFC 8257's EWMA gain: 0 would
+ * freeze alpha), alpha_init in [0, 1], mprdma's maxwnd_bdp in [0.01, 1000]
+ * (issue 26: g = 0 accepted went unnoticed). */
+static void test_option_ranges_at_both_ends(void **st)
+{
+    (void)st;
+    static const struct {
+        const char *cc, *opt;
+        double value;
+        int status;
+    } cases[] = {
+        {"dctcp", "g", 0, 2},           {"dctcp", "g", 1e-9, 0},          {"dctcp", "g", 1, 0},
+        {"dctcp", "g", 1.0000001, 2},   {"dctcp", "g", -1e-9, 2},         {"dctcp", "alpha_init", 0, 0},
+        {"dctcp", "alpha_init", 1, 0},  {"dctcp", "alpha_init", -1e-9, 2}, {"dctcp", "alpha_init", 1.0000001, 2},
+        {"mprdma", "maxwnd_bdp", 0.01, 0}, {"mprdma", "maxwnd_bdp", 1000, 0}, {"mprdma", "maxwnd_bdp", 0.0099999, 2},
+        {"mprdma", "maxwnd_bdp", 1000.0001, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = init_status(cases[i].cc, cases[i].opt, cases[i].value);
+        if (got != cases[i].status)
+            fail_msg("--cc %s --cc-opt %s=%g: exit %d, want %d", cases[i].cc, cases[i].opt, cases[i].value, got,
+                     cases[i].status);
+    }
+}
+
+/* BBR's PROBE_BW starts each flow at its own phase of the gain cycle
+ * {1.25, 0.75, 1 x 6}, never the draining 0.75 (tcp_bbr.c draws
+ * CYCLE_LEN - 1 - rand(7) and advances once: 2..7 or 0); the draw here is
+ * a hash of path_hops, Knuth's multiplicative one (x 2654435761, the
+ * golden ratio's 2^32 / phi, keeping the high bits: >> 8), so phase =
+ * (8 - hash % 7) % 8. With a 4e9 B/s estimate held steady, every ACK more
+ * than a min RTT (12 us) after the last phase change moves one phase on,
+ * and the pacing gap, MTU / (gain x bw) = 1037500 ps / gain, shows the
+ * gain: checked over a whole cycle for path_hops 1 to 16. */
+static void test_bbr_probe_bw_starting_phase(void **st)
+{
+    (void)st;
+    static const double gains[8] = {1.25, 0.75, 1, 1, 1, 1, 1, 1};
+    const struct cc_ops *ops = cc_find("bbr");
+    for (uint32_t h = 1; h <= 16; h++) {
+        struct cc_params p = ref_params();
+        p.path_hops = h;
+        void *b = calloc(1, ops->state_size);
+        ops->init(b, &p);
+        uint32_t hash = (uint32_t)(h * 2654435761u) >> 8;
+        uint32_t phase = (8 - hash % 7) % 8;
+        assert_true(phase != 1);
+        simtime_ps t = 100 * US;
+        struct cc_ack a = {.now = t, .newly_acked_bytes = 1000, .rtt_valid = true, .raw_rtt_ps = RTT, .in_flight_bytes = 1000};
+        ops->on_ack(b, &a);
+        for (int r = 1; r <= 4; r++) { /* 4e9 B/s rounds: STARTUP ends in round 4, DRAIN at once */
+            t += US;
+            a.now = t;
+            a.newly_acked_bytes = 4000;
+            ops->on_ack(b, &a);
+        }
+        double c[2];
+        ops->counters(b, c);
+        assert_true(c[1] == 4);
+        for (int k = 0; k <= 8; k++) {
+            if (k) { /* 13 us later, 52000 bytes: 4e9 B/s again */
+                t += 13 * US;
+                a.now = t;
+                a.newly_acked_bytes = 52000;
+                ops->on_ack(b, &a);
+            }
+            double gain = gains[(phase + (uint32_t)k) % 8];
+            simtime_ps want = (simtime_ps)llround(1037500.0 / gain);
+            if (((const struct cc_window *)b)->pacing_gap_ps != want)
+                fail_msg("path_hops %u, phase %u, step %d: pacing gap %llu ps, want %llu (gain %.2f)", h, phase, k,
+                         (unsigned long long)((const struct cc_window *)b)->pacing_gap_ps, (unsigned long long)want, gain);
+        }
+        free(b);
+    }
+}
+
+/* smartt-fixed keeps QuickAdapt's window end on the NIC's free-running ns
+ * clock, modulo 2^32, with 0 meaning "not armed" (smartt_fixed.c
+ * quick_adapt): an end that lands on 0 is moved to 1 ns. With trtt_mult
+ * 1.5 over the 12 us base RTT the window is trtt = 18000 ns (Q4:
+ * (12000 x 98304 + 2048) >> 12 = 288000, + 8 >> 4); an ACK at clock
+ * 2^32 - 18000 arms it to end at 0, so 1. A trim at clock 0 (the window
+ * not over) leaves QuickAdapt to wait; the next, at clock 1, ends the
+ * window and QuickAdapt sets the window to what was acknowledged since
+ * (nothing: one MTU) x qa_scaling 1 = 4150 bytes. */
+static void test_smartt_fixed_quick_adapt_end_across_the_clock_wrap(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("smartt-fixed");
+    struct cc_option o[2] = {{"trtt_mult", 1.5}, {"qa_scaling", 1}};
+    struct cc_params p = ref_params();
+    p.opts = o;
+    p.n_opts = 2;
+    void *sf = calloc(1, ops->state_size);
+    ops->init(sf, &p);
+    const simtime_ps wrap_ps = (simtime_ps)1000 << 32; /* clock_ns wraps at 2^32 ns */
+    struct cc_ack a = {.now = wrap_ps - 18000 * PS_PER_NS, .newly_acked_bytes = 1000, .in_flight_bytes = 100000};
+    ops->on_ack(sf, &a);
+    uint64_t c0 = cc_cwnd(sf);
+    assert_true(c0 > 4 * MTU);
+    struct cc_nack k = {.now = wrap_ps, .pkt_bytes = MTU, .in_flight_bytes = 100000};
+    ops->on_nack(sf, &k);
+    uint64_t c1 = cc_cwnd(sf);
+    assert_true(c1 > MTU && c1 < c0); /* cut by the trimmed packet, no QuickAdapt yet */
+    k.now = wrap_ps + PS_PER_NS;
+    ops->on_nack(sf, &k);
+    assert_int_equal(cc_cwnd(sf), MTU);
+    free(sf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -360,6 +637,14 @@ int main(void)
         cmocka_unit_test(test_smartt_fixed_fast_increase_at_the_q16_threshold),
         cmocka_unit_test(test_smartt_wait_to_decrease_at_the_threshold),
         cmocka_unit_test(test_smartt_react_every_rounds_acked_packets),
+        cmocka_unit_test(test_cc_names_lists_every_algorithm_in_order),
+        cmocka_unit_test(test_counters_write_exactly_n_counters),
+        cmocka_unit_test(test_bbr_full_pipe_growth_of_exactly_25_percent_counts),
+        cmocka_unit_test(test_swift_timeout_one_srtt_later_is_a_new_episode),
+        cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
+        cmocka_unit_test(test_option_ranges_at_both_ends),
+        cmocka_unit_test(test_bbr_probe_bw_starting_phase),
+        cmocka_unit_test(test_smartt_fixed_quick_adapt_end_across_the_clock_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -791,6 +791,168 @@ static void test_nic_round_robin_starts(void **st)
     }
 }
 
+/* ---- mut6cnt (issue 26, topo module) ------------------------------------------------------ */
+
+/* A lossless class (--class-opt K:lossless) is held back by PFC instead of
+ * a queue limit, and a lossless queue is never trimmed (fabric.c; docs
+ * models "Traffic classes"): on every switch port, class K's queue
+ * (x->c[K - 2]) has no limit and no trimming, and the other extra
+ * classes keep theirs. Class 3 of 4, then class 2 of 3, the first extra
+ * class (issue 26: the limit lifted on class K + 2's queue went unnoticed). */
+static void test_lossless_class_queue_has_no_limit(void **st)
+{
+    (void)st;
+    for (uint32_t cls = 2; cls <= 3; cls++) {
+        struct config c;
+        setup_cm(&c, ONE_FLOW_CM);
+        c.n_classes = cls + 1;
+        c.class_opts[c.n_class_opts++] = (struct class_opt){.cls = cls, .name = "lossless", .value = 1};
+        sim_setup(&S, &c);
+        assert_int_equal(S.cfg.lossless_mask, 1u << cls);
+        uint32_t seen = 0;
+        for (uint32_t i = S.n_hosts; i < S.n_ports; i++) {
+            const struct port *p = &S.ports[i];
+            if (p->owner_node < S.n_hosts || !p->x)
+                continue;
+            seen++;
+            for (uint32_t k = 2; k <= cls; k++) {
+                const struct port_class *pc = &p->x->c[k - 2];
+                if (k == cls) {
+                    assert_int_equal(pc->limit_bytes, QUEUE_INFINITE_BYTES);
+                    assert_false(pc->trim);
+                } else {
+                    assert_true(pc->limit_bytes < QUEUE_INFINITE_BYTES);
+                }
+            }
+        }
+        assert_int_equal(seen, S.n_ports - S.n_hosts); /* every switch port has the extra classes */
+        sim_free(&S);
+    }
+}
+
+/* A matrix's "failure switch_type ... link_id L" line (the reference
+ * simulator's form) takes the link down from the start of the run: one
+ * LC_DOWN event at 0 ps on ToR 0's first uplink and the port back
+ * (issue 26: the event at 1 ps went unnoticed). */
+static void test_reference_failure_is_down_at_time_zero(void **st)
+{
+    (void)st;
+    struct config c;
+    setup_cm(&c, "Nodes 16\nConnections 1\nFailures 1\n0->15 start 0 size 1000\n"
+                 "failure switch_type TOR switch_id 0 link_id 0\n");
+    sim_setup(&S, &c);
+    assert_int_equal(S.n_link_events, 1);
+    const struct link_event *e = &S.link_events[0];
+    uint32_t up = S.switches[0].first_port + S.switches[0].n_down;
+    assert_int_equal(e->at_ps, 0);
+    assert_int_equal(e->kind, LC_DOWN);
+    assert_int_equal(e->port_a, up);
+    assert_int_equal(S.ports[e->port_b].owner_node, S.ports[up].peer_node);
+    assert_int_equal(S.ports[e->port_b].peer_node, S.ports[up].owner_node);
+    sim_free(&S);
+}
+
+/* A --fail specification is split into words with no limit on their
+ * number (failures.c parse_spec_events): the densest text, one-character
+ * words with one space between, has (length + 1) / 2 of them, and 100000
+ * such words are all read and the first refused with a message, nothing
+ * added (issue 26: room for length / 3 + 2 words wrote past the array). */
+static void test_spec_of_one_character_words(void **st)
+{
+    (void)st;
+    setup_default();
+    enum { WORDS = 100000 };
+    char *spec = malloc(2 * WORDS);
+    assert_non_null(spec);
+    for (int i = 0; i < WORDS; i++) {
+        spec[2 * i] = 'x';
+        spec[2 * i + 1] = ' ';
+    }
+    spec[2 * WORDS - 1] = '\0';
+    expect_error(spec, "'x'");
+    free(spec);
+    sim_free(&S);
+}
+
+/* The .topo reader's value checks at their ends (topo.c; docs models
+ * "Topology files"): Downlink_speed_Gbps from 1 to 4000000, Radix_Down,
+ * Queue_Down and Queue_Up at least 1, Radix_Up and Queue_Up nowhere in
+ * tier 2 (the top has no uplinks) but allowed in tier 1, a header key
+ * given twice. Each file is the 3-tier k = 4 tree with one value changed
+ * or one line added; NULL: read without error. */
+static void test_topo_reader_value_ends(void **st)
+{
+    (void)st;
+    static const char fmt[] = "Nodes 16\nTiers 3\nPodsize 4\n%s"
+                              "Tier 0\nDownlink_speed_Gbps %s\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n%s"
+                              "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 2\nRadix_Up 2\nDownlink_Latency_ns 1000\n%s"
+                              "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 4\nDownlink_Latency_ns 1000\n%s";
+    static const struct {
+        const char *header, *speed, *t0, *t1, *t2, *error;
+    } cases[] = {
+        {"", "100", "", "", "", NULL},
+        {"", "1", "", "", "", NULL},
+        {"", "4000000", "", "", "", NULL},
+        {"", "0", "", "", "", "Downlink_speed_Gbps must be between 1 and 4000000"},
+        {"", "4000001", "", "", "", "Downlink_speed_Gbps must be between 1 and 4000000"},
+        {"", "100", "Radix_Down 0\n", "", "", "Radix_Down must be positive"},
+        {"", "100", "Queue_Down 1\n", "", "", NULL},
+        {"", "100", "Queue_Down 0\n", "", "", "Queue_Down must be positive (bytes)"},
+        {"", "100", "", "Queue_Up 1\n", "", NULL},
+        {"", "100", "", "Queue_Up 0\n", "", "Queue_Up must be positive (bytes)"},
+        {"", "100", "", "", "Queue_Up 1\n", "tier 2 has no uplinks: Queue_Up is not allowed"},
+        {"", "100", "", "", "Radix_Up 1\n", "tier 2 has no uplinks: Radix_Up is not allowed"},
+        {"", "100", "", "", "Queue_Down 1\n", NULL},
+        {"Podsize 4\n", "100", "", "", "", "duplicate 'Podsize'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024], err[512] = "";
+        int len = snprintf(text, sizeof text, fmt, cases[i].header, cases[i].speed, cases[i].t0, cases[i].t1, cases[i].t2);
+        assert_true(len > 0 && (size_t)len < sizeof text);
+        struct topo_spec spec;
+        bool ok = topo_read_buffer(&spec, "v.topo", text, (size_t)len, err, sizeof err);
+        if (cases[i].error == NULL ? !ok : ok || !strstr(err, cases[i].error))
+            fail_msg("case %zu: %s (\"%s\"), want %s", i, ok ? "read" : "refused", err,
+                     cases[i].error ? cases[i].error : "read");
+        if (ok && i == 1)
+            assert_int_equal(spec.tier[0].downlink_mbps, 1000);
+        if (ok && i == 2)
+            assert_int_equal(spec.tier[0].downlink_mbps, 4000000000u);
+        /* the derivation builds one plane (topo.c: the caller sets -planes
+         * after it) */
+        if (ok && i == 0) {
+            struct topo t;
+            memset(&t, 0xff, sizeof t);
+            assert_true(topo_derive(&t, &spec, err, sizeof err));
+            assert_int_equal(t.planes, 1);
+            assert_int_equal(t.n_tor, 8);
+        }
+    }
+}
+
+/* 'at' must be followed by a time: as the last word it is refused (issue
+ * 26: `i + 1 >= n` as `>` read the word past the last). The spec before
+ * it has its time at the very end and the same lengths (so, with the C
+ * library's allocator reusing freed blocks, the word past the last would
+ * be that stale "5"): it is taken, the other refused. Likewise 'delay'
+ * and 'member' with nothing after them, and a switch with no event. */
+static void test_at_as_the_last_word(void **st)
+{
+    (void)st;
+    setup_default();
+    uint32_t first = expect_ok("switch tor0 down  at  5", 4); /* tor0's 2 hosts and 2 uplinks */
+    assert_int_equal(S.link_events[first].at_ps, 5 * PS_PER_US);
+    expect_error("switch tor0 down  at ", "'at' needs a time from 0 to");
+    expect_error("link tor0 agg0 down at", "'at' needs a time from 0 to");
+    /* the same for 'delay' and 'member' as the last word */
+    expect_ok("link tor0 agg0 delay 5", 1);
+    expect_error("link tor0 agg0 delay", "'delay' needs a number from 0 to");
+    expect_error("link tor0 agg0 member 7", "there is no link tor0-agg0 with that member");
+    expect_error("link tor0 agg0 member", "'member' needs a whole number, not ''");
+    expect_error("switch tor0", "no event (down, up");
+    sim_free(&S);
+}
+
 static int teardown(void **st)
 {
     (void)st;
@@ -820,6 +982,11 @@ int main(void)
         cmocka_unit_test(test_node_names_last_and_one_past),
         cmocka_unit_test(test_route_over_64_parallel_links_with_one_down),
         cmocka_unit_test(test_nic_round_robin_starts),
+        cmocka_unit_test(test_lossless_class_queue_has_no_limit),
+        cmocka_unit_test(test_reference_failure_is_down_at_time_zero),
+        cmocka_unit_test(test_spec_of_one_character_words),
+        cmocka_unit_test(test_topo_reader_value_ends),
+        cmocka_unit_test(test_at_as_the_last_word),
     };
     return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -98,7 +98,7 @@ MODULE_TESTS = {
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
     "metrics": ["test_mw_edges", "test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
                 "test_poisson", SUMMARY, BOUNDS, GOLDEN, CLI, OUTDIR],
-    "net": ["test_net_edges", "test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
+    "net": ["test_net_edges2", "test_net_edges", "test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", "test_planes", GOLDEN, CONTRACT, CLI],
     "sim": ["test_net_edges", "test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
             "test_failures", GOLDEN, BOUNDS, CLI, CONTRACT, GOALT],
