@@ -18,10 +18,12 @@ object and relinks one library: seconds.
 The invariant checks (invariant() in src/core/core.h) are compiled in only
 with SPRAYSIM_CHECKS, and that is how they are tested (make debug, make
 asan; test_invariants skips without them). So a second tree, build-mut-chk,
-is built with -DSPRAYSIM_CHECKS, and a mutant that the plain build's tests
-do not kill -- an invariant's argument, code that feeds only a check, or a
-wrong state that only a check notices -- runs the same tests there too;
-"killed by T (checks)" says a check or a checks-build test saw it. A mutant
+is built as `make asan` builds: -DSPRAYSIM_CHECKS with AddressSanitizer and
+UndefinedBehaviorSanitizer. A mutant that the plain build's tests do not
+kill -- an invariant's argument, code that feeds only a check, a wrong state
+that only a check notices, a read one past an array or a shift by the
+word's width -- runs the same tests there too; "killed by T (checks)" says a
+check, a sanitizer or a checks-build test saw it. A mutant
 whose object is byte-identical to the unmutated one in both builds is
 equivalent without review (the compiler proved it); identical in the
 plain build alone, it skips the plain tests (they cannot fail).
@@ -67,11 +69,25 @@ CHK_BUILD = "build-mut-chk"
 BUILDS = (BUILD, CHK_BUILD)
 
 
+# What `make asan` adds: a mutant that reads past an array or shifts by
+# the word's width is caught there, as it would be by the suite under
+# make asan, though the plain build's tests pass.
+SANITIZE = ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer"]
+
+
 def make_vars(build):
     """-O1: a mutant's object compiles in about a second, and the tests still
-    run at near the speed of the shipped -O2 build. CHK_BUILD has the checks."""
+    run at near the speed of the shipped -O2 build. CHK_BUILD has the checks
+    and the sanitizers of `make asan`."""
+    if build == CHK_BUILD:
+        return ["BUILD=" + build, "BIN=" + build + "/spraysim", "LTO=", "STATIC=",
+                "OPT=-O1 -g " + " ".join(SANITIZE), "CFLAGS=-fPIC", "CHECKS=-DSPRAYSIM_CHECKS"]
     return ["BUILD=" + build, "BIN=" + build + "/spraysim", "LTO=", "STATIC=", "OPT=-O1",
-            "CFLAGS=-fPIC", "CHECKS=-DSPRAYSIM_CHECKS" if build == CHK_BUILD else "CHECKS="]
+            "CFLAGS=-fPIC", "CHECKS="]
+
+
+def link_flags(build):
+    return SANITIZE if build == CHK_BUILD else []
 
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
 # unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
@@ -382,18 +398,18 @@ def cc(work, args):
 
 def link_lib(work, build, lib_objs):
     # The library is shared, so a mutant relinks one .so and no test program.
-    return cc(work, ["-shared", "-o", build + "/libspraysim.so"] + lib_objs + ["-lm"])
+    return cc(work, ["-shared", "-o", build + "/libspraysim.so"] + lib_objs + ["-lm"] + link_flags(build))
 
 
 def link_bin(work, build):
     return cc(work, ["-o", build + "/spraysim", build + "/cli/main.o", "-L" + build,
-                     "-lspraysim", "-lm", "-Wl,-rpath,$ORIGIN"])
+                     "-lspraysim", "-lm", "-Wl,-rpath,$ORIGIN"] + link_flags(build))
 
 
 def link_test(work, build, t):
     # test programs see the checks too (test_invariants runs only with them)
     os.makedirs(os.path.join(work, build, "tests"), exist_ok=True)
-    chk = ["-DSPRAYSIM_CHECKS"] if build == CHK_BUILD else []
+    chk = ["-DSPRAYSIM_CHECKS"] + SANITIZE if build == CHK_BUILD else []
     return cc(work, ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-O1", "-g"] + chk + ["-Isrc", "-o",
                      build + "/tests/" + t, "tests/" + t + ".c", "-L" + build, "-lspraysim",
                      "-lcmocka", "-lm", "-Wl,-rpath,$ORIGIN/.."])
