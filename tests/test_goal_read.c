@@ -769,6 +769,78 @@ static void test_label_in_slot_zero(void **state)
     goal_sched_free(&g);
 }
 
+/* ---- mut6wk (issue 26): the binary reader's totals at their limits ---- */
+
+/* The first pass adds up every rank's records and dependants entries and
+ * refuses a file whose totals pass GOAL_MAX_OPS (UINT32_MAX / 4 =
+ * 1,073,741,823) records or UINT32_MAX - 1 entries, naming the first rank
+ * past the limit. Nothing stops two ranks' extents from overlapping, so a
+ * few megabytes of zeros, named by thousands of jump-table entries, add
+ * up to the limit without a gigabyte file; every extent below starts with
+ * its counts (n records, 0 roots), and the first pass reads no more. The
+ * totals reach the limit exactly at one rank (accepted there) and pass it
+ * by one at the next (refused, and that rank named). */
+static unsigned char *bin_limits_file(uint32_t n_ranks, size_t region_bytes, size_t *len)
+{
+    size_t table_end = 6 + 16 * (size_t)n_ranks; /* from byte 8, where the offsets count */
+    *len = 8 + table_end + region_bytes;
+    unsigned char *d = calloc(*len, 1);
+    assert_non_null(d);
+    put(d, 4223, 8);
+    put(d + 8, n_ranks, 4);
+    return d;
+}
+
+/* Rank r's extent: bytes start .. end after byte 8. */
+static void bin_extent(unsigned char *d, uint32_t r, uint64_t start, uint64_t end)
+{
+    put(d + 8 + 6 + 16 * (size_t)r, start, 8);
+    put(d + 8 + 6 + 16 * (size_t)r + 8, end, 8);
+}
+
+static void test_binary_dependants_total_limit(void **state)
+{
+    (void)state;
+    /* 16,383 ranks of 2^18 entries (1 MiB each, the same MiB) make
+     * 2^32 - 2^18; one of 2^18 - 2 entries brings the total to
+     * UINT32_MAX - 1, the most allowed; one more entry is refused */
+    const uint32_t n_ranks = 16385;
+    const uint64_t entries = 1u << 18;
+    size_t len;
+    unsigned char *d = bin_limits_file(n_ranks, 8 + 4 * entries, &len);
+    uint64_t s = 6 + 16ull * n_ranks; /* the region, zeros: 0 records, 0 roots, dependants 0 */
+    for (uint32_t r = 0; r < n_ranks - 2; r++)
+        bin_extent(d, r, s, s + 8 + 4 * entries);
+    bin_extent(d, n_ranks - 2, s, s + 8 + 4 * (entries - 2));
+    bin_extent(d, n_ranks - 1, s, s + 8 + 4);
+    bin_bad(d, len, "b.bin: rank 16384: more than 1073741823 operations or dependencies");
+    free(d);
+}
+
+static void test_binary_records_total_limit(void **state)
+{
+    (void)state;
+    /* 16,383 ranks of 2^16 records (39 bytes each, the same records) make
+     * 2^30 - 2^16; one of 2^16 - 1 records brings the total to
+     * GOAL_MAX_OPS = 2^30 - 1; one more record is refused */
+    const uint32_t n_ranks = 16385;
+    const uint64_t recs = 1u << 16;
+    size_t len;
+    unsigned char *d = bin_limits_file(n_ranks, 8 + 39 * recs, &len);
+    uint64_t s = 6 + 16ull * n_ranks;
+    /* the three extents' counts: at s, and inside the first's records
+     * (which the first pass does not read) */
+    put(d + 8 + s, recs, 4);
+    put(d + 8 + s + 8, recs - 1, 4);
+    put(d + 8 + s + 16, 1, 4);
+    for (uint32_t r = 0; r < n_ranks - 2; r++)
+        bin_extent(d, r, s, s + 8 + 39 * recs);
+    bin_extent(d, n_ranks - 2, s + 8, s + 8 + 8 + 39 * (recs - 1));
+    bin_extent(d, n_ranks - 1, s + 16, s + 16 + 8 + 39);
+    bin_bad(d, len, "b.bin: rank 16384: more than 1073741823 operations or dependencies");
+    free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -786,6 +858,8 @@ int main(void)
         cmocka_unit_test(test_long_cycle_message),
         cmocka_unit_test(test_binary_check_messages),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_binary_dependants_total_limit),
+        cmocka_unit_test(test_binary_records_total_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
