@@ -1167,6 +1167,7 @@ static void test_state_words_export_import(void **state)
         assert_true(v[4 * i + 2] == 0);     /* the sends start at once */
     /* rank 2 (op 6) on a remote host: its words stay zero, the rest as before */
     remote[2] = 1; /* the default map puts rank r on host r */
+    memset(w, 0xa5, words * sizeof *w); /* export must clear every word it does not set */
     w[words] = guard;
     goal_state_export(&S, remote, w);
     assert_true(w[words] == guard);

@@ -12,6 +12,9 @@
  */
 #include "testutil.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+
 #include "workload/goal.h"
 
 /* The first len bytes of text, which must read. */
@@ -841,6 +844,96 @@ static void test_binary_records_total_limit(void **state)
     free(d);
 }
 
+/* ---- mut6wk (issue 26): no byte past the length is read, page-guarded ---- */
+
+/* text placed so that its last byte is the last readable byte of a page:
+ * the next page is PROT_NONE, so a lexer that looks one byte past the
+ * length (a '-', a '/', a word, a number or blanks at the very end)
+ * crashes the test instead of reading whatever lies there. Returns
+ * whether the reader took it; the message in err. */
+static bool read_guarded_len(const void *text, size_t len, char *err, size_t errlen)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    assert_true(len <= pg);
+    int fd = open("/dev/zero", O_RDONLY);
+    assert_true(fd >= 0);
+    unsigned char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+    memcpy(m + pg - len, text, len);
+    struct goal_sched g;
+    err[0] = '\0';
+    bool ok = goal_read_buffer(&g, "t.goal", m + pg - len, len, err, errlen);
+    if (ok)
+        goal_sched_free(&g);
+    munmap(m, 2 * pg);
+    return ok;
+}
+
+static bool read_guarded(const char *text, char *err, size_t errlen)
+{
+    return read_guarded_len(text, strlen(text), err, errlen);
+}
+
+static void guarded_bad(const char *text, const char *want)
+{
+    char err[1024];
+    if (read_guarded(text, err, sizeof err))
+        fail_msg("accepted, expected '%s'", want);
+    if (strcmp(err, want))
+        fail_msg("message '%s', expected '%s'", err, want);
+}
+
+static void guarded_ok(const char *text)
+{
+    char err[1024];
+    if (!read_guarded(text, err, sizeof err))
+        fail_msg("refused: %s", err);
+}
+
+static void test_lexer_reads_nothing_past_the_end(void **state)
+{
+    (void)state;
+    guarded_bad(ONE_RANK "-", "t.goal:4: expected 'num_ranks' or 'rank', found '-'");
+    guarded_bad(ONE_RANK "/", "t.goal:4: expected 'num_ranks' or 'rank', found '/'");
+    guarded_bad(ONE_RANK "ab", "t.goal:4: expected 'num_ranks' or 'rank', found 'ab'");
+    guarded_bad(ONE_RANK "72", "t.goal:4: expected 'num_ranks' or 'rank', found '72'");
+    guarded_bad(ONE_RANK "/* x *", "t.goal:4: a comment opened here is never closed");
+    guarded_bad(ONE_RANK "/*", "t.goal:4: a comment opened here is never closed");
+    guarded_ok(ONE_RANK "// x");
+    guarded_ok(ONE_RANK "/* x */");
+    guarded_ok(ONE_RANK " \t\r");
+    guarded_ok("num_ranks 1\nrank 0 {\n}");
+    guarded_ok("num_ranks 1\nrank 0 {\ncalc 5\n}");
+    guarded_ok("num_ranks 1\nrank 0 {\ncalc 5 cpu 1\n}\n");
+    guarded_ok("num_ranks 2\nrank 0 {\nsend 5b to 1\n}\nrank 1 {\nrecv 5b from -1 tag -1\n}");
+}
+
+/* Every cut of a binary schedule (test_binary_fields' two ranks) against
+ * the guard page: each is refused, without reading past its length, and
+ * the whole file is read. */
+static void test_binary_cuts_read_nothing_past_the_end(void **state)
+{
+    (void)state;
+    unsigned char d[4096];
+    const struct brec r0[3] = {
+        {.type = GOAL_SEND, .peer = 1, .size = 5, .tag = 5, .cpu = 1, .nic = 2, .nd = 1, .fd = 0, .ns = 1, .fs = 1},
+        {.n_deps = 1, .type = GOAL_CALC, .size = 9},
+        {.n_deps = 1, .type = GOAL_CALC, .size = 10, .cpu = 3},
+    };
+    const struct brec r1[1] = {{.type = GOAL_RECV, .peer = GOAL_ANY, .size = 5, .tag = GOAL_ANY}};
+    const uint32_t roots0[1] = {0}, apx0[2] = {1, 2}, roots1[1] = {0};
+    const struct brank rk[2] = {{3, r0, 1, roots0, 2, apx0}, {1, r1, 1, roots1, 0, NULL}};
+    size_t len = bin_build(d, 2, rk);
+    char err[1024];
+    for (size_t cut = 0; cut < len; cut++)
+        if (read_guarded_len(d, cut, err, sizeof err))
+            fail_msg("the first %zu of %zu bytes were accepted", cut, len);
+    if (!read_guarded_len(d, len, err, sizeof err))
+        fail_msg("refused: %s", err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -860,6 +953,8 @@ int main(void)
         cmocka_unit_test(test_files),
         cmocka_unit_test(test_binary_dependants_total_limit),
         cmocka_unit_test(test_binary_records_total_limit),
+        cmocka_unit_test(test_lexer_reads_nothing_past_the_end),
+        cmocka_unit_test(test_binary_cuts_read_nothing_past_the_end),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
