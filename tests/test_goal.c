@@ -1335,6 +1335,40 @@ static void test_window_counts_mid_run(void **state)
     sim_free(&S);
 }
 
+/* goal_delivered in a child process (stderr captured): its exit status. */
+static int delivered_in_child(uint32_t conn, char *out, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        goal_delivered(&S, conn);
+        _exit(0);
+    }
+    close(fds[1]);
+    return child_output(fds[0], pid, out, len);
+}
+
+/* A delivery names one of the run's connections: the last one (its
+ * message arrived long ago, so a second word of it changes nothing) is
+ * taken, the one past the last is an internal error (exit 1). */
+static void test_delivery_of_unknown_connection(void **state)
+{
+    (void)state;
+    run_goal(unexpected_sched(), NULL, 0, NULL);
+    assert_int_equal(S.cm.n_conns, 4); /* ranks 1-4's messages to rank 0, each between two hosts */
+    char out[512];
+    assert_int_equal(delivered_in_child(3, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(delivered_in_child(4, out, sizeof out), 1);
+    assert_string_equal(out, "spraysim: internal error: GOAL: delivery of unknown connection 4\n");
+    sim_free(&S);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1370,6 +1404,7 @@ int main(void)
         cmocka_unit_test(test_window_end_decides),
         cmocka_unit_test(test_window_counts_after_run),
         cmocka_unit_test(test_window_counts_mid_run),
+        cmocka_unit_test(test_delivery_of_unknown_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,6 +146,63 @@ static void test_appends_grow_and_stay_terminated(void **state)
     sb_free(&b);
 }
 
+/* ---- mut6wk (issue 26): appends that exactly fill the room left ---- */
+
+/* A buffer of the first capacity (4096) holding `fill` bytes of 'f'. */
+static void filled(struct strbuf *b, size_t fill)
+{
+    sb_init(b);
+    assert_int_equal(b->cap, 4096);
+    char *f = malloc(fill + 1);
+    memset(f, 'f', fill);
+    f[fill] = '\0';
+    sb_puts(b, f);
+    free(f);
+    assert_int_equal(b->len, fill);
+}
+
+/* The text and its terminating NUL fit the capacity after an append. */
+static void holds(const struct strbuf *b, size_t fill, const char *tail)
+{
+    assert_int_equal(b->len, fill + strlen(tail));
+    assert_true(b->len < b->cap);
+    assert_int_equal(b->data[b->len], '\0');
+    assert_memory_equal(b->data + fill, tail, strlen(tail));
+    assert_int_equal(b->data[fill - 1], 'f');
+}
+
+/* Each append of n bytes meets a buffer with exactly n bytes of room
+ * (cap - len == n): the NUL needs one more, so the buffer must grow. */
+static void test_append_of_exactly_the_room_left_grows(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    filled(&b, 4095); /* one byte of room */
+    sb_putc(&b, 'x');
+    holds(&b, 4095, "x");
+    sb_free(&b);
+    filled(&b, 4093);
+    sb_puts(&b, "ab,");
+    holds(&b, 4093, "ab,");
+    sb_free(&b);
+    filled(&b, 4076);
+    sb_u64(&b, 18446744073709551615ULL); /* 20 digits */
+    holds(&b, 4076, "18446744073709551615");
+    sb_free(&b);
+    filled(&b, 4088); /* "1" leaves 7 bytes for ".234567" */
+    sb_ps_as_us(&b, 1234567);
+    holds(&b, 4088, "1.234567");
+    sb_free(&b);
+    filled(&b, 4091); /* vsnprintf of 5 characters into 5 bytes truncates: grow and redo */
+    sb_printf(&b, "%s", "abcde");
+    holds(&b, 4091, "abcde");
+    sb_free(&b);
+    filled(&b, 4094);
+    sb_f0(&b, -2.5); /* "-2": the sign, then the digits */
+    holds(&b, 4094, "-2");
+    sb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +210,7 @@ int main(void)
         cmocka_unit_test(test_ps_as_us_is_six_decimals),
         cmocka_unit_test(test_f0_is_printf_dot0f),
         cmocka_unit_test(test_appends_grow_and_stay_terminated),
+        cmocka_unit_test(test_append_of_exactly_the_room_left_grows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
