@@ -203,6 +203,32 @@ static void test_append_of_exactly_the_room_left_grows(void **state)
     sb_free(&b);
 }
 
+/* One append larger than the whole first capacity (4096) grows the buffer
+ * in one step to hold it, by sb_puts and by sb_printf. */
+static void test_append_longer_than_the_capacity(void **state)
+{
+    (void)state;
+    const size_t n = 10000;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('a' + i % 26);
+    big[n] = '\0';
+    struct strbuf b;
+    sb_init(&b);
+    sb_puts(&b, big);
+    assert_int_equal(b.len, n);
+    assert_true(b.len < b.cap);
+    assert_string_equal(b.data, big);
+    sb_free(&b);
+    sb_init(&b);
+    sb_printf(&b, "%s", big);
+    assert_int_equal(b.len, n);
+    assert_true(b.len < b.cap);
+    assert_string_equal(b.data, big);
+    sb_free(&b);
+    free(big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +237,7 @@ int main(void)
         cmocka_unit_test(test_f0_is_printf_dot0f),
         cmocka_unit_test(test_appends_grow_and_stay_terminated),
         cmocka_unit_test(test_append_of_exactly_the_room_left_grows),
+        cmocka_unit_test(test_append_longer_than_the_capacity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
