@@ -384,11 +384,41 @@ static void test_free_returns_every_allocation(void **state)
     }
 }
 
+/* --class-opt K:NAME=VALUE refused, each with its exact message: no name
+ * between ':' and '=', no '=', no class number before ':', a class number
+ * of 16 characters (the 16-byte buffer holds at most 15 and the NUL), one
+ * of 15 digits read as a number and refused by its range (2 to 7). */
+static void class_opt_refused(const char *v, const char *want)
+{
+    const char *argv[] = {"spraysim", "-tm", "x.cm", "--classes", "3", "--class-opt", v};
+    char err[256];
+    struct config cfg;
+    assert_int_equal(parse(&cfg, 7, argv, err, sizeof err), OPTIONS_ERROR);
+    if (strcmp(err, want))
+        fail_msg("--class-opt %s: '%s', expected '%s'", v, err, want);
+    options_free(&cfg);
+}
+
+static void test_class_opt_malformed(void **state)
+{
+    (void)state;
+    class_opt_refused("2:=5", "--class-opt: '2:=5' is not K:NAME=VALUE");
+    class_opt_refused("2:trim", "--class-opt: '2:trim' is not K:NAME=VALUE");
+    class_opt_refused("2trim=1", "--class-opt: '2trim=1' is not K:NAME=VALUE");
+    class_opt_refused(":trim=1", "--class-opt: ':trim=1' does not start with a class number");
+    class_opt_refused("1234567890123456:trim=1",
+                      "--class-opt: '1234567890123456:trim=1' does not start with a class number");
+    class_opt_refused("123456789012345:trim=1", "--class-opt (class): '123456789012345' is out of range (2 to 7)");
+    class_opt_refused("2:trimx=1", "--class-opt: '2:trimx=1' names no class option (queue_bytes, ecn_kmin_bytes, "
+                                   "ecn_kmax_bytes, trim, ecn, lossless)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_beyond_argc_is_not_read),
         cmocka_unit_test(test_free_returns_every_allocation),
+        cmocka_unit_test(test_class_opt_malformed),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
