@@ -413,12 +413,57 @@ static void test_class_opt_malformed(void **state)
                                    "ecn_kmax_bytes, trim, ecn, lossless)");
 }
 
+/* The parse's stderr (its warnings), captured in a temporary file. */
+static void parse_warnings(int argc, const char **argv, char *out, size_t len)
+{
+    char path[64], err[256];
+    snprintf(path, sizeof path, "/tmp/spraysim-test-%ld-warn", (long)getpid());
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    dup2(fileno(f), 2);
+    fclose(f);
+    struct config cfg;
+    enum options_result r = parse(&cfg, argc, argv, err, sizeof err);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    assert_int_equal(r, OPTIONS_RUN);
+    options_free(&cfg);
+    f = fopen(path, "r");
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = '\0';
+    fclose(f);
+    unlink(path);
+}
+
+/* -disable_fd warns that it does nothing unless the algorithm is SMaRTT:
+ * smartt and smartt-fixed (both have a Fair Decrease) take it silently,
+ * nscc gets the warning. */
+static void test_disable_fd_warns_outside_smartt(void **state)
+{
+    (void)state;
+    char out[1024];
+    const char *smartt[] = {"spraysim", "-tm", "x.cm", "--cc", "smartt", "-disable_fd"};
+    parse_warnings(6, smartt, out, sizeof out);
+    assert_string_equal(out, "");
+    const char *fixed[] = {"spraysim", "-tm", "x.cm", "--cc", "smartt-fixed", "-disable_fd"};
+    parse_warnings(6, fixed, out, sizeof out);
+    assert_string_equal(out, "");
+    const char *nscc[] = {"spraysim", "-tm", "x.cm", "--cc", "nscc", "-disable_fd"};
+    parse_warnings(6, nscc, out, sizeof out);
+    assert_string_equal(out, "spraysim: warning: -disable_fd has no effect with --cc nscc: only SMaRTT has a Fair "
+                             "Decrease (htsim_uec 40ccb05's NSCC has none)\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_beyond_argc_is_not_read),
         cmocka_unit_test(test_free_returns_every_allocation),
         cmocka_unit_test(test_class_opt_malformed),
+        cmocka_unit_test(test_disable_fd_warns_outside_smartt),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
