@@ -934,6 +934,30 @@ static void test_binary_cuts_read_nothing_past_the_end(void **state)
         fail_msg("refused: %s", err);
 }
 
+/* A text operation's numbers at both ends of their ranges: a peer rank
+ * up to 4,294,967,294 is a number (then checked against num_ranks), one
+ * more is out of range; a tag up to 4,294,967,294 is taken (UINT32_MAX
+ * is the wildcard -1); cpu and nic up to 255. */
+static void test_text_number_ranges_both_ends(void **state)
+{
+    (void)state;
+    bad(R2 "send 5b to 4294967294\n}\n", "t.goal:3: rank 4294967294 is out of range: num_ranks is 2");
+    bad(R2 "send 5b to 4294967295\n}\n", "t.goal:3: a rank 4294967295 is out of range (at most 4294967294)");
+    bad(R2 "recv 5b from 4294967294\n}\n", "t.goal:3: rank 4294967294 is out of range: num_ranks is 2");
+    bad(R2 "recv 5b from 4294967295\n}\n", "t.goal:3: a rank 4294967295 is out of range (at most 4294967294)");
+    struct goal_sched g;
+    const char *t = R2 "send 5b to 1 tag 4294967294 cpu 255 nic 255\n}\nrank 1 {\nrecv 5b from 0 tag 4294967294\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    assert_int_equal(g.ops[0].tag, 4294967294u);
+    assert_int_equal(g.ops[0].cpu, 255);
+    assert_int_equal(g.ops[0].nic, 255);
+    assert_int_equal(g.n_cpus, 256);
+    assert_int_equal(g.n_nics, 256);
+    assert_int_equal(g.ops[1].tag, 4294967294u);
+    goal_sched_free(&g);
+    bad(R2 "send 5b to 1 cpu 256\n}\n", "t.goal:3: a cpu 256 is out of range (at most 255)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -955,6 +979,7 @@ int main(void)
         cmocka_unit_test(test_binary_records_total_limit),
         cmocka_unit_test(test_lexer_reads_nothing_past_the_end),
         cmocka_unit_test(test_binary_cuts_read_nothing_past_the_end),
+        cmocka_unit_test(test_text_number_ranges_both_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

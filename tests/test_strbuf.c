@@ -229,6 +229,31 @@ static void test_append_longer_than_the_capacity(void **state)
     free(big);
 }
 
+/* An append writes its text and one NUL, nothing after: the byte past
+ * the NUL keeps what it held (here 'Z'), even when the source array goes
+ * on after its NUL. */
+static void test_append_writes_nothing_past_its_nul(void **state)
+{
+    (void)state;
+    static const char src[8] = {'d', 'e', '\0', 'Q', 'Q', 'Q', 'Q', 'Q'};
+    struct strbuf b;
+    sb_init(&b);
+    sb_puts(&b, "abc");
+    b.data[6] = 'Z';
+    sb_puts(&b, src);
+    assert_string_equal(b.data, "abcde");
+    assert_int_equal(b.data[6], 'Z');
+    b.data[7] = 'Z';
+    sb_putc(&b, 'f');
+    assert_string_equal(b.data, "abcdef");
+    assert_int_equal(b.data[7], 'Z');
+    b.data[9] = 'Z';
+    sb_u64(&b, 42);
+    assert_string_equal(b.data, "abcdef42");
+    assert_int_equal(b.data[9], 'Z');
+    sb_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +263,7 @@ int main(void)
         cmocka_unit_test(test_appends_grow_and_stay_terminated),
         cmocka_unit_test(test_append_of_exactly_the_room_left_grows),
         cmocka_unit_test(test_append_longer_than_the_capacity),
+        cmocka_unit_test(test_append_writes_nothing_past_its_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
