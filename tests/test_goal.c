@@ -20,6 +20,7 @@
  * form and never below the line-rate bound.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "metrics/report.h"
 #include "sim.h"
@@ -1369,8 +1370,10 @@ static void test_delivery_of_unknown_connection(void **state)
     sim_free(&S);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_every_form),
         cmocka_unit_test(test_binary_equals_text),

@@ -11,6 +11,7 @@
  * checked at both ends of its range.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -958,8 +959,10 @@ static void test_text_number_ranges_both_ends(void **state)
     bad(R2 "send 5b to 1 cpu 256\n}\n", "t.goal:3: a cpu 256 is out of range (at most 255)");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexer_stops_at_the_length),
         cmocka_unit_test(test_rank_block_number_range),

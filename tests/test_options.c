@@ -7,6 +7,7 @@
  * survived every other test.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include <malloc.h>
 
@@ -457,8 +458,10 @@ static void test_disable_fd_warns_outside_smartt(void **state)
                              "Decrease (htsim_uec 40ccb05's NSCC has none)\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_beyond_argc_is_not_read),
         cmocka_unit_test(test_free_returns_every_allocation),

@@ -8,6 +8,7 @@
  * sweep over magnitudes; the buffer stays NUL-terminated and grows.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "core/core.h"
 
@@ -254,8 +255,10 @@ static void test_append_writes_nothing_past_its_nul(void **state)
     sb_free(&b);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_u64_is_printf_llu),
         cmocka_unit_test(test_ps_as_us_is_six_decimals),
