@@ -959,6 +959,25 @@ static void test_text_number_ranges_both_ends(void **state)
     bad(R2 "send 5b to 1 cpu 256\n}\n", "t.goal:3: a cpu 256 is out of range (at most 255)");
 }
 
+/* A rank's extent of no bytes (start == end) lies inside the file: it is
+ * refused for its missing counts, not as outside the file; one of 7 bytes
+ * the same, one that ends one byte past the file as truncated. */
+static void test_binary_empty_extent(void **state)
+{
+    (void)state;
+    unsigned char d[4096];
+    struct brec c = {.type = GOAL_CALC, .size = 1};
+    uint32_t roots[1] = {0};
+    struct brank rk = {1, &c, 1, roots, 0, NULL};
+    size_t len = bin_build(d, 1, &rk); /* 81 bytes: the rank's extent is bytes 22 .. 73 after byte 8 */
+    put(d + 22, 22, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: 0 bytes, its counts alone need 8");
+    put(d + 22, 29, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: 7 bytes, its counts alone need 8");
+    put(d + 22, 74, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: its records end at byte 82 but the file has 81 bytes");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -983,6 +1002,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_lexer_reads_nothing_past_the_end),
         cmocka_unit_test(test_binary_cuts_read_nothing_past_the_end),
         cmocka_unit_test(test_text_number_ranges_both_ends),
+        cmocka_unit_test(test_binary_empty_extent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
