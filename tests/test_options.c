@@ -458,6 +458,36 @@ static void test_disable_fd_warns_outside_smartt(void **state)
                              "Decrease (htsim_uec 40ccb05's NSCC has none)\n");
 }
 
+/* A flag name is a dash and at least one more character, without '=' or
+ * a blank, of at most 63 characters (normalise_flag's 64-byte buffers):
+ * 63 passes the rules, 64 does not, nor "-", "--a=b", "--a b". */
+static void test_option_table_name_rules(void **state)
+{
+    (void)state;
+    char n63[64], n64[65];
+    memset(n63, 'q', sizeof n63);
+    n63[0] = n63[1] = '-';
+    n63[63] = '\0';
+    memset(n64, 'q', sizeof n64);
+    n64[0] = n64[1] = '-';
+    n64[64] = '\0';
+    const char *good[] = {n63, "-q"};
+    for (size_t c = 0; c < sizeof good / sizeof good[0]; c++) {
+        struct option_spec e[1] = {{OPT_QUIET, {good[c]}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0}};
+        char err[256] = "";
+        if (!option_table_check_entries(e, 1, err, sizeof err))
+            fail_msg("'%s' refused: %s", good[c], err);
+    }
+    const char *badname[] = {n64, "-", "--a=b", "--a b"};
+    for (size_t c = 0; c < sizeof badname / sizeof badname[0]; c++) {
+        struct option_spec e[1] = {{OPT_QUIET, {badname[c]}, 0, NULL, OPT_GROUP_RUN, NULL, NULL, "quiet", 0}};
+        char err[256] = "", want[256];
+        assert_false(option_table_check_entries(e, 1, err, sizeof err));
+        snprintf(want, sizeof want, "option table: '%s' is no flag name", badname[c]);
+        assert_string_equal(err, want);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -467,6 +497,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_free_returns_every_allocation),
         cmocka_unit_test(test_class_opt_malformed),
         cmocka_unit_test(test_disable_fd_warns_outside_smartt),
+        cmocka_unit_test(test_option_table_name_rules),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
