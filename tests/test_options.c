@@ -488,6 +488,36 @@ static void test_option_table_name_rules(void **state)
     }
 }
 
+/* -tm, --workload and --goal each give the workload: any two (or all
+ * three) together are refused, naming two of them. */
+static void test_two_workloads_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        int argc;
+        const char *argv[7];
+        const char *want;
+    } cases[] = {
+        {5, {"spraysim", "-tm", "x.cm", "--workload", "perm:n=16,size=1000"},
+         "-tm and --workload both give the workload: give one of them"},
+        {5, {"spraysim", "-tm", "x.cm", "--goal", "x.goal"}, "-tm and --goal both give the workload: give one of them"},
+        {5, {"spraysim", "--workload", "perm:n=16,size=1000", "--goal", "x.goal"},
+         "--workload and --goal both give the workload: give one of them"},
+        {7, {"spraysim", "-tm", "x.cm", "--workload", "perm:n=16,size=1000", "--goal", "x.goal"},
+         "-tm and --goal both give the workload: give one of them"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        char err[256];
+        struct config cfg;
+        const char *argv[7];
+        memcpy(argv, cases[c].argv, sizeof argv);
+        assert_int_equal(parse(&cfg, cases[c].argc, argv, err, sizeof err), OPTIONS_ERROR);
+        if (strcmp(err, cases[c].want))
+            fail_msg("case %zu: '%s', expected '%s'", c, err, cases[c].want);
+        options_free(&cfg);
+    }
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -498,6 +528,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_class_opt_malformed),
         cmocka_unit_test(test_disable_fd_warns_outside_smartt),
         cmocka_unit_test(test_option_table_name_rules),
+        cmocka_unit_test(test_two_workloads_refused),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
