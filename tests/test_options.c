@@ -518,6 +518,26 @@ static void test_two_workloads_refused(void **state)
     }
 }
 
+/* -ar_method pause|pq reads PFC's pauses under adaptive routing: without
+ * adaptive routing it warns of no effect, with it and PFC off it warns
+ * that nothing is paused, with both (RoCE is lossless) it is silent. */
+static void test_ar_method_warnings(void **state)
+{
+    (void)state;
+    char out[1024];
+    const char *no_ar[] = {"spraysim", "-tm", "x.cm", "-ar_method", "pause"};
+    parse_warnings(5, no_ar, out, sizeof out);
+    assert_string_equal(out, "spraysim: warning: -ar_method: has no effect without adaptive routing (-strat ecmp_ar "
+                             "or --routing ar)\n");
+    const char *no_pfc[] = {"spraysim", "-tm", "x.cm", "--routing", "ar", "-ar_method", "pause"};
+    parse_warnings(7, no_pfc, out, sizeof out);
+    assert_string_equal(out, "spraysim: warning: -ar_method pause: PFC is off in this run, so no port is ever paused "
+                             "(on with --transport roce, --pfc on or --class-opt K:lossless=1)\n");
+    const char *both[] = {"spraysim", "-tm", "x.cm", "--routing", "ar", "--transport", "roce", "-ar_method", "pq"};
+    parse_warnings(9, both, out, sizeof out);
+    assert_string_equal(out, "");
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -529,6 +549,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_disable_fd_warns_outside_smartt),
         cmocka_unit_test(test_option_table_name_rules),
         cmocka_unit_test(test_two_workloads_refused),
+        cmocka_unit_test(test_ar_method_warnings),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
