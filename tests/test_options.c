@@ -538,6 +538,27 @@ static void test_ar_method_warnings(void **state)
     assert_string_equal(out, "");
 }
 
+/* --goal-send-done match|path: match is 0 (the default), path non-zero,
+ * and the last of two wins, so "path match" is match again. */
+static void test_goal_send_done_values(void **state)
+{
+    (void)state;
+    char err[256];
+    struct config cfg;
+    const char *none[] = {"spraysim", "--goal", "x.goal"};
+    assert_int_equal(parse(&cfg, 3, none, err, sizeof err), OPTIONS_RUN);
+    assert_int_equal(cfg.goal_send_done, 0);
+    options_free(&cfg);
+    const char *path[] = {"spraysim", "--goal", "x.goal", "--goal-send-done", "path"};
+    assert_int_equal(parse(&cfg, 5, path, err, sizeof err), OPTIONS_RUN);
+    assert_true(cfg.goal_send_done != 0);
+    options_free(&cfg);
+    const char *back[] = {"spraysim", "--goal", "x.goal", "--goal-send-done", "path", "--goal-send-done", "match"};
+    assert_int_equal(parse(&cfg, 7, back, err, sizeof err), OPTIONS_RUN);
+    assert_int_equal(cfg.goal_send_done, 0);
+    options_free(&cfg);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -550,6 +571,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_option_table_name_rules),
         cmocka_unit_test(test_two_workloads_refused),
         cmocka_unit_test(test_ar_method_warnings),
+        cmocka_unit_test(test_goal_send_done_values),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
