@@ -559,6 +559,24 @@ static void test_goal_send_done_values(void **state)
     options_free(&cfg);
 }
 
+/* A transport's flag given twice keeps one entry, the later, at the
+ * later's place in the command-line order: the entries after the earlier
+ * one move up by one. */
+static void test_repeated_owned_flag_moves_to_the_end(void **state)
+{
+    (void)state;
+    const char *argv[] = {"spraysim", "-tm", "x.cm", "-recv_oversub_cc", "-out_of_order", "-oversubscribed_cc",
+                          "-recv_oversub_cc"};
+    char err[256];
+    struct config cfg;
+    assert_int_equal(parse(&cfg, 7, argv, err, sizeof err), OPTIONS_RUN);
+    assert_int_equal(cfg.n_tp_flags, 3);
+    assert_string_equal(cfg.tp_flags[0].name, "-out_of_order");
+    assert_string_equal(cfg.tp_flags[1].name, "-oversubscribed_cc");
+    assert_string_equal(cfg.tp_flags[2].name, "-recv_oversub_cc");
+    options_free(&cfg);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -572,6 +590,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_two_workloads_refused),
         cmocka_unit_test(test_ar_method_warnings),
         cmocka_unit_test(test_goal_send_done_values),
+        cmocka_unit_test(test_repeated_owned_flag_moves_to_the_end),
         cmocka_unit_test(test_sender_cc_algo_is_sender_cc_and_cc),
         cmocka_unit_test(test_option_table_passes_its_rules),
         cmocka_unit_test(test_option_table_check_refuses_broken_entries),
