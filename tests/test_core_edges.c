@@ -8,6 +8,7 @@
  * through).
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "core/core.h"
 #include "core/parse.h"
@@ -402,8 +403,10 @@ static void test_eq_peeks_exact(void **state)
     free(block);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_u64_digits_and_both_ends),
         cmocka_unit_test(test_parse_i64_forms),

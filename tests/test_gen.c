@@ -14,6 +14,7 @@
  * the algorithms.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "sim.h"
 #include "topo/failures.h"
@@ -900,8 +901,10 @@ static void test_random_failures_are_down_from_the_start(void **st)
     sim_free(&S);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_perm_is_a_derangement_for_every_seed),
         cmocka_unit_test(test_perm_cross_pod),

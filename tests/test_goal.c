@@ -20,6 +20,7 @@
  * form and never below the line-rate bound.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "metrics/report.h"
 #include "sim.h"
@@ -1106,8 +1107,273 @@ static void test_named_source_skips_other_wild_tag_messages(void **state)
     sim_free(&S);
 }
 
-int main(void)
+/* ---- mut6wk (issue 26): the parallel run's state words and window ends ---- */
+
+/* test_unexpected_messages_taken's schedule: rank 0's calc (50 us) then
+ * four receives whose messages (ranks 1-4's sends) all wait as
+ * unexpected; every op ends at 50 us. Ops in file order: rank 0's
+ * w a b c d are 0-4, ranks 1-4's sends are 5-8. */
+static const char *unexpected_sched(void)
 {
+    return temp_file("num_ranks 5\n"
+                     "rank 0 {\n"
+                     "w: calc 50000\n"
+                     "a: recv 8b from 1 tag 3\n"
+                     "b: recv 8b from -1 tag 9\n"
+                     "c: recv 8b from 3 tag -1\n"
+                     "d: recv 8b from -1 tag -1\n"
+                     "a requires w\nb requires w\nc requires w\nd requires w\n"
+                     "}\n"
+                     "rank 1 {\nsend 8b to 0 tag 3\n}\n"
+                     "rank 2 {\nsend 8b to 0 tag 9\n}\n"
+                     "rank 3 {\nsend 8b to 0 tag 4\n}\n"
+                     "rank 4 {\nsend 8b to 0 tag 6\n}\n",
+                     ".goal");
+}
+
+/* goal_state_export's words (goal.h): per op state, dependencies left,
+ * start and end; per rank ops left and finish; then ops done and the
+ * receives that found their message waiting. A rank on a remote host
+ * leaves its words zero; goal_state_import takes back every word. */
+static void test_state_words_export_import(void **state)
+{
+    (void)state;
+    run_goal(unexpected_sched(), NULL, 0, NULL);
+    assert_int_equal(goal_completion_ps(&S), 50 * PS_PER_US);
+    const size_t n_ops = 9, n_ranks = 5, words = 4 * n_ops + 2 * n_ranks + 2;
+    assert_int_equal(goal_state_words(&S), words);
+    const int64_t guard = 0x5a5a5a5a5a5aLL, t50 = (int64_t)(50 * PS_PER_US);
+    int64_t *v = malloc((words + 1) * sizeof *v), *w = malloc((words + 1) * sizeof *w);
+    uint8_t *remote = calloc(S.n_hosts, 1);
+    v[words] = guard;
+    goal_state_export(&S, remote, v);
+    assert_true(v[words] == guard); /* nothing written past the last word */
+    const int64_t *rk = v + 4 * n_ops;
+    assert_true(rk[2 * n_ranks] == 9);     /* ops done */
+    assert_true(rk[2 * n_ranks + 1] == 4); /* all four receives found their message waiting */
+    for (size_t r = 0; r < n_ranks; r++) {
+        assert_true(rk[2 * r] == 0);       /* nothing left */
+        assert_true(rk[2 * r + 1] == t50); /* every rank finishes at 50 us */
+    }
+    int64_t done_state = v[0];
+    for (size_t i = 0; i < n_ops; i++) {
+        assert_true(v[4 * i] == done_state && done_state != 0);
+        assert_true(v[4 * i + 1] == 0);     /* no dependency left */
+        assert_true(v[4 * i + 3] == t50);   /* --goal-ops: each op's end */
+    }
+    assert_true(v[4 * 0 + 2] == 0);         /* the calc starts at 0 */
+    for (size_t i = 1; i <= 4; i++)
+        assert_true(v[4 * i + 2] == t50);   /* the receives wait for it */
+    for (size_t i = 5; i < n_ops; i++)
+        assert_true(v[4 * i + 2] == 0);     /* the sends start at once */
+    /* rank 2 (op 6) on a remote host: its words stay zero, the rest as before */
+    remote[2] = 1; /* the default map puts rank r on host r */
+    memset(w, 0xa5, words * sizeof *w); /* export must clear every word it does not set */
+    w[words] = guard;
+    goal_state_export(&S, remote, w);
+    assert_true(w[words] == guard);
+    for (size_t k = 0; k < words; k++) {
+        bool rank2 = (k >= 4 * 6 && k < 4 * 7) || k == 4 * n_ops + 4 || k == 4 * n_ops + 5;
+        if (rank2 ? w[k] != 0 : w[k] != v[k])
+            fail_msg("word %zu: %lld with rank 2 remote, %lld without", k, (long long)w[k], (long long)v[k]);
+    }
+    remote[2] = 0;
+    /* every word read back: distinct values in, the same values out (a
+     * time of INT64_MAX is "never", and stays so) */
+    memcpy(w, v, words * sizeof *w);
+    for (size_t i = 0; i < n_ops; i++) {
+        w[4 * i + 1] = (int64_t)i + 1;
+        w[4 * i + 2] = 1000 + (int64_t)i;
+        w[4 * i + 3] = 2000 + (int64_t)i;
+    }
+    w[4 * 8 + 3] = INT64_MAX;
+    for (size_t r = 0; r < n_ranks; r++) {
+        w[4 * n_ops + 2 * r] = 10 + (int64_t)r;
+        w[4 * n_ops + 2 * r + 1] = 3000 + (int64_t)r;
+    }
+    w[words - 2] = 7;
+    w[words - 1] = 77;
+    goal_state_import(&S, w);
+    goal_state_export(&S, remote, v);
+    for (size_t k = 0; k < words; k++)
+        if (v[k] != w[k])
+            fail_msg("word %zu: imported %lld, exported %lld", k, (long long)w[k], (long long)v[k]);
+    free(remote);
+    free(v);
+    free(w);
+    sim_free(&S);
+}
+
+/* The schedule set up, not run, partitioned: what goal_window_end decides
+ * from the summed counts {ops done, pending, last pump, last completion}. */
+static void setup_unexpected(uint8_t send_done)
+{
+    struct config c;
+    config_defaults(&c);
+    c.goal_path = unexpected_sched();
+    c.goal_send_done = send_done;
+    c.end_ps = 100000 * PS_PER_US;
+    c.progress = false;
+    sim_setup(&S, &c);
+    goal_partition(&S);
+}
+
+static void expect_status(const char *want)
+{
+    struct strbuf b;
+    sb_init(&b);
+    goal_json(&S, &b);
+    if (!strstr(b.data, want))
+        fail_msg("goal_json '%s' lacks '%s'", b.data, want);
+    sb_free(&b);
+}
+
+static void test_window_end_decides(void **state)
+{
+    (void)state;
+    /* every op done: complete at the latest completion (v[3]) */
+    setup_unexpected(0);
+    const int64_t all_done[4] = {9, 0, 40, 30};
+    goal_window_end(&S, all_done);
+    assert_int_equal(goal_completion_ps(&S), 30);
+    assert_false(S.arrivals_open);
+    expect_status("\"status\": \"complete\"");
+    sim_free(&S);
+    /* one op short, something pending: undecided */
+    setup_unexpected(0);
+    const int64_t busy[4] = {8, 1, 40, 30};
+    goal_window_end(&S, busy);
+    assert_true(goal_completion_ps(&S) == SIMTIME_NEVER);
+    expect_status("\"status\": \"unfinished\"");
+    /* one op short, nothing pending: deadlocked at the last pump (v[2]) */
+    const int64_t stuck[4] = {8, 0, 40, 30};
+    goal_window_end(&S, stuck);
+    assert_true(goal_completion_ps(&S) == SIMTIME_NEVER);
+    assert_false(S.arrivals_open);
+    expect_status("\"status\": \"deadlocked\"");
+    expect_status("\"deadlock_us\": 0.000040");
+    /* decided once: a later window's counts change nothing */
+    goal_window_end(&S, all_done);
+    assert_true(goal_completion_ps(&S) == SIMTIME_NEVER);
+    sim_free(&S);
+    /* --goal-send-done path: the 5 ranks whose start events have not run
+     * count as pending, and each started rank takes one off v[1] */
+    setup_unexpected(1);
+    const int64_t four_started[4] = {8, -4, 40, 30};
+    goal_window_end(&S, four_started);
+    expect_status("\"status\": \"unfinished\"");
+    const int64_t five_started[4] = {8, -5, 40, 30};
+    goal_window_end(&S, five_started);
+    expect_status("\"status\": \"deadlocked\"");
+    sim_free(&S);
+}
+
+/* The counts goal_window_counts gives at the end of a plain run of the
+ * schedule: 9 ops done, nothing pending (every calc ended, every message
+ * arrived, no notes, no rank start events), the last pump and the last
+ * completion at 50 us. */
+static void test_window_counts_after_run(void **state)
+{
+    (void)state;
+    run_goal(unexpected_sched(), NULL, 0, NULL);
+    int64_t v[4];
+    goal_window_counts(&S, v);
+    assert_true(v[0] == 9);
+    assert_true(v[1] == 0);
+    assert_true(v[2] == (int64_t)(50 * PS_PER_US));
+    assert_true(v[3] == (int64_t)(50 * PS_PER_US));
+    sim_free(&S);
+}
+
+/* goal_window_counts part-way through a --goal-send-done path run, each
+ * count made non-zero (the run stops 1 ps after 50 us, end_ps):
+ * rank 0's 50 us calc ends and posts two receives; rank 1's 8-byte
+ * message arrived long before, so it matches at once and its note starts
+ * back (a note sent, none arrived: 1 ps is shorter than any path); rank
+ * 2's 1 MB send starts at 49 us and is still on its way; rank 3's 100 us
+ * calc still runs; ranks 4 and 5 exchanged 8 bytes at the start, note
+ * and all. So ops done: rank 0's calc and first receive, rank 2's calc,
+ * rank 4's send (its note came back) and rank 5's receive, 5; pending:
+ * 1 calc + (3 messages started - 2 arrived) + (2 notes sent - 1 done) -
+ * 6 rank start events run = -3; the last pump and the last completion at
+ * 50 us. Without --goal-ops the state words carry no start or end. */
+static void test_window_counts_mid_run(void **state)
+{
+    (void)state;
+    struct config c;
+    config_defaults(&c);
+    c.goal_path = temp_file("num_ranks 6\n"
+                            "rank 0 {\nw: calc 50000\na: recv 8b from 1\nb: recv 1000000b from 2\n"
+                            "a requires w\nb requires w\n}\n"
+                            "rank 1 {\nsend 8b to 0\n}\n"
+                            "rank 2 {\nx: calc 49000\ny: send 1000000b to 0\ny requires x\n}\n"
+                            "rank 3 {\ncalc 100000\n}\n"
+                            "rank 4 {\nsend 8b to 5\n}\n"
+                            "rank 5 {\nrecv 8b from 4\n}\n",
+                            ".goal");
+    c.goal_send_done = 1;
+    c.end_ps = 50 * PS_PER_US + 1;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    int64_t v[4];
+    goal_window_counts(&S, v);
+    assert_true(v[0] == 5);
+    assert_true(v[1] == -3);
+    assert_true(v[2] == (int64_t)(50 * PS_PER_US));
+    assert_true(v[3] == (int64_t)(50 * PS_PER_US));
+    size_t words = goal_state_words(&S);
+    assert_int_equal(words, 4 * 9 + 2 * 6 + 2); /* 9 ops, 6 ranks */
+    int64_t *x = malloc(words * sizeof *x);
+    uint8_t *remote = calloc(S.n_hosts, 1);
+    goal_state_export(&S, remote, x);
+    for (size_t i = 0; i < 9; i++)
+        assert_true(x[4 * i + 2] == 0 && x[4 * i + 3] == 0);
+    assert_true(x[words - 2] == 5);
+    assert_true(x[words - 1] == 1); /* rank 0's first receive found its message waiting */
+    free(x);
+    free(remote);
+    sim_free(&S);
+}
+
+/* goal_delivered in a child process (stderr captured): its exit status. */
+static int delivered_in_child(uint32_t conn, char *out, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        goal_delivered(&S, conn);
+        _exit(0);
+    }
+    close(fds[1]);
+    return child_output(fds[0], pid, out, len);
+}
+
+/* A delivery names one of the run's connections: the last one (its
+ * message arrived long ago, so a second word of it changes nothing) is
+ * taken, the one past the last is an internal error (exit 1). */
+static void test_delivery_of_unknown_connection(void **state)
+{
+    (void)state;
+    run_goal(unexpected_sched(), NULL, 0, NULL);
+    assert_int_equal(S.cm.n_conns, 4); /* ranks 1-4's messages to rank 0, each between two hosts */
+    char out[512];
+    assert_int_equal(delivered_in_child(3, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    assert_int_equal(delivered_in_child(4, out, sizeof out), 1);
+    assert_string_equal(out, "spraysim: internal error: GOAL: delivery of unknown connection 4\n");
+    sim_free(&S);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_text_every_form),
         cmocka_unit_test(test_binary_equals_text),
@@ -1137,6 +1403,11 @@ int main(void)
         cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_ops_csv_peer_and_tag_columns),
         cmocka_unit_test(test_named_source_skips_other_wild_tag_messages),
+        cmocka_unit_test(test_state_words_export_import),
+        cmocka_unit_test(test_window_end_decides),
+        cmocka_unit_test(test_window_counts_after_run),
+        cmocka_unit_test(test_window_counts_mid_run),
+        cmocka_unit_test(test_delivery_of_unknown_connection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,10 @@
  * checked at both ends of its range.
  */
 #include "testutil.h"
+#include "malloc_check.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
 
 #include "workload/goal.h"
 
@@ -769,8 +773,215 @@ static void test_label_in_slot_zero(void **state)
     goal_sched_free(&g);
 }
 
-int main(void)
+/* ---- mut6wk (issue 26): the binary reader's totals at their limits ---- */
+
+/* The first pass adds up every rank's records and dependants entries and
+ * refuses a file whose totals pass GOAL_MAX_OPS (UINT32_MAX / 4 =
+ * 1,073,741,823) records or UINT32_MAX - 1 entries, naming the first rank
+ * past the limit. Nothing stops two ranks' extents from overlapping, so a
+ * few megabytes of zeros, named by thousands of jump-table entries, add
+ * up to the limit without a gigabyte file; every extent below starts with
+ * its counts (n records, 0 roots), and the first pass reads no more. The
+ * totals reach the limit exactly at one rank (accepted there) and pass it
+ * by one at the next (refused, and that rank named). */
+static unsigned char *bin_limits_file(uint32_t n_ranks, size_t region_bytes, size_t *len)
 {
+    size_t table_end = 6 + 16 * (size_t)n_ranks; /* from byte 8, where the offsets count */
+    *len = 8 + table_end + region_bytes;
+    unsigned char *d = calloc(*len, 1);
+    assert_non_null(d);
+    put(d, 4223, 8);
+    put(d + 8, n_ranks, 4);
+    return d;
+}
+
+/* Rank r's extent: bytes start .. end after byte 8. */
+static void bin_extent(unsigned char *d, uint32_t r, uint64_t start, uint64_t end)
+{
+    put(d + 8 + 6 + 16 * (size_t)r, start, 8);
+    put(d + 8 + 6 + 16 * (size_t)r + 8, end, 8);
+}
+
+static void test_binary_dependants_total_limit(void **state)
+{
+    (void)state;
+    /* 16,383 ranks of 2^18 entries (1 MiB each, the same MiB) make
+     * 2^32 - 2^18; one of 2^18 - 2 entries brings the total to
+     * UINT32_MAX - 1, the most allowed; one more entry is refused */
+    const uint32_t n_ranks = 16385;
+    const uint64_t entries = 1u << 18;
+    size_t len;
+    unsigned char *d = bin_limits_file(n_ranks, 8 + 4 * entries, &len);
+    uint64_t s = 6 + 16ull * n_ranks; /* the region, zeros: 0 records, 0 roots, dependants 0 */
+    for (uint32_t r = 0; r < n_ranks - 2; r++)
+        bin_extent(d, r, s, s + 8 + 4 * entries);
+    bin_extent(d, n_ranks - 2, s, s + 8 + 4 * (entries - 2));
+    bin_extent(d, n_ranks - 1, s, s + 8 + 4);
+    bin_bad(d, len, "b.bin: rank 16384: more than 1073741823 operations or dependencies");
+    free(d);
+}
+
+static void test_binary_records_total_limit(void **state)
+{
+    (void)state;
+    /* 16,383 ranks of 2^16 records (39 bytes each, the same records) make
+     * 2^30 - 2^16; one of 2^16 - 1 records brings the total to
+     * GOAL_MAX_OPS = 2^30 - 1; one more record is refused */
+    const uint32_t n_ranks = 16385;
+    const uint64_t recs = 1u << 16;
+    size_t len;
+    unsigned char *d = bin_limits_file(n_ranks, 8 + 39 * recs, &len);
+    uint64_t s = 6 + 16ull * n_ranks;
+    /* the three extents' counts: at s, and inside the first's records
+     * (which the first pass does not read) */
+    put(d + 8 + s, recs, 4);
+    put(d + 8 + s + 8, recs - 1, 4);
+    put(d + 8 + s + 16, 1, 4);
+    for (uint32_t r = 0; r < n_ranks - 2; r++)
+        bin_extent(d, r, s, s + 8 + 39 * recs);
+    bin_extent(d, n_ranks - 2, s + 8, s + 8 + 8 + 39 * (recs - 1));
+    bin_extent(d, n_ranks - 1, s + 16, s + 16 + 8 + 39);
+    bin_bad(d, len, "b.bin: rank 16384: more than 1073741823 operations or dependencies");
+    free(d);
+}
+
+/* ---- mut6wk (issue 26): no byte past the length is read, page-guarded ---- */
+
+/* text placed so that its last byte is the last readable byte of a page:
+ * the next page is PROT_NONE, so a lexer that looks one byte past the
+ * length (a '-', a '/', a word, a number or blanks at the very end)
+ * crashes the test instead of reading whatever lies there. Returns
+ * whether the reader took it; the message in err. */
+static bool read_guarded_len(const void *text, size_t len, char *err, size_t errlen)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    assert_true(len <= pg);
+    int fd = open("/dev/zero", O_RDONLY);
+    assert_true(fd >= 0);
+    unsigned char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m + pg, pg, PROT_NONE), 0);
+    memcpy(m + pg - len, text, len);
+    struct goal_sched g;
+    err[0] = '\0';
+    bool ok = goal_read_buffer(&g, "t.goal", m + pg - len, len, err, errlen);
+    if (ok)
+        goal_sched_free(&g);
+    munmap(m, 2 * pg);
+    return ok;
+}
+
+static bool read_guarded(const char *text, char *err, size_t errlen)
+{
+    return read_guarded_len(text, strlen(text), err, errlen);
+}
+
+static void guarded_bad(const char *text, const char *want)
+{
+    char err[1024];
+    if (read_guarded(text, err, sizeof err))
+        fail_msg("accepted, expected '%s'", want);
+    if (strcmp(err, want))
+        fail_msg("message '%s', expected '%s'", err, want);
+}
+
+static void guarded_ok(const char *text)
+{
+    char err[1024];
+    if (!read_guarded(text, err, sizeof err))
+        fail_msg("refused: %s", err);
+}
+
+static void test_lexer_reads_nothing_past_the_end(void **state)
+{
+    (void)state;
+    guarded_bad(ONE_RANK "-", "t.goal:4: expected 'num_ranks' or 'rank', found '-'");
+    guarded_bad(ONE_RANK "/", "t.goal:4: expected 'num_ranks' or 'rank', found '/'");
+    guarded_bad(ONE_RANK "ab", "t.goal:4: expected 'num_ranks' or 'rank', found 'ab'");
+    guarded_bad(ONE_RANK "72", "t.goal:4: expected 'num_ranks' or 'rank', found '72'");
+    guarded_bad(ONE_RANK "/* x *", "t.goal:4: a comment opened here is never closed");
+    guarded_bad(ONE_RANK "/*", "t.goal:4: a comment opened here is never closed");
+    guarded_ok(ONE_RANK "// x");
+    guarded_ok(ONE_RANK "/* x */");
+    guarded_ok(ONE_RANK " \t\r");
+    guarded_ok("num_ranks 1\nrank 0 {\n}");
+    guarded_ok("num_ranks 1\nrank 0 {\ncalc 5\n}");
+    guarded_ok("num_ranks 1\nrank 0 {\ncalc 5 cpu 1\n}\n");
+    guarded_ok("num_ranks 2\nrank 0 {\nsend 5b to 1\n}\nrank 1 {\nrecv 5b from -1 tag -1\n}");
+}
+
+/* Every cut of a binary schedule (test_binary_fields' two ranks) against
+ * the guard page: each is refused, without reading past its length, and
+ * the whole file is read. */
+static void test_binary_cuts_read_nothing_past_the_end(void **state)
+{
+    (void)state;
+    unsigned char d[4096];
+    const struct brec r0[3] = {
+        {.type = GOAL_SEND, .peer = 1, .size = 5, .tag = 5, .cpu = 1, .nic = 2, .nd = 1, .fd = 0, .ns = 1, .fs = 1},
+        {.n_deps = 1, .type = GOAL_CALC, .size = 9},
+        {.n_deps = 1, .type = GOAL_CALC, .size = 10, .cpu = 3},
+    };
+    const struct brec r1[1] = {{.type = GOAL_RECV, .peer = GOAL_ANY, .size = 5, .tag = GOAL_ANY}};
+    const uint32_t roots0[1] = {0}, apx0[2] = {1, 2}, roots1[1] = {0};
+    const struct brank rk[2] = {{3, r0, 1, roots0, 2, apx0}, {1, r1, 1, roots1, 0, NULL}};
+    size_t len = bin_build(d, 2, rk);
+    char err[1024];
+    for (size_t cut = 0; cut < len; cut++)
+        if (read_guarded_len(d, cut, err, sizeof err))
+            fail_msg("the first %zu of %zu bytes were accepted", cut, len);
+    if (!read_guarded_len(d, len, err, sizeof err))
+        fail_msg("refused: %s", err);
+}
+
+/* A text operation's numbers at both ends of their ranges: a peer rank
+ * up to 4,294,967,294 is a number (then checked against num_ranks), one
+ * more is out of range; a tag up to 4,294,967,294 is taken (UINT32_MAX
+ * is the wildcard -1); cpu and nic up to 255. */
+static void test_text_number_ranges_both_ends(void **state)
+{
+    (void)state;
+    bad(R2 "send 5b to 4294967294\n}\n", "t.goal:3: rank 4294967294 is out of range: num_ranks is 2");
+    bad(R2 "send 5b to 4294967295\n}\n", "t.goal:3: a rank 4294967295 is out of range (at most 4294967294)");
+    bad(R2 "recv 5b from 4294967294\n}\n", "t.goal:3: rank 4294967294 is out of range: num_ranks is 2");
+    bad(R2 "recv 5b from 4294967295\n}\n", "t.goal:3: a rank 4294967295 is out of range (at most 4294967294)");
+    struct goal_sched g;
+    const char *t = R2 "send 5b to 1 tag 4294967294 cpu 255 nic 255\n}\nrank 1 {\nrecv 5b from 0 tag 4294967294\n}\n";
+    read_len_ok(&g, t, strlen(t));
+    assert_int_equal(g.ops[0].tag, 4294967294u);
+    assert_int_equal(g.ops[0].cpu, 255);
+    assert_int_equal(g.ops[0].nic, 255);
+    assert_int_equal(g.n_cpus, 256);
+    assert_int_equal(g.n_nics, 256);
+    assert_int_equal(g.ops[1].tag, 4294967294u);
+    goal_sched_free(&g);
+    bad(R2 "send 5b to 1 cpu 256\n}\n", "t.goal:3: a cpu 256 is out of range (at most 255)");
+}
+
+/* A rank's extent of no bytes (start == end) lies inside the file: it is
+ * refused for its missing counts, not as outside the file; one of 7 bytes
+ * the same, one that ends one byte past the file as truncated. */
+static void test_binary_empty_extent(void **state)
+{
+    (void)state;
+    unsigned char d[4096];
+    struct brec c = {.type = GOAL_CALC, .size = 1};
+    uint32_t roots[1] = {0};
+    struct brank rk = {1, &c, 1, roots, 0, NULL};
+    size_t len = bin_build(d, 1, &rk); /* 81 bytes: the rank's extent is bytes 22 .. 73 after byte 8 */
+    put(d + 22, 22, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: 0 bytes, its counts alone need 8");
+    put(d + 22, 29, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: 7 bytes, its counts alone need 8");
+    put(d + 22, 74, 8);
+    bin_bad(d, len, "b.bin: rank 0: truncated: its records end at byte 82 but the file has 81 bytes");
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lexer_stops_at_the_length),
         cmocka_unit_test(test_rank_block_number_range),
@@ -786,6 +997,12 @@ int main(void)
         cmocka_unit_test(test_long_cycle_message),
         cmocka_unit_test(test_binary_check_messages),
         cmocka_unit_test(test_files),
+        cmocka_unit_test(test_binary_dependants_total_limit),
+        cmocka_unit_test(test_binary_records_total_limit),
+        cmocka_unit_test(test_lexer_reads_nothing_past_the_end),
+        cmocka_unit_test(test_binary_cuts_read_nothing_past_the_end),
+        cmocka_unit_test(test_text_number_ranges_both_ends),
+        cmocka_unit_test(test_binary_empty_extent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
  * test here failed with a mutant that the older tests let through).
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include <sys/wait.h>
 
@@ -530,8 +531,10 @@ static void test_lb_names_exact(void **state)
     assert_null(lb_find("mixedx"));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_paths_means_one),
         cmocka_unit_test(test_mixed_wide_fifo_grows_in_order),

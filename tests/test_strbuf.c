@@ -8,6 +8,7 @@
  * sweep over magnitudes; the buffer stays NUL-terminated and grows.
  */
 #include "testutil.h"
+#include "malloc_check.h"
 
 #include "core/core.h"
 
@@ -146,13 +147,126 @@ static void test_appends_grow_and_stay_terminated(void **state)
     sb_free(&b);
 }
 
-int main(void)
+/* ---- mut6wk (issue 26): appends that exactly fill the room left ---- */
+
+/* A buffer of the first capacity (4096) holding `fill` bytes of 'f'. */
+static void filled(struct strbuf *b, size_t fill)
 {
+    sb_init(b);
+    assert_int_equal(b->cap, 4096);
+    char *f = malloc(fill + 1);
+    memset(f, 'f', fill);
+    f[fill] = '\0';
+    sb_puts(b, f);
+    free(f);
+    assert_int_equal(b->len, fill);
+}
+
+/* The text and its terminating NUL fit the capacity after an append. */
+static void holds(const struct strbuf *b, size_t fill, const char *tail)
+{
+    assert_int_equal(b->len, fill + strlen(tail));
+    assert_true(b->len < b->cap);
+    assert_int_equal(b->data[b->len], '\0');
+    assert_memory_equal(b->data + fill, tail, strlen(tail));
+    assert_int_equal(b->data[fill - 1], 'f');
+}
+
+/* Each append of n bytes meets a buffer with exactly n bytes of room
+ * (cap - len == n): the NUL needs one more, so the buffer must grow. */
+static void test_append_of_exactly_the_room_left_grows(void **state)
+{
+    (void)state;
+    struct strbuf b;
+    filled(&b, 4095); /* one byte of room */
+    sb_putc(&b, 'x');
+    holds(&b, 4095, "x");
+    sb_free(&b);
+    filled(&b, 4093);
+    sb_puts(&b, "ab,");
+    holds(&b, 4093, "ab,");
+    sb_free(&b);
+    filled(&b, 4076);
+    sb_u64(&b, 18446744073709551615ULL); /* 20 digits */
+    holds(&b, 4076, "18446744073709551615");
+    sb_free(&b);
+    filled(&b, 4088); /* "1" leaves 7 bytes for ".234567" */
+    sb_ps_as_us(&b, 1234567);
+    holds(&b, 4088, "1.234567");
+    sb_free(&b);
+    filled(&b, 4091); /* vsnprintf of 5 characters into 5 bytes truncates: grow and redo */
+    sb_printf(&b, "%s", "abcde");
+    holds(&b, 4091, "abcde");
+    sb_free(&b);
+    filled(&b, 4094);
+    sb_f0(&b, -2.5); /* "-2": the sign, then the digits */
+    holds(&b, 4094, "-2");
+    sb_free(&b);
+}
+
+/* One append larger than the whole first capacity (4096) grows the buffer
+ * in one step to hold it, by sb_puts and by sb_printf. */
+static void test_append_longer_than_the_capacity(void **state)
+{
+    (void)state;
+    const size_t n = 10000;
+    char *big = malloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        big[i] = (char)('a' + i % 26);
+    big[n] = '\0';
+    struct strbuf b;
+    sb_init(&b);
+    sb_puts(&b, big);
+    assert_int_equal(b.len, n);
+    assert_true(b.len < b.cap);
+    assert_string_equal(b.data, big);
+    sb_free(&b);
+    sb_init(&b);
+    sb_printf(&b, "%s", big);
+    assert_int_equal(b.len, n);
+    assert_true(b.len < b.cap);
+    assert_string_equal(b.data, big);
+    sb_free(&b);
+    free(big);
+}
+
+/* An append writes its text and one NUL, nothing after: the byte past
+ * the NUL keeps what it held (here 'Z'), even when the source array goes
+ * on after its NUL. */
+static void test_append_writes_nothing_past_its_nul(void **state)
+{
+    (void)state;
+    static const char src[8] = {'d', 'e', '\0', 'Q', 'Q', 'Q', 'Q', 'Q'};
+    struct strbuf b;
+    sb_init(&b);
+    sb_puts(&b, "abc");
+    b.data[6] = 'Z';
+    sb_puts(&b, src);
+    assert_string_equal(b.data, "abcde");
+    assert_int_equal(b.data[6], 'Z');
+    b.data[7] = 'Z';
+    sb_putc(&b, 'f');
+    assert_string_equal(b.data, "abcdef");
+    assert_int_equal(b.data[7], 'Z');
+    b.data[9] = 'Z';
+    sb_u64(&b, 42);
+    assert_string_equal(b.data, "abcdef42");
+    assert_int_equal(b.data[9], 'Z');
+    sb_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    malloc_check_reexec(argv); /* tests/malloc_check.h: heap overruns fail here too */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_u64_is_printf_llu),
         cmocka_unit_test(test_ps_as_us_is_six_decimals),
         cmocka_unit_test(test_f0_is_printf_dot0f),
         cmocka_unit_test(test_appends_grow_and_stay_terminated),
+        cmocka_unit_test(test_append_of_exactly_the_room_left_grows),
+        cmocka_unit_test(test_append_longer_than_the_capacity),
+        cmocka_unit_test(test_append_writes_nothing_past_its_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
