@@ -1,0 +1,514 @@
+/* test_metrics_edges2.c: edges of src/metrics and src/sim.c that mutation
+ * testing (issue 26, tools/mutation.py) found untested, each checked
+ * against the rule the code states: the trigger index's prefix sums
+ * (trigger_first, trig_host_first: sim.h) stay inside their nt + 1
+ * entries; sim_htsim_printf hands a parallel run's line over whole at 255,
+ * 256 and 300 bytes (sim.c: a 256-byte buffer, then one of n + 1 bytes);
+ * --out's parent is created under the name given when the last component
+ * is one letter (outdir.c); a file copied into a mount point (another file
+ * system: outdir.c copy_file) arrives whole at 1 and 65537 bytes, and a
+ * commit that fails keeps the run's files in "<staging>.kept", named in
+ * the error; switches.csv's ports column is the switch's port count, up
+ * and down. Heap overruns of a byte or more do not change a result here,
+ * so main() runs the program again under glibc's malloc checking
+ * (libc_malloc_debug.so.0 with MALLOC_CHECK_=3: a free() of a block
+ * written past its end aborts), where that library is installed and the
+ * build has no sanitizer of its own. Fast (a few small runs, no fabric
+ * bigger than 16 hosts): it goes first in its modules' MODULE_TESTS.
+ */
+#include "testutil.h"
+
+#include "metrics/outdir.h"
+#include "metrics/report.h"
+#include "sim.h"
+#include "transport/flow.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+static struct sim S;
+
+static void setup_run(const char *tm, bool trigger_delay, bool switch_stats)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(tm, ".cm");
+    c.progress = false;
+    c.end_ps = 2000 * PS_PER_US;
+    c.trigger_delay = trigger_delay ? 1 : 0;
+    c.switch_stats = switch_stats;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
+/* ---- sim.c: the trigger index ----------------------------------------- */
+
+/* Three triggers (file order t = 0, 1, 2): t = 0 has two waiting
+ * connections from hosts 1 and 2, t = 1 none, t = 2 one from host 3 (id 2
+ * is never named: it fires nothing and starts nothing). So
+ * waiters[first[t] .. first[t+1]) gives first = {0, 2, 2, 3} and the
+ * distinct source hosts the same {0, 2, 2, 3}. sim_free() frees both
+ * arrays, where malloc checking sees a write past their nt + 1 entries. */
+static const char TRIGGERS[] = "Nodes 16\nConnections 4\nTriggers 3\n"
+                               "0->5 id 1 start 0 size 1000 send_done_trigger 1\n"
+                               "1->6 id 2 trigger 1 size 1000\n"
+                               "2->7 id 3 trigger 1 size 1000 send_done_trigger 3\n"
+                               "3->8 id 4 trigger 3 size 1000\n"
+                               "trigger id 1 oneshot\ntrigger id 2 oneshot\ntrigger id 3 oneshot\n";
+
+static void test_trigger_index_prefix_sums(void **st)
+{
+    (void)st;
+    for (int delay = 0; delay < 2; delay++) {
+        setup_run(TRIGGERS, delay, false);
+        const uint32_t want[4] = {0, 2, 2, 3};
+        for (int t = 0; t < 4; t++)
+            assert_int_equal(S.trigger_first[t], want[t]);
+        assert_int_equal(S.trigger_waiters[0], 1);
+        assert_int_equal(S.trigger_waiters[1], 2);
+        assert_int_equal(S.trigger_waiters[2], 3);
+        if (delay) {
+            for (int t = 0; t < 4; t++)
+                assert_int_equal(S.trig_host_first[t], want[t]);
+            assert_int_equal(S.trig_host[0], 1);
+            assert_int_equal(S.trig_host[1], 2);
+            assert_int_equal(S.trig_host[2], 3);
+        }
+        /* trigger 1 fired when connection 0 sent, trigger 3 when connection 2 did */
+        assert_int_equal(S.flows_finished, 4);
+        sim_free(&S);
+    }
+}
+
+/* ---- sim.c: setup's derived values ------------------------------------ */
+
+static void setup_only(const char *cc, simtime_ps hop_latency_ps, bool trigger_delay)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(trigger_delay ? TRIGGERS : "Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    if (cc)
+        c.cc_name = cc;
+    if (hop_latency_ps)
+        c.hop_latency_ps = hop_latency_ps;
+    c.trigger_delay = trigger_delay ? 1 : 0;
+    sim_setup(&S, &c);
+}
+
+/* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
+ * 0: BBR, MP-RDMA, SMaRTT) gets 3, RFC 5681's (sim.c). */
+static void test_dupack_threshold_defaults_to_three(void **st)
+{
+    (void)st;
+    setup_only("bbr", 0, false);
+    assert_int_equal(S.cc->dupack_threshold, 0);
+    assert_int_equal(S.dupack_threshold, 3);
+    sim_free(&S);
+}
+
+/* The default queue (trimming on: one BDP, sim.h -q) is the BDP in whole
+ * packets, rounded up. With -hop_latency 1021114 ps the BDP is 178451
+ * bytes = 43 x 4150 + 1: one byte over 43 MTUs, so 44 packets of 4150,
+ * 182600 bytes (a division that rounds up only from 2 bytes over, or not
+ * at all, gives 43). */
+static void test_default_queue_rounds_the_bdp_up(void **st)
+{
+    (void)st;
+    setup_only(NULL, 1021114, false);
+    assert_true(S.cfg.trimming);
+    assert_int_equal(S.cfg.mtu_bytes, 4150);
+    assert_int_equal(S.bdp_bytes % 4150, 1); /* the case this test is for */
+    assert_int_equal(S.queue_bytes, 44u * 4150u);
+    sim_free(&S);
+}
+
+/* --trigger-delay path: the latency from host a to host b is, per hop of
+ * the shortest path, a 64-byte header's serialisation at 100 Gb/s (5120
+ * ps) plus the link's 1 us (the defaults: -hdr 64, -linkspeed 100000,
+ * -hop_latency 1 us, -switch_latency 0): 1005120 ps a hop. Host 0 to a
+ * host under its own switch is 2 hops; the farthest host is the fabric's
+ * diameter; a host to itself, 0. */
+static void test_trigger_latency_per_hop(void **st)
+{
+    (void)st;
+    setup_only(NULL, 0, true);
+    assert_int_equal(S.cfg.hdr_bytes, 64);
+    assert_int_equal(S.cfg.linkspeed_mbps, 100000);
+    assert_int_equal(S.cfg.hop_latency_ps, 1000000);
+    assert_int_equal(S.cfg.switch_latency_ps, 0);
+    const simtime_ps hop_ps = 1005120;
+    assert_int_equal(sim_trigger_latency_ps(&S, 0, 0), 0);
+    /* host 1 shares host 0's switch (their ports' peer) */
+    uint32_t p0 = 0, p1 = 0;
+    for (uint32_t p = 0; p < S.n_ports; p++) {
+        if (S.ports[p].owner_node == 0)
+            p0 = p;
+        if (S.ports[p].owner_node == 1)
+            p1 = p;
+    }
+    assert_int_equal(S.ports[p0].peer_node, S.ports[p1].peer_node);
+    assert_int_equal(sim_trigger_latency_ps(&S, 0, 1), 2 * hop_ps);
+    simtime_ps far = 0;
+    for (uint32_t b = 1; b < S.n_hosts; b++) {
+        simtime_ps d = sim_trigger_latency_ps(&S, 0, b);
+        assert_int_equal(d % hop_ps, 0);
+        assert_true(d >= 2 * hop_ps);
+        far = d > far ? d : far;
+    }
+    assert_int_equal(far, (simtime_ps)S.topo.diameter_hops * hop_ps);
+    assert_true(S.topo.diameter_hops > 2);
+    /* from another host (the cache of latencies is per source) and back */
+    assert_int_equal(sim_trigger_latency_ps(&S, 1, 0), 2 * hop_ps);
+    assert_int_equal(sim_trigger_latency_ps(&S, 0, 1), 2 * hop_ps);
+    sim_free(&S);
+}
+
+/* ---- sim.c: a parallel run's window --------------------------------- */
+
+/* sim_run_window skips the events of nodes another process owns
+ * (node_remote[node], sim.h): with host 9 remote, the flow 9->3 never
+ * starts here while 0->5 runs to its end, and the events run are
+ * counted. */
+static void test_window_skips_remote_nodes(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 2\n0->5 start 0 size 1000\n9->3 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.end_ps = 2000 * PS_PER_US;
+    sim_setup(&S, &c);
+    uint32_t nodes = S.n_hosts + S.n_switches;
+    uint8_t *remote = calloc(nodes, 1);
+    assert_non_null(remote);
+    remote[9] = 1;
+    S.node_remote = remote;
+    simtime_ps last_ps = 0;
+    uint64_t n = sim_run_window(&S, c.end_ps, true, &last_ps);
+    assert_true(n > 0);
+    assert_int_equal(S.flows_finished, 1);
+    assert_true(S.flows[0].finish_ps != SIMTIME_NEVER && S.flows[0].finish_ps <= last_ps);
+    assert_true(S.flows[1].finish_ps == SIMTIME_NEVER);
+    S.node_remote = NULL;
+    free(remote);
+    sim_free(&S);
+}
+
+/* ---- sim.c: sim_htsim_printf -------------------------------------------- */
+
+static char g_line[1024];
+
+static void keep_line(struct sim *s, const char *line)
+{
+    (void)s;
+    snprintf(g_line, sizeof g_line, "%s", line);
+}
+
+/* Lines of 255 bytes fit the 256-byte buffer with its NUL; 256 and 300
+ * take the allocated one of n + 1 bytes. Each must arrive whole. */
+static void test_htsim_line_whole_at_the_buffer_edge(void **st)
+{
+    (void)st;
+    struct sim s;
+    memset(&s, 0, sizeof s);
+    s.htsim_line = keep_line;
+    const size_t lens[] = {255, 256, 300};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+        char want[400];
+        for (size_t i = 0; i < lens[k]; i++)
+            want[i] = (char)('a' + i % 26);
+        want[lens[k]] = '\0';
+        g_line[0] = '\0';
+        sim_htsim_printf(&s, "%s", want);
+        if (strcmp(g_line, want) != 0)
+            fail_msg("a %zu-byte line arrived as %zu bytes", lens[k], strlen(g_line));
+    }
+}
+
+/* ---- metrics/outdir ----------------------------------------------------- */
+
+static char g_tmp[256];
+static char g_mounted[300]; /* a tmpfs of ours, unmounted by the teardown if a check failed first */
+
+static void make_tmp(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/spraysim-me2-%ld-XXXXXX", (long)getpid());
+    assert_non_null(mkdtemp(g_tmp));
+}
+
+static void remove_tree(const char *path)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Reads a whole file (NUL-terminated; the caller frees), NULL if absent. */
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    assert_non_null(b);
+    size_t r;
+    while ((r = fread(b + n, 1, cap - n, f)) > 0) {
+        n += r;
+        if (n == cap) {
+            cap *= 2;
+            b = realloc(b, cap + 1);
+            assert_non_null(b);
+        }
+    }
+    fclose(f);
+    b[n] = '\0';
+    if (len)
+        *len = n;
+    return b;
+}
+
+static const char *const ONE_NAME[] = {"one.bin", NULL};
+
+/* --out DIR/new/z with DIR/new absent: the parent made is DIR/new (the
+ * text before the last slash, outdir.c), and the set lands in DIR/new/z.
+ * A one-letter last component is where a parent cut short would show. */
+static void test_missing_parent_of_a_one_letter_name(void **st)
+{
+    (void)st;
+    make_tmp();
+    char dir[400], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/new/z", g_tmp);
+    struct outdir *o = outdir_prepare(dir, ONE_NAME, err, sizeof err);
+    if (!o)
+        fail_msg("outdir_prepare(%s): %s", dir, err);
+    assert_true(outdir_write(o, "one.bin", "x", 1, err, sizeof err));
+    assert_true(outdir_commit(o, err, sizeof err));
+    char path[500];
+    snprintf(path, sizeof path, "%s/one.bin", dir);
+    size_t n = 0;
+    char *got = read_file(path, &n);
+    if (!got)
+        fail_msg("%s is missing", path);
+    assert_int_equal(n, 1);
+    free(got);
+    DIR *d = opendir(g_tmp); /* only "new" was made beside it */
+    assert_non_null(d);
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            if (strcmp(e->d_name, "new"))
+                fail_msg("%s holds '%s' besides 'new'", g_tmp, e->d_name);
+    closedir(d);
+    remove_tree(g_tmp);
+}
+
+/* Mounts a tmpfs (options as mount(2) takes them) on mnt, or false where
+ * this process may not mount (not root, a container without it). */
+static bool mount_tmpfs(const char *mnt, const char *opts)
+{
+    if (mount("spraysim-test", mnt, "tmpfs", 0, opts) != 0)
+        return false;
+    snprintf(g_mounted, sizeof g_mounted, "%s", mnt);
+    return true;
+}
+
+/* Teardown of the mount tests: the tmpfs and the directory go even when a
+ * check failed half-way. */
+static int unmount_and_remove(void **st)
+{
+    (void)st;
+    if (g_mounted[0])
+        (void)umount2(g_mounted, MNT_DETACH);
+    g_mounted[0] = '\0';
+    if (g_tmp[0])
+        remove_tree(g_tmp);
+    g_tmp[0] = '\0';
+    return 0;
+}
+
+/* An empty directory DIR/m, prepared as --out (staging beside it), then a
+ * tmpfs mounted on it during the "run": the commit finds a mount point it
+ * cannot exchange and writes the set into it file by file (outdir.c).
+ * NULL (skip) where this process may not mount. */
+static struct outdir *prepare_then_mount(char *mnt, size_t len, const char *opts, char *err, size_t errlen)
+{
+    snprintf(mnt, len, "%s/m", g_tmp);
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    struct outdir *o = outdir_prepare(mnt, ONE_NAME, err, errlen);
+    if (!o)
+        fail_msg("outdir_prepare(%s): %s", mnt, err);
+    if (!mount_tmpfs(mnt, opts)) {
+        outdir_abort(o);
+        return NULL;
+    }
+    return o;
+}
+
+/* Into a directory that became a mount point during the run the set is
+ * written in place, each file moved from the staging directory beside it:
+ * across file systems, a copy (outdir.c copy_file). A 1-byte file is one write of 1 byte; one of
+ * 65537 bytes is a full 65536-byte block and then 1 byte. Both arrive
+ * whole. */
+static void test_copy_into_a_mount_point(void **st)
+{
+    (void)st;
+    const size_t sizes[] = {1, 65537};
+    for (size_t k = 0; k < 2; k++) {
+        make_tmp();
+        char mnt[300], err[512] = "";
+        struct outdir *o = prepare_then_mount(mnt, sizeof mnt, "size=1m", err, sizeof err);
+        if (!o) {
+            remove_tree(g_tmp);
+            skip();
+        }
+        char *data = malloc(sizes[k]);
+        assert_non_null(data);
+        for (size_t i = 0; i < sizes[k]; i++)
+            data[i] = (char)('A' + i % 23);
+        assert_true(outdir_write(o, "one.bin", data, sizes[k], err, sizeof err));
+        if (!outdir_commit(o, err, sizeof err))
+            fail_msg("a %zu-byte file into a mount point: %s", sizes[k], err);
+        char path[400];
+        snprintf(path, sizeof path, "%s/one.bin", mnt);
+        size_t n = 0;
+        char *got = read_file(path, &n);
+        assert_non_null(got);
+        assert_int_equal(n, sizes[k]);
+        assert_memory_equal(got, data, sizes[k]);
+        free(got);
+        free(data);
+        unmount_and_remove(NULL);
+    }
+}
+
+/* A commit that fails (the mount point too small for the file: the copy
+ * into it fails) leaves the
+ * run's files in the staging directory renamed "<staging>.kept", and the
+ * error names that directory (outdir.h). */
+static void test_failed_commit_keeps_staging(void **st)
+{
+    (void)st;
+    make_tmp();
+    char mnt[300], err[1024] = "";
+    struct outdir *o = prepare_then_mount(mnt, sizeof mnt, "size=16k", err, sizeof err);
+    if (!o) {
+        remove_tree(g_tmp);
+        skip();
+    }
+    size_t big = 1 << 20;
+    char *data = calloc(big, 1);
+    assert_non_null(data);
+    if (!outdir_write(o, "one.bin", data, big, err, sizeof err))
+        fail_msg("write: %s", err);
+    assert_false(outdir_commit(o, err, sizeof err));
+    const char *at = strstr(err, "; this run's outputs are kept in ");
+    if (!at)
+        fail_msg("the error does not say where the outputs are: %s", err);
+    const char *kept = at + strlen("; this run's outputs are kept in ");
+    size_t kl = strlen(kept);
+    /* beside the target, a staging name, ".kept" at the end */
+    assert_true(kl > strlen(g_tmp) + 6);
+    assert_memory_equal(kept, g_tmp, strlen(g_tmp));
+    assert_string_equal(kept + kl - 5, ".kept");
+    char path[1100];
+    snprintf(path, sizeof path, "%s/one.bin", kept);
+    size_t n = 0;
+    char *got = read_file(path, &n);
+    if (!got)
+        fail_msg("%s is missing", path);
+    assert_int_equal(n, big);
+    free(got);
+    free(data);
+    unmount_and_remove(NULL);
+}
+
+/* ---- metrics/report: switches.csv ------------------------------------------ */
+
+/* The ports column of switches.csv is the switch's ports, down and up:
+ * the ports of the fabric whose owner is that node, counted here from the
+ * port array rather than from the switch's own n_down and n_up. */
+static void test_switches_csv_counts_every_port(void **st)
+{
+    (void)st;
+    setup_run("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", false, true);
+    struct run_stats r;
+    report_collect(&S, 0, &r);
+    make_tmp();
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/out", g_tmp);
+    report_write_files(&S, &r, dir);
+    char path[400];
+    snprintf(path, sizeof path, "%s/switches.csv", dir);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    char *line = strtok(text, "\n");
+    assert_non_null(line);
+    assert_int_equal(strncmp(line, "node,kind,index,ports,", 22), 0);
+    uint32_t rows = 0, with_up = 0;
+    while ((line = strtok(NULL, "\n"))) {
+        unsigned node = 0, index = 0, ports = 0;
+        char kind[32];
+        if (sscanf(line, "%u,%31[^,],%u,%u,", &node, kind, &index, &ports) != 4)
+            fail_msg("switches.csv row: %s", line);
+        uint32_t owned = 0;
+        for (uint32_t p = 0; p < S.n_ports; p++)
+            owned += S.ports[p].owner_node == node;
+        if (ports != owned)
+            fail_msg("switch %u: ports %u, but it owns %u ports", node, ports, owned);
+        with_up += S.switches[node - S.n_hosts].n_up > 0;
+        rows++;
+    }
+    assert_int_equal(rows, S.n_switches);
+    assert_true(with_up > 0); /* the check covers switches with up ports */
+    free(text);
+    remove_tree(g_tmp);
+    sim_free(&S);
+}
+
+/* Runs the program again under glibc's malloc checking (see the top). */
+static void rerun_with_malloc_check(char **argv)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    (void)argv;
+    return; /* the sanitizer's own allocator checks instead */
+#else
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    (void)argv;
+    return;
+#endif
+#endif
+    static const char lib[] = "/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0";
+    if (getenv("MALLOC_CHECK_") || access(lib, R_OK) != 0 || getenv("LD_PRELOAD"))
+        return;
+    setenv("LD_PRELOAD", lib, 1);
+    setenv("MALLOC_CHECK_", "3", 1);
+    execv("/proc/self/exe", argv);
+    unsetenv("LD_PRELOAD"); /* exec failed: run as we are */
+    unsetenv("MALLOC_CHECK_");
+#endif
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    rerun_with_malloc_check(argv);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_htsim_line_whole_at_the_buffer_edge),
+        cmocka_unit_test(test_trigger_index_prefix_sums),
+        cmocka_unit_test(test_dupack_threshold_defaults_to_three),
+        cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
+        cmocka_unit_test(test_trigger_latency_per_hop),
+        cmocka_unit_test(test_window_skips_remote_nodes),
+        cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
+        cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
+        cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
+        cmocka_unit_test(test_switches_csv_counts_every_port),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
