@@ -9,7 +9,12 @@
  * system: outdir.c copy_file) arrives whole at 1 and 65537 bytes, and a
  * commit that fails keeps the run's files in "<staging>.kept", named in
  * the error; switches.csv's ports column is the switch's port count, up
- * and down. Heap overruns of a byte or more do not change a result here,
+ * and down; setup's defaults (RFC 5681's 3 duplicate ACKs, a queue of the
+ * BDP rounded up to whole packets, --trigger-delay's per-hop latency);
+ * a parallel window skips other processes' nodes; and three whole runs
+ * with every output (time series sampled and by change, classes,
+ * --switch-stats, --stream, Poisson arrivals) give a row per message,
+ * switch and time-series record. Heap overruns of a byte or more do not change a result here,
  * so main() runs the program again under glibc's malloc checking
  * (libc_malloc_debug.so.0 with MALLOC_CHECK_=3: a free() of a block
  * written past its end aborts), where that library is installed and the
@@ -18,7 +23,10 @@
  */
 #include "testutil.h"
 
+#include "cli/options.h"
+#include "metrics/flowstream.h"
 #include "metrics/outdir.h"
+#include "metrics/timeseries.h"
 #include "metrics/report.h"
 #include "sim.h"
 #include "transport/flow.h"
@@ -470,6 +478,101 @@ static void test_switches_csv_counts_every_port(void **st)
     sim_free(&S);
 }
 
+/* ---- whole runs with every output, under malloc checking ----------------- */
+
+/* Counts the lines of a file (0 if absent). */
+static uint32_t lines_of(const char *dir, const char *name)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t = read_file(path, NULL);
+    if (!t)
+        return 0;
+    uint32_t n = 0;
+    for (const char *c = t; *c; c++)
+        n += *c == '\n';
+    free(t);
+    return n;
+}
+
+/* A run as cli/main.c makes one (without MPI): --out prepared first, the
+ * time series attached to it, --stream's flows.csv, then the set
+ * committed. Each buffer the outputs are built in is freed, so a write past
+ * one (a size computed one short) aborts under malloc checking; the line
+ * counts are checked against the run. */
+static void whole_run(const char *const *args, int nargs, bool streamed)
+{
+    char *argv[40];
+    int argc = 0;
+    argv[argc++] = (char *)"spraysim";
+    for (int i = 0; i < nargs; i++)
+        argv[argc++] = (char *)args[i];
+    make_tmp();
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/out", g_tmp);
+    argv[argc++] = (char *)"--out";
+    argv[argc++] = dir;
+    argv[argc++] = (char *)"--quiet";
+    struct config c;
+    char err[512];
+    if (options_parse(&c, argc, argv, err, sizeof err) != OPTIONS_RUN)
+        fail_msg("options: %s", err);
+    c.progress = false;
+    struct report_out *out = report_out_prepare(c.out_dir);
+    sim_setup(&S, &c);
+    if (c.stream == 1 || (c.stream < 0 && (S.poisson || S.goal)))
+        flowstream_setup(&S, report_out_path(out, "flows.csv"));
+    assert_true((S.fstream != NULL) == streamed);
+    report_out_attach_ts(out, &S);
+    sim_run(&S);
+    if (S.fstream)
+        assert_true(flowstream_close(&S));
+    assert_true(ts_finish(&S, err, sizeof err));
+    struct run_stats r;
+    report_collect(&S, 0, &r);
+    report_out_commit(out, &S, &r);
+    /* flows.csv: a header and a row per message; switches.csv: one per switch */
+    assert_int_equal(lines_of(dir, "flows.csv"), S.n_msgs + 1);
+    if (c.switch_stats)
+        assert_int_equal(lines_of(dir, "switches.csv"), S.n_switches + 1);
+    if (S.ts) {
+        struct ts_totals tt;
+        ts_totals(S.ts, &tt);
+        const char *names[3] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
+        const uint64_t rows[3] = {tt.rows_flows, tt.rows_ports, tt.rows_hosts};
+        for (unsigned k = 0; k < 3; k++) {
+            assert_true(ts_file_selected(S.ts, k));
+            assert_true(rows[k] > 0);
+            assert_int_equal(lines_of(dir, names[k]), rows[k] + 1); /* and the header */
+        }
+    }
+    sim_free(&S);
+    options_free(&c);
+    remove_tree(g_tmp);
+}
+
+static void test_whole_runs_under_malloc_checking(void **st)
+{
+    (void)st;
+    const char *cm = temp_file("Nodes 16\nConnections 4\n0->5 start 0 size 300000\n9->5 start 0 size 300000\n"
+                               "2->5 start 3 size 200000 priority 2\n7->12 start 1 size 50000\n",
+                               ".cm");
+    /* sampled every 2 us: every flow, port and host; three classes; --switch-stats */
+    const char *a[] = {"-tm", cm, "--classes", "3", "--switch-stats", "--ts-flows", "all", "--ts-ports", "all",
+                       "--ts-hosts", "all", "--ts-interval", "2", "-end", "200"};
+    whole_run(a, (int)(sizeof a / sizeof a[0]), false);
+    /* every change in a window, four classes, flows.csv streamed */
+    const char *b[] = {"-tm", cm, "--classes", "4", "--stream", "on", "--ts-flows", "1-3", "--ts-ports", "0-20", "--ts-hosts", "5",
+                       "--ts-interval", "change", "--ts-window", "2:30", "-end", "40"};
+    whole_run(b, (int)(sizeof b / sizeof b[0]), true);
+    /* open loop: Poisson arrivals, streamed by default, slots recycled */
+    char wl[600];
+    snprintf(wl, sizeof wl, "poisson:cdf=%s,load=0.3,n=8", shared_path("workloads/websearch.cdf"));
+    const char *p[] = {"--workload", wl, "-tiers", "2", "--ts-flows", "all", "--ts-ports", "all", "--ts-hosts", "all",
+                       "--ts-interval", "5", "-end", "60"};
+    whole_run(p, (int)(sizeof p / sizeof p[0]), true);
+}
+
 /* Runs the program again under glibc's malloc checking (see the top). */
 static void rerun_with_malloc_check(char **argv)
 {
@@ -509,6 +612,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test(test_switches_csv_counts_every_port),
+        cmocka_unit_test(test_whole_runs_under_malloc_checking),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
