@@ -435,6 +435,51 @@ static void test_failed_commit_keeps_staging(void **st)
     unmount_and_remove(NULL);
 }
 
+/* A bind mount (the same file system: only /proc/self/mountinfo tells it
+ * is a mount point) whose name holds a space, which mountinfo writes as
+ * \040 (the kernel escapes space, tab, newline and backslash as three
+ * octal digits): decoded, it is recognised as a mount point and written
+ * into in place, keeping the file it already holds; not decoded, it would
+ * be refused as a directory holding a file spraysim did not write. */
+static void test_bind_mount_named_with_a_space(void **st)
+{
+    (void)st;
+    make_tmp();
+    char src[300], mnt[300], err[512] = "";
+    snprintf(src, sizeof src, "%s/src", g_tmp);
+    snprintf(mnt, sizeof mnt, "%s/b ind", g_tmp);
+    assert_int_equal(mkdir(src, 0755), 0);
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    char notes[400];
+    snprintf(notes, sizeof notes, "%s/notes.txt", src);
+    FILE *f = fopen(notes, "w");
+    assert_non_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    if (mount(src, mnt, NULL, MS_BIND, NULL) != 0) {
+        remove_tree(g_tmp);
+        skip();
+    }
+    snprintf(g_mounted, sizeof g_mounted, "%s", mnt);
+    struct outdir *o = outdir_prepare(mnt, ONE_NAME, err, sizeof err);
+    if (!o)
+        fail_msg("a bind mount named with a space: %s", err);
+    assert_true(outdir_write(o, "one.bin", "x", 1, err, sizeof err));
+    assert_true(outdir_commit(o, err, sizeof err));
+    char path[400];
+    snprintf(path, sizeof path, "%s/one.bin", src);
+    size_t n = 0;
+    char *got = read_file(path, &n);
+    assert_non_null(got);
+    assert_int_equal(n, 1);
+    free(got);
+    got = read_file(notes, NULL);
+    assert_non_null(got);
+    assert_string_equal(got, "keep\n");
+    free(got);
+    unmount_and_remove(NULL);
+}
+
 /* ---- metrics/report: switches.csv ------------------------------------------ */
 
 /* The ports column of switches.csv is the switch's ports, down and up:
@@ -611,6 +656,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
+        cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),
         cmocka_unit_test(test_switches_csv_counts_every_port),
         cmocka_unit_test(test_whole_runs_under_malloc_checking),
     };
