@@ -91,6 +91,54 @@ static void test_trigger_index_prefix_sums(void **st)
     }
 }
 
+/* ---- sim.c: config_defaults ------------------------------------------ */
+
+/* Each default as sim.c cites it (the reference simulator's, a seed
+ * paper's, or ours where it says so), checked value by value. */
+static void test_config_defaults_as_cited(void **st)
+{
+    (void)st;
+    struct config c;
+    memset(&c, 0x5a, sizeof c);
+    config_defaults(&c);
+    assert_int_equal(c.seed, 13);                      /* the reference simulator's default seed */
+    assert_int_equal(c.end_ps, 1000 * PS_PER_US);      /* -end 1000 us */
+    assert_int_equal(c.tiers, 3);
+    assert_int_equal(c.planes, 1);
+    assert_int_equal(c.linkspeed_mbps, 100000);        /* 100 Gb/s */
+    assert_int_equal(c.mtu_bytes, 4150);
+    assert_int_equal(c.hdr_bytes, 64);
+    assert_int_equal(c.paths, 64);
+    assert_true(c.trimming);
+    assert_int_equal(c.qa_gate, -1);
+    assert_int_equal(c.hop_latency_ps, 1000000);       /* 1 us */
+    assert_int_equal(c.switch_latency_ps, 0);
+    assert_int_equal(c.ack_threshold_bytes, 16384);    /* seed 002 Sec. 8: 16 KB delayed ACKs */
+    assert_int_equal(c.routing, ROUTE_ECMP);
+    assert_int_equal(c.reroute, REROUTE_NONE);
+    assert_int_equal(c.drr_quantum_bytes, 4096);       /* seed 004 Sec. IV-A: a 4 KB quantum */
+    assert_int_equal(c.ar_quantum_bytes, 4150);        /* one MTU */
+    assert_int_equal(c.ar_sticky_delta_ps, 10000000);  /* htsim main_uec: 10 us */
+    assert_int_equal(c.detect_ps, 100000000000ULL);    /* seed 003 Sec. 4.1.1: 100 ms */
+    assert_string_equal(c.transport_name, TRANSPORT_DEFAULT);
+    assert_int_equal(c.n_classes, 2);
+    assert_int_equal(c.loss_detect, -1);
+    assert_int_equal(c.sender_cc, -1);
+    assert_int_equal(c.receiver_cc, -1);
+    assert_string_equal(c.cc_name, "nscc");
+    assert_string_equal(c.lb_name, "mixed");
+    assert_int_equal(c.stream, -1);
+    assert_int_equal(c.msg_cc, -1);
+    assert_int_equal(c.pfc_flag, -1);
+    assert_int_equal(c.pfc_low_pkts, 12);              /* htsim main_roce.cpp: low_pfc = 12 */
+    assert_int_equal(c.pfc_high_pkts, 15);             /* high_pfc = 15 */
+    assert_int_equal(c.pfc_deadlock_ps, 500000000);    /* 500 us */
+    /* and everything else zero (memset first) */
+    assert_int_equal(c.queue_pkts, 0);
+    assert_int_equal(c.trigger_delay, 0);
+    assert_false(c.switch_stats);
+}
+
 /* ---- sim.c: setup's derived values ------------------------------------ */
 
 static void setup_only(const char *cc, simtime_ps hop_latency_ps, bool trigger_delay)
@@ -105,6 +153,32 @@ static void setup_only(const char *cc, simtime_ps hop_latency_ps, bool trigger_d
         c.hop_latency_ps = hop_latency_ps;
     c.trigger_delay = trigger_delay ? 1 : 0;
     sim_setup(&S, &c);
+}
+
+/* The tie order: origin o's counter starts at o << ORIGIN_SHIFT (sim.h:
+ * 34), for o = 0 (setup's events) to the last node; what setup scheduled
+ * at an origin counts up from there, far below the next origin's start.
+ * The window of a parallel run is the smallest link latency (here every
+ * link's 1 us, -hop_latency), or 1 ps when links have none. */
+static void test_tie_order_and_lookahead(void **st)
+{
+    (void)st;
+    setup_only(NULL, 0, false);
+    uint32_t nodes = S.n_hosts + S.n_switches;
+    for (uint32_t o = 0; o <= nodes; o++) {
+        assert_int_equal(S.origin_seq[o] >> 34, o);
+        assert_true((S.origin_seq[o] & ((1ULL << 34) - 1)) < 1000);
+    }
+    assert_int_equal(S.lookahead_ps, 1000000);
+    sim_free(&S);
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.hop_latency_ps = 0;
+    sim_setup(&S, &c);
+    assert_int_equal(S.lookahead_ps, 1);
+    sim_free(&S);
 }
 
 /* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
@@ -648,7 +722,9 @@ int main(int argc, char **argv)
     rerun_with_malloc_check(argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_htsim_line_whole_at_the_buffer_edge),
+        cmocka_unit_test(test_config_defaults_as_cited),
         cmocka_unit_test(test_trigger_index_prefix_sums),
+        cmocka_unit_test(test_tie_order_and_lookahead),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
