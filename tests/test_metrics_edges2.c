@@ -181,6 +181,35 @@ static void test_tie_order_and_lookahead(void **st)
     sim_free(&S);
 }
 
+/* A GOAL schedule without -nodes or -topo runs on the smallest default fat
+ * tree with hosts enough: k^3/4 hosts with 3 tiers, k^2/2 with 2, k even
+ * (sim.c). So 16 ranks fit k = 4 exactly (16), 17 need k = 6 (54); with
+ * 2 tiers 8 ranks fit k = 4 (8) and 9 need k = 6 (18). */
+static void test_goal_default_fat_tree_size(void **st)
+{
+    (void)st;
+    const struct {
+        uint32_t tiers, ranks, hosts;
+    } cases[] = {{3, 16, 16}, {3, 17, 54}, {3, 3, 16}, {2, 8, 8}, {2, 9, 18}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char text[4096];
+        uint32_t n = cases[k].ranks;
+        int at = snprintf(text, sizeof text, "num_ranks %u\nrank 0 {\nsend 1000b to %u tag 1\n}\n", n, n - 1);
+        for (uint32_t r = 1; r + 1 < n; r++)
+            at += snprintf(text + at, sizeof text - (size_t)at, "rank %u {\n}\n", r);
+        snprintf(text + at, sizeof text - (size_t)at, "rank %u {\nrecv 1000b from 0 tag 1\n}\n", n - 1);
+        struct config c;
+        config_defaults(&c);
+        c.goal_path = temp_file(text, ".goal");
+        c.tiers = cases[k].tiers;
+        c.progress = false;
+        sim_setup(&S, &c);
+        if (S.cm.nodes != cases[k].hosts || S.n_hosts != cases[k].hosts)
+            fail_msg("%u ranks, %u tiers: %u hosts, want %u", n, cases[k].tiers, S.n_hosts, cases[k].hosts);
+        sim_free(&S);
+    }
+}
+
 /* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
  * 0: BBR, MP-RDMA, SMaRTT) gets 3, RFC 5681's (sim.c). */
 static void test_dupack_threshold_defaults_to_three(void **st)
@@ -205,6 +234,20 @@ static void test_default_queue_rounds_the_bdp_up(void **st)
     assert_int_equal(S.cfg.mtu_bytes, 4150);
     assert_int_equal(S.bdp_bytes % 4150, 1); /* the case this test is for */
     assert_int_equal(S.queue_bytes, 44u * 4150u);
+    /* the rest of that arithmetic, from the same inputs (3 tiers: a
+     * diameter of 6 hops; 100 Gb/s: 80 ps a byte): base RTT = 2 x 6 x
+     * 1021114 + 6 x (4150 + 64) x 80 = 14276088 ps, x 100000 / 8e6 =
+     * 178451 bytes; ECN marks from ceil(0.2 x 44) = 9 to ceil(0.8 x 44) =
+     * 36 packets; seed 002 Sec. 6's min RTO, 15 us + the queue's drain
+     * (182600 x 80 ps) x 6 hops = 102648000 ps, and probe period, base RTT
+     * + 0.75 x base RTT (trimming) = 14276088 + 10707066 */
+    assert_int_equal(S.topo.diameter_hops, 6);
+    assert_int_equal(S.base_rtt_ps, 14276088);
+    assert_int_equal(S.bdp_bytes, 178451);
+    assert_int_equal(S.ecn_kmin_bytes_default, 9u * 4150u);
+    assert_int_equal(S.ecn_kmax_bytes_default, 36u * 4150u);
+    assert_int_equal(S.min_rto_ps, 102648000);
+    assert_int_equal(S.probe_period_ps, 14276088 + 10707066);
     sim_free(&S);
 }
 
@@ -725,6 +768,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_defaults_as_cited),
         cmocka_unit_test(test_trigger_index_prefix_sums),
         cmocka_unit_test(test_tie_order_and_lookahead),
+        cmocka_unit_test(test_goal_default_fat_tree_size),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
