@@ -54,36 +54,37 @@ static void setup_run(const char *tm, bool trigger_delay, bool switch_stats)
 
 /* ---- sim.c: the trigger index ----------------------------------------- */
 
-/* Three triggers (file order t = 0, 1, 2): t = 0 has two waiting
- * connections from hosts 1 and 2, t = 1 none, t = 2 one from host 3 (id 2
- * is never named: it fires nothing and starts nothing). So
- * waiters[first[t] .. first[t+1]) gives first = {0, 2, 2, 3} and the
- * distinct source hosts the same {0, 2, 2, 3}. sim_free() frees both
- * arrays, where malloc checking sees a write past their nt + 1 entries. */
+/* Three triggers, their ids out of order in the file (t = 0, 1, 2 are
+ * ids 3, 1, 2: the index sorts ids and searches them, sim.c
+ * trigger_index_of): t = 0 (id 3) has one waiting connection, from host 3;
+ * t = 1 (id 1) two, from hosts 1 and 2; t = 2 (id 2) none (it is never
+ * named: it fires nothing and starts nothing). So waiters[first[t] ..
+ * first[t+1]) gives first = {0, 1, 3, 3}, waiters {3, 1, 2} (connection
+ * indices), and the distinct source hosts the same. sim_free() frees
+ * both arrays, where malloc checking sees a write past their nt + 1
+ * entries. */
 static const char TRIGGERS[] = "Nodes 16\nConnections 4\nTriggers 3\n"
                                "0->5 id 1 start 0 size 1000 send_done_trigger 1\n"
                                "1->6 id 2 trigger 1 size 1000\n"
                                "2->7 id 3 trigger 1 size 1000 send_done_trigger 3\n"
                                "3->8 id 4 trigger 3 size 1000\n"
-                               "trigger id 1 oneshot\ntrigger id 2 oneshot\ntrigger id 3 oneshot\n";
+                               "trigger id 3 oneshot\ntrigger id 1 oneshot\ntrigger id 2 oneshot\n";
 
 static void test_trigger_index_prefix_sums(void **st)
 {
     (void)st;
     for (int delay = 0; delay < 2; delay++) {
         setup_run(TRIGGERS, delay, false);
-        const uint32_t want[4] = {0, 2, 2, 3};
+        const uint32_t want[4] = {0, 1, 3, 3}, order[3] = {3, 1, 2};
         for (int t = 0; t < 4; t++)
             assert_int_equal(S.trigger_first[t], want[t]);
-        assert_int_equal(S.trigger_waiters[0], 1);
-        assert_int_equal(S.trigger_waiters[1], 2);
-        assert_int_equal(S.trigger_waiters[2], 3);
+        for (int w = 0; w < 3; w++)
+            assert_int_equal(S.trigger_waiters[w], order[w]);
         if (delay) {
             for (int t = 0; t < 4; t++)
                 assert_int_equal(S.trig_host_first[t], want[t]);
-            assert_int_equal(S.trig_host[0], 1);
-            assert_int_equal(S.trig_host[1], 2);
-            assert_int_equal(S.trig_host[2], 3);
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(S.trig_host[k], order[k]); /* connection i's source is host i */
         }
         /* trigger 1 fired when connection 0 sent, trigger 3 when connection 2 did */
         assert_int_equal(S.flows_finished, 4);
@@ -289,6 +290,52 @@ static void test_trigger_latency_per_hop(void **st)
     /* from another host (the cache of latencies is per source) and back */
     assert_int_equal(sim_trigger_latency_ps(&S, 1, 0), 2 * hop_ps);
     assert_int_equal(sim_trigger_latency_ps(&S, 0, 1), 2 * hop_ps);
+    sim_free(&S);
+}
+
+/* --trigger-delay path: host B hears each activation after the one-way
+ * latency from the activating host (sim_trigger_latency_ps, tested
+ * above); a barrier of count 2 starts B's connection at the second heard,
+ * a oneshot at the first, and a multishot's k-th activation heard starts
+ * the k-th waiting connection (sim.c trigger_heard). A sender's
+ * send_done_trigger activates at its finish_ps (test_messages). */
+static void test_trigger_delay_by_type(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 9\nTriggers 3\n"
+                          "0->5 id 1 start 0 size 1000 send_done_trigger 1\n"
+                          "1->6 id 2 start 0 size 40000 send_done_trigger 1\n"
+                          "2->7 id 3 trigger 1 size 1000\n"
+                          "4->9 id 4 start 0 size 1000 send_done_trigger 2\n"
+                          "8->12 id 5 trigger 2 size 1000\n"
+                          "10->13 id 6 start 0 size 1000 send_done_trigger 3\n"
+                          "11->14 id 7 start 0 size 40000 send_done_trigger 3\n"
+                          "12->15 id 8 trigger 3 size 1000\n"
+                          "12->3 id 9 trigger 3 size 1000\n"
+                          "trigger id 1 barrier count 2\ntrigger id 2 oneshot\ntrigger id 3 multishot\n",
+                          ".cm");
+    c.progress = false;
+    c.trigger_delay = 1;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 9);
+    const struct flow *f = S.flows;
+    /* barrier: the later of the two activations as host 2 hears them */
+    simtime_ps a = f[0].finish_ps + sim_trigger_latency_ps(&S, 0, 2);
+    simtime_ps b = f[1].finish_ps + sim_trigger_latency_ps(&S, 1, 2);
+    assert_true(a != b);
+    assert_int_equal(f[2].start_ps, a > b ? a : b);
+    /* oneshot: host 8 hears host 4's one activation */
+    assert_int_equal(f[4].start_ps, f[3].finish_ps + sim_trigger_latency_ps(&S, 4, 8));
+    /* multishot: host 12 hears host 10's then host 11's activation; the
+     * first starts connection 7, the second connection 8 */
+    simtime_ps m1 = f[5].finish_ps + sim_trigger_latency_ps(&S, 10, 12);
+    simtime_ps m2 = f[6].finish_ps + sim_trigger_latency_ps(&S, 11, 12);
+    assert_true(m1 < m2);
+    assert_int_equal(f[7].start_ps, m1);
+    assert_int_equal(f[8].start_ps, m2);
     sim_free(&S);
 }
 
@@ -772,6 +819,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
+        cmocka_unit_test(test_trigger_delay_by_type),
         cmocka_unit_test(test_window_skips_remote_nodes),
         cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
