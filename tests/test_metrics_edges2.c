@@ -29,9 +29,11 @@
 #include "metrics/timeseries.h"
 #include "metrics/report.h"
 #include "sim.h"
+#include "topo/topo.h"
 #include "transport/flow.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -644,6 +646,45 @@ static void test_bind_mount_named_with_a_space(void **st)
     unmount_and_remove(NULL);
 }
 
+/* ---- metrics/report: the ideal FCT ------------------------------------------ */
+
+/* ideal_delivery_ps and ideal_fct_ps (report.h: line rate at the host,
+ * store-and-forward at each hop, the ACK's return), by hand at the
+ * defaults (100 Gb/s everywhere: 80 ps a byte; 1 us links) with
+ * -switch_latency 0.3 us, on the 16-host fat tree (2 hosts a switch, 4 a
+ * pod): 0->1 is 2 hops, 0->2 4, 0->4 6. A 1000-byte message is one packet
+ * of 1064 bytes on the wire (64 of header): 85120 ps at the NIC and again
+ * at each later hop; the one-way latency is 2 x 1 us + 0.3 us at 2 hops,
+ * 4 x 1 us + 3 x 0.3 us at 4, 6 x 1 us + 5 x 0.3 us at 6. The ACK (64
+ * bytes: 5120 ps a hop) comes back the same way. A 10000-byte message is
+ * 3 packets (MSS 4086), the last of 1828 + 64 bytes: at 2 hops the full
+ * packet before it arrives last, at 815360 - 151360 + 332000 ps. */
+static void test_ideal_fct_by_hand(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 4\n0->1 start 0 size 1000\n0->2 start 0 size 1000\n"
+                          "0->4 start 0 size 1000\n0->1 start 0 size 10000\n",
+                          ".cm");
+    c.progress = false;
+    c.switch_latency_ps = 300000;
+    sim_setup(&S, &c);
+    assert_int_equal(topo_hops(&S.topo, 0, 1), 2);
+    assert_int_equal(topo_hops(&S.topo, 0, 2), 4);
+    assert_int_equal(topo_hops(&S.topo, 0, 4), 6);
+    const simtime_ps ser = 85120, ack = 5120;
+    const simtime_ps lat2 = 2300000, lat4 = 4900000, lat6 = 7500000;
+    assert_int_equal(ideal_delivery_ps(&S, &S.flows[0]), ser + ser + lat2);
+    assert_int_equal(ideal_fct_ps(&S, &S.flows[0]), ser + ser + lat2 + ack + ack + lat2);
+    assert_int_equal(ideal_delivery_ps(&S, &S.flows[1]), ser + 3 * ser + lat4);
+    assert_int_equal(ideal_fct_ps(&S, &S.flows[1]), ser + 3 * ser + lat4 + ack + 3 * ack + lat4);
+    assert_int_equal(ideal_delivery_ps(&S, &S.flows[2]), ser + 5 * ser + lat6);
+    assert_int_equal(ideal_fct_ps(&S, &S.flows[2]), ser + 5 * ser + lat6 + ack + 5 * ack + lat6);
+    assert_int_equal(ideal_delivery_ps(&S, &S.flows[3]), 815360 - 151360 + 332000 + lat2);
+    sim_free(&S);
+}
+
 /* ---- metrics/report: switches.csv ------------------------------------------ */
 
 /* The ports column of switches.csv is the switch's ports, down and up:
@@ -704,6 +745,62 @@ static uint32_t lines_of(const char *dir, const char *name)
     return n;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* report_collect against the flows themselves (report.h run_stats): a
+ * finished message's FCT is finish - posted, a started unfinished one's
+ * now - posted (a lower bound), one never started has none; the median
+ * and p99 are nearest ranks of the sorted FCTs, the mean their sum over
+ * their count; drops, trims and marks are the ports' sums. */
+static void check_collect(const struct sim *s, const struct run_stats *r)
+{
+    double v[64];
+    uint32_t n = 0, done = 0, unfinished = 0, not_started = 0;
+    double sum = 0, max = 0;
+    for (uint32_t i = 0; i < s->n_flows; i++) {
+        const struct flow *f = &s->flows[i];
+        simtime_ps fct;
+        if (f->state == FLOW_DONE) {
+            fct = f->finish_ps - f->posted_ps;
+            done++;
+        } else if (f->posted) {
+            fct = s->now - f->posted_ps;
+            unfinished++;
+        } else {
+            not_started++;
+            continue;
+        }
+        assert_true(n < 64);
+        v[n++] = (double)fct / 1e6;
+        sum += (double)fct;
+        max = v[n - 1] > max ? v[n - 1] : max;
+    }
+    qsort(v, n, sizeof v[0], cmp_dbl);
+    assert_int_equal(r->finished, done);
+    assert_int_equal(r->fct_unfinished, unfinished);
+    assert_int_equal(r->not_started, not_started);
+    assert_int_equal(r->fct_n, n);
+    assert_true(n > 0);
+    assert_true(r->fct_median_us == v[(n + 1) / 2 - 1]);            /* rank ceil(0.5 n) */
+    assert_true(r->fct_p99_us == v[(uint32_t)ceil(0.99 * n) - 1]);
+    assert_true(r->fct_max_us == max);
+    assert_true(fabs(r->fct_mean_us - sum / n / 1e6) < 1e-9 * r->fct_mean_us);
+    uint64_t drops = 0, trims = 0, marks = 0;
+    for (uint32_t i = 0; i < s->n_ports; i++) {
+        drops += s->ports[i].st.drops;
+        trims += s->ports[i].st.trims;
+        marks += s->ports[i].st.ecn_marks;
+    }
+    assert_int_equal(r->drops, drops);
+    assert_int_equal(r->trims, trims);
+    assert_int_equal(r->ecn_marks, marks);
+    assert_int_equal(r->data_drops, s->tot.data_drops);
+}
+
 /* A run as cli/main.c makes one (without MPI): --out prepared first, the
  * time series attached to it, --stream's flows.csv, then the set
  * committed. Each buffer the outputs are built in is freed, so a write past
@@ -739,6 +836,8 @@ static void whole_run(const char *const *args, int nargs, bool streamed)
     assert_true(ts_finish(&S, err, sizeof err));
     struct run_stats r;
     report_collect(&S, 0, &r);
+    if (!streamed)
+        check_collect(&S, &r);
     report_out_commit(out, &S, &r);
     /* flows.csv: a header and a row per message; switches.csv: one per switch */
     assert_int_equal(lines_of(dir, "flows.csv"), S.n_msgs + 1);
@@ -770,6 +869,12 @@ static void test_whole_runs_under_malloc_checking(void **st)
     const char *a[] = {"-tm", cm, "--classes", "3", "--switch-stats", "--ts-flows", "all", "--ts-ports", "all",
                        "--ts-hosts", "all", "--ts-interval", "2", "-end", "200"};
     whole_run(a, (int)(sizeof a / sizeof a[0]), false);
+    /* cut at 20 us: messages unfinished (counted to the end) and one never started */
+    const char *cut_cm = temp_file("Nodes 16\nConnections 4\n0->5 start 0 size 300000\n9->5 start 0 size 300000\n"
+                                   "7->12 start 1 size 5000\n2->6 start 30 size 1000\n",
+                                   ".cm");
+    const char *cut[] = {"-tm", cut_cm, "--ts-flows", "all", "--ts-ports", "all", "--ts-hosts", "all", "-end", "20"};
+    whole_run(cut, (int)(sizeof cut / sizeof cut[0]), false);
     /* every change in a window, four classes, flows.csv streamed */
     const char *b[] = {"-tm", cm, "--classes", "4", "--stream", "on", "--ts-flows", "1-3", "--ts-ports", "0-20", "--ts-hosts", "5",
                        "--ts-interval", "change", "--ts-window", "2:30", "-end", "40"};
@@ -825,6 +930,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),
+        cmocka_unit_test(test_ideal_fct_by_hand),
         cmocka_unit_test(test_switches_csv_counts_every_port),
         cmocka_unit_test(test_whole_runs_under_malloc_checking),
     };
