@@ -801,6 +801,36 @@ static void check_collect(const struct sim *s, const struct run_stats *r)
     assert_int_equal(r->data_drops, s->tot.data_drops);
 }
 
+/* Every line of a CSV file has as many fields as its header, and the
+ * header starts with `head` (docs/outputs.md's columns). */
+static void check_csv(const char *dir, const char *name, const char *head, const char *tail)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *t = read_file(path, NULL);
+    if (!t)
+        fail_msg("%s is missing", path);
+    if (strncmp(t, head, strlen(head)))
+        fail_msg("%s's header is not %s...", name, head);
+    char *nl = strchr(t, '\n');
+    assert_non_null(nl);
+    if (tail && (size_t)(nl - t) >= strlen(tail) && strncmp(nl - strlen(tail), tail, strlen(tail)))
+        fail_msg("%s's header does not end with %s", name, tail);
+    unsigned want = 0, got = 0;
+    for (const char *c = t; c < nl; c++)
+        want += *c == ',';
+    for (const char *c = nl + 1; *c; c++) {
+        if (*c == ',')
+            got++;
+        else if (*c == '\n') {
+            if (got != want)
+                fail_msg("%s: a row with %u commas under a header with %u", name, got, want);
+            got = 0;
+        }
+    }
+    free(t);
+}
+
 /* A run as cli/main.c makes one (without MPI): --out prepared first, the
  * time series attached to it, --stream's flows.csv, then the set
  * committed. Each buffer the outputs are built in is freed, so a write past
@@ -848,6 +878,15 @@ static void whole_run(const char *const *args, int nargs, bool streamed)
         ts_totals(S.ts, &tt);
         const char *names[3] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
         const uint64_t rows[3] = {tt.rows_flows, tt.rows_ports, tt.rows_hosts};
+        /* the ports' columns: one per data class from 2 (queues.csv's too) */
+        char cls[64] = "";
+        for (uint32_t k = 2, at = 0; k < c.n_classes; k++)
+            at += (uint32_t)snprintf(cls + at, sizeof cls - at, ",data_bytes_c%u", k);
+        check_csv(dir, "ts_ports.csv", "time_us,port,data_bytes,ctl_bytes,tx_bytes,ecn_marks,trims,drops", cls);
+        check_csv(dir, "ts_flows.csv", "time_us,flow_id,", "cwnd_bytes,rate_gbps,rtt_us,delivered_bytes,in_flight_bytes");
+        check_csv(dir, "ts_hosts.csv", "time_us,host,delivered_bytes,goodput_gbps", NULL);
+        check_csv(dir, "flows.csv", "", NULL);
+        check_csv(dir, "queues.csv", "", NULL);
         for (unsigned k = 0; k < 3; k++) {
             assert_true(ts_file_selected(S.ts, k));
             assert_true(rows[k] > 0);
