@@ -718,7 +718,16 @@ static void test_switches_csv_counts_every_port(void **st)
             owned += S.ports[p].owner_node == node;
         if (ports != owned)
             fail_msg("switch %u: ports %u, but it owns %u ports", node, ports, owned);
-        with_up += S.switches[node - S.n_hosts].n_up > 0;
+        const struct switch_node *sw = &S.switches[node - S.n_hosts];
+        with_up += sw->n_up > 0;
+        /* the whole row: node, tier, index in it, ports, peak and mean
+         * buffered bytes (the integral over the run's time, one decimal) */
+        char want[256];
+        const char *tiers[] = {"tor", "agg", "core"};
+        snprintf(want, sizeof want, "%u,%s,%u,%u,%llu,%.1f", S.n_hosts + rows, tiers[sw->tier], sw->index_in_tier,
+                 owned, (unsigned long long)sw->peak_buffered_bytes, sw->buffered_byte_ps / (double)S.now);
+        if (strcmp(line, want))
+            fail_msg("switches.csv: %s, want %s", line, want);
         rows++;
     }
     assert_int_equal(rows, S.n_switches);
@@ -831,6 +840,49 @@ static void check_csv(const char *dir, const char *name, const char *head, const
     free(t);
 }
 
+/* queues.csv, field by field against the ports (docs/outputs.md): port,
+ * node, its kind, peer, its kind, direction, rate in Gb/s, limit (0 for
+ * a host's NIC), packets and bytes sent, peak and mean occupancy (the
+ * integral over the run's time, one decimal), marks, trims, bounces,
+ * drops, failure drops, and per data class from 2 its peak and mean. */
+static void check_queues_csv(const struct sim *s, const char *dir)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/queues.csv", dir);
+    char *t = read_file(path, NULL);
+    assert_non_null(t);
+    char *save = NULL, *line = strtok_r(t, "\n", &save);
+    assert_non_null(line);
+    double dur = (double)s->now;
+    uint32_t rows = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        const struct port *p = &s->ports[rows];
+        char want[512], kind[2][8];
+        for (int e = 0; e < 2; e++) {
+            uint32_t node = e ? p->peer_node : p->owner_node;
+            /* a two-tier fabric's top is a spine (docs/outputs.md) */
+            const char *tiers[] = {"tor", s->topo.spec.tiers == 2 ? "spine" : "agg", "core"};
+            snprintf(kind[e], sizeof kind[e], "%s",
+                     node < s->n_hosts ? "host" : tiers[s->switches[node - s->n_hosts].tier]);
+        }
+        int at = snprintf(want, sizeof want, "%u,%u,%s,%u,%s,%s,%g,%u,%llu,%llu,%u,%.1f,%llu,%llu,%llu,%llu,%llu", rows,
+                          p->owner_node, kind[0], p->peer_node, kind[1], p->up ? "up" : "down", p->rate_mbps / 1000.0,
+                          (p->flags & PORTF_HOST_NIC) ? 0 : p->data_limit_bytes,
+                          (unsigned long long)p->st.tx_packets, (unsigned long long)p->st.tx_bytes, p->st.peak_bytes,
+                          p->st.occupancy_byte_ps / dur, (unsigned long long)p->st.ecn_marks,
+                          (unsigned long long)p->st.trims, (unsigned long long)p->st.bounces,
+                          (unsigned long long)p->st.drops, (unsigned long long)p->st.failure_drops);
+        for (uint32_t k = 2; k < s->cfg.n_classes; k++)
+            at += snprintf(want + at, sizeof want - (size_t)at, ",%u,%.1f", p->x ? p->x->c[k - 2].peak_bytes : 0,
+                           p->x ? p->x->c[k - 2].occupancy_byte_ps / dur : 0.0);
+        if (strcmp(line, want))
+            fail_msg("queues.csv row %u:\n%s\nwant\n%s", rows, line, want);
+        rows++;
+    }
+    assert_int_equal(rows, s->n_ports);
+    free(t);
+}
+
 /* A run as cli/main.c makes one (without MPI): --out prepared first, the
  * time series attached to it, --stream's flows.csv, then the set
  * committed. Each buffer the outputs are built in is freed, so a write past
@@ -887,6 +939,7 @@ static void whole_run(const char *const *args, int nargs, bool streamed)
         check_csv(dir, "ts_hosts.csv", "time_us,host,delivered_bytes,goodput_gbps", NULL);
         check_csv(dir, "flows.csv", "", NULL);
         check_csv(dir, "queues.csv", "", NULL);
+        check_queues_csv(&S, dir);
         for (unsigned k = 0; k < 3; k++) {
             assert_true(ts_file_selected(S.ts, k));
             assert_true(rows[k] > 0);
