@@ -26,6 +26,7 @@
 #include "cli/options.h"
 #include "metrics/flowstream.h"
 #include "metrics/outdir.h"
+#include "net/pfc.h"
 #include "metrics/timeseries.h"
 #include "metrics/report.h"
 #include "sim.h"
@@ -369,6 +370,62 @@ static void test_window_skips_remote_nodes(void **st)
     assert_true(S.flows[1].finish_ps == SIMTIME_NEVER);
     S.node_remote = NULL;
     free(remote);
+    sim_free(&S);
+}
+
+/* ---- sim.c: an event's origin -------------------------------------- */
+
+/* sim_event_origin (sim.h): the node whose state an event changes, + 1 (0
+ * for the fabric's own events). A flow's start is its sender's; a host
+ * timer and a --trigger-delay note, host id's; a GOAL event, its aux when
+ * given (--goal-send-done path) else where it was scheduled (the seq's
+ * origin bits, from ORIGIN_SHIFT 34); a PFC PAUSE or RESUME (aux = kind + 4
+ * x class) the port's owner, the deadlock check where it was scheduled; a
+ * transport timer scheduled at setup (origin 0) its flow's sender, others
+ * where scheduled. */
+static void test_event_origins(void **st)
+{
+    (void)st;
+    setup_only(NULL, 0, false); /* one connection, 0->5 */
+    struct event e;
+    memset(&e, 0, sizeof e);
+    const uint64_t at7 = 7ULL << 34; /* scheduled at origin 7 (node 6) */
+    e.kind = EV_FLOW_START;
+    e.id = 0;
+    assert_int_equal(sim_event_origin(&S, &e), 1 + 0);
+    e.kind = EV_HOST_TIMER;
+    e.id = 9;
+    assert_int_equal(sim_event_origin(&S, &e), 10);
+    e.kind = EV_TRIGGER;
+    e.id = 3;
+    assert_int_equal(sim_event_origin(&S, &e), 4);
+    e.kind = EV_GOAL;
+    e.seq = at7 + 5;
+    e.aux = 12;
+    assert_int_equal(sim_event_origin(&S, &e), 12);
+    e.aux = 0;
+    assert_int_equal(sim_event_origin(&S, &e), 7);
+    /* port 10's owner, for a PAUSE and a RESUME of class 1 and 2; the
+     * check at its scheduling origin */
+    uint32_t owner = S.ports[10].owner_node;
+    assert_true(owner != 6);
+    e.kind = EV_PFC;
+    e.id = 10;
+    e.aux = PFC_AUX(PFC_PAUSE, 1);
+    assert_int_equal(sim_event_origin(&S, &e), 1 + owner);
+    e.aux = PFC_AUX(PFC_RESUME, 2);
+    assert_int_equal(sim_event_origin(&S, &e), 1 + owner);
+    e.aux = PFC_AUX(PFC_CHECK, 0);
+    assert_int_equal(sim_event_origin(&S, &e), 7);
+    e.aux = PFC_AUX(PFC_CHECK, 3);
+    assert_int_equal(sim_event_origin(&S, &e), 7);
+    e.kind = EV_TRANSPORT_TIMER;
+    e.id = 0;
+    e.aux = 0;
+    e.seq = 5; /* origin 0: set at setup */
+    assert_int_equal(sim_event_origin(&S, &e), 1 + 0);
+    e.seq = at7 + 1;
+    assert_int_equal(sim_event_origin(&S, &e), 7);
     sim_free(&S);
 }
 
@@ -1018,6 +1075,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trigger_latency_per_hop),
         cmocka_unit_test(test_trigger_delay_by_type),
         cmocka_unit_test(test_window_skips_remote_nodes),
+        cmocka_unit_test(test_event_origins),
         cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
