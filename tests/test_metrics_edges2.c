@@ -742,6 +742,85 @@ static void test_ideal_fct_by_hand(void **st)
     sim_free(&S);
 }
 
+/* ---- metrics/report: the summary on stdout ----------------------------- */
+
+/* report_stdout's text for a run of the matrix tm cut at 5 us (--stream
+ * on or off). */
+static char *stdout_of_tm(const char *tm, bool stream)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file(tm, ".cm");
+    c.progress = false;
+    c.end_ps = 5 * PS_PER_US;
+    c.stream = stream ? 1 : 0;
+    sim_setup(&S, &c);
+    if (stream)
+        flowstream_setup(&S, NULL);
+    sim_run(&S);
+    if (stream)
+        assert_true(flowstream_close(&S));
+    struct run_stats r;
+    report_collect(&S, 0, &r);
+    fflush(stdout);
+    char path[] = "/tmp/spraysim-me2-stdout-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    int saved = dup(1);
+    assert_true(saved >= 0);
+    assert_true(dup2(fd, 1) == 1);
+    report_stdout(&S, &r);
+    fflush(stdout);
+    assert_true(dup2(saved, 1) == 1);
+    close(saved);
+    close(fd);
+    char *text = read_file(path, NULL);
+    unlink(path);
+    assert_non_null(text);
+    sim_free(&S);
+    return text;
+}
+
+/* The flows line names the first ten unfinished messages by id in message
+ * order, then " ..." when there are more (report.c). */
+static void test_stdout_names_ten_unfinished(void **st)
+{
+    (void)st;
+    const struct {
+        uint32_t conns;
+        const char *want;
+    } cases[] = {
+        {9, "flows: 0 of 9 finished (9 unfinished at 5.0 us: 1 2 3 4 5 6 7 8 9)\n"},
+        {10, "flows: 0 of 10 finished (10 unfinished at 5.0 us: 1 2 3 4 5 6 7 8 9 10)\n"},
+        {11, "flows: 0 of 11 finished (11 unfinished at 5.0 us: 1 2 3 4 5 6 7 8 9 10 ...)\n"},
+        {13, "flows: 0 of 13 finished (13 unfinished at 5.0 us: 1 2 3 4 5 6 7 8 9 10 ...)\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        /* `conns` messages of 1 MB from host i to host 15 - i, at t = 0 */
+        char tm[2048];
+        int at = snprintf(tm, sizeof tm, "Nodes 16\nConnections %u\n", cases[k].conns);
+        for (uint32_t i = 0; i < cases[k].conns; i++)
+            at += snprintf(tm + at, sizeof tm - (size_t)at, "%u->%u start 0 size 1000000\n", i, 15 - i);
+        char *text = stdout_of_tm(tm, false);
+        if (!strstr(text, cases[k].want))
+            fail_msg("%u unfinished: want the line\n%sin\n%s", cases[k].conns, cases[k].want, text);
+        free(text);
+    }
+    /* --stream: message 1 finishes by 3 us and message 13, starting then,
+     * takes its slot, the first: the slots hold 13, 2, 3, ..., 12, and the
+     * line still names 2 to 11, the first ten in message order */
+    char tm[2048];
+    int at = snprintf(tm, sizeof tm, "Nodes 16\nConnections 13\n0->1 start 0 size 1000\n");
+    for (uint32_t i = 2; i <= 12; i++)
+        at += snprintf(tm + at, sizeof tm - (size_t)at, "%u->%u start 0 size 1000000\n", i, 15 - i);
+    snprintf(tm + at, sizeof tm - (size_t)at, "14->0 start 3 size 1000000\n");
+    char *text = stdout_of_tm(tm, true);
+    const char *want = "flows: 1 of 13 finished (12 unfinished at 5.0 us: 2 3 4 5 6 7 8 9 10 11 ...)\n";
+    if (!strstr(text, want))
+        fail_msg("--stream: want the line\n%sin\n%s", want, text);
+    free(text);
+}
+
 /* ---- metrics/report: switches.csv ------------------------------------------ */
 
 /* The ports column of switches.csv is the switch's ports, down and up:
@@ -1081,6 +1160,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),
         cmocka_unit_test(test_ideal_fct_by_hand),
+        cmocka_unit_test(test_stdout_names_ten_unfinished),
         cmocka_unit_test(test_switches_csv_counts_every_port),
         cmocka_unit_test(test_whole_runs_under_malloc_checking),
     };
