@@ -28,6 +28,7 @@
 #include "metrics/outdir.h"
 #include "net/pfc.h"
 #include "metrics/timeseries.h"
+#include "metrics/vcollect.h"
 #include "metrics/report.h"
 #include "sim.h"
 #include "topo/topo.h"
@@ -703,6 +704,30 @@ static void test_bind_mount_named_with_a_space(void **st)
     unmount_and_remove(NULL);
 }
 
+/* ---- metrics/vcollect: the sketch's last bucket --------------------------- */
+
+/* The sketch's buckets are [1e-9 x 1.002^b, 1e-9 x 1.002^(b+1)) for b up
+ * to 23999, the last also holding every larger value (vcollect.c
+ * VC_BUCKETS, VC_MIN, VC_GAMMA); a percentile answers its bucket's
+ * midpoint (capped at the largest value). Of {1, 1e12, 1e12} the median
+ * is a 1e12, beyond the last bucket's start (about 6.7e11): it must come
+ * back inside that bucket, not the one before. */
+static void test_sketch_clamps_to_the_last_bucket(void **st)
+{
+    (void)st;
+    struct vcollect c;
+    vc_init(&c, true);
+    vc_add(&c, 1.0);
+    vc_add(&c, 1e12);
+    vc_add(&c, 1e12);
+    double lo = 1e-9 * pow(1.002, 23999), hi = lo * 1.002;
+    double p = vc_percentile(&c, 50);
+    if (!(p >= lo && p < hi))
+        fail_msg("median %.6g: not in the last bucket [%.6g, %.6g)", p, lo, hi);
+    assert_true(vc_percentile(&c, 100) == 1e12); /* the largest, exactly */
+    vc_free(&c);
+}
+
 /* ---- metrics/report: the ideal FCT ------------------------------------------ */
 
 /* ideal_delivery_ps and ideal_fct_ps (report.h: line rate at the host,
@@ -1159,6 +1184,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),
+        cmocka_unit_test(test_sketch_clamps_to_the_last_bucket),
         cmocka_unit_test(test_ideal_fct_by_hand),
         cmocka_unit_test(test_stdout_names_ten_unfinished),
         cmocka_unit_test(test_switches_csv_counts_every_port),
