@@ -1049,7 +1049,7 @@ static void check_queues_csv(const struct sim *s, const char *dir)
  * committed. Each buffer the outputs are built in is freed, so a write past
  * one (a size computed one short) aborts under malloc checking; the line
  * counts are checked against the run. */
-static void whole_run(const char *const *args, int nargs, bool streamed)
+static void whole_run(const char *const *args, int nargs, bool streamed, char **flows_csv)
 {
     char *argv[40];
     int argc = 0;
@@ -1107,6 +1107,12 @@ static void whole_run(const char *const *args, int nargs, bool streamed)
             assert_int_equal(lines_of(dir, names[k]), rows[k] + 1); /* and the header */
         }
     }
+    if (flows_csv) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/flows.csv", dir);
+        *flows_csv = read_file(path, NULL);
+        assert_non_null(*flows_csv);
+    }
     sim_free(&S);
     options_free(&c);
     remove_tree(g_tmp);
@@ -1121,23 +1127,30 @@ static void test_whole_runs_under_malloc_checking(void **st)
     /* sampled every 2 us: every flow, port and host; three classes; --switch-stats */
     const char *a[] = {"-tm", cm, "--classes", "3", "--switch-stats", "--ts-flows", "all", "--ts-ports", "all",
                        "--ts-hosts", "all", "--ts-interval", "2", "-end", "200"};
-    whole_run(a, (int)(sizeof a / sizeof a[0]), false);
+    whole_run(a, (int)(sizeof a / sizeof a[0]), false, NULL);
     /* cut at 20 us: messages unfinished (counted to the end) and one never started */
     const char *cut_cm = temp_file("Nodes 16\nConnections 4\n0->5 start 0 size 300000\n9->5 start 0 size 300000\n"
                                    "7->12 start 1 size 5000\n2->6 start 30 size 1000\n",
                                    ".cm");
     const char *cut[] = {"-tm", cut_cm, "--ts-flows", "all", "--ts-ports", "all", "--ts-hosts", "all", "-end", "20"};
-    whole_run(cut, (int)(sizeof cut / sizeof cut[0]), false);
+    whole_run(cut, (int)(sizeof cut / sizeof cut[0]), false, NULL);
     /* every change in a window, four classes, flows.csv streamed */
     const char *b[] = {"-tm", cm, "--classes", "4", "--stream", "on", "--ts-flows", "1-3", "--ts-ports", "0-20", "--ts-hosts", "5",
                        "--ts-interval", "change", "--ts-window", "2:30", "-end", "40"};
-    whole_run(b, (int)(sizeof b / sizeof b[0]), true);
+    char *streamed_csv, *plain_csv;
+    whole_run(b, (int)(sizeof b / sizeof b[0]), true, &streamed_csv);
+    /* --stream changes memory, not the output (docs: same output either way) */
+    b[5] = "off";
+    whole_run(b, (int)(sizeof b / sizeof b[0]), false, &plain_csv);
+    assert_string_equal(streamed_csv, plain_csv);
+    free(streamed_csv);
+    free(plain_csv);
     /* open loop: Poisson arrivals, streamed by default, slots recycled */
     char wl[600];
     snprintf(wl, sizeof wl, "poisson:cdf=%s,load=0.3,n=8", shared_path("workloads/websearch.cdf"));
     const char *p[] = {"--workload", wl, "-tiers", "2", "--ts-flows", "all", "--ts-ports", "all", "--ts-hosts", "all",
                        "--ts-interval", "5", "-end", "60"};
-    whole_run(p, (int)(sizeof p / sizeof p[0]), true);
+    whole_run(p, (int)(sizeof p / sizeof p[0]), true, NULL);
 }
 
 /* Runs the program again under glibc's malloc checking (see the top). */
