@@ -618,6 +618,53 @@ static void test_copy_into_a_mount_point(void **st)
     }
 }
 
+/* In place, the set replaces the target's files one by one: a file of
+ * the set this run did not write goes (an older run's), summary.json
+ * comes (outdir.h: written last), and a file spraysim did not write put
+ * in during the run stays (outdir.h). */
+static void test_in_place_replaces_the_old_set(void **st)
+{
+    (void)st;
+    static const char *const names[] = {"one.bin", "summary.json", NULL};
+    make_tmp();
+    char mnt[300], err[512] = "";
+    snprintf(mnt, sizeof mnt, "%s/m", g_tmp);
+    assert_int_equal(mkdir(mnt, 0755), 0);
+    struct outdir *o = outdir_prepare(mnt, names, err, sizeof err);
+    if (!o)
+        fail_msg("outdir_prepare(%s): %s", mnt, err);
+    if (!mount_tmpfs(mnt, "size=1m")) {
+        outdir_abort(o);
+        remove_tree(g_tmp);
+        skip();
+    }
+    char path[400], keep[400];
+    snprintf(path, sizeof path, "%s/one.bin", mnt);
+    FILE *f = fopen(path, "w"); /* an older run's file, in the mount */
+    assert_non_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    snprintf(keep, sizeof keep, "%s/notes.txt", mnt);
+    f = fopen(keep, "w");
+    assert_non_null(f);
+    fputs("keep\n", f);
+    fclose(f);
+    assert_true(outdir_write(o, "summary.json", "{}\n", 3, err, sizeof err));
+    if (!outdir_commit(o, err, sizeof err))
+        fail_msg("commit in place: %s", err);
+    assert_int_equal(access(path, F_OK), -1); /* the old set's file is gone */
+    snprintf(path, sizeof path, "%s/summary.json", mnt);
+    char *got = read_file(path, NULL);
+    assert_non_null(got);
+    assert_string_equal(got, "{}\n");
+    free(got);
+    got = read_file(keep, NULL);
+    assert_non_null(got);
+    assert_string_equal(got, "keep\n");
+    free(got);
+    unmount_and_remove(NULL);
+}
+
 /* A commit that fails (the mount point too small for the file: the copy
  * into it fails) leaves the
  * run's files in the staging directory renamed "<staging>.kept", and the
@@ -1195,6 +1242,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_event_origins),
         cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
+        cmocka_unit_test_teardown(test_in_place_replaces_the_old_set, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),
         cmocka_unit_test(test_sketch_clamps_to_the_last_bucket),
