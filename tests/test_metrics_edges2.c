@@ -215,6 +215,37 @@ static void test_goal_default_fat_tree_size(void **st)
     }
 }
 
+/* A transport no table knows, given through the C API (the command line
+ * refuses it first, options.c), is refused by sim_setup naming
+ * --transport (transport.c), exit status 2, whatever the queue defaults
+ * would have been. */
+static void test_unknown_transport_is_named(void **st)
+{
+    (void)st;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+        c.progress = false;
+        c.transport_name = "nosuch";
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    close(fds[1]);
+    char out[1024];
+    int rc = child_output(fds[0], pid, out, sizeof out);
+    assert_int_equal(rc, 2);
+    if (!strstr(out, "--transport: unknown transport 'nosuch'") || strchr(out, '\n') != out + strlen(out) - 1)
+        fail_msg("want one line naming --transport, got: %s", out);
+}
+
 /* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
  * 0: BBR, MP-RDMA, SMaRTT) gets 3, RFC 5681's (sim.c). */
 static void test_dupack_threshold_defaults_to_three(void **st)
@@ -1234,6 +1265,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trigger_index_prefix_sums),
         cmocka_unit_test(test_tie_order_and_lookahead),
         cmocka_unit_test(test_goal_default_fat_tree_size),
+        cmocka_unit_test(test_unknown_transport_is_named),
         cmocka_unit_test(test_dupack_threshold_defaults_to_three),
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
