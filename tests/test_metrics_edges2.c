@@ -414,7 +414,8 @@ static void test_window_skips_remote_nodes(void **st)
  * origin bits, from ORIGIN_SHIFT 34); a PFC PAUSE or RESUME (aux = kind + 4
  * x class) the port's owner, the deadlock check where it was scheduled; a
  * transport timer scheduled at setup (origin 0) its flow's sender, others
- * where scheduled. */
+ * where scheduled; a port's departure its owner's, a packet's arrival the
+ * node it reaches. */
 static void test_event_origins(void **st)
 {
     (void)st;
@@ -458,6 +459,22 @@ static void test_event_origins(void **st)
     assert_int_equal(sim_event_origin(&S, &e), 1 + 0);
     e.seq = at7 + 1;
     assert_int_equal(sim_event_origin(&S, &e), 7);
+    /* sim_event_origin_other (sim.h, public) answers every kind, the two
+     * sim_event_origin answers inline too: a port's departure is its
+     * owner's, a packet's arrival the node it reaches */
+    e.kind = EV_PORT_TX_DONE;
+    e.id = 10;
+    e.aux = 0;
+    assert_int_equal(sim_event_origin_other(&S, &e), 1 + owner);
+    assert_int_equal(sim_event_origin(&S, &e), 1 + owner);
+    assert_true(S.pool.capacity > 0);
+    uint32_t was = S.pool.pkts[0].node;
+    S.pool.pkts[0].node = 6;
+    e.kind = EV_PKT_ARRIVE;
+    e.id = 0;
+    assert_int_equal(sim_event_origin_other(&S, &e), 7);
+    assert_int_equal(sim_event_origin(&S, &e), 7);
+    S.pool.pkts[0].node = was;
     sim_free(&S);
 }
 
