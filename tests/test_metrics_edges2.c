@@ -587,6 +587,39 @@ static void test_missing_parent_of_a_one_letter_name(void **st)
     remove_tree(g_tmp);
 }
 
+/* A dead run's staging directory beside the target, .NAME.spraysim-HOST-
+ * PID-XXXXXX, is removed by the next run's prepare (outdir.h). The PID is
+ * read while it stays below INT_MAX: 2147483639 (its first nine digits,
+ * 214748363, are below INT_MAX / 10) is a PID no process has (Linux's
+ * pid_max is at most 2^22), so the directory is stale and goes. */
+static void test_stale_staging_with_a_ten_digit_pid(void **st)
+{
+    (void)st;
+    make_tmp();
+    char host[256];
+    if (gethostname(host, sizeof host) != 0)
+        snprintf(host, sizeof host, "host");
+    host[sizeof host - 1] = '\0';
+    for (char *c = host; *c; c++) /* outdir.c host_tag: [A-Za-z0-9.] kept, else '_' */
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.'))
+            *c = '_';
+    char stale[700], file[800], dir[300], err[512] = "";
+    snprintf(stale, sizeof stale, "%s/.set.spraysim-%s-2147483639-abcdef", g_tmp, host);
+    assert_int_equal(mkdir(stale, 0755), 0);
+    snprintf(file, sizeof file, "%s/one.bin", stale);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(dir, sizeof dir, "%s/set", g_tmp);
+    struct outdir *o = outdir_prepare(dir, ONE_NAME, err, sizeof err);
+    if (!o)
+        fail_msg("outdir_prepare(%s): %s", dir, err);
+    outdir_abort(o);
+    if (access(stale, F_OK) == 0)
+        fail_msg("%s stayed", stale);
+    remove_tree(g_tmp);
+}
+
 /* Mounts a tmpfs (options as mount(2) takes them) on mnt, or false where
  * this process may not mount (not root, a container without it). */
 static bool mount_tmpfs(const char *mnt, const char *opts)
@@ -1290,6 +1323,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_window_skips_remote_nodes),
         cmocka_unit_test(test_event_origins),
         cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
+        cmocka_unit_test(test_stale_staging_with_a_ten_digit_pid),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_in_place_replaces_the_old_set, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
