@@ -596,7 +596,7 @@ static void test_stale_staging_with_a_ten_digit_pid(void **st)
 {
     (void)st;
     make_tmp();
-    char host[256];
+    char host[64 + 1]; /* outdir.c STAGING_HOST_BYTES: a longer name is cut (or "host" when it fails) */
     if (gethostname(host, sizeof host) != 0)
         snprintf(host, sizeof host, "host");
     host[sizeof host - 1] = '\0';
