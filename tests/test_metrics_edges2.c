@@ -630,8 +630,8 @@ static bool mount_tmpfs(const char *mnt, const char *opts)
     return true;
 }
 
-/* Teardown of the mount tests: the tmpfs and the directory go even when a
- * check failed half-way. */
+/* Teardown of the tests that make a directory (make_tmp): the tmpfs
+ * mounted there and the directory go even when a check failed half-way. */
 static int unmount_and_remove(void **st)
 {
     (void)st;
@@ -1322,8 +1322,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_trigger_delay_by_type),
         cmocka_unit_test(test_window_skips_remote_nodes),
         cmocka_unit_test(test_event_origins),
-        cmocka_unit_test(test_missing_parent_of_a_one_letter_name),
-        cmocka_unit_test(test_stale_staging_with_a_ten_digit_pid),
+        cmocka_unit_test_teardown(test_missing_parent_of_a_one_letter_name, unmount_and_remove),
+        cmocka_unit_test_teardown(test_stale_staging_with_a_ten_digit_pid, unmount_and_remove),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
         cmocka_unit_test_teardown(test_in_place_replaces_the_old_set, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
@@ -1331,8 +1331,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sketch_clamps_to_the_last_bucket),
         cmocka_unit_test(test_ideal_fct_by_hand),
         cmocka_unit_test(test_stdout_names_ten_unfinished),
-        cmocka_unit_test(test_switches_csv_counts_every_port),
-        cmocka_unit_test(test_whole_runs_under_malloc_checking),
+        cmocka_unit_test_teardown(test_switches_csv_counts_every_port, unmount_and_remove),
+        cmocka_unit_test_teardown(test_whole_runs_under_malloc_checking, unmount_and_remove),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
