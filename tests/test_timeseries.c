@@ -662,6 +662,11 @@ static void split_matches_plain(char **argv, int argc, uint32_t nproc)
          * when every look is a sample every process takes */
         if (!tt.change)
             assert_int_equal(ts_split_own_samples(p), 0);
+        else /* mut6ms (issue 26): in change mode the shared looks are those
+              * at events of origin 0 (sim_event_everywhere), here only the
+              * window's opening EV_TS_SAMPLE: its own look and the look after
+              * its event; every other look is at a node's event, the process's own */
+            assert_int_equal(ts_split_own_samples(p), tt.samples - 2);
         if (r)
             others_own += ts_split_own_samples(p);
     }
@@ -735,12 +740,122 @@ static void test_split_runs_are_the_plain_run(void **state)
 
 }
 
+/* mut6ms (issue 26): ts_split_settle's cut, which split_matches_plain
+ * never reaches (a transport always leaves a timer pending). Told that
+ * nothing is pending and that the last event ran at 9 us, settle keeps
+ * the samples the plain run would take: those before the event, 0 .. 8
+ * us, and the first after it, 10 us (docs/parallel.md: a sample never
+ * keeps a run going); every row after that sample goes, from the files and
+ * from the counts. So the files are the plain run's rows up to 10 us (the
+ * same run to -end 50 us, every 2 us), and the samples six. At 49 us,
+ * the last sample (50 us) is the cut: every row stays. */
+static bool row_at_most(const char *line, double us)
+{
+    return strtod(line, NULL) <= us;
+}
+
+static void settle_and_compare(double last_us, double cut_us, uint64_t kept_samples)
+{
+    const char *cm = temp_file(incast_cm, ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "all",
+                    "--ts-ports", "0-40", "--ts-hosts", "0-3", "--ts-interval", "2", "-end", "50"};
+    int argc = 15;
+    static struct sim plain, p;
+    struct config c1, c2;
+    struct captured a, b;
+    run_ts(&plain, &c1, &a, argc, argv);
+    char err[512];
+    FILE *f[3];
+    for (int i = 0; i < 3; i++) {
+        b.buf[i] = NULL;
+        b.len[i] = 0;
+        f[i] = open_memstream(&b.buf[i], &b.len[i]);
+        assert_non_null(f[i]);
+    }
+    assert_int_equal(options_parse(&c2, argc, argv, err, sizeof err), OPTIONS_RUN);
+    c2.progress = false;
+    sim_setup(&p, &c2);
+    ts_attach(p.ts, f[0], f[1], f[2]);
+    uint32_t nodes = p.n_hosts + p.n_switches;
+    uint32_t *part = xcalloc(nodes, sizeof *part); /* one process: rank 0 has every node */
+    uint8_t *remote = xcalloc(nodes, 1);
+    p.node_remote = remote;
+    assert_true(ts_split(&p, 0, part, err, sizeof err));
+    simtime_ps last_ps = 0;
+    for (;;) {
+        simtime_ps t = eq_peek_time(&p.eq);
+        if (p.stop || t > p.cfg.end_ps)
+            break;
+        simtime_ps limit = t + (p.lookahead_ps - 1);
+        sim_run_window(&p, limit < p.cfg.end_ps ? limit : p.cfg.end_ps, true, &last_ps);
+    }
+    struct ts_totals before;
+    ts_totals(p.ts, &before);
+    assert_int_equal(before.samples, 26); /* 0, 2, .., 50 us */
+    simtime_ps cut = ts_split_settle(&p, (simtime_ps)(last_us * PS_PER_US), 0, true, false);
+    assert_int_equal(cut, (simtime_ps)(cut_us * PS_PER_US));
+    p.now = cut;
+    assert_true(ts_finish(&p, err, sizeof err));
+    for (unsigned which = 0; which < 3; which++) {
+        char *blob;
+        size_t bytes = ts_split_pack(&p, which, &blob);
+        ts_split_write(&p, which, blob, bytes);
+        free(blob);
+    }
+    for (int i = 0; i < 3; i++)
+        fclose(f[i]);
+    struct ts_totals after;
+    ts_totals(p.ts, &after);
+    assert_int_equal(after.samples, kept_samples);
+    uint64_t rows[3] = {after.rows_flows, after.rows_ports, after.rows_hosts};
+    for (int i = 0; i < 3; i++) {
+        /* the plain run's header and rows up to 10 us */
+        char *want = xcalloc(a.len[i] + 1, 1);
+        size_t wl = 0;
+        uint64_t n = 0;
+        for (char *line = a.buf[i]; line < a.buf[i] + a.len[i];) {
+            char *nl = strchr(line, '\n');
+            assert_non_null(nl);
+            if (line == a.buf[i] || row_at_most(line, cut_us)) {
+                memcpy(want + wl, line, (size_t)(nl - line) + 1);
+                wl += (size_t)(nl - line) + 1;
+                n += line != a.buf[i];
+            }
+            line = nl + 1;
+        }
+        assert_true(n > 0);
+        assert_int_equal(rows[i], n);
+        if (b.len[i] != wl || memcmp(b.buf[i], want, wl))
+            fail_msg("file %d: the settled split run's %zu bytes are not the plain run's %zu up to %g us", i, b.len[i],
+                     wl, cut_us);
+        free(want);
+    }
+    free(part);
+    free(remote);
+    p.node_remote = NULL;
+    free_cap(&a);
+    free_cap(&b);
+    sim_free(&plain);
+    sim_free(&p);
+    options_free(&c1);
+    options_free(&c2);
+}
+
+static void test_split_settle_cuts_after_the_last_event(void **state)
+{
+    (void)state;
+    settle_and_compare(9, 10, 6);
+    /* the last event just before the last sample: all 26 kept, no row dropped */
+    settle_and_compare(49, 50, 26);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_flag_ranges_at_both_ends),
         cmocka_unit_test(test_split_runs_are_the_plain_run),
+        cmocka_unit_test(test_split_settle_cuts_after_the_last_event),
         cmocka_unit_test(test_estimate_by_its_rule),
         cmocka_unit_test(test_one_flow_line_rate),
         cmocka_unit_test(test_incast_peak),
