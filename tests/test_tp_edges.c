@@ -1514,6 +1514,52 @@ static void test_pull_rtx_queued_once(void **st)
     sim_free(&S);
 }
 
+/* UET with receiver credit: when its retransmission timer fires, a sender
+ * sends an RTS (asks for credit) instead of the packet when it holds no
+ * credit (it "may send while positive": 1 byte is enough, 0 is not), or
+ * when its window (-sender_cc) cannot take the packet on top of what is in
+ * flight (a packet that exactly fills it fits), or when it already had a
+ * queue (then it stops speculating) (uet_credit_rto_wants_rts). */
+static struct flow *uet_credit_flow(int8_t sender_cc)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n1->0 start 0 size 100000\n", ".cm");
+    c.receiver_cc = 1;
+    c.sender_cc = sender_cc;
+    c.progress = false;
+    c.end_ps = 1000; /* started */
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_non_null(uet_of(&S.flows[0])->credit);
+    return &S.flows[0];
+}
+
+static void test_uet_credit_rto_rts_boundaries(void **st)
+{
+    (void)st;
+    struct flow *f = uet_credit_flow(0);
+    struct uet_credit *cr = uet_of(f)->credit;
+    cr->credit_bytes = 1;
+    assert_false(uet_credit_rto_wants_rts(&S, 0, false, 4150));
+    cr->credit_bytes = 0;
+    assert_true(uet_credit_rto_wants_rts(&S, 0, false, 4150));
+    cr->credit_bytes = 100000;
+    cr->speculating = true;
+    assert_true(uet_credit_rto_wants_rts(&S, 0, true, 4150));
+    assert_false(cr->speculating);
+    sim_free(&S);
+    f = uet_credit_flow(1);
+    cr = uet_of(f)->credit;
+    cr->credit_bytes = 100000;
+    struct cc_window *w = f->cc_state;
+    w->cwnd_bytes = uet_of(f)->in_flight_bytes + 4150;
+    assert_false(uet_credit_rto_wants_rts(&S, 0, false, 4150));
+    w->cwnd_bytes = uet_of(f)->in_flight_bytes + 4149;
+    assert_true(uet_credit_rto_wants_rts(&S, 0, false, 4150));
+    sim_free(&S);
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1688,6 +1734,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_uet_unsent_bytes_of_pipelined_messages),
         cmocka_unit_test(test_pull_rate_fraction_of_whole_packets),
         cmocka_unit_test(test_pull_rtx_queued_once),
+        cmocka_unit_test(test_uet_credit_rto_rts_boundaries),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
