@@ -1560,6 +1560,36 @@ static void test_uet_credit_rto_rts_boundaries(void **st)
     sim_free(&S);
 }
 
+/* The time series' delivered bytes of a whole message are its size: the
+ * payload of every packet, the last one's short, and nothing is in flight
+ * (the sample() of RoCE, UET and EQDS; RoCE's: got
+ * packets x MSS less what the last packet lacks) (seed-2 mutant: 'got ==
+ * f->n_pkts' made '!=' survived). 10,000 B are 3 packets, the last of
+ * 10,000 - 2 x 4,086 = 1,828 B. */
+static void test_delivered_bytes_of_a_whole_message(void **st)
+{
+    (void)st;
+    static const char *const tps[] = {"roce", "uet", "eqds"}; /* the transports with a sample() */
+    for (size_t t = 0; t < sizeof tps / sizeof tps[0]; t++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n1->9 start 0 size 10000\n", ".cm");
+        c.transport_name = tps[t];
+        c.progress = false;
+        c.end_ps = 1000 * PS_PER_US;
+        sim_setup(&S, &c);
+        sim_run(&S);
+        assert_int_equal(S.flows_finished, 1);
+        assert_int_equal(S.flows[0].n_pkts, 3);
+        struct flow_sample fs = {0};
+        S.flows[0].tp->sample(&S, 0, &fs);
+        if (fs.delivered_bytes != 10000 || !fs.has_in_flight || fs.in_flight_bytes != 0)
+            fail_msg("%s: delivered %llu B, in flight %llu B (has %d), want 10000 and 0", tps[t],
+                     (unsigned long long)fs.delivered_bytes, (unsigned long long)fs.in_flight_bytes, fs.has_in_flight);
+        sim_free(&S);
+    }
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1735,6 +1765,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pull_rate_fraction_of_whole_packets),
         cmocka_unit_test(test_pull_rtx_queued_once),
         cmocka_unit_test(test_uet_credit_rto_rts_boundaries),
+        cmocka_unit_test(test_delivered_bytes_of_a_whole_message),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
