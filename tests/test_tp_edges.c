@@ -14,6 +14,7 @@
 #include "transport/homa.h"
 #include "transport/pull_pacer.h"
 #include "transport/rcv_window.h"
+#include "transport/sird.h"
 #include "transport/transport.h"
 #include "transport/uet.h"
 #include "transport/uet_internal.h"
@@ -1590,6 +1591,32 @@ static void test_delivered_bytes_of_a_whole_message(void **st)
     }
 }
 
+/* --sird-opt bdp=N applies before every size given in BDPs, whatever the
+ * order on the command line (sird_setup's two passes): B=2 with bdp=50000
+ * given after it is 100,000 bytes, not twice the default BDP (seed-2
+ * mutant: the passes swapped, '(pass == 0) != is_bdp' made '==',
+ * survived). */
+static void test_sird_bdp_option_applies_first(void **st)
+{
+    (void)st;
+    static const char *const orders[2][2] = {{"B=2", "bdp=50000"}, {"bdp=50000", "B=2"}};
+    for (int k = 0; k < 2; k++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n1->9 start 0 size 10000\n", ".cm");
+        c.transport_name = "sird";
+        c.progress = false;
+        for (int i = 0; i < 2; i++)
+            c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){.name = "--sird-opt", .args = {orders[k][i], NULL}};
+        sim_setup(&S, &c);
+        const struct sird_params *p = sird_params_of(&S);
+        assert_non_null(p);
+        assert_int_equal(p->bdp_bytes, 50000);
+        assert_int_equal(p->b_bytes, 100000);
+        sim_free(&S);
+    }
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1766,6 +1793,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pull_rtx_queued_once),
         cmocka_unit_test(test_uet_credit_rto_rts_boundaries),
         cmocka_unit_test(test_delivered_bytes_of_a_whole_message),
+        cmocka_unit_test(test_sird_bdp_option_applies_first),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
