@@ -1617,6 +1617,33 @@ static void test_sird_bdp_option_applies_first(void **st)
     }
 }
 
+/* Every registered transport's flag table names each argument a flag
+ * takes, one word each ("K", "LOW HIGH (us)", "NAME=VALUE"; a unit in
+ * parentheses aside): --help shows those
+ * words, and the command line gives as many values as n_args says (seed-1
+ * mutant: --ndp-opt's one argument made two survived; it would have taken
+ * the next flag as its value). */
+static void test_flag_tables_name_each_argument(void **st)
+{
+    (void)st;
+    size_t n = 0;
+    const struct transport_ops *const *all = transport_registry(&n);
+    assert_true(n >= 6);
+    unsigned flags_seen = 0;
+    for (size_t t = 0; t < n; t++)
+        for (unsigned i = 0; i < all[t]->n_flags; i++) {
+            const struct transport_flag *fl = &all[t]->flags[i];
+            unsigned words = 0;
+            for (const char *c = fl->args; c && *c; c++)
+                words += *c != ' ' && *c != '(' && (c == fl->args || c[-1] == ' '); /* "(us)": a unit */
+            if (words != fl->n_args)
+                fail_msg("transport %s: flag %s takes %u arguments, its args '%s' name %u", all[t]->name, fl->name,
+                         fl->n_args, fl->args ? fl->args : "(none)", words);
+            flags_seen++;
+        }
+    assert_true(flags_seen >= 5);
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1794,6 +1821,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_uet_credit_rto_rts_boundaries),
         cmocka_unit_test(test_delivered_bytes_of_a_whole_message),
         cmocka_unit_test(test_sird_bdp_option_applies_first),
+        cmocka_unit_test(test_flag_tables_name_each_argument),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
