@@ -1644,6 +1644,42 @@ static void test_flag_tables_name_each_argument(void **st)
     assert_true(flags_seen >= 5);
 }
 
+/* RoCE with --msg-cc inherit: a connection's next message takes its rate
+ * control over from the message before (the queue pair's state), so just
+ * after it starts its TIMELY state shows the RTT the first message last
+ * measured; with --msg-cc fresh it has measured none (roce.c inherit_rate)
+ * (seed-1 mutant: 'prev == CM_NO_MSG' made '!=' survived: no message
+ * inherited and no test saw it). */
+static void test_roce_next_message_inherits_rate_state(void **st)
+{
+    (void)st;
+    for (int inherit = 0; inherit <= 1; inherit++) {
+        struct config c;
+        config_defaults(&c);
+        c.tm_path = temp_file("Nodes 16\nConnections 2\n0->5 id 1 start 0 size 100000\n"
+                              "0->5 id 1 start 100 size 100000\n", ".cm");
+        c.transport_name = "roce";
+        c.msg_cc = (int8_t)inherit;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){.name = "-timely"};
+        c.progress = false;
+        c.end_ps = 100 * PS_PER_US + 1000; /* the second message has just started */
+        sim_setup(&S, &c);
+        sim_run(&S);
+        assert_int_equal(S.flows_finished, 1);
+        struct flow_sample first = {0}, next = {0};
+        S.flows[0].tp->sample(&S, 0, &first);
+        S.flows[1].tp->sample(&S, 1, &next);
+        assert_true(first.has_rtt && first.rtt_ps > 0);
+        if (inherit) {
+            assert_true(next.has_rtt);
+            assert_int_equal(next.rtt_ps, first.rtt_ps);
+        } else {
+            assert_false(next.has_rtt);
+        }
+        sim_free(&S);
+    }
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1822,6 +1858,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_delivered_bytes_of_a_whole_message),
         cmocka_unit_test(test_sird_bdp_option_applies_first),
         cmocka_unit_test(test_flag_tables_name_each_argument),
+        cmocka_unit_test(test_roce_next_message_inherits_rate_state),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
