@@ -1680,6 +1680,37 @@ static void test_roce_next_message_inherits_rate_state(void **st)
     }
 }
 
+/* Pooled connections of open-loop messages (transport_add_flow_pooled):
+ * each host pair gets its K connections when it first has a message, K
+ * consecutive slots from the pair's first, and a message takes the lowest
+ * idle one; the table of connections grows past its first 1024 slots (seed-1
+ * mutant: the growth '2 * cap' made '2 / cap' survived, no test had more
+ * than 128 pairs of 8: it loops forever). 150 pairs of 8 connections. */
+static void test_pooled_connections_past_1024(void **st)
+{
+    (void)st;
+    static char spec[512];
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.3,n=18,stop_us=5", shared_path(WKA));
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = spec;
+    c.tiers = 2;
+    c.progress = false;
+    sim_setup(&S, &c);
+    const uint32_t n = S.n_hosts, k = 8;
+    assert_int_equal(n, 18); /* 306 pairs: 150 below */
+    for (uint32_t p = 0; p < 150; p++) {
+        uint32_t src = p % n, dst = (src + 1 + p / n) % n;
+        uint32_t fi = transport_add_flow_pooled(&S, src, dst, 10000, k);
+        assert_int_equal(S.flows[fi].pool_conn, k * p + 1);
+    }
+    /* pair 0 again, its first connection busy: the next one */
+    uint32_t fi = transport_add_flow_pooled(&S, 0, 1, 10000, k);
+    assert_int_equal(S.flows[fi].pool_conn, 2);
+    assert_int_equal(S.n_flows, 151);
+    sim_free(&S);
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1859,6 +1890,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_sird_bdp_option_applies_first),
         cmocka_unit_test(test_flag_tables_name_each_argument),
         cmocka_unit_test(test_roce_next_message_inherits_rate_state),
+        cmocka_unit_test(test_pooled_connections_past_1024),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
