@@ -1711,6 +1711,59 @@ static void test_pooled_connections_past_1024(void **st)
     sim_free(&S);
 }
 
+/* A balancer's flag in an open-loop run (no flows at setup) is read by
+ * the run's balancer, which every message added will use: no warning with
+ * --lb reps and --reps-buffer; with another balancer, the one line naming
+ * it (warn_unread_options' pass over the flows and then the run's own
+ * balancer) (seed-1 mutant: 'i <= s->n_flows' made '<' survived: it
+ * warned with reps in use). A child runs the setup; its stderr. */
+static void open_loop_lb_warning(const char *lb, char *line, size_t len)
+{
+    const char *err_path = temp_file("", ".err");
+    static char spec[512];
+    snprintf(spec, sizeof spec, "poisson:cdf=%s,load=0.3,n=8,stop_us=5", shared_path(WKA));
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open(err_path, O_WRONLY | O_TRUNC);
+        if (fd < 0)
+            _exit(3);
+        dup2(fd, 2);
+        close(fd);
+        struct config c;
+        config_defaults(&c);
+        c.workload_spec = spec;
+        c.tiers = 2;
+        c.lb_name = lb;
+        c.progress = false;
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--reps-buffer", {"16", NULL}};
+        sim_setup(&S, &c);
+        _exit(0);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    FILE *in = fopen(err_path, "r");
+    assert_non_null(in);
+    line[0] = 0;
+    if (!fgets(line, (int)len, in))
+        line[0] = 0;
+    fclose(in);
+}
+
+static void test_open_loop_run_reads_its_balancer_flags(void **st)
+{
+    (void)st;
+    char line[512];
+    open_loop_lb_warning("reps", line, sizeof line);
+    assert_string_equal(line, "");
+    open_loop_lb_warning("oblivious", line, sizeof line);
+    assert_non_null(strstr(line, "--reps-buffer has no effect"));
+}
+
 /* Homa's cutoff where the running sum lands exactly on the level's share:
  * sizes 100, 400, 500 (given unsorted) total 1000; the sum reaches 500,
  * half of it, at 400, so with two levels the cutoff is 400 ("first
@@ -1891,6 +1944,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_flag_tables_name_each_argument),
         cmocka_unit_test(test_roce_next_message_inherits_rate_state),
         cmocka_unit_test(test_pooled_connections_past_1024),
+        cmocka_unit_test(test_open_loop_run_reads_its_balancer_flags),
         cmocka_unit_test(test_homa_cutoff_at_exact_share),
         cmocka_unit_test(test_homa_cutoffs_rise_by_one),
         cmocka_unit_test(test_homa_rcv_bytes_before_start),
