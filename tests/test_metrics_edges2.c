@@ -18,9 +18,10 @@
  * so main() runs the program again under glibc's malloc checking
  * (libc_malloc_debug.so.0 with MALLOC_CHECK_=3: a free() of a block
  * written past its end aborts), where that library is installed and the
- * build has no sanitizer of its own. Fast (a few small runs, no fabric
+ * build has no sanitizer of its own (tests/malloc_check.h). Fast (a few small runs, no fabric
  * bigger than 16 hosts): it goes first in its modules' MODULE_TESTS.
  */
+#include "malloc_check.h"
 #include "testutil.h"
 
 #include "cli/options.h"
@@ -1282,33 +1283,10 @@ static void test_whole_runs_under_malloc_checking(void **st)
 }
 
 /* Runs the program again under glibc's malloc checking (see the top). */
-static void rerun_with_malloc_check(char **argv)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    (void)argv;
-    return; /* the sanitizer's own allocator checks instead */
-#else
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-    (void)argv;
-    return;
-#endif
-#endif
-    static const char lib[] = "/usr/lib/x86_64-linux-gnu/libc_malloc_debug.so.0";
-    if (getenv("MALLOC_CHECK_") || access(lib, R_OK) != 0 || getenv("LD_PRELOAD"))
-        return;
-    setenv("LD_PRELOAD", lib, 1);
-    setenv("MALLOC_CHECK_", "3", 1);
-    execv("/proc/self/exe", argv);
-    unsetenv("LD_PRELOAD"); /* exec failed: run as we are */
-    unsetenv("MALLOC_CHECK_");
-#endif
-}
-
 int main(int argc, char **argv)
 {
     (void)argc;
-    rerun_with_malloc_check(argv);
+    malloc_check_reexec(argv);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_htsim_line_whole_at_the_buffer_edge),
         cmocka_unit_test(test_config_defaults_as_cited),
