@@ -1393,6 +1393,9 @@ bad "ts reversed range" "--ts-ports" -tm "$T/inc2.cm" --out "$T/ts0" --ts-ports 
 bad "ts not a list" "--ts-hosts" -tm "$T/inc2.cm" --out "$T/ts0" --ts-hosts 1,x
 bad "ts interval zero" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval 0
 bad "ts interval word" "--ts-interval" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-interval often
+# an estimate past 1e19 bytes (24,334 hosts sampled every ns for 1000 s)
+# is capped at 2^63 bytes, which still converts to a count and adds up
+bad "ts runaway estimate capped at 2^63 bytes" "would write about 9223372036855 MB (estimate)" --workload perm:n=24334,size=1000 --out "$T/ts0" --ts-flows all --ts-ports all --ts-hosts all --ts-interval 0.001 -end 1000000000
 bad "ts window reversed" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 50:10
 bad "ts window after -end" "--ts-window" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-window 2000:3000
 bad "ts max-mb zero" "--ts-max-mb" -tm "$T/inc2.cm" --out "$T/ts0" --ts-flows all --ts-max-mb 0
@@ -1507,6 +1510,24 @@ if [ "$rc" -eq 0 ] && [ "$np" -ge 1 ] && ! grep -q "$(printf '\r')" "$T/err"; th
     ok "progress: $np whole lines in a batch log at --progress-every 0.01"
 else
     fail "progress: exit $rc, $np progress lines: $(head -c 300 "$T/err" | tr '\r\n' '^|')"
+fi
+# Each line's ETA is the wall time so far scaled by the simulated time
+# left over the simulated time done: elapsed x (end - now) / now (an upper
+# bound: the run also ends when every flow is done). Checked from the
+# printed values, widened by their rounding (0.05 s, 0.05 us, and 0.5 s
+# for the ETA's %.0f).
+eta_bad=$(awk '/^spraysim: progress \[/ {
+        el = $3; gsub(/[^0-9.]/, "", el); now = $6; end = $8
+        for (i = 1; i <= NF; i++) if ($i == "<=") eta = $(i + 1)
+        if (now > end + 0.05) { print "simulated " now " us past the end, " end " us: " $0; exit }
+        if (now <= 0.05) next
+        bound = (el + 0.05) * (end - now + 0.05) / (now - 0.05) + 0.5
+        if (eta + 0 > bound) print "ETA " eta " s above " bound " s: " $0
+    }' "$T/err" | head -n 1)
+if [ "$rc" -eq 0 ] && [ "$np" -ge 1 ] && [ -z "$eta_bad" ]; then
+    ok "progress: simulated time within -end, every ETA at most elapsed x (end - now) / now"
+else
+    fail "progress: $eta_bad"
 fi
 run --workload perm:n=1024,size=2097152 -end 60 --progress-every 0.01 --no-progress --quiet
 if [ "$rc" -eq 0 ] && ! grep -q 'progress' "$T/err"; then

@@ -58,6 +58,19 @@ else
     echo "FAIL goal: deadlock: exit $rc: $(cat "$T/out" "$T/err" | head -c 600)"
 fi
 
+# under RoCE every message's flow exists from the start: three messages
+# finish, then both ranks receive before they send, and the two messages
+# the schedule never reached are counted apart as never started, none as
+# unfinished
+printf 'num_ranks 2\nrank 0 {\na1: send 8b to 1\na2: send 8b to 1\na3: send 8b to 1\nr: recv 8b from 1\ns: send 8b to 1\ns requires r\n}\nrank 1 {\nx1: recv 8b from 0\nx2: recv 8b from 0\nx3: recv 8b from 0\ny: recv 8b from 0\nt: send 8b to 0\nt requires y\n}\n' >"$T/dead3.goal"
+"$SPRAYSIM" --goal "$T/dead3.goal" --transport roce >"$T/out" 2>"$T/err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -qx 'flows: 3 of 5 finished (2 never started: the schedule did not reach them)' "$T/out"; then
+    echo "ok goal: RoCE deadlock after 3 messages: 2 never started, none unfinished"
+else
+    echo "FAIL goal: RoCE deadlock after 3 messages: exit $rc: $(grep '^flows' "$T/out")"
+fi
+
 # outputs, and the same bytes from the text and the binary schedule, twice
 ok=1
 for f in ring8.goal ring8.bin ring8.goal; do

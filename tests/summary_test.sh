@@ -214,4 +214,18 @@ else
     nfail=$((nfail + 1))
 fi
 
+# summary.json names the .cm file as given: a space (0x20, the first byte
+# that needs no escape) and a tilde (0x7e, the last) stay literal, a tab
+# (0x1f and below) and DEL (0x7f) become \u escapes
+d="$T/a b~$(printf '\t')c$(printf '\177')"
+mkdir -p "$d" && printf 'Nodes 16\nConnections 1\n0->5 start 0 size 1000\n' >"$d/one.cm"
+"$SPRAYSIM" -tm "$d/one.cm" --out "$T/esc" >/dev/null 2>&1
+if grep -qF '/a b~\u0009c\u007f/one.cm"' "$T/esc/summary.json" 2>/dev/null &&
+    $PY -c 'import json,sys; assert json.load(open(sys.argv[1]))["inputs"]["tm"] == sys.argv[2]' "$T/esc/summary.json" "$d/one.cm" 2>/dev/null; then
+    echo "ok summary: the .cm path with a space, a tilde, a tab and DEL, escaped only where JSON needs it"
+else
+    echo "FAIL summary: path escapes: $(grep -o '"tm": "[^"]*"' "$T/esc/summary.json" 2>/dev/null | od -c | head -3 | tr '\n' ' ')"
+    nfail=$((nfail + 1))
+fi
+
 [ "$nfail" -eq 0 ]

@@ -627,6 +627,72 @@ static void test_smartt_fixed_quick_adapt_end_across_the_clock_wrap(void **st)
     free(sf);
 }
 
+/* nscc-fixed counts RTTs in whole ns: a sample below 1 ns reads 0, which
+ * is no sample, never a base RTT of 0 (that would make every later
+ * delay the full RTT). With it, the flow must move exactly as a flow whose
+ * first ACK carried no valid RTT at all, ACK for ACK. */
+static void test_nscc_fixed_zero_ns_sample_is_no_base_rtt(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("nscc-fixed");
+    void *x = make("nscc-fixed"), *y = make("nscc-fixed");
+    struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = 500,
+                       .in_flight_bytes = 100000};
+    ops->on_ack(x, &a);
+    a.rtt_valid = false;
+    ops->on_ack(y, &a);
+    assert_int_equal(cc_cwnd(x), cc_cwnd(y));
+    for (int i = 0; i < 20; i++) {
+        struct cc_ack b = {.now = (simtime_ps)(2 + i) * US, .newly_acked_bytes = MTU, .rtt_valid = true,
+                           .raw_rtt_ps = RTT, .in_flight_bytes = 100000};
+        ops->on_ack(x, &b);
+        ops->on_ack(y, &b);
+        assert_int_equal(cc_cwnd(x), cc_cwnd(y));
+    }
+    free(x);
+    free(y);
+}
+
+/* SMaRTT without trimming (seed 003 Sec. 3.4) quick-adapts on delay when
+ * an RTT *above* 2 x trtt was seen in the period (and little was acked):
+ * an RTT of exactly 2 x trtt is not above it. trtt = 1.5 x the 12 us
+ * base RTT = 18 us; the period starts at the first ACK and ends one trtt
+ * later; the second ACK, inside it, carries the RTT under test; the third,
+ * past the period's end, decides. */
+static double smartt_quick_dec_after(simtime_ps rtt_ps)
+{
+    const struct cc_ops *ops = cc_find("smartt");
+    void *state = calloc(1, ops->state_size);
+    assert_non_null(state);
+    struct cc_params p = ref_params();
+    p.trimming = false;
+    ops->init(state, &p);
+    simtime_ps trtt = 18 * US, t0 = 1 * US;
+    simtime_ps at[3] = {t0, t0 + 1000, t0 + trtt + 1 * US}, rtt[3] = {RTT, rtt_ps, RTT};
+    for (int i = 0; i < 3; i++) {
+        struct cc_ack a = {.now = at[i], .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = rtt[i],
+                           .in_flight_bytes = 100000};
+        ops->on_ack(state, &a);
+    }
+    double out[32] = {0};
+    assert_true(ops->n_counters <= 32);
+    ops->counters(state, out);
+    double quick = -1;
+    for (unsigned k = 0; k < ops->n_counters; k++)
+        if (!strcmp(ops->counter_names[k], "quick_dec"))
+            quick = out[k];
+    free(state);
+    assert_true(quick >= 0);
+    return quick;
+}
+
+static void test_smartt_no_trim_delay_trigger_is_strictly_above(void **st)
+{
+    (void)st;
+    assert_true(smartt_quick_dec_after(36 * US) == 0);
+    assert_true(smartt_quick_dec_after(36 * US + 1) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -645,6 +711,8 @@ int main(void)
         cmocka_unit_test(test_option_ranges_at_both_ends),
         cmocka_unit_test(test_bbr_probe_bw_starting_phase),
         cmocka_unit_test(test_smartt_fixed_quick_adapt_end_across_the_clock_wrap),
+        cmocka_unit_test(test_nscc_fixed_zero_ns_sample_is_no_base_rtt),
+        cmocka_unit_test(test_smartt_no_trim_delay_trigger_is_strictly_above),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

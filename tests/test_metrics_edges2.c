@@ -375,6 +375,67 @@ static void test_trigger_delay_by_type(void **st)
     sim_free(&S);
 }
 
+/* A multishot trigger heard more often than it has waiters starts no one
+ * else: here trigger 2 (one waiter, 12->15) is activated twice, and the
+ * waiter listed right after its block (12->3, trigger 3's, on the same
+ * host) must wait for its own trigger, a 400 KB flow's end. A check
+ * against the block's end that lets the second activation through would
+ * start 12->3 at trigger 2's second activation. */
+static void test_multishot_past_its_waiters_starts_no_one_else(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 7\nTriggers 3\n"
+                          "0->5 id 1 start 0 size 1000 send_done_trigger 1\n"
+                          "7->2 id 2 trigger 1 size 1000\n"
+                          "1->6 id 3 start 0 size 1000 send_done_trigger 2\n"
+                          "2->8 id 4 start 0 size 2000 send_done_trigger 2\n"
+                          "12->15 id 5 trigger 2 size 1000\n"
+                          "4->9 id 6 start 0 size 400000 send_done_trigger 3\n"
+                          "12->3 id 7 trigger 3 size 1000\n"
+                          "trigger id 1 oneshot\ntrigger id 2 multishot\ntrigger id 3 oneshot\n",
+                          ".cm");
+    c.progress = false;
+    c.trigger_delay = 1;
+    sim_setup(&S, &c);
+    /* waiters in trigger-id order: A (flow 1), B (flow 4), C (flow 6) */
+    assert_int_equal(S.trigger_first[1], 1);
+    assert_int_equal(S.trigger_first[2], 2);
+    assert_int_equal(S.trigger_waiters[2], 6);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 7);
+    const struct flow *f = S.flows;
+    simtime_ps m1 = f[2].finish_ps + sim_trigger_latency_ps(&S, 1, 12);
+    simtime_ps m2 = f[3].finish_ps + sim_trigger_latency_ps(&S, 2, 12);
+    assert_true(m1 < m2);
+    assert_int_equal(f[4].start_ps, m1);
+    simtime_ps late = f[5].finish_ps + sim_trigger_latency_ps(&S, 4, 12);
+    assert_true(late > m2);
+    assert_int_equal(f[6].start_ps, late);
+    sim_free(&S);
+}
+
+/* sim_setup reads only the first n_class_opts of --class-opt's entries:
+ * a config reused, or filled by a caller, may hold anything past them
+ * (here an entry naming class 7, which this run's 2 classes lack, and a
+ * queue smaller than a packet: either would be refused if it were read). */
+static void test_class_opts_past_the_count_are_not_read(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.n_class_opts = 0;
+    c.class_opts[0].cls = 7;
+    snprintf(c.class_opts[0].name, sizeof c.class_opts[0].name, "%s", "queue_bytes");
+    c.class_opts[0].value = 1;
+    sim_setup(&S, &c); /* a refusal exits 2 and fails the test */
+    assert_int_equal(S.cfg.n_class_opts, 0);
+    sim_free(&S);
+}
+
 /* ---- sim.c: a parallel run's window --------------------------------- */
 
 /* sim_run_window skips the events of nodes another process owns
@@ -1298,6 +1359,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
         cmocka_unit_test(test_trigger_delay_by_type),
+        cmocka_unit_test(test_multishot_past_its_waiters_starts_no_one_else),
+        cmocka_unit_test(test_class_opts_past_the_count_are_not_read),
         cmocka_unit_test(test_window_skips_remote_nodes),
         cmocka_unit_test(test_event_origins),
         cmocka_unit_test_teardown(test_missing_parent_of_a_one_letter_name, unmount_and_remove),

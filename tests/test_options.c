@@ -385,6 +385,22 @@ static void test_free_returns_every_allocation(void **state)
     }
 }
 
+/* options_free frees the first n_cc_opts names and nothing past them: an
+ * entry past the count is not the config's (here a string literal, which
+ * free() would abort on). */
+static void test_free_stops_at_the_count(void **state)
+{
+    (void)state;
+    const char *argv[] = {"spraysim", "-tm", "x.cm", "--cc-opt", "alpha=1"};
+    char err[256];
+    struct config cfg;
+    assert_int_equal(parse(&cfg, 5, argv, err, sizeof err), OPTIONS_RUN);
+    assert_int_equal(cfg.n_cc_opts, 1);
+    cfg.cc_opts[1].name = "not the config's";
+    options_free(&cfg);
+    assert_int_equal(cfg.n_cc_opts, 0);
+}
+
 /* --class-opt K:NAME=VALUE refused, each with its exact message: no name
  * between ':' and '=', no '=', no class number before ':', a class number
  * of 16 characters (the 16-byte buffer holds at most 15 and the NUL), one
@@ -584,6 +600,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_value_beyond_argc_is_not_read),
         cmocka_unit_test(test_free_returns_every_allocation),
+        cmocka_unit_test(test_free_stops_at_the_count),
         cmocka_unit_test(test_class_opt_malformed),
         cmocka_unit_test(test_disable_fd_warns_outside_smartt),
         cmocka_unit_test(test_option_table_name_rules),

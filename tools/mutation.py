@@ -113,7 +113,7 @@ MODULE_TESTS = {
     "lb": ["test_lb_edges", "test_lb", "test_lb_adaptive", "test_lb_reps_alg4", "test_invariants", "test_scenario",
            "test_receiver_credit", "test_transport", GOLDEN, CLI],
     "metrics": ["test_metrics_edges2", "test_mw_edges", "test_report", "test_timeseries", "test_vcollect", "test_failures", "test_sird", "test_homa",
-                "test_poisson", SUMMARY, BOUNDS, GOLDEN, CLI, OUTDIR],
+                "test_poisson", SUMMARY, GOALT, BOUNDS, GOLDEN, CLI, OUTDIR],
     "net": ["test_net_edges2", "test_net_edges", "test_net", "test_contract", "test_invariants", "test_pull_pacer", "test_roce", "test_failures",
             "test_topo", "test_scenario", "test_transport", "test_planes", GOLDEN, CONTRACT, CLI],
     "sim": ["test_metrics_edges2", "test_net_edges", "test_transport", "test_contract", "test_invariants", "test_scenario", "test_messages", "test_net",
