@@ -841,6 +841,50 @@ static void settle_and_compare(double last_us, double cut_us, uint64_t kept_samp
     options_free(&c2);
 }
 
+/* A time-series file that cannot be written fails the run's finish with
+ * the file's name, for each of the three (here one stream at a time is
+ * /dev/full, which takes no byte; the other two are in memory). */
+static void test_each_file_s_write_error_is_named(void **state)
+{
+    (void)state;
+    static const char *const names[3] = {"ts_flows.csv", "ts_ports.csv", "ts_hosts.csv"};
+    const char *cm = temp_file(one_cm, ".cm");
+    for (int bad = 0; bad < 3; bad++) {
+        FILE *full = fopen("/dev/full", "w");
+        if (!full) {
+            skip();
+            return;
+        }
+        static struct sim s;
+        struct config c;
+        char err[512] = "";
+        char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--ts-flows", "all",
+                        "--ts-ports", "all", "--ts-hosts", "all", "--ts-interval", "1"};
+        assert_int_equal(options_parse(&c, 13, argv, err, sizeof err), OPTIONS_RUN);
+        c.progress = false;
+        sim_setup(&s, &c);
+        char *buf[3] = {NULL, NULL, NULL};
+        size_t len[3];
+        FILE *f[3];
+        for (int i = 0; i < 3; i++) {
+            f[i] = i == bad ? full : open_memstream(&buf[i], &len[i]);
+            assert_non_null(f[i]);
+        }
+        ts_attach(s.ts, f[0], f[1], f[2]);
+        sim_run(&s);
+        assert_false(ts_finish(&s, err, sizeof err));
+        char want[64];
+        snprintf(want, sizeof want, "%s: could not write", names[bad]);
+        assert_string_equal(err, want);
+        for (int i = 0; i < 3; i++) {
+            fclose(f[i]);
+            free(buf[i]);
+        }
+        sim_free(&s);
+        options_free(&c);
+    }
+}
+
 static void test_split_settle_cuts_after_the_last_event(void **state)
 {
     (void)state;
@@ -856,6 +900,7 @@ int main(void)
         cmocka_unit_test(test_flag_ranges_at_both_ends),
         cmocka_unit_test(test_split_runs_are_the_plain_run),
         cmocka_unit_test(test_split_settle_cuts_after_the_last_event),
+        cmocka_unit_test(test_each_file_s_write_error_is_named),
         cmocka_unit_test(test_estimate_by_its_rule),
         cmocka_unit_test(test_one_flow_line_rate),
         cmocka_unit_test(test_incast_peak),
