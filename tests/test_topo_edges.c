@@ -599,6 +599,74 @@ static void config_topo(struct config *c, const char *topo)
     c->topo_path = temp_file(topo, ".topo");
 }
 
+/* Adaptive routing's choices at every aggregation switch of the default
+ * 3-tier tree, from the fabric as built: a packet for a host whose ToR
+ * hangs below this switch goes down the port to that ToR; any other goes
+ * up (the pods are read off the links, not from the index arithmetic
+ * that routing uses). */
+static void check_aggregation_routes(void)
+{
+    assert_int_equal(S.topo.spec.tiers, 3);
+    uint32_t checked_down = 0, checked_up = 0;
+    for (uint32_t a = 0; a < S.n_switches; a++) {
+        const struct switch_node *agg = &S.switches[a];
+        if (agg->tier != 1)
+            continue;
+        for (uint32_t h = 0; h < S.n_hosts; h++) {
+            uint32_t tor_node = UINT32_MAX; /* h's ToR: the tier-0 switch with a port down to h */
+            for (uint32_t t = 0; t < S.n_switches && tor_node == UINT32_MAX; t++) {
+                const struct switch_node *tor = &S.switches[t];
+                for (uint32_t k = 0; tor->tier == 0 && k < tor->n_down; k++)
+                    if (S.ports[tor->first_port + k].peer_node == h)
+                        tor_node = S.n_hosts + t;
+            }
+            assert_int_not_equal(tor_node, UINT32_MAX);
+            bool below = false;
+            for (uint32_t k = 0; k < agg->n_down; k++)
+                below |= S.ports[agg->first_port + k].peer_node == tor_node;
+            struct packet p;
+            memset(&p, 0, sizeof p);
+            p.type = PKT_DATA;
+            p.flow = 0;
+            p.entropy = (uint16_t)(h * 7 + a);
+            p.dst_host = h;
+            p.size_bytes = 1000;
+            S.now = (simtime_ps)(a * S.n_hosts + h + 1) * PS_PER_US;
+            uint32_t port = fabric_route(&S, a, &p);
+            if (below) {
+                assert_true(port >= agg->first_port && port < agg->first_port + agg->n_down);
+                assert_int_equal(S.ports[port].peer_node, tor_node);
+                checked_down++;
+            } else {
+                assert_true(port >= agg->first_port + agg->n_down && port < agg->first_port + agg->n_down + agg->n_up);
+                checked_up++;
+            }
+        }
+    }
+    print_message("%u down and %u up choices checked\n", checked_down, checked_up);
+    assert_true(checked_down > 0 && checked_up > 0);
+}
+
+static void test_ar_at_each_aggregation_switch_goes_down_only_in_its_pod(void **st)
+{
+    (void)st;
+    setup_ar(false, false);
+    check_aggregation_routes();
+    sim_free(&S);
+    /* and with two links from each aggregation switch to each of its ToRs
+     * (Bundle 2: the port toward a ToR is the first of its two) */
+    struct config c;
+    config_topo(&c, "Nodes 16\nTiers 3\nPodsize 8\n"
+                    "Tier 0\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\n"
+                    "Tier 1\nDownlink_speed_Gbps 100\nRadix_Down 4\nRadix_Up 4\nDownlink_Latency_ns 1000\nBundle 2\n"
+                    "Tier 2\nDownlink_speed_Gbps 100\nRadix_Down 2\nDownlink_Latency_ns 1000\nBundle 1\n");
+    c.routing = ROUTE_AR;
+    sim_setup(&S, &c);
+    assert_int_equal(S.topo.tor_bundle, 2);
+    check_aggregation_routes();
+    sim_free(&S);
+}
+
 /* A tier's queue must hold one packet (-mtu, with its headers):
  * exactly one is enough, one byte less is refused, for Queue_Down and for
  * the Queue_Up of a tier that has uplinks; the top tier's Queue_Up (a
@@ -978,6 +1046,7 @@ int main(void)
         cmocka_unit_test(test_ar_band_sample_period),
         cmocka_unit_test(test_ar_quantum_units),
         cmocka_unit_test(test_ar_flowlets_sticky_edges),
+        cmocka_unit_test(test_ar_at_each_aggregation_switch_goes_down_only_in_its_pod),
         cmocka_unit_test(test_tier_queues_at_one_packet),
         cmocka_unit_test(test_node_names_last_and_one_past),
         cmocka_unit_test(test_route_over_64_parallel_links_with_one_down),
