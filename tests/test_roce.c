@@ -131,6 +131,28 @@ static void test_dcqcn_additive_and_hyper_increase(void **st)
     assert_int_equal(d.bc_stage, 6);
 }
 
+/* Hyper increase adds (min stage - F) x L/10, each stage past F adding
+ * one more tenth: from RT = L/10 with the timer at stage 7 and the byte
+ * counter at F, byte stage 6 adds L/10 and byte stage 7 2 L/10, far from
+ * the line's cap (which hides the amount when RT is already near it). */
+static void test_dcqcn_hyper_increase_below_the_cap(void **st)
+{
+    (void)st;
+    struct dcqcn_state d;
+    dcqcn_init(&d, LINE);
+    d.t_stage = 7;
+    d.bc_stage = DCQCN_F;
+    d.rt_mbps = LINE / 10;
+    d.rc_mbps = LINE / 10;
+    dcqcn_on_bytes_sent(&d, DCQCN_BYTE_COUNTER);
+    assert_int_equal(d.bc_stage, 6);
+    assert_true(fabs(d.rt_mbps - 2 * LINE / 10) < 1e-6);
+    assert_true(fabs(d.rc_mbps - 1.5 * LINE / 10) < 1e-6);
+    dcqcn_on_bytes_sent(&d, DCQCN_BYTE_COUNTER);
+    assert_true(fabs(d.rt_mbps - 4 * LINE / 10) < 1e-6);
+    assert_true(fabs(d.rc_mbps - 2.75 * LINE / 10) < 1e-6);
+}
+
 /* A CNP restarts the byte counter with the stages: the bytes sent before
  * it count for nothing after it, so the first byte stage needs a whole
  * DCQCN_BYTE_COUNTER of new bytes (issue 26: the reset moved to 1 byte
@@ -959,6 +981,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dcqcn_rate_after_one_cnp),
         cmocka_unit_test(test_dcqcn_additive_and_hyper_increase),
+        cmocka_unit_test(test_dcqcn_hyper_increase_below_the_cap),
         cmocka_unit_test(test_dcqcn_alpha_decay),
         cmocka_unit_test(test_dcqcn_cnp_restarts_byte_counter),
         cmocka_unit_test(test_pfc_thresholds_and_latency),
