@@ -341,6 +341,32 @@ static void test_grants_go_to_the_k_shortest(void **state)
     homa_sched_free(&r);
 }
 
+/* The receiver's schedule grows past its first 16 entries (doubling: 16,
+ * 32, 64) and keeps every message: 40 from 40 senders, each shorter than
+ * the one before, so the k = 3 shortest are the last three added. */
+static void test_schedule_grows_past_its_first_capacity(void **state)
+{
+    (void)state;
+    struct homa_params p;
+    assert_true(parse(&p, "k=3", NULL));
+    static struct homa_rx_msg m[40];
+    struct homa_rx_sched r = {0};
+    for (uint32_t i = 0; i < 40; i++) {
+        m[i] = msg(i, 100 + i, 2000000 - 10000 * (uint64_t)i, &p);
+        homa_sched_add(&r, &m[i], MSS);
+        assert_int_equal(r.n, i + 1);
+        assert_true(r.cap >= r.n);
+    }
+    assert_int_equal(r.cap, 64);
+    struct homa_grant g[64];
+    bool again;
+    assert_int_equal(homa_sched_decide(&r, &p, g, &again), 3);
+    assert_int_equal(g[0].m->id, 39);
+    assert_int_equal(g[1].m->id, 38);
+    assert_int_equal(g[2].m->id, 37);
+    homa_sched_free(&r);
+}
+
 /* HomaSim ranks senders: two short messages from one sender take one slot. */
 static void test_one_granted_message_per_sender(void **state)
 {
@@ -633,6 +659,7 @@ int main(void)
         cmocka_unit_test(test_options_checked),
         cmocka_unit_test(test_options_at_both_ends),
         cmocka_unit_test(test_grants_go_to_the_k_shortest),
+        cmocka_unit_test(test_schedule_grows_past_its_first_capacity),
         cmocka_unit_test(test_srpt_ties_follow_message_order_not_slot),
         cmocka_unit_test(test_one_granted_message_per_sender),
         cmocka_unit_test(test_fully_granted_message_makes_room),
