@@ -364,6 +364,29 @@ static void test_idle_network_latency(void **st)
     sim_free(&S);
 }
 
+/* The views for tests and metrics answer for hosts 0 .. n_hosts - 1 and
+ * give zeros (or false) for the host one past the last, never another
+ * host's state: here after a run in which every host's state exists. */
+static void test_views_stop_at_the_last_host(void **state)
+{
+    (void)state;
+    static const char *const unscht2[] = {"unscht=2", NULL};
+    (void)alone(150000, unscht2);
+    uint32_t n = S.n_hosts;
+    struct sird_rx_view last = sird_rx_state(&S, 20), past = sird_rx_state(&S, n);
+    assert_true(last.credit_bytes_total > 0);
+    assert_int_equal(past.b_bytes, 0);
+    assert_int_equal(past.sum_sb_bytes, 0);
+    assert_int_equal(past.credits_sent, 0);
+    assert_int_equal(past.credit_bytes_total, 0);
+    uint64_t sb = 1, sbk = 1, nbk = 1;
+    assert_false(sird_peer_state(&S, n, 0, &sb, &sbk, &nbk));
+    assert_false(sird_peer_state(&S, 20, n, &sb, &sbk, &nbk));
+    assert_true(sird_peer_state(&S, 20, n - 1, &sb, &sbk, &nbk));
+    assert_int_equal(sird_tx_credit(&S, n), 0);
+    sim_free(&S);
+}
+
 /* The ToR's largest total buffer (all ports and classes). */
 static uint64_t tor_peak_bytes(void)
 {
@@ -636,6 +659,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unscheduled_prefix_rules),
+        cmocka_unit_test(test_views_stop_at_the_last_host),
         cmocka_unit_test(test_eq_1_to_3_informed_overcommitment),
         cmocka_unit_test(test_fig10_arithmetic_and_queue_bound),
         cmocka_unit_test(test_csn_threshold),
