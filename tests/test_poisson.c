@@ -579,6 +579,9 @@ static void check_end_to_end(const char *transport, bool pacer_per_flow)
     for (uint32_t i = 0; i < S.n_flows; i++) {
         const struct flow *f = &S.flows[i];
         assert_true(f->start_ps < 80 * PS_PER_US);
+        /* flows.csv's flow_id: messages numbered from 1 in arrival order
+         * (no --stream here, so slot i holds the (i + 1)th message) */
+        assert_int_equal(S.cm.conns[i].id, i + 1);
         if (f->start_ps < 10 * PS_PER_US)
             continue;
         if (!f->rcv_complete)
