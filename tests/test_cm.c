@@ -772,6 +772,9 @@ static void test_reader_edges(void **state)
                "header 'Nodes' after the first body line (line 2)");
     expect_err("Connections 1\n0->1 start 0 size 5\nNodes 4\n", "x.cm:3:",
                "header 'Nodes' after the first body line (line 2)");
+    /* a word that only begins with 'Nodes' is no Nodes header: the
+     * header is missing, not late */
+    expect_err("Connections 1\n0->1 start 0 size 5\nNodesX 4\n", "x.cm:", "missing 'Nodes N' header");
     /* found past blank and indented lines */
     expect_err("Connections 1\n0->1 start 0 size 5\n\n  # c\n \t Nodes 4\n", "x.cm:5:",
                "header 'Nodes' after the first body line (line 2)");
