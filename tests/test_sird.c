@@ -567,6 +567,49 @@ static void test_loss_recovered_by_timeouts(void **st)
     sim_free(&S);
 }
 
+/* A RESEND asks for packets already sent (sird.c on_resend): each is
+ * resent once, however often it is asked for before the copy leaves. A
+ * 20-packet message (0 to 20, every packet unscheduled) has sent its first
+ * packets after 0.5 us; two RESENDs of packet 0 arrive before the sender
+ * has served the first: one retransmission, and the message completes. */
+static void deliver_resend(uint32_t seq, uint32_t n)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = SIRD_PKT_RESEND;
+    p->flow = 0;
+    p->seq = seq;
+    p->recvd_bytes = n;
+    p->size_bytes = 64;
+    p->src_host = S.flows[0].dst;
+    p->dst_host = S.flows[0].src;
+    p->node = S.flows[0].src;
+    p->flow_gen = S.flows[0].gen;
+    p->tclass = S.flows[0].tclass;
+    transport_find("sird")->receive(&S, idx);
+}
+
+static void test_resend_asked_twice_sent_once(void **st)
+{
+    (void)st;
+    char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 144\nConnections 1\n0->20 start 0 size %u\n", 20 * MSS);
+    setup_cm(cm, 0.5, NULL, true, 0);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
+    assert_true(S.flows[0].c.pkts_sent >= 2);
+    assert_int_equal(S.flows[0].c.retransmits, 0);
+    deliver_resend(0, 1);
+    deliver_resend(0, 1);
+    S.cfg.end_ps = 2000 * PS_PER_US;
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 1);
+    assert_int_equal(S.flows[0].c.retransmits, 1);
+    assert_int_equal(S.flows[0].c.pkts_sent, 21);
+    sim_free(&S);
+}
+
 static char spec_buf[512];
 
 static void setup_poisson(uint64_t seed, const char *const *opts)
@@ -674,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_fig10_congested_sender),
         cmocka_unit_test(test_bkt_idle_reset),
         cmocka_unit_test(test_loss_recovered_by_timeouts),
+        cmocka_unit_test(test_resend_asked_twice_sent_once),
         cmocka_unit_test(test_poisson_wkb_end_to_end),
         cmocka_unit_test(test_poisson_deterministic_and_variants),
     };

@@ -1013,6 +1013,39 @@ static void test_ndp_rto_from_rtt_samples(void **st)
     assert_int_equal(lost - clean, srtt + 4 * mdev);
 }
 
+/* NDP acknowledges each packet its ACK names, not only the cumulative
+ * point (ndp.c on_ack): a 4-packet flow sends its whole first window
+ * (-cwnd 4) at once, and packet 0 is dropped by its host link going down
+ * as it finishes crossing (0.332 us at 100 Gb/s: the link is down from 0.3
+ * to 0.35 us). Packets 1-3 arrive and are acknowledged one by one while
+ * the cumulative point stays at 0, so the timeout resends packet 0 alone:
+ * one timeout, one retransmission (a sender that forgot the selective
+ * ACKs times all four out and resends them). */
+static void test_ndp_timeout_resends_only_the_unacked(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    static char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->1 start 0 size %u\n", 4 * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "ndp";
+    c.cwnd_pkts = 4;
+    c.min_rto_flag_ps = 30 * PS_PER_US;
+    static char fail[] = "link host0 tor0 down at 0.3 up at 0.35";
+    c.fail_specs[c.n_fail_specs++] = fail;
+    c.progress = false;
+    c.end_ps = 1000 * PS_PER_US;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].state, FLOW_DONE);
+    assert_int_equal(S.tot.failure_drops, 1);
+    assert_int_equal(S.flows[0].c.timeouts, 1);
+    assert_int_equal(S.flows[0].c.retransmits, 1);
+    assert_int_equal(S.flows[0].c.pkts_sent, 5);
+    sim_free(&S);
+}
+
 /* Homa's cutoffs from a step CDF (homa_cutoffs_from_cdf, step sampling:
  * each point a mass): sizes 1000, 2000 and 4000 B with probabilities 1/2,
  * 1/4 and 1/4, all below the unscheduled prefix, carry 500 + 500 + 1000
@@ -1202,6 +1235,54 @@ static void test_roce_reorder_reach_is_64(void **st)
         deliver_roce_data(q);
     assert_false(S.flows[0].rcv_complete);
     deliver_roce_data(64);
+    assert_true(S.flows[0].rcv_complete);
+    sim_free(&S);
+}
+
+/* NDP in a parallel run: the receiver's process never runs the flow's
+ * start, so the flow has no state there until its first packet arrives,
+ * and the receiver makes it then (ndp.c ndp_receive). Here a 2-packet flow
+ * that starts at 100 us is looked at after 1 us: a stray ACK reaching the
+ * sender's host makes no state (only the receiver's host may), while the
+ * data packets reaching the receiver's host do, and complete it. */
+static void deliver_ndp(uint8_t type, uint32_t seq, bool to_receiver)
+{
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = type;
+    p->flow = 0;
+    p->seq = seq;
+    p->ref_seq = seq;
+    p->size_bytes = type == PKT_DATA ? S.cfg.mtu_bytes : S.cfg.hdr_bytes;
+    p->src_host = to_receiver ? S.flows[0].src : S.flows[0].dst;
+    p->dst_host = to_receiver ? S.flows[0].dst : S.flows[0].src;
+    p->node = p->dst_host;
+    p->flow_gen = S.flows[0].gen;
+    p->tclass = S.flows[0].tclass;
+    transport_find("ndp")->receive(&S, idx);
+}
+
+static void test_ndp_receiver_makes_its_state_on_first_packet(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    static char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->5 start 100 size %u\n", 2 * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "ndp";
+    c.progress = false;
+    c.end_ps = PS_PER_US; /* before the flow starts */
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_null(S.flows[0].tp_state);
+    deliver_ndp(PKT_ACK, 1, false);
+    assert_null(S.flows[0].tp_state);
+    deliver_ndp(PKT_DATA, 0, true);
+    assert_non_null(S.flows[0].tp_state);
+    assert_false(S.flows[0].rcv_complete);
+    deliver_ndp(PKT_DATA, 1, true);
     assert_true(S.flows[0].rcv_complete);
     sim_free(&S);
 }
@@ -1559,6 +1640,25 @@ static void test_uet_credit_rto_rts_boundaries(void **st)
     w->cwnd_bytes = uet_of(f)->in_flight_bytes + 4149;
     assert_true(uet_credit_rto_wants_rts(&S, 0, false, 4150));
     sim_free(&S);
+}
+
+/* EQDS: when its retransmission timer puts a packet back in a queue that
+ * had none, the sender asks for credit (an RTS) when it holds no pulled
+ * credit (1 byte is enough, 0 is not), or when its window (-sender_cc)
+ * cannot take the packet on top of what is still in flight (a packet that
+ * exactly fills it fits); without a window, the window never asks
+ * (eqds_rto_wants_rts). */
+static void test_eqds_rto_rts_boundaries(void **st)
+{
+    (void)st;
+    assert_false(eqds_rto_wants_rts(false, 0, 0, 4150, 1));
+    assert_true(eqds_rto_wants_rts(false, 0, 0, 4150, 0));
+    assert_true(eqds_rto_wants_rts(false, 1000000, 0, 4150, -100));
+    assert_false(eqds_rto_wants_rts(false, 0, 8300, 4150, 4150)); /* no window: cwnd means nothing */
+    /* 2 packets still in flight, room for exactly one more */
+    assert_false(eqds_rto_wants_rts(true, 3 * 4150, 2 * 4150, 4150, 4150));
+    assert_true(eqds_rto_wants_rts(true, 3 * 4150 - 1, 2 * 4150, 4150, 4150));
+    assert_true(eqds_rto_wants_rts(true, 3 * 4150, 2 * 4150, 4150, 0));
 }
 
 /* The time series' delivered bytes of a whole message are its size: the
@@ -1925,11 +2025,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pull_pacer_streams_distinct),
         cmocka_unit_test(test_homa_reads_cdf_only_for_two_unsched_levels),
         cmocka_unit_test(test_ndp_rto_from_rtt_samples),
+        cmocka_unit_test(test_ndp_timeout_resends_only_the_unacked),
         cmocka_unit_test(test_homa_cutoff_from_step_cdf_counts_last_point),
         cmocka_unit_test(test_eqds_window_full_to_the_byte_sends_once_more),
         cmocka_unit_test(test_pull_entropies_cycle),
         cmocka_unit_test(test_rcv_window_grows_without_aliasing),
         cmocka_unit_test(test_roce_reorder_reach_is_64),
+        cmocka_unit_test(test_ndp_receiver_makes_its_state_on_first_packet),
         cmocka_unit_test(test_message_count_limit),
         cmocka_unit_test(test_unread_flag_names_transports_in_use),
         cmocka_unit_test(test_open_loop_run_declares_its_class),
@@ -1939,6 +2041,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_pull_rate_fraction_of_whole_packets),
         cmocka_unit_test(test_pull_rtx_queued_once),
         cmocka_unit_test(test_uet_credit_rto_rts_boundaries),
+        cmocka_unit_test(test_eqds_rto_rts_boundaries),
         cmocka_unit_test(test_delivered_bytes_of_a_whole_message),
         cmocka_unit_test(test_sird_bdp_option_applies_first),
         cmocka_unit_test(test_flag_tables_name_each_argument),

@@ -636,6 +636,15 @@ static void on_pull(struct sim *s, uint32_t fi, const struct packet *p)
     sender_wake(s, fi);
 }
 
+bool eqds_rto_wants_rts(bool window, uint64_t cwnd_bytes, uint64_t in_flight_bytes, uint32_t size,
+                        int64_t credit_pull_bytes)
+{
+    /* no window or no pulled credit for the retransmission: the receiver
+     * may not know the sender waits ("may send while positive": 1 byte of
+     * credit is enough; a packet that exactly fills the window fits) */
+    return (window && cwnd_bytes < size + in_flight_bytes) || credit_pull_bytes <= 0;
+}
+
 static void rto_timer(struct sim *s, uint32_t fi)
 {
     struct flow *f = &s->flows[fi];
@@ -691,10 +700,8 @@ static void rto_timer(struct sim *s, uint32_t fi)
         if (had_queue) {
             stop_speculating(e);
             send_rts(s, fi);
-        } else if ((r->window && cc_cwnd(f->cc_state) < size + sq(f)->in_flight_bytes) ||
-                   e->credit_pull_bytes <= 0) {
-            /* no window or no pulled credit for the retransmission: the
-             * receiver may not know the sender waits */
+        } else if (eqds_rto_wants_rts(r->window, cc_cwnd(f->cc_state), sq(f)->in_flight_bytes, size,
+                                      e->credit_pull_bytes)) {
             send_rts(s, fi);
         }
     }
