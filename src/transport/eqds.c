@@ -700,8 +700,9 @@ static void rto_timer(struct sim *s, uint32_t fi)
         if (had_queue) {
             stop_speculating(e);
             send_rts(s, fi);
-        } else if (eqds_rto_wants_rts(r->window, cc_cwnd(f->cc_state), sq(f)->in_flight_bytes, size,
-                                      e->credit_pull_bytes)) {
+        } else if (eqds_rto_wants_rts(r->window, r->window ? cc_cwnd(f->cc_state) : 0, sq(f)->in_flight_bytes,
+                                      size, e->credit_pull_bytes)) {
+            /* (a flow without a window has no CC state to read) */
             send_rts(s, fi);
         }
     }
