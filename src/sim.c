@@ -87,11 +87,16 @@ static void index_trigger_hosts(struct sim *s);
 
 /* The tie order's per-origin counters and the window length (docs/parallel.md
  * "Parallel runs (MPI)"). Nothing is scheduled before this but at origin 0. */
+void sim_check_node_count(uint32_t nodes)
+{
+    if (nodes >= ORIGIN_MAX)
+        die_input("the fabric has %u nodes; the event order supports at most %u", nodes, ORIGIN_MAX - 1);
+}
+
 static void setup_order_and_windows(struct sim *s)
 {
     uint32_t nodes = s->n_hosts + s->n_switches;
-    if (nodes >= ORIGIN_MAX)
-        die_input("the fabric has %u nodes; the event order supports at most %u", nodes, ORIGIN_MAX - 1);
+    sim_check_node_count(nodes);
     s->origin_seq = xmalloc(((size_t)nodes + 1) * sizeof(uint64_t));
     for (uint32_t o = 0; o <= nodes; o++)
         s->origin_seq[o] = (uint64_t)o << ORIGIN_SHIFT;

@@ -394,6 +394,9 @@ bool sim_wants_prefetch(const struct sim *s);
 /* After the loop: the clock's final reading and the statistics closed. */
 void sim_finish(struct sim *s);
 
+/* Refuses (one line, exit 2) a fabric of more nodes, hosts and switches,
+ * than an event's origin can name (ORIGIN_MAX - 1, origin 0 being setup). */
+void sim_check_node_count(uint32_t nodes);
 /* Builds everything from the configuration (exits 2 on bad input). */
 void sim_setup(struct sim *s, const struct config *cfg);
 /* Runs to the end time or until every flow has finished. */

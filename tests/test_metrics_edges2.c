@@ -247,6 +247,92 @@ static void test_unknown_transport_is_named(void **st)
         fail_msg("want one line naming --transport, got: %s", out);
 }
 
+/* Runs fn in a child with stderr captured; returns its exit status. */
+static int child_stderr(void (*fn)(void), char *out, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    return child_output(fds[0], pid, out, len);
+}
+
+/* Exactly one workload: two or three of -tm, --workload and --goal given
+ * through the C API (the command line refuses them first, options.c) are
+ * refused by sim_setup in one line naming two of them, exit status 2. */
+static unsigned workload_mask; /* bit 0: -tm, 1: --workload, 2: --goal */
+
+static void setup_with_workloads(void)
+{
+    struct config c;
+    config_defaults(&c);
+    c.progress = false;
+    if (workload_mask & 1)
+        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+    if (workload_mask & 2)
+        c.workload_spec = "perm:n=16,size=1000";
+    if (workload_mask & 4)
+        c.goal_path = "never-read.goal";
+    sim_setup(&S, &c);
+}
+
+static void test_two_workloads_refused(void **st)
+{
+    (void)st;
+    static const struct {
+        unsigned mask;
+        const char *want;
+    } cases[] = {
+        {3, "-tm and --workload both give the workload: give one of them\n"},
+        {5, "-tm and --goal both give the workload: give one of them\n"},
+        {6, "--workload and --goal both give the workload: give one of them\n"},
+        {7, "-tm and --goal both give the workload: give one of them\n"},
+    };
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        workload_mask = cases[i].mask;
+        char out[1024];
+        int rc = child_stderr(setup_with_workloads, out, sizeof out);
+        const char *p = strstr(out, cases[i].want);
+        if (rc != 2 || !p || p[strlen(cases[i].want)] != '\0' || strchr(out, '\n') != out + strlen(out) - 1)
+            fail_msg("workloads %u: exit %d, stderr '%s'; want exit 2 and one line ending '%s'", cases[i].mask, rc, out,
+                     cases[i].want);
+    }
+}
+
+/* The event order names a node in 56 - ORIGIN_SHIFT bits, origin 0 being
+ * setup: a fabric of ORIGIN_MAX - 1 nodes (4,194,302) is taken and one
+ * more is refused in one line naming both numbers (sim_check_node_count,
+ * called by sim_setup once the fabric is built: a real fabric that size
+ * takes 25 s and 4.8 GB to build, so the check is tested alone). */
+static uint32_t node_count;
+
+static void check_node_count(void)
+{
+    sim_check_node_count(node_count);
+}
+
+static void test_node_count_limit(void **st)
+{
+    (void)st;
+    assert_int_equal(ORIGIN_MAX, 4194303);
+    char out[1024];
+    node_count = ORIGIN_MAX - 1;
+    assert_int_equal(child_stderr(check_node_count, out, sizeof out), 0);
+    assert_string_equal(out, "");
+    node_count = ORIGIN_MAX;
+    assert_int_equal(child_stderr(check_node_count, out, sizeof out), 2);
+    if (!strstr(out, "the fabric has 4194303 nodes; the event order supports at most 4194302\n"))
+        fail_msg("want the node limit's line, got: %s", out);
+}
+
 /* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
  * 0: BBR, MP-RDMA, SMaRTT) gets 3, RFC 5681's (sim.c). */
 static void test_dupack_threshold_defaults_to_three(void **st)
@@ -1351,6 +1437,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_htsim_line_whole_at_the_buffer_edge),
         cmocka_unit_test(test_config_defaults_as_cited),
+        cmocka_unit_test(test_two_workloads_refused),
+        cmocka_unit_test(test_node_count_limit),
         cmocka_unit_test(test_trigger_index_prefix_sums),
         cmocka_unit_test(test_tie_order_and_lookahead),
         cmocka_unit_test(test_goal_default_fat_tree_size),
