@@ -551,6 +551,7 @@ static void trigger_latencies_from(struct sim *s, uint32_t a)
                 h[(i - 1) / 2] = x;
                 i = (i - 1) / 2;
             }
+            invariant(i == 0 || h[(i - 1) / 2].d <= h[i].d, "trigger latencies: heap entry %zu above its parent", i);
         }
     }
     free(h);

@@ -461,6 +461,28 @@ static void test_trigger_delay_by_type(void **st)
     sim_free(&S);
 }
 
+/* The first and the last host activate triggers like any other
+ * (trigger_notify takes the origins 1 to n_hosts, host 0 to host 15 here):
+ * under --trigger-delay path, host 15's and host 0's send-done activations
+ * start their waiters after the one-way latency to them. */
+static void test_first_and_last_host_activate_triggers(void **st)
+{
+    (void)st;
+    setup_run("Nodes 16\nConnections 4\nTriggers 2\n"
+              "15->3 id 1 start 0 size 1000 send_done_trigger 1\n"
+              "1->2 id 2 trigger 1 size 1000\n"
+              "0->9 id 3 start 0 size 1000 send_done_trigger 2\n"
+              "14->15 id 4 trigger 2 size 1000\n"
+              "trigger id 1 oneshot\ntrigger id 2 oneshot\n",
+              true, false);
+    assert_int_equal(S.n_hosts, 16);
+    assert_int_equal(S.flows_finished, 4);
+    const struct flow *f = S.flows;
+    assert_int_equal(f[1].start_ps, f[0].finish_ps + sim_trigger_latency_ps(&S, 15, 1));
+    assert_int_equal(f[3].start_ps, f[2].finish_ps + sim_trigger_latency_ps(&S, 0, 14));
+    sim_free(&S);
+}
+
 /* A multishot trigger heard more often than it has waiters starts no one
  * else: here trigger 2 (one waiter, 12->15) is activated twice, and the
  * waiter listed right after its block (12->3, trigger 3's, on the same
@@ -1447,6 +1469,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_default_queue_rounds_the_bdp_up),
         cmocka_unit_test(test_trigger_latency_per_hop),
         cmocka_unit_test(test_trigger_delay_by_type),
+        cmocka_unit_test(test_first_and_last_host_activate_triggers),
         cmocka_unit_test(test_multishot_past_its_waiters_starts_no_one_else),
         cmocka_unit_test(test_class_opts_past_the_count_are_not_read),
         cmocka_unit_test(test_window_skips_remote_nodes),
