@@ -333,6 +333,48 @@ static void test_node_count_limit(void **st)
         fail_msg("want the node limit's line, got: %s", out);
 }
 
+/* The progress line's elapsed time is wall-clock seconds since the run
+ * began (sim.c wall_seconds: whole seconds plus nanoseconds x 1e-9): a
+ * 128-host permutation of 4 MB (millions of events, a progress check
+ * every 2^18) reporting as often as it may (a line at every check: the
+ * period, 1 ns through the C API, has always passed) prints lines whose
+ * elapsed times are at least 0, below a minute and never decrease, and
+ * whose event rates are positive. */
+static void run_with_progress(void)
+{
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = "perm:n=128,size=4000000";
+    c.progress = true;
+    c.progress_every_s = 1e-9;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    fflush(stderr);
+}
+
+static void test_progress_line_wall_seconds(void **st)
+{
+    (void)st;
+    char out[8192];
+    assert_int_equal(child_stderr(run_with_progress, out, sizeof out), 0);
+    unsigned lines = 0;
+    double prev = 0;
+    for (const char *p = out; (p = strstr(p, "spraysim: progress [")) != NULL; p++) {
+        double elapsed_s = -1, rate = -1;
+        const char *r = strstr(p, " flows finished, ");
+        assert_non_null(r);
+        assert_int_equal(sscanf(p, "spraysim: progress [%lf s]", &elapsed_s), 1);
+        assert_int_equal(sscanf(r, " flows finished, %lfM events/s", &rate), 1);
+        if (!(elapsed_s >= prev && elapsed_s < 60 && rate > 0))
+            fail_msg("progress line %u: %.1f s after %.1f s, %.2fM events/s: %.*s", lines + 1, elapsed_s, prev, rate,
+                     (int)strcspn(p, "\n"), p);
+        prev = elapsed_s;
+        lines++;
+    }
+    if (lines < 2)
+        fail_msg("want at least two progress lines, got %u: %s", lines, out);
+}
+
 /* An algorithm that names no duplicate-ACK threshold (.dupack_threshold
  * 0: BBR, MP-RDMA, SMaRTT) gets 3, RFC 5681's (sim.c). */
 static void test_dupack_threshold_defaults_to_three(void **st)
@@ -1461,6 +1503,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_config_defaults_as_cited),
         cmocka_unit_test(test_two_workloads_refused),
         cmocka_unit_test(test_node_count_limit),
+        cmocka_unit_test(test_progress_line_wall_seconds),
         cmocka_unit_test(test_trigger_index_prefix_sums),
         cmocka_unit_test(test_tie_order_and_lookahead),
         cmocka_unit_test(test_goal_default_fat_tree_size),
