@@ -87,6 +87,34 @@ static void test_nscc_quick_adapt_drops_pending_increases(void **st)
     free(n);
 }
 
+/* NSCC's QuickAdapt fires on delay when the period's deciding sample is
+ * *above* qa_threshold (NSCC_QA_DELAY_MULT x the target delay) and little
+ * was delivered: a delay of exactly the threshold is not above it. The
+ * first ACK (no queueing) arms the period; the second, past its end (base
+ * RTT + target later), carries the delay under test. */
+static double nscc_quick_dec_after(simtime_ps delay_ps)
+{
+    struct nscc *n = make("nscc");
+    simtime_ps t0 = 1 * US;
+    ack("nscc", n, t0, MTU, RTT, false);
+    assert_true(n->qa_end_ps > t0);
+    ack("nscc", n, n->qa_end_ps + 1, MTU, RTT + delay_ps, false);
+    double quick = n->ctr[NC_QUICK_DEC];
+    free(n);
+    return quick;
+}
+
+static void test_nscc_quick_adapt_delay_is_strictly_above(void **st)
+{
+    (void)st;
+    struct nscc *n = make("nscc");
+    simtime_ps threshold = n->qa_threshold_ps;
+    free(n);
+    assert_true(threshold > 0);
+    assert_true(nscc_quick_dec_after(threshold) == 0);
+    assert_true(nscc_quick_dec_after(threshold + 1) > 0);
+}
+
 /* nscc-fixed keeps delays in ns Q8 in 32 bits, so a delay sample above
  * 2^24 ns (16.8 ms) saturates; one below it (10 ms here) is taken as it is,
  * as the float reference does (issue 26: saturating from 2^23 ns on went
@@ -697,6 +725,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nscc_quick_adapt_drops_pending_increases),
+        cmocka_unit_test(test_nscc_quick_adapt_delay_is_strictly_above),
         cmocka_unit_test(test_nscc_fixed_delay_below_saturation),
         cmocka_unit_test(test_nscc_delay_filter_moves_from_nonzero),
         cmocka_unit_test(test_counters_account_for_the_window),
