@@ -300,6 +300,55 @@ static void test_smartt_quick_adapt_by_delay(void **st)
     pair_n_opts = 0;
 }
 
+/* smartt-fixed's keep^n (Q24, by squaring, each product rounded to
+ * nearest) is exact wherever keep^n is a multiple of 2^-24: keep 1 (alpha
+ * 0) for any n, 1/2 up to n = 24 (2^-24), and the default 15/16 (alpha
+ * 1/16: 15^n / 16^n has 4n fractional bits) up to n = 6. */
+static void test_smartt_fixed_keep_power_exact(void **st)
+{
+    (void)st;
+    static const struct {
+        double keep;
+        uint32_t max_n;
+    } cases[] = {{1.0, 1000}, {0.5, 24}, {15.0 / 16, 6}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint64_t keep_q24 = (uint64_t)ldexp(cases[i].keep, 24);
+        for (uint32_t n = 1; n <= cases[i].max_n; n++) {
+            uint64_t want = (uint64_t)ldexp(pow(cases[i].keep, n), 24);
+            assert_true(ldexp((double)want, -24) == pow(cases[i].keep, n)); /* representable: the case tested */
+            uint64_t got = smartt_fixed_pow_q24(keep_q24, n);
+            if (got != want)
+                fail_msg("keep %g, n %u: %llu, want %llu", cases[i].keep, n, (unsigned long long)got,
+                         (unsigned long long)want);
+        }
+    }
+}
+
+/* SMaRTT's wait-to-decrease average moves by 1 - keep^n for an ACK of n
+ * packets (Sec. 3.6.1); smartt-fixed raises its Q24 keep to the n-th power
+ * by squaring. ACKs of 2, 3, 4 and 8 packets each, in turns of marked and
+ * clean runs (so the average crosses the threshold again and again, and a
+ * decrease happens or not on each side of it), keep both variants' windows
+ * within 1% at every step. */
+static void test_smartt_fixed_wait_to_decrease_per_packet_count(void **st)
+{
+    (void)st;
+    static const uint32_t pkts[] = {2, 3, 4, 8};
+    for (size_t i = 0; i < sizeof pkts / sizeof pkts[0]; i++) {
+        const struct net *n = &NETS[0];
+        struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+        p.strict = true;
+        simtime_ps t = 1000 * NS, hi = 2 * n->rtt, lo = n->rtt + n->rtt / 20;
+        for (int round = 0; round < 6; round++) {
+            for (int k = 0; k < 3 + round; k++)
+                ack(&p, t += 200 * NS, pkts[i] * MTU, hi, true, 300000);
+            for (int k = 0; k < 4; k++)
+                ack(&p, t += 200 * NS, pkts[i] * MTU, lo, false, 300000);
+        }
+        free_pair(&p);
+    }
+}
+
 /* A NIC clock counts whole nanoseconds: an RTT sample under 1 ns reads 0
  * and must not become the base RTT (maxwnd = 1.25 x base RTT x line rate
  * would fall to the 1-MTU floor and take the window with it). And a sample
@@ -425,6 +474,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nscc_fixed_tracks_float),
         cmocka_unit_test(test_smartt_fixed_tracks_float),
+        cmocka_unit_test(test_smartt_fixed_wait_to_decrease_per_packet_count),
+        cmocka_unit_test(test_smartt_fixed_keep_power_exact),
         cmocka_unit_test(test_fixed_track_float_with_switches_off),
         cmocka_unit_test(test_nscc_fixed_tracks_float_with_q3_pressure),
         cmocka_unit_test(test_smartt_quick_adapt_by_delay),

@@ -7,8 +7,13 @@
 #define SPRAYSIM_CC_FIXED_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 void nscc_fixed_sizes(size_t *flow_bytes, size_t *global_bytes);
 void smartt_fixed_sizes(size_t *flow_bytes, size_t *global_bytes);
+
+/* smartt-fixed's wait-to-decrease keep factor for an ACK of n >= 1
+ * packets: keep^n in Q24 (keep_q24 at most 2^24), by squaring. */
+uint64_t smartt_fixed_pow_q24(uint64_t keep_q24, uint32_t n);
 
 #endif

@@ -298,6 +298,17 @@ static bool fast_increase(struct smartt_fixed *s, uint32_t size, uint32_t rtt, b
     return (f->flags & SF_INCREASING) != 0;
 }
 
+uint64_t smartt_fixed_pow_q24(uint64_t keep_q24, uint32_t n)
+{
+    uint64_t keep = keep_q24, b = keep;
+    for (n--; n; n >>= 1) { /* keep^n by squaring, each product rounded to nearest; n = 1 costs nothing */
+        if (n & 1)
+            keep = (keep * b + (1u << 23)) >> 24;
+        b = (b * b + (1u << 23)) >> 24;
+    }
+    return keep;
+}
+
 /* Sec. 3.6.1: avg = keep^n avg + (1 - keep^n) ecn, n = packets acknowledged. */
 static bool wait_to_decrease(struct smartt_fixed *s, uint32_t size, bool ecn)
 {
@@ -305,12 +316,7 @@ static bool wait_to_decrease(struct smartt_fixed *s, uint32_t size, bool ecn)
     uint32_t n = size > s->g.mtu_bytes
                      ? (uint32_t)((((uint64_t)size * 2 + s->g.mtu_bytes) * s->g.inv_2mtu_q32) >> 32)
                      : 1;
-    uint64_t keep = s->g.wtd_keep_q24, b = keep;
-    for (n--; n; n >>= 1) { /* keep^n by squaring; n = 1 costs nothing */
-        if (n & 1)
-            keep = (keep * b + (1u << 23)) >> 24;
-        b = (b * b + (1u << 23)) >> 24;
-    }
+    uint64_t keep = smartt_fixed_pow_q24(s->g.wtd_keep_q24, n);
     int64_t target = ecn ? 1 << 24 : 0;
     int64_t d = target - (int64_t)f->avg_wtd_q24;
     f->avg_wtd_q24 = (uint32_t)((int64_t)f->avg_wtd_q24 + ((d * (int64_t)((1 << 24) - keep) + (1 << 23)) >> 24));
