@@ -237,6 +237,20 @@ static void test_default_rejects_nodes_that_fit_no_tree(void **state)
     assert_false(topo_default_spec(&spec, 1, 3, 100000, PS_PER_US, 0, err, sizeof err));
     if (!strstr(err, "(nearest: 0 with k=0, 2 with k=2)"))
         fail_msg("error '%s' does not name 0 (k=0) and 2 (k=2)", err);
+    /* k stops at TOPO_DEFAULT_MAX_K: 2 tiers of k = 4096 (8,388,608 hosts)
+     * are a tree; k = 4098's size (8,396,802) and one host more than
+     * k = 4096's are refused, naming the largest tree */
+    assert_int_equal(TOPO_DEFAULT_MAX_K, 4096);
+    assert_true(topo_default_spec(&spec, 4096u * 4096u / 2, 2, 100000, PS_PER_US, 0, err, sizeof err));
+    assert_int_equal(spec.podsize, 4096u * 4096u / 2);
+    const uint32_t above[] = {4098u * 4098u / 2, 4096u * 4096u / 2 + 1};
+    for (size_t i = 0; i < 2; i++) {
+        assert_false(topo_default_spec(&spec, above[i], 2, 100000, PS_PER_US, 0, err, sizeof err));
+        char want[160];
+        snprintf(want, sizeof want,
+                 "%u nodes: the largest 2-tier default fat tree has 8388608 (k=4096); give a -topo file", above[i]);
+        assert_string_equal(err, want);
+    }
     /* 16 is a 3-tier size but not a 2-tier one (k^2/2: 8, 18, 32, ...) */
     assert_false(topo_default_spec(&spec, 16, 2, 100000, PS_PER_US, 0, err, sizeof err));
     assert_non_null(strstr(err, "16 nodes fit no 2-tier"));

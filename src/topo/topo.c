@@ -45,11 +45,16 @@ bool topo_default_spec(struct topo_spec *spec, uint32_t nodes, uint32_t tiers, u
         uint64_t n = tiers == 3 ? (uint64_t)k * k * k / 4 : (uint64_t)k * k / 2;
         if (n == nodes)
             break;
-        if (n > nodes || k > 4096) {
+        if (n > nodes) {
             uint64_t below = k > 2 ? (tiers == 3 ? (uint64_t)(k - 2) * (k - 2) * (k - 2) / 4 : (uint64_t)(k - 2) * (k - 2) / 2) : 0;
             snprintf(err, errlen,
                      "%u nodes fit no %u-tier k-ary fat tree (nearest: %llu with k=%u, %llu with k=%u); give a -topo file",
                      nodes, tiers, (unsigned long long)below, k - 2, (unsigned long long)n, k);
+            return false;
+        }
+        if (k >= TOPO_DEFAULT_MAX_K) {
+            snprintf(err, errlen, "%u nodes: the largest %u-tier default fat tree has %llu (k=%u); give a -topo file",
+                     nodes, tiers, (unsigned long long)n, k);
             return false;
         }
     }

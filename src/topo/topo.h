@@ -64,8 +64,13 @@ struct topo {
     simtime_ps diameter_latency_ps; /* propagation + switch latency one way */
 };
 
+/* The largest k of a default tree (ours: it ends the search for a 2-tier
+ * size, which would otherwise run to k = 92682 for 2^32 hosts; a 3-tier
+ * tree of 2^32 hosts needs only k = 2580). */
+#define TOPO_DEFAULT_MAX_K 4096u
+
 /* Fills a spec for the reference simulator's default k-ary fat tree (3 tiers:
- * nodes = k^3/4; 2 tiers: nodes = k^2/2), all links at `mbps` with
+ * nodes = k^3/4; 2 tiers: nodes = k^2/2; k at most TOPO_DEFAULT_MAX_K), all links at `mbps` with
  * `hop_latency_ps` each and `switch_latency_ps` per switch. Returns false
  * and writes a message to err if `nodes` fits no such tree. */
 bool topo_default_spec(struct topo_spec *spec, uint32_t nodes, uint32_t tiers, uint32_t mbps,
