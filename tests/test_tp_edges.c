@@ -1287,6 +1287,56 @@ static void test_ndp_receiver_makes_its_state_on_first_packet(void **st)
     sim_free(&S);
 }
 
+/* An NDP NACK that carries a pull (pull_q > 0) credits that pull at once
+ * (ndp.c on_nack): a 4-packet first window (-cwnd 4 of an 8-packet flow)
+ * is on the wire by 1.5 us, long before any answer; a NACK of packet 0
+ * carrying the receiver's first pull (number 1) then lets the sender
+ * resend packet 0 right away, one retransmission by 2 us. The same NACK
+ * without a pull (pull_q = -1: the receiver's count, no pull) leaves it
+ * waiting for a PULL. */
+static uint64_t ndp_retransmits_after_nack(int64_t pull_q)
+{
+    struct config c;
+    config_defaults(&c);
+    static char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 16\nConnections 1\n0->5 start 0 size %u\n", 8 * (c.mtu_bytes - c.hdr_bytes));
+    c.tm_path = temp_file(cm, ".cm");
+    c.transport_name = "ndp";
+    c.cwnd_pkts = 4;
+    c.progress = false;
+    c.end_ps = 1500 * PS_PER_NS;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].c.pkts_sent, 4);
+    assert_int_equal(S.flows[0].c.acks + S.flows[0].c.nacks, 0);
+    uint32_t idx = pkt_alloc(&S.pool);
+    struct packet *p = pkt_at(&S.pool, idx);
+    memset(p, 0, sizeof *p);
+    p->type = PKT_NACK;
+    p->flow = 0;
+    p->ref_seq = 0;
+    p->pull_q = pull_q;
+    p->size_bytes = S.cfg.hdr_bytes;
+    p->src_host = S.flows[0].dst;
+    p->dst_host = S.flows[0].src;
+    p->node = S.flows[0].src;
+    p->flow_gen = S.flows[0].gen;
+    p->tclass = S.flows[0].tclass;
+    transport_find("ndp")->receive(&S, idx);
+    S.cfg.end_ps = 2 * PS_PER_US;
+    sim_run(&S);
+    uint64_t rtx = S.flows[0].c.retransmits;
+    sim_free(&S);
+    return rtx;
+}
+
+static void test_ndp_nack_with_the_first_pull_sends_at_once(void **st)
+{
+    (void)st;
+    assert_int_equal(ndp_retransmits_after_nack(1), 1);
+    assert_int_equal(ndp_retransmits_after_nack(-1), 0);
+}
+
 /* A run holds at most UINT32_MAX - 1 messages (a message index of
  * UINT32_MAX means none): transport_add_flow refuses the next one with
  * exit 2 and a line naming the limit, and takes the one before. Each call
@@ -2032,6 +2082,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rcv_window_grows_without_aliasing),
         cmocka_unit_test(test_roce_reorder_reach_is_64),
         cmocka_unit_test(test_ndp_receiver_makes_its_state_on_first_packet),
+        cmocka_unit_test(test_ndp_nack_with_the_first_pull_sends_at_once),
         cmocka_unit_test(test_message_count_limit),
         cmocka_unit_test(test_unread_flag_names_transports_in_use),
         cmocka_unit_test(test_open_loop_run_declares_its_class),
