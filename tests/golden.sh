@@ -58,6 +58,7 @@ homa_incast|-tm M/incast.cm --transport homa -end 3000
 eqds_perm|-tm M/perm_16n_16c_2MB.cm --transport eqds
 roce_hpcc_incast|-tm M/incast.cm --transport roce -hpcc -mtu 1500 -end 3000
 roce_dcqcn_perm|-tm M/perm_16n_16c_2MB.cm --transport roce -dcqcn 10
+roce_dcqcn_alltoall|--workload alltoall:n=16,size=300000 --transport roce -dcqcn 10 -end 3000
 L
 }
 

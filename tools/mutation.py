@@ -102,7 +102,7 @@ def link_flags(build):
     return SANITIZE if build == CHK_BUILD else []
 
 # Test programs per module (directory under src/; "sim" is src/sim.c). The
-# unit tests come first; golden.sh (whole runs, 33 scenarios, ~4 s),
+# unit tests come first; golden.sh (whole runs, 34 scenarios, ~4 s),
 # option_bounds.sh (--cc-opt ranges at both ends, ~5 s) and cli_test.sh (the
 # binary's flags and outputs, ~20 s) and goal_test.sh (--goal schedules
 # from the command line, ~1 s) and, for src/cli, docs_test.sh (the
