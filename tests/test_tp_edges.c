@@ -1172,6 +1172,18 @@ static void test_rcv_window_grows_without_aliasing(void **st)
 {
     (void)st;
     struct rcv_window w;
+    /* the first ring: one word per 64 packets, up to RCV_WINDOW_INIT_WORDS
+     * (a flow of 64 packets takes one word, of 65 two) */
+    static const struct {
+        uint32_t pkts, words;
+    } sizes[] = {{1, 1}, {63, 1}, {64, 1}, {65, 2}, {128, 2}, {129, 2}, {1u << 30, 2}};
+    assert_int_equal(RCV_WINDOW_INIT_WORDS, 2);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        rcv_window_init(&w, sizes[i].pkts);
+        if (w.mask + 1 != sizes[i].words)
+            fail_msg("%u packets: a first ring of %u words, want %u", sizes[i].pkts, w.mask + 1, sizes[i].words);
+        rcv_window_free(&w);
+    }
     rcv_window_init(&w, 1);
     assert_int_equal(w.mask, 0);
     rcv_window_set(&w, 0, 100);
