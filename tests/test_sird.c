@@ -572,12 +572,13 @@ static void test_loss_recovered_by_timeouts(void **st)
  * 20-packet message (0 to 20, every packet unscheduled) has sent its first
  * packets after 0.5 us; two RESENDs of packet 0 arrive before the sender
  * has served the first: one retransmission, and the message completes. */
-static void deliver_resend(uint32_t seq, uint32_t n)
+static void deliver_to_sender(uint8_t type, uint32_t seq, uint32_t n, uint8_t flags)
 {
     uint32_t idx = pkt_alloc(&S.pool);
     struct packet *p = pkt_at(&S.pool, idx);
     memset(p, 0, sizeof *p);
-    p->type = SIRD_PKT_RESEND;
+    p->type = type;
+    p->flags = flags;
     p->flow = 0;
     p->seq = seq;
     p->recvd_bytes = n;
@@ -600,13 +601,37 @@ static void test_resend_asked_twice_sent_once(void **st)
     assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
     assert_true(S.flows[0].c.pkts_sent >= 2);
     assert_int_equal(S.flows[0].c.retransmits, 0);
-    deliver_resend(0, 1);
-    deliver_resend(0, 1);
+    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
+    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
     S.cfg.end_ps = 2000 * PS_PER_US;
     sim_run(&S);
     assert_int_equal(S.flows_finished, 1);
     assert_int_equal(S.flows[0].c.retransmits, 1);
     assert_int_equal(S.flows[0].c.pkts_sent, 21);
+    sim_free(&S);
+}
+
+/* A receiver's re-credit (a CREDIT flagged PKTF_RTX, after its timeout)
+ * names a packet: one already sent is resent (it was lost), one not sent
+ * yet is not (the sender is only busy: it answers BUSY; sird.c on_credit).
+ * The same 20-packet unscheduled message as above, after 0.5 us: a
+ * re-credit of its next unsent packet adds no retransmission. */
+static void test_recredit_of_an_unsent_packet_resends_nothing(void **st)
+{
+    (void)st;
+    char cm[128];
+    snprintf(cm, sizeof cm, "Nodes 144\nConnections 1\n0->20 start 0 size %u\n", 20 * MSS);
+    setup_cm(cm, 0.5, NULL, true, 0);
+    sim_run(&S);
+    assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
+    uint32_t next = (uint32_t)S.flows[0].c.pkts_sent; /* nothing resent yet: the next new packet */
+    assert_true(next >= 2 && next < 20);
+    deliver_to_sender(SIRD_PKT_CREDIT, next, MSS, PKTF_RTX);
+    S.cfg.end_ps = 2000 * PS_PER_US;
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 1);
+    assert_int_equal(S.flows[0].c.retransmits, 0);
+    assert_int_equal(S.flows[0].c.pkts_sent, 20);
     sim_free(&S);
 }
 
@@ -718,6 +743,7 @@ int main(void)
         cmocka_unit_test(test_bkt_idle_reset),
         cmocka_unit_test(test_loss_recovered_by_timeouts),
         cmocka_unit_test(test_resend_asked_twice_sent_once),
+        cmocka_unit_test(test_recredit_of_an_unsent_packet_resends_nothing),
         cmocka_unit_test(test_poisson_wkb_end_to_end),
         cmocka_unit_test(test_poisson_deterministic_and_variants),
     };
