@@ -22,6 +22,9 @@ static struct sim S;
 static struct pull_client C[4];
 
 /* Four senders (flows 0..3) into host 0; the flows never start. */
+/* -planes for the next setup (0: one plane) */
+static uint32_t setup_planes;
+
 static void setup(const char *transport, bool receiver_cc)
 {
     struct config c;
@@ -32,6 +35,7 @@ static void setup(const char *transport, bool receiver_cc)
     c.transport_name = transport;
     if (receiver_cc)
         c.receiver_cc = 1;
+    c.planes = setup_planes ? setup_planes : 1;
     sim_setup(&S, &c);
     memset(C, 0, sizeof C);
 }
@@ -323,6 +327,39 @@ static void test_pulls_skipped_while_arrivals_are_congested(void **st)
     teardown();
 }
 
+/* -planes N: a NIC receives on N ports, so the receivers' pacers pull N
+ * times as fast (htsim's UecPullPacer and EqdsPullPacer take linkspeed x
+ * ports): UET's time per 256-byte quantum (at 0.99 of the rate) and EQDS's
+ * time per pull, at 1, 2 and 4 planes of 100 Gb/s, are the one-plane
+ * values divided by N (within the 1 ps of rounding to whole ps). */
+static void test_pull_rate_with_planes(void **st)
+{
+    (void)st;
+    static const uint32_t planes[] = {1, 2, 4};
+    simtime_ps uet1 = 0, eqds1 = 0;
+    for (size_t i = 0; i < 3; i++) {
+        setup_planes = planes[i];
+        setup("uet", true);
+        assert_int_equal(S.cfg.planes, planes[i]);
+        simtime_ps uet = uet_credit_pacer_cfg(&S)->quantum_ps;
+        teardown();
+        setup("eqds", true);
+        simtime_ps eqds = eqds_pacer_cfg(&S)->tick_ps;
+        teardown();
+        if (i == 0) {
+            assert_int_equal(uet, (simtime_ps)(256.0 * 8 * PS_PER_US / 100000 / 0.99));
+            uet1 = uet;
+            eqds1 = eqds;
+        }
+        if (llabs((long long)(uet * planes[i]) - (long long)uet1) > (long long)planes[i] ||
+            llabs((long long)(eqds * planes[i]) - (long long)eqds1) > (long long)planes[i])
+            fail_msg("%u planes: UET quantum %llu ps, EQDS pull %llu ps; one plane: %llu and %llu", planes[i],
+                     (unsigned long long)uet, (unsigned long long)eqds, (unsigned long long)uet1,
+                     (unsigned long long)eqds1);
+    }
+    setup_planes = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +368,7 @@ int main(void)
         cmocka_unit_test(test_active_senders_take_turns),
         cmocka_unit_test(test_idle_sender_gets_at_most_one_window),
         cmocka_unit_test(test_uet_grants_up_to_the_target_at_099_line_rate),
+        cmocka_unit_test(test_pull_rate_with_planes),
         cmocka_unit_test(test_rate_control_follows_trims_and_marks),
         cmocka_unit_test(test_pulls_skipped_while_arrivals_are_congested),
     };
