@@ -882,6 +882,19 @@ static void test_flow_in_flight_underflow_on_go_back_n(void **st)
     transport_timer(&S, 0, UET_TIMER_RTO);
     expect_fired("uet_recovery.c", "flow 0: packet 1 (4150 bytes) resent after a timeout with 0 in flight");
     sim_free(&S);
+    /* with the true count nothing fires: the last packet resent takes the
+     * count to exactly 0 */
+    memset(&fired, 0, sizeof fired);
+    setup(&(struct opts){.cc = "newreno"});
+    run_to(2);
+    uint32_t sent = uet_of(&S.flows[0])->next_new_seq;
+    assert_true(sent >= 3);
+    assert_int_equal(uet_of(&S.flows[0])->in_flight_bytes, (uint64_t)sent * 4150);
+    S.now = 2 * PS_PER_US + S.min_rto_ps;
+    transport_timer(&S, 0, UET_TIMER_RTO);
+    expect_none();
+    assert_int_equal(uet_of(&S.flows[0])->in_flight_bytes, 0);
+    sim_free(&S);
 }
 
 /* Mixed keeps fed-back entropies in bytes while paths <= 256: an entropy
