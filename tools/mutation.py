@@ -542,14 +542,28 @@ def main(argv):
             print("mutation: --rerun-survivors with --site or --summarize: give one", file=sys.stderr)
             return 2
         try:
-            a.site = survivors_of(a.rerun_survivors)
+            survivors = survivors_of(a.rerun_survivors)
         except BadInput as e:
             print("mutation: " + str(e), file=sys.stderr)
             return 2
-        if not a.site:
+        if not survivors:
             print("mutation: no survivors in %s" % " ".join(a.rerun_survivors))
             return 0
-    if a.site:
+        # each under the name its log gave it, so --summarize of the logs
+        # counts the rerun's outcome in its place; a site whose line text
+        # is gone from the tree (rewritten since) cannot be rerun: named
+        sites = []
+        for name, key in survivors:
+            try:
+                found = find_sites([key], sites, every)[0]
+            except BadInput:
+                print("mutation: %s (%s): its line is gone from the tree (rewritten since that run); not rerun"
+                      % (name, key))
+                continue
+            sites.append(dict(found, shown=name))
+        if not sites:
+            return 0
+    elif a.site:
         if a.summarize:
             print("mutation: --site and --summarize: give one", file=sys.stderr)
             return 2
@@ -559,7 +573,7 @@ def main(argv):
             print("mutation: " + str(e), file=sys.stderr)
             return 2
     if a.summarize:
-        return summarize_logs(a, sites, equiv)
+        return summarize_logs(a, sites, equiv, every)
     if a.list:
         for s in sites:
             print("%s:%d:%d %s -> %s   %s" % (s["file"], s["line"], s["col"] + 1, s["op"], s["repl"],
@@ -619,7 +633,7 @@ def run(a, sites, equiv, work, shared):
     t_start = time.monotonic()
     for i, s in enumerate(sites):
         mod = module_of(s["file"])
-        where = "%s %s -> %s" % (site_name(s), s["op"], s["repl"])
+        where = "%s %s -> %s" % (s.get("shown") or site_name(s), s["op"], s["repl"])
         if is_equivalent(s, equiv):
             results.append((s, "equivalent", None))
             print("[%d/%d] %s: equivalent" % (i + 1, len(sites), where), flush=True)
@@ -691,9 +705,32 @@ LOG_LINE = re.compile(r"^\[\d+/\d+\] (\S+:\d+:\d+) \S+ -> \S+: (killed|survived|
                       r"(?: by (\S+(?: \(checks\))?|the same object code))?(?: \(([\d.]+) s\))?$")
 
 
+LISTING_LINE = re.compile(r"^  (\S+:\d+:\d+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(\d+)\t(.*)$")
+
+
+def listed_sites(logs):
+    """{FILE:LINE:COL: (file, op, repl, occ, text)} from the survivors
+    listings of these logs. Raises BadInput naming a log that cannot be
+    read."""
+    listed = {}
+    for path in logs:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    m = LISTING_LINE.match(line.rstrip("\n"))
+                    if m:
+                        listed[m.group(1)] = (m.group(2), m.group(3), m.group(4), int(m.group(5)), m.group(6))
+        except OSError as e:
+            raise BadInput("%s: %s" % (path, e.strerror))
+    return listed
+
+
 def survivors_of(logs):
-    """The FILE:LINE:COL of every site whose last line in these logs says
-    survived. Raises BadInput naming a log that cannot be read."""
+    """(name, site) for every site whose last line in these logs says
+    survived: the name as the logs print it (FILE:LINE:COL), the site as
+    FILE:TEXT:OP:OCC where a survivors listing gives its text (so a rerun
+    finds it after edits elsewhere moved its line), else the name. Raises
+    BadInput naming a log that cannot be read."""
     last = {}
     for path in logs:
         try:
@@ -704,25 +741,40 @@ def survivors_of(logs):
                         last[m.group(1)] = m.group(2)
         except OSError as e:
             raise BadInput("%s: %s" % (path, e.strerror))
-    return [w for w, outcome in last.items() if outcome == "survived"]
+    listed = listed_sites(logs)
+    out = []
+    for w, outcome in last.items():
+        if outcome != "survived":
+            continue
+        if w in listed:
+            file, op, _, occ, text = listed[w]
+            out.append((w, "%s:%s:%s:%d" % (file, text, op, occ)))
+        else:
+            out.append((w, w))
+    return out
 
 
-def summarize_logs(a, sites, equiv):
+def summarize_logs(a, sites, equiv, every):
     """The per-module table from the lines of earlier runs (parts of one
-    sample, or a rerun of some sites), so the runs need not be one."""
+    sample, or a rerun of some sites), so the runs need not be one. A line
+    naming a site that the current tree has elsewhere (the tree changed
+    since the run: lines moved) counts in its file's module; a survivor's
+    reviewed-equivalent test then uses the text its log's listing gives."""
     where = {"%s:%d:%d" % (s["file"], s["line"], s["col"] + 1): s for s in sites}
+    try:
+        listed = listed_sites(a.summarize)
+    except BadInput as e:
+        print("mutation: " + str(e), file=sys.stderr)
+        return 2
+    by_key = {(s["file"], s["text"], s["op"], s["occ"]): s for s in every}
     got, secs = {}, {}
     for path in a.summarize:
         try:
             with open(path, encoding="utf-8") as f:
-                for n, line in enumerate(f, 1):
+                for line in f:
                     m = LOG_LINE.match(line.rstrip("\n"))
                     if not m:
                         continue
-                    if m.group(1) not in where:
-                        print("mutation: %s:%d: %s is not a site of this sample (--sites, --seed)" %
-                              (path, n, m.group(1)), file=sys.stderr)
-                        return 2
                     got[m.group(1)] = (m.group(2), m.group(3))
                     if m.group(4):
                         secs[m.group(1)] = float(m.group(4))
@@ -730,16 +782,31 @@ def summarize_logs(a, sites, equiv):
             print("mutation: %s: %s" % (path, e.strerror), file=sys.stderr)
             return 2
     results = []
-    for w, s in where.items():
-        if w not in got:
-            continue
-        outcome, by = got[w]
-        if is_equivalent(s, equiv):
+    moved = 0
+    for w, (outcome, by) in got.items():
+        s = where.get(w)
+        if s is None:
+            moved += 1
+            if w in listed:
+                file, op, repl, occ, text = listed[w]
+                s = dict(by_key.get((file, text, op, occ)) or
+                         {"file": file, "op": op, "repl": repl, "occ": occ, "text": text})
+            else:
+                s = {"file": w.rsplit(":", 2)[0], "op": None, "repl": None, "occ": 0, "text": None}
+            fl, ln, col = w.rsplit(":", 2)
+            s.update({"line": int(ln), "col": int(col) - 1, "shown": w})
+        if outcome == "survived" and s["text"] is not None and is_equivalent(s, equiv):
+            outcome, by = "equivalent", None
+        elif outcome != "survived" and where.get(w) is not None and is_equivalent(s, equiv):
             outcome, by = "equivalent", None
         results.append((s, outcome, by))
-    missing = len(where) - len(results)
-    if missing:
-        print("%d of the %d sampled sites have no result in these logs" % (missing, len(where)))
+    if moved:
+        print("%d of the %d results name sites that are not this tree's sample at those lines (the tree "
+              "changed since those runs); each counts in its file's module" % (moved, len(got)))
+    else:
+        missing = len(where) - len(results)
+        if missing:
+            print("%d of the %d sampled sites have no result in these logs" % (missing, len(where)))
     mods = sorted({module_of(s["file"]) for s, _, _ in results})
     return summarize(a, results, mods, sum(secs.values()))
 
@@ -779,9 +846,8 @@ def summarize(a, results, mods, secs):
         print("\nsurvivors (file, operator, replacement, occurrence, line text; a reviewed "
               "equivalent goes into %s with its reason):" % EQUIV_FILE)
         for s in survivors:
-            print("  %s:%d:%d\t%s\t%s\t%s\t%d\t%s" % (s["file"], s["line"], s["col"] + 1,
-                                                     s["file"], s["op"], s["repl"], s["occ"],
-                                                     s["text"]))
+            print("  %s\t%s\t%s\t%s\t%d\t%s" % (s.get("shown") or site_name(s), s["file"], s["op"], s["repl"],
+                                                s["occ"], s["text"]))
     return 0 if ok else 1
 
 
