@@ -80,6 +80,26 @@ def main():
                 check("a 7th field that is not a name is refused", "6 or 7 tab-separated fields" in str(e), str(e))
         finally:
             mutation.ROOT = saved
+    # a rerun finds a survivor by its line's text: the log names it
+    # FILE:LINE:COL, its listing gives the text, and a later survivor line
+    # of the same site wins over an earlier kill (and the other way round)
+    with tempfile.TemporaryDirectory() as tmp:
+        log = os.path.join(tmp, "run.log")
+        with open(log, "w") as f:
+            f.write("[1/3] src/a.c:12:11 < -> <=: survived (3.0 s)\n"
+                    "[2/3] src/a.c:6:14 < -> <=: killed by test_x (0.5 s)\n"
+                    "[3/3] src/b.c:4:9 1 -> 2: survived (2.0 s)\n"
+                    "\nsurvivors (file, operator, replacement, occurrence, line text; ...):\n"
+                    "  src/a.c:12:11\tsrc/a.c\t<\t<=\t1\tif (x < 3)\n")
+        rerun = os.path.join(tmp, "rerun.log")
+        with open(rerun, "w") as f:
+            f.write("[1/1] src/a.c:6:14 < -> <=: survived (3.0 s)\n")
+        got = mutation.survivors_of([log])
+        check("a rerun names a listed survivor by its text", got == [("src/a.c:12:11", "src/a.c:if (x < 3):<:1"),
+                                                                     ("src/b.c:4:9", "src/b.c:4:9")], repr(got))
+        got = mutation.survivors_of([log, rerun])
+        check("the last log's outcome of a site counts", [w for w, _ in got] ==
+              ["src/a.c:12:11", "src/a.c:6:14", "src/b.c:4:9"], repr(got))
     # the project's own list loads (a malformed row makes make mutation exit 2)
     try:
         n = len(mutation.load_equivalents())
