@@ -160,7 +160,9 @@ void sb_printf(struct strbuf *b, const char *fmt, ...)
     for (;;) {
         va_list ap;
         va_start(ap, fmt);
-        int n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+        /* a freed buffer (data NULL, cap 0) is measured first: NULL + 0 is
+         * undefined behaviour (clang's UBSan says so), vsnprintf(NULL, 0) is not */
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, b->cap - b->len, fmt, ap);
         va_end(ap);
         if (n < 0)
             die_internal("formatting output failed");
