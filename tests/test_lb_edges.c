@@ -190,7 +190,7 @@ static void test_plb_two_paths_alternate(void **state)
  * ends at t + RTT, and an ACK exactly at the end closes it (and starts the
  * next). Here every round has two ACKs, both marked, the second exactly at
  * the round's end: the 12th congested round closes at 12 RTTs, and the
- * move happens there, not one round later. */
+ * move happens there, not one round later; the count then starts over. */
 static void plb_marked_rounds(void *st, simtime_ps t0, simtime_ps rtt, int rounds)
 {
     for (int r = 0; r < rounds; r++) {
@@ -213,6 +213,12 @@ static void test_plb_round_ends_exactly_at_base_rtt(void **state)
     assert_int_equal(lb_plb_repaths(st), 0);
     fb(&lb_plb_ops, st, 0, LB_GOOD, US(84));
     assert_int_equal(lb_plb_repaths(st), 1);
+    /* a move starts the count over: 11 congested rounds after it (closing
+     * at 91 ... 161 us) move nothing, the 12th (closing at 168) moves */
+    plb_marked_rounds(st, US(84), US(7), 12);
+    assert_int_equal(lb_plb_repaths(st), 1);
+    fb(&lb_plb_ops, st, 0, LB_GOOD, US(168));
+    assert_int_equal(lb_plb_repaths(st), 2);
     free(st);
 
     /* no base RTT given: rounds of 10 us */
