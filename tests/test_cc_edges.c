@@ -115,6 +115,33 @@ static void test_nscc_quick_adapt_delay_is_strictly_above(void **st)
     assert_true(nscc_quick_dec_after(threshold + 1) > 0);
 }
 
+/* Swift's window cap (packets) is at least one packet: swift-ref's
+ * --cc-opt max_cwnd=1.5 keeps 1.5 packets (6225 bytes of 4150), 0.5 is
+ * raised to 1 (min_cwnd set lower, so it is the one-packet floor that
+ * acts, not min_cwnd). */
+static uint64_t swift_ref_maxwnd(double max_cwnd)
+{
+    const struct cc_ops *ops = cc_find("swift-ref");
+    assert_non_null(ops);
+    struct cc_option o[2] = {{"max_cwnd", max_cwnd}, {"min_cwnd", 0.25}};
+    struct cc_params p = ref_params();
+    p.opts = o;
+    p.n_opts = 2;
+    void *st = calloc(1, ops->state_size);
+    ops->init(st, &p);
+    uint64_t m = ((const struct cc_window *)st)->maxwnd_bytes;
+    free(st);
+    return m;
+}
+
+static void test_swift_window_cap_at_least_one_packet(void **st)
+{
+    (void)st;
+    assert_int_equal(swift_ref_maxwnd(1.5), 6225);
+    assert_int_equal(swift_ref_maxwnd(1), MTU);
+    assert_int_equal(swift_ref_maxwnd(0.5), MTU);
+}
+
 /* nscc-fixed keeps delays in ns Q8 in 32 bits, so a delay sample above
  * 2^24 ns (16.8 ms) saturates; one below it (10 ms here) is taken as it is,
  * as the float reference does (issue 26: saturating from 2^23 ns on went
@@ -726,6 +753,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nscc_quick_adapt_drops_pending_increases),
         cmocka_unit_test(test_nscc_quick_adapt_delay_is_strictly_above),
+        cmocka_unit_test(test_swift_window_cap_at_least_one_packet),
         cmocka_unit_test(test_nscc_fixed_delay_below_saturation),
         cmocka_unit_test(test_nscc_delay_filter_moves_from_nonzero),
         cmocka_unit_test(test_counters_account_for_the_window),

@@ -52,6 +52,8 @@ static const struct cc_option *pair_opts;
 static unsigned pair_n_opts;
 /* --q3-pressure both get (0: off) */
 static double pair_q3;
+/* -disable_fd for both (SMaRTT's fair decrease off) */
+static bool pair_fd_off;
 
 static struct pair make_pair(const char *ref, const char *fix, const struct net *n, simtime_ps base_rtt)
 {
@@ -70,6 +72,7 @@ static struct pair make_pair(const char *ref, const char *fix, const struct net 
         .opts = pair_opts,
         .n_opts = pair_n_opts,
         .q3_pressure = pair_q3,
+        .fair_decrease_off = pair_fd_off,
     };
     p.a = calloc(1, p.ref->state_size);
     p.b = calloc(1, p.fix->state_size);
@@ -235,8 +238,8 @@ static void test_smartt_fixed_tracks_float(void **st)
 }
 
 /* With the switches off (qa_ignore=0, then fast_increase=0,
- * fair_increase=0, quick_adapt=0, and SMaRTT's fast increase with k=0.5,
- * a step under one MTU), the integer variants still track the float ones:
+ * fair_increase=0, quick_adapt=0, SMaRTT's fast increase with k=0.5, a
+ * step under one MTU, and -disable_fd), the integer variants still track the float ones:
  * each switch maps to its own flag, on every network, trimming or not. */
 static void test_fixed_track_float_with_switches_off(void **st)
 {
@@ -252,6 +255,10 @@ static void test_fixed_track_float_with_switches_off(void **st)
     }
     pair_opts = NULL;
     pair_n_opts = 0;
+    /* -disable_fd: smartt-fixed's fair decrease factor is 0 too */
+    pair_fd_off = true;
+    run_all("smartt", "smartt-fixed", true);
+    pair_fd_off = false;
 }
 
 /* With --q3-pressure (NSCC's decrease in the ECN/low-delay quadrant, once
