@@ -403,6 +403,55 @@ static void test_eq_peeks_exact(void **state)
     free(block);
 }
 
+/* The queue without FIFOs keeps every event in its 4-ary heap: 400,000
+ * pushes (never before the last pop, at random times up to 2^30 ps ahead)
+ * and pops, in phases that grow the heap to about 12,500 events and drain
+ * it again, pop every event once, in (time, seq) order (checked pop by
+ * pop, not against a reference queue). */
+static void test_eq_heap_alone_pops_in_order(void **state)
+{
+    (void)state;
+    struct event_queue q;
+    eq_init(&q, 16);
+    eq_set_fifos(&q, 0);
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    simtime_ps last_t = 0;
+    uint64_t last_seq = 0, pushed = 0, popped = 0;
+    bool any = false;
+    for (uint32_t op = 0; op < 400000; op++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint32_t depth = eq_count(&q);
+        /* grow to a few thousand, then drain, then grow again */
+        bool push = depth == 0 || ((op / 50000) % 2 == 0 ? (x % 8) < 5 : (x % 8) < 3);
+        if (push) {
+            eq_push(&q, q.now_ps + (x >> 34), 0, (uint32_t)pushed);
+            pushed++;
+        } else {
+            struct event e;
+            assert_true(eq_pop(&q, &e));
+            if (any && (e.time_ps < last_t || (e.time_ps == last_t && e.seq < last_seq)))
+                fail_msg("pop %llu: t=%llu seq=%llu after t=%llu seq=%llu", (unsigned long long)popped,
+                         (unsigned long long)e.time_ps, (unsigned long long)e.seq, (unsigned long long)last_t,
+                         (unsigned long long)last_seq);
+            last_t = e.time_ps;
+            last_seq = e.seq;
+            any = true;
+            popped++;
+        }
+    }
+    struct event e;
+    while (eq_pop(&q, &e)) {
+        assert_true(e.time_ps > last_t || (e.time_ps == last_t && e.seq > last_seq));
+        last_t = e.time_ps;
+        last_seq = e.seq;
+        popped++;
+    }
+    assert_int_equal(popped, pushed);
+    eq_free(&q);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -418,6 +467,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_eq_pop_until_exact_and_count),
         cmocka_unit_test(test_eq_kind_class_bounds),
         cmocka_unit_test(test_eq_peeks_exact),
+        cmocka_unit_test(test_eq_heap_alone_pops_in_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
