@@ -301,7 +301,15 @@ static void test_one_flow_line_rate(void **state)
 }
 
 /* Largest data_bytes recorded for port p. */
+static uint64_t max_port_column(const char *buf, uint32_t p, int col, int *rows);
+
 static uint64_t max_port_bytes(const char *buf, uint32_t p, int *rows)
+{
+    return max_port_column(buf, p, 2, rows);
+}
+
+/* The largest value of column col of port p's rows in ts_ports.csv. */
+static uint64_t max_port_column(const char *buf, uint32_t p, int col, int *rows)
 {
     char *copy = strdup(buf); /* next_line cuts the lines it reads */
     char *cur = copy, *l = next_line(&cur), *f[16];
@@ -312,7 +320,7 @@ static uint64_t max_port_bytes(const char *buf, uint32_t p, int *rows)
         if ((uint32_t)atoi(f[1]) != p)
             continue;
         (*rows)++;
-        uint64_t b = strtoull(f[2], NULL, 10);
+        uint64_t b = strtoull(f[col], NULL, 10);
         m = b > m ? b : m;
     }
     free(copy);
@@ -361,6 +369,34 @@ static void test_incast_peak(void **state)
     /* an idle port (host 10's NIC) has a row at every sample too */
     assert_int_equal(max_port_bytes(cap.buf[1], 10, &rows), 0);
     assert_int_equal(rows, (int)samples);
+    free_cap(&cap);
+    sim_free(&s);
+    options_free(&c);
+}
+
+/* With --classes 3, a port's rows end with class 2's queued bytes: an
+ * incast of two class-2 flows ("priority 2") into host 2, recorded at
+ * every change, peaks in that column at the class's own peak (and in the
+ * data column at the port's: class 2's bytes are data bytes too). */
+static void test_class_column_peak(void **state)
+{
+    (void)state;
+    static struct sim s;
+    struct config c;
+    struct captured cap;
+    const char *cm = temp_file("Nodes 16\nConnections 2\n0->2 start 0 size 2000000 priority 2\n"
+                               "1->2 start 0 size 2000000 priority 2\n",
+                               ".cm");
+    char *argv[] = {"spraysim", "-tm", (char *)cm, "--out", "/nonexistent/unused", "--classes", "3", "--ts-ports",
+                    "all", "--ts-interval", "change"};
+    run_ts(&s, &c, &cap, 11, argv);
+    uint32_t p = bottleneck_port(&s);
+    assert_non_null(s.ports[p].x);
+    uint64_t peak_c2 = s.ports[p].x->c[0].peak_bytes;
+    assert_true(peak_c2 > 10 * 4150); /* class 2 queued for real */
+    int rows;
+    assert_int_equal(max_port_column(cap.buf[1], p, 8, &rows), peak_c2);
+    assert_true(rows > 1000);
     free_cap(&cap);
     sim_free(&s);
     options_free(&c);
@@ -904,6 +940,7 @@ int main(void)
         cmocka_unit_test(test_estimate_by_its_rule),
         cmocka_unit_test(test_one_flow_line_rate),
         cmocka_unit_test(test_incast_peak),
+        cmocka_unit_test(test_class_column_peak),
         cmocka_unit_test(test_window_is_ccs),
         cmocka_unit_test(test_change_rows_differ),
         cmocka_unit_test(test_host_goodput),
