@@ -366,6 +366,13 @@ static void test_incast_peak(void **state)
     assert_true(m > 0);
     uint64_t samples = s.now / s.base_rtt_ps + 1 + (s.now % s.base_rtt_ps != 0);
     assert_int_equal(rows, (int)samples);
+    /* the samples start at 0 (no --ts-window): the first row is at 0 us */
+    {
+        const char *row1 = strchr(cap.buf[1], '\n');
+        assert_non_null(row1);
+        if (strncmp(row1 + 1, "0.000000,", 9))
+            fail_msg("first ts_ports row: %.40s", row1 + 1);
+    }
     /* an idle port (host 10's NIC) has a row at every sample too */
     assert_int_equal(max_port_bytes(cap.buf[1], 10, &rows), 0);
     assert_int_equal(rows, (int)samples);
