@@ -39,10 +39,13 @@ static const char *two_to_one_cm(void)
 }
 
 /* RoCE with PFC on (its default), one path; classes 0 = the default two. */
+static bool setup_switch_stats; /* --switch-stats for the next setup_roce */
+
 static void setup_roce(uint32_t classes)
 {
     struct config c;
     config_defaults(&c);
+    c.switch_stats = setup_switch_stats;
     c.tm_path = two_to_one_cm();
     c.end_ps = 1000 * PS_PER_US;
     c.progress = false;
@@ -141,8 +144,10 @@ static void test_pfc_deadlock_report_times_in_us(void **st)
 
 /* --classes 4 under PFC: a port that fails drops its extra classes' queues
  * and their data leaves the switch, so the ingress counts of classes 2 and
- * 3 fall to what is still on the wire (one packet of class 2) (issue 26:
- * the loop over the extra classes' heads skipped survived). */
+ * 3 fall to what is still on the wire (one packet of class 2), and so
+ * do the switch's buffered bytes (--switch-stats) (issue 26: the loop over
+ * the extra classes' heads skipped survived, then their bytes counted
+ * back with the wrong sign). */
 static void test_failed_pfc_port_releases_extra_class_counts(void **st)
 {
     (void)st;
@@ -164,6 +169,20 @@ static void test_failed_pfc_port_releases_extra_class_counts(void **st)
     port_fail(&S, out);
     assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 2], mtu);
     assert_int_equal(S.pfc->ingress_bytes[in * PFC_CLASSES + 3], 0);
+    sim_free(&S);
+    /* with --switch-stats the switch's buffered bytes fall the same way:
+     * four packets in, the one on the wire left */
+    setup_switch_stats = true;
+    setup_roce(4);
+    setup_switch_stats = false;
+    out = S.switches[0].first_port;
+    in = S.hosts[1].nic_port;
+    assert_true(S.ports[out].flags & PORTF_BUF_STATS);
+    for (uint32_t k = 0; k < 4; k++)
+        port_enqueue(&S, out, data_pkt(in, 2 + k / 2));
+    assert_int_equal(S.switches[0].buffered_bytes, 4 * mtu);
+    port_fail(&S, out);
+    assert_int_equal(S.switches[0].buffered_bytes, mtu);
     sim_free(&S);
 }
 
