@@ -502,6 +502,18 @@ static void test_err_bad_tier_numbers(void **state)
     expect_read_err(k4_with("Tiers 3", 1, "Tiers 1"), 3, "invalid number of tiers 1");
     expect_read_err(k4_with("Nodes 16", 1, "Nodes 0"), 2, "'Nodes' must be from 1 to 16777216");
     expect_read_err(k4_with("Nodes 16", 1, "Nodes 16777217"), 2, "'Nodes' must be from 1 to 16777216");
+    /* the largest count is read (the file's own tree is checked later, by
+     * topo_derive) */
+    {
+        const char *path = temp_file(k4_with("Nodes 16", 1, "Nodes 16777216"), ".topo");
+        struct topo_spec spec;
+        char err[512] = "";
+        bool ok = topo_read_file(&spec, path, err, sizeof err);
+        unlink(path);
+        if (!ok)
+            fail_msg("Nodes 16777216 refused: %s", err);
+        assert_int_equal(spec.nodes, 16777216);
+    }
     expect_read_err(k4_with("Podsize 4", 1, "Podsize 0"), 4, "'Podsize' must be positive");
     expect_read_err(k4_with("Switch_Latency_ns 0", 1, "Oversubscribed 0"), 11, "Oversubscribed must be at least 1");
     expect_read_err(k4_with("Switch_Latency_ns 0", 1, "Bundle 0"), 11, "Bundle must be at least 1");
