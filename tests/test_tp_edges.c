@@ -1065,6 +1065,12 @@ static void test_homa_cutoff_from_step_cdf_counts_last_point(void **st)
     const struct size_cdf cdf = {.n = 3, .size_bytes = sizes, .prob = prob};
     homa_cutoffs_from_cdf(&p, &cdf, true);
     assert_int_equal(p.cutoff_bytes[0], 2000);
+    /* the smallest cutoff is 1 byte: 1-byte messages with 99.9% of the
+     * mass carry more than half of the unscheduled bytes */
+    double tiny[] = {1, 2}, tiny_p[] = {0.999, 1.0};
+    const struct size_cdf cdf1 = {.n = 2, .size_bytes = tiny, .prob = tiny_p};
+    homa_cutoffs_from_cdf(&p, &cdf1, true);
+    assert_int_equal(p.cutoff_bytes[0], 1);
 }
 
 /* EQDS with -sender_cc: the CC's window caps the sender as htsim's EQDS
