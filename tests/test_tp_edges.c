@@ -1355,6 +1355,39 @@ static void test_ndp_nack_with_the_first_pull_sends_at_once(void **st)
     assert_int_equal(ndp_retransmits_after_nack(-1), 0);
 }
 
+/* UET's record ring grows by doubling until the span from the cumulative
+ * point to the packet being claimed fits (uet_tx_make_room): from 4 slots,
+ * packet 10 (11 packets from 0) needs 16, packet 7 needs 8 and packet 3
+ * none; with acknowledged records kept (timestamp echo) only half a ring
+ * counts, so packet 7 needs 16. */
+static uint32_t ring_after_room_for(uint32_t seq, bool keep_acked)
+{
+    struct uet_flow q;
+    memset(&q, 0, sizeof q);
+    q.tx = xcalloc(4, sizeof *q.tx);
+    for (int i = 0; i < 4; i++)
+        q.tx[i].state = TX_EMPTY;
+    q.tx_mask = 3;
+    q.tx_keep_acked = keep_acked;
+    uet_tx_make_room(&q, seq);
+    uint32_t slots = q.tx_mask + 1;
+    free(q.tx);
+    return slots;
+}
+
+static void test_uet_ring_grows_until_the_span_fits(void **st)
+{
+    (void)st;
+    assert_int_equal(ring_after_room_for(3, false), 4);
+    assert_int_equal(ring_after_room_for(4, false), 8);
+    assert_int_equal(ring_after_room_for(7, false), 8);
+    assert_int_equal(ring_after_room_for(10, false), 16);
+    assert_int_equal(ring_after_room_for(1, true), 4);
+    assert_int_equal(ring_after_room_for(2, true), 8);
+    assert_int_equal(ring_after_room_for(7, true), 16);
+    assert_int_equal(ring_after_room_for(8, true), 32);
+}
+
 /* A run holds at most UINT32_MAX - 1 messages (a message index of
  * UINT32_MAX means none): transport_add_flow refuses the next one with
  * exit 2 and a line naming the limit, and takes the one before. Each call
@@ -2113,6 +2146,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_roce_reorder_reach_is_64),
         cmocka_unit_test(test_ndp_receiver_makes_its_state_on_first_packet),
         cmocka_unit_test(test_ndp_nack_with_the_first_pull_sends_at_once),
+        cmocka_unit_test(test_uet_ring_grows_until_the_span_fits),
         cmocka_unit_test(test_message_count_limit),
         cmocka_unit_test(test_unread_flag_names_transports_in_use),
         cmocka_unit_test(test_open_loop_run_declares_its_class),
