@@ -137,6 +137,16 @@ static void test_uet_pipelines_a_connection_s_messages(void **st)
     assert_true(m2->finish_ps < 300 * PS_PER_US);
     assert_int_equal(m3->start_ps, 300 * PS_PER_US);
     sim_free(&S);
+    /* a later message larger than what the connection carried so far
+     * joins it the same way (20 then 40 packets: still 60 from the carrier) */
+    snprintf(text, sizeof text, "Nodes 16\nConnections 2\n0->5 id 7 start 0 size %u\n0->5 id 7 start 0 size %u\n",
+             20 * mss, 40 * mss);
+    run(text, -1, NULL, NULL);
+    assert_int_equal(S.flows_finished, 2);
+    assert_int_equal(S.flows[0].c.pkts_sent, 60);
+    assert_int_equal(S.flows[1].c.pkts_sent, 0);
+    assert_int_equal(S.flows[1].finish_ps, alone_ps);
+    sim_free(&S);
 }
 
 /* Each message is cut into packets of its own (htsim UecMsg::getNextSegment):
