@@ -378,6 +378,29 @@ static void test_eqds_transmission_count_saturates(void **st)
     sim_free(&S);
 }
 
+/* The same for UET's sender (uet_send.c; its window, no receiver credit):
+ * with the receiver's NIC down, the one packet is resent at each timeout;
+ * set to 254 after the first send, its count stops at 255. */
+static void test_uet_transmission_count_saturates(void **st)
+{
+    (void)st;
+    struct run_opts o = {.sender_cc = -1, .receiver_cc = -1};
+    setup(temp_file("Nodes 16\nConnections 1\n0->13 start 0 size 4000\n", ".cm"), 1, &o);
+    S.ports[S.hosts[13].nic_port].flags |= PORTF_DOWN;
+    struct flow *f = &S.flows[0];
+    sim_run(&S);
+    assert_int_equal(f->c.pkts_sent, 1);
+    assert_int_equal(uet_txr(seq_of(f), 0)->count, 1);
+    uet_txw(seq_of(f), 0)->count = 254;
+    while (f->c.retransmits < 2 && S.cfg.end_ps < 1000000 * PS_PER_US) {
+        S.cfg.end_ps += 100 * PS_PER_US;
+        sim_run(&S);
+    }
+    assert_int_equal(f->c.retransmits, 2);
+    assert_int_equal(uet_txr(seq_of(f), 0)->count, 255);
+    sim_free(&S);
+}
+
 /* UET: flows waiting for the same NIC split their demand (htsim divides the
  * pull target by the NIC's waiting sources): with two flows from host 0
  * taking turns and nothing coming back, flow 0's k-th packet asks for
@@ -765,6 +788,7 @@ int main(void)
         cmocka_unit_test(test_eqds_rts_restarts_a_sender_without_credit),
         cmocka_unit_test(test_eqds_trim_owes_one_mtu_of_credit),
         cmocka_unit_test(test_eqds_transmission_count_saturates),
+        cmocka_unit_test(test_uet_transmission_count_saturates),
         cmocka_unit_test(test_eqds_recv_oversub_cc_skips_pulls),
         cmocka_unit_test(test_eqds_trimmed_duplicate_is_acked),
         cmocka_unit_test(test_eqds_ack_request_answered_when_holes_fill),
