@@ -220,49 +220,23 @@ static void test_goal_default_fat_tree_size(void **st)
  * refuses it first, options.c), is refused by sim_setup naming
  * --transport (transport.c), exit status 2, whatever the queue defaults
  * would have been. */
+static void setup_unknown_transport(void)
+{
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
+    c.progress = false;
+    c.transport_name = "nosuch";
+    sim_setup(&S, &c);
+}
+
 static void test_unknown_transport_is_named(void **st)
 {
     (void)st;
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDERR_FILENO);
-        struct config c;
-        config_defaults(&c);
-        c.tm_path = temp_file("Nodes 16\nConnections 1\n0->5 start 0 size 1000\n", ".cm");
-        c.progress = false;
-        c.transport_name = "nosuch";
-        sim_setup(&S, &c);
-        _exit(0);
-    }
-    close(fds[1]);
     char out[1024];
-    int rc = child_output(fds[0], pid, out, sizeof out);
-    assert_int_equal(rc, 2);
+    assert_int_equal(child_stderr(setup_unknown_transport, out, sizeof out), 2);
     if (!strstr(out, "--transport: unknown transport 'nosuch'") || strchr(out, '\n') != out + strlen(out) - 1)
         fail_msg("want one line naming --transport, got: %s", out);
-}
-
-/* Runs fn in a child with stderr captured; returns its exit status. */
-static int child_stderr(void (*fn)(void), char *out, size_t len)
-{
-    int fds[2];
-    assert_int_equal(pipe(fds), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        close(fds[0]);
-        dup2(fds[1], STDERR_FILENO);
-        fn();
-        _exit(0);
-    }
-    close(fds[1]);
-    return child_output(fds[0], pid, out, len);
 }
 
 /* Exactly one workload: two or three of -tm, --workload and --goal given

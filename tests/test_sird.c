@@ -591,24 +591,39 @@ static void deliver_to_sender(uint8_t type, uint32_t seq, uint32_t n, uint8_t fl
     transport_find("sird")->receive(&S, idx);
 }
 
-static void test_resend_asked_twice_sent_once(void **st)
+/* The 20-packet unscheduled message (0 to 20) 0.5 us after its start,
+ * some packets sent, none resent; returns the next new packet. */
+static uint32_t twenty_packets_after_half_a_us(void)
 {
-    (void)st;
     char cm[128];
     snprintf(cm, sizeof cm, "Nodes 144\nConnections 1\n0->20 start 0 size %u\n", 20 * MSS);
     setup_cm(cm, 0.5, NULL, true, 0);
     sim_run(&S);
     assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
-    assert_true(S.flows[0].c.pkts_sent >= 2);
     assert_int_equal(S.flows[0].c.retransmits, 0);
-    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
-    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
+    uint32_t next = (uint32_t)S.flows[0].c.pkts_sent; /* nothing resent yet */
+    assert_true(next >= 2 && next < 20);
+    return next;
+}
+
+/* Runs the message to its end: its packets sent and resent. */
+static void finish_and_count(uint64_t pkts_sent, uint64_t retransmits)
+{
     S.cfg.end_ps = 2000 * PS_PER_US;
     sim_run(&S);
     assert_int_equal(S.flows_finished, 1);
-    assert_int_equal(S.flows[0].c.retransmits, 1);
-    assert_int_equal(S.flows[0].c.pkts_sent, 21);
+    assert_int_equal(S.flows[0].c.retransmits, retransmits);
+    assert_int_equal(S.flows[0].c.pkts_sent, pkts_sent);
     sim_free(&S);
+}
+
+static void test_resend_asked_twice_sent_once(void **st)
+{
+    (void)st;
+    twenty_packets_after_half_a_us();
+    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
+    deliver_to_sender(SIRD_PKT_RESEND, 0, 1, 0);
+    finish_and_count(21, 1);
 }
 
 /* A receiver's re-credit (a CREDIT flagged PKTF_RTX, after its timeout)
@@ -619,20 +634,9 @@ static void test_resend_asked_twice_sent_once(void **st)
 static void test_recredit_of_an_unsent_packet_resends_nothing(void **st)
 {
     (void)st;
-    char cm[128];
-    snprintf(cm, sizeof cm, "Nodes 144\nConnections 1\n0->20 start 0 size %u\n", 20 * MSS);
-    setup_cm(cm, 0.5, NULL, true, 0);
-    sim_run(&S);
-    assert_int_equal(S.flows[0].state, FLOW_ACTIVE);
-    uint32_t next = (uint32_t)S.flows[0].c.pkts_sent; /* nothing resent yet: the next new packet */
-    assert_true(next >= 2 && next < 20);
+    uint32_t next = twenty_packets_after_half_a_us();
     deliver_to_sender(SIRD_PKT_CREDIT, next, MSS, PKTF_RTX);
-    S.cfg.end_ps = 2000 * PS_PER_US;
-    sim_run(&S);
-    assert_int_equal(S.flows_finished, 1);
-    assert_int_equal(S.flows[0].c.retransmits, 0);
-    assert_int_equal(S.flows[0].c.pkts_sent, 20);
-    sim_free(&S);
+    finish_and_count(20, 0);
 }
 
 static char spec_buf[512];

@@ -1215,21 +1215,30 @@ static void test_rcv_window_grows_without_aliasing(void **st)
  * 1..63 are held and 64 is dropped. A 65-packet flow gets 63 and 64
  * first, then 0..62 by hand: the receiver is then at 64 (63 was held),
  * not done (64 was dropped), and done once 64 comes again. */
-static void deliver_roce_data(uint32_t seq)
+/* A packet of flow 0 made by hand, as its sender (to_receiver) or its
+ * receiver stamps it: every field zero but these; data packets a full
+ * MTU, the others a header. The caller sets what else it needs and hands
+ * it to a transport's receive. */
+static uint32_t hand_packet(uint8_t type, uint32_t seq, bool to_receiver)
 {
     uint32_t idx = pkt_alloc(&S.pool);
     struct packet *p = pkt_at(&S.pool, idx);
     memset(p, 0, sizeof *p);
-    p->type = PKT_DATA;
+    p->type = type;
     p->flow = 0;
     p->seq = seq;
-    p->size_bytes = S.cfg.mtu_bytes;
-    p->src_host = S.flows[0].src;
-    p->dst_host = S.flows[0].dst;
-    p->node = S.flows[0].dst;
+    p->size_bytes = type == PKT_DATA ? S.cfg.mtu_bytes : S.cfg.hdr_bytes;
+    p->src_host = to_receiver ? S.flows[0].src : S.flows[0].dst;
+    p->dst_host = to_receiver ? S.flows[0].dst : S.flows[0].src;
+    p->node = p->dst_host;
     p->flow_gen = S.flows[0].gen; /* as the flow's sender stamps it */
     p->tclass = S.flows[0].tclass;
-    transport_find("roce")->receive(&S, idx);
+    return idx;
+}
+
+static void deliver_roce_data(uint32_t seq)
+{
+    transport_find("roce")->receive(&S, hand_packet(PKT_DATA, seq, true));
 }
 
 static void test_roce_reorder_reach_is_64(void **st)
@@ -1265,19 +1274,8 @@ static void test_roce_reorder_reach_is_64(void **st)
  * data packets reaching the receiver's host do, and complete it. */
 static void deliver_ndp(uint8_t type, uint32_t seq, bool to_receiver)
 {
-    uint32_t idx = pkt_alloc(&S.pool);
-    struct packet *p = pkt_at(&S.pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = type;
-    p->flow = 0;
-    p->seq = seq;
-    p->ref_seq = seq;
-    p->size_bytes = type == PKT_DATA ? S.cfg.mtu_bytes : S.cfg.hdr_bytes;
-    p->src_host = to_receiver ? S.flows[0].src : S.flows[0].dst;
-    p->dst_host = to_receiver ? S.flows[0].dst : S.flows[0].src;
-    p->node = p->dst_host;
-    p->flow_gen = S.flows[0].gen;
-    p->tclass = S.flows[0].tclass;
+    uint32_t idx = hand_packet(type, seq, to_receiver);
+    pkt_at(&S.pool, idx)->ref_seq = seq;
     transport_find("ndp")->receive(&S, idx);
 }
 
@@ -1327,19 +1325,8 @@ static uint64_t ndp_retransmits_after_nack(int64_t pull_q)
     sim_run(&S);
     assert_int_equal(S.flows[0].c.pkts_sent, 4);
     assert_int_equal(S.flows[0].c.acks + S.flows[0].c.nacks, 0);
-    uint32_t idx = pkt_alloc(&S.pool);
-    struct packet *p = pkt_at(&S.pool, idx);
-    memset(p, 0, sizeof *p);
-    p->type = PKT_NACK;
-    p->flow = 0;
-    p->ref_seq = 0;
-    p->pull_q = pull_q;
-    p->size_bytes = S.cfg.hdr_bytes;
-    p->src_host = S.flows[0].dst;
-    p->dst_host = S.flows[0].src;
-    p->node = S.flows[0].src;
-    p->flow_gen = S.flows[0].gen;
-    p->tclass = S.flows[0].tclass;
+    uint32_t idx = hand_packet(PKT_NACK, 0, false);
+    pkt_at(&S.pool, idx)->pull_q = pull_q; /* ref_seq 0: packet 0 */
     transport_find("ndp")->receive(&S, idx);
     S.cfg.end_ps = 2 * PS_PER_US;
     sim_run(&S);

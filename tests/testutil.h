@@ -32,6 +32,25 @@ static inline int child_output(int read_fd, pid_t pid, char *out, size_t len)
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* Runs fn in a forked child with its stderr captured into out (as
+ * child_output); returns the child's exit status, 0 when fn returns. */
+static inline int child_stderr(void (*fn)(void), char *out, size_t len)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    return child_output(fds[0], pid, out, len);
+}
+
 /* Path of a file under ../shared/data (or $SHARED/data). */
 static inline const char *shared_path(const char *rel)
 {
