@@ -306,7 +306,8 @@ static void test_spec_errors_name_the_problem(void **st)
     expect_error("switch core4 down", "'core4' does not exist");
     expect_error("link tor0 agg0 explode", "unknown event 'explode'");
     expect_error("link tor0 agg0 rate", "'rate' needs a number from 0");
-    expect_error("link tor0 agg0 rate fast", "'rate' needs a number from 0");
+    /* the unit each one takes is named (a rate in Gb/s, a delay in us) */
+    expect_error("link tor0 agg0 rate fast", "'rate' needs a number from 0 to 1e+09 (Gb/s)");
     expect_error("link tor0 agg0 rate -5", "'rate' needs a number from 0");
     expect_error("link tor0 agg0 rate 0", "must be above 0 and at most the link's 100 Gb/s");
     expect_error("link tor0 agg0 rate 200", "must be above 0 and at most the link's 100 Gb/s");
@@ -314,7 +315,7 @@ static void test_spec_errors_name_the_problem(void **st)
     expect_error("link tor0 agg0 down at", "'at' needs a time from 0");
     expect_error("link tor0 agg0 down at soon", "'at' needs a time from 0");
     expect_error("link tor0 agg0 down at 50 up at 10", "'up at 10' comes after 'down at 50'");
-    expect_error("link tor0 agg0 delay 1e20", "'delay' needs a number from 0 to 1e+09");
+    expect_error("link tor0 agg0 delay 1e20", "'delay' needs a number from 0 to 1e+09 (microseconds)");
     expect_error("link tor0 agg0 down at 1e300", "'at' needs a time from 0 to 1e+09");
     expect_error("link tor0 agg0 down at 0x10", "'at' needs a time from 0");
     expect_error("link tor0 agg0 down at inf", "'at' needs a time from 0");

@@ -885,6 +885,40 @@ static void test_copy_into_a_mount_point(void **st)
     }
 }
 
+/* The copy opens its source with whatever descriptor is free, and with
+ * standard input closed (a batch system or a daemon may start the run so)
+ * that is descriptor 0: a valid one, not a failure (open() fails with -1).
+ * The commit across file systems still arrives whole. */
+static void test_copy_with_standard_input_closed(void **st)
+{
+    (void)st;
+    make_tmp();
+    char mnt[300], err[512] = "";
+    struct outdir *o = prepare_then_mount(mnt, sizeof mnt, "size=1m", err, sizeof err);
+    if (!o) {
+        remove_tree(g_tmp);
+        skip();
+    }
+    assert_true(outdir_write(o, "one.bin", "0123456789", 10, err, sizeof err));
+    int saved_stdin = dup(0);
+    assert_true(saved_stdin > 0);
+    assert_int_equal(close(0), 0);
+    bool committed = outdir_commit(o, err, sizeof err);
+    assert_int_equal(dup2(saved_stdin, 0), 0);
+    close(saved_stdin);
+    if (!committed)
+        fail_msg("the commit with standard input closed: %s", err);
+    char path[400];
+    snprintf(path, sizeof path, "%s/one.bin", mnt);
+    size_t n = 0;
+    char *got = read_file(path, &n);
+    assert_non_null(got);
+    assert_int_equal(n, 10);
+    assert_memory_equal(got, "0123456789", 10);
+    free(got);
+    unmount_and_remove(NULL);
+}
+
 /* In place, the set replaces the target's files one by one: a file of
  * the set this run did not write goes (an older run's), summary.json
  * comes (outdir.h: written last), and a file spraysim did not write put
@@ -1494,6 +1528,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_teardown(test_missing_parent_of_a_one_letter_name, unmount_and_remove),
         cmocka_unit_test_teardown(test_stale_staging_with_a_ten_digit_pid, unmount_and_remove),
         cmocka_unit_test_teardown(test_copy_into_a_mount_point, unmount_and_remove),
+        cmocka_unit_test_teardown(test_copy_with_standard_input_closed, unmount_and_remove),
         cmocka_unit_test_teardown(test_in_place_replaces_the_old_set, unmount_and_remove),
         cmocka_unit_test_teardown(test_failed_commit_keeps_staging, unmount_and_remove),
         cmocka_unit_test_teardown(test_bind_mount_named_with_a_space, unmount_and_remove),

@@ -42,6 +42,11 @@ second(const char *s, int x) /* a ( in a comment */
         return 1;
     return 0;
 }
+
+static __attribute__((noinline)) int third(int x)
+{
+    return x - 1;
+}
 """
 
 
@@ -49,6 +54,7 @@ def main():
     masked = mutation.mask_source(SRC).split("\n")
     funcs = mutation.enclosing_functions(masked)
     check("a body's lines are in its function", funcs[5] == "first" and funcs[11] == "second", repr(funcs))
+    check("an __attribute__ before the name is skipped", funcs[18] == "third", repr(funcs))
     check("lines outside bodies are in none", funcs[2] is None and funcs[7] is None and funcs[8] is None,
           repr(funcs))
     with tempfile.TemporaryDirectory() as tmp:

@@ -272,6 +272,8 @@ def scan_file(rel):
 
 
 FUNC_HEAD = re.compile(r"(\w+)\s*\(")
+# __attribute__((noinline)) before a definition's name is not its name
+ATTRIBUTE = re.compile(r"__attribute__\s*\(\(.*?\)\)")
 
 
 def enclosing_functions(masked):
@@ -279,13 +281,14 @@ def enclosing_functions(masked):
     or None outside any: the house style opens a definition's body with a
     "{" in column 0 and closes it with a "}" there, and the definition's
     name is the identifier before the first "(" of the nearest earlier line
-    that starts in column 0 with a letter or underscore."""
+    that starts in column 0 with a letter or underscore (an
+    __attribute__((...)) before it skipped)."""
     out = []
     head = None
     current = None
     for code in masked:
         if code[:1].isalpha() or code[:1] == "_":
-            m = FUNC_HEAD.search(code)
+            m = FUNC_HEAD.search(ATTRIBUTE.sub("", code))
             head = m.group(1) if m else head
         if code.startswith("{"):
             current = head
