@@ -679,6 +679,14 @@ static void test_err_unreachable_triggers(void **state)
                "2->3 trigger 2 size 1\n3->0 trigger 2 size 1\ntrigger id 1 oneshot\ntrigger id 2 multishot\n",
                "x.cm:9:", "multishot trigger 2 (line 11) starts one waiting connection per activation; 3 connections wait "
                "on it but at most 2 activations can reach it");
+    /* a multishot trigger releases its waiters in file order, the first
+     * connection of the file included: one activation starts line 4's
+     * connection, and line 6's is the one that never starts (issue 26:
+     * the waiter list filled from the second connection on put line 6's
+     * first) */
+    expect_err("Nodes 4\nConnections 3\nTriggers 1\n0->1 trigger 1 size 1\n"
+               "1->2 start 0 size 1 send_done_trigger 1\n2->3 trigger 1 size 1\ntrigger id 1 multishot\n",
+               "x.cm:6:", "2 connections wait on it but at most 1 activations");
     /* the same shapes made reachable parse: count 4, chains through waiters */
     struct conn_matrix cm;
     parse_ok(&cm, "Nodes 4\nConnections 3\nTriggers 1\n0->1 start 0 size 1 send_done_trigger 1 recv_done_trigger 1\n"
