@@ -532,6 +532,43 @@ static void test_htsim_output_lines(void **st)
     }
 }
 
+/* Messages over one UET connection (the same id: one sender, its packets
+ * numbered across them) each get their own htsim line, whose packet count
+ * is the message's own span of sequence numbers, ceil(size / MSS): the
+ * first, a middle and the last span of a connection of three (issue 26: a
+ * span measured against the next one's end instead of the previous one's
+ * went unnoticed, as every htsim line tested had a connection to itself). */
+static void test_htsim_lines_of_messages_over_one_connection(void **st)
+{
+    (void)st;
+    static const uint64_t sizes[] = {50000, 8000, 30000};
+    struct config c;
+    config_defaults(&c);
+    c.tm_path = temp_file("Nodes 16\nConnections 3\n0->2 id 7 start 0 size 50000\n0->2 id 7 start 0 size 8000\n"
+                          "0->2 id 7 start 0 size 30000\n",
+                          ".cm");
+    c.transport_name = "uet";
+    c.htsim_output = true;
+    c.progress = false;
+    c.end_ps = 2000 * PS_PER_US;
+    sim_setup(&S, &c);
+    S.htsim_line = capture_htsim_line;
+    n_htsim_lines = 0;
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 3);
+    uint32_t mss = c.mtu_bytes - c.hdr_bytes;
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct flow *f = &S.flows[i];
+        assert_int_equal(f->size_bytes, sizes[i]);
+        uint32_t pkts = (uint32_t)((sizes[i] + mss - 1) / mss);
+        char want[256];
+        snprintf(want, sizeof want, "Flow Uec_0_2 flowId 7 uecSrc %u finished at %g total packets %u RTS ", i,
+                 (double)f->finish_ps / 1e6, pkts);
+        assert_true(has_line_starting(want));
+    }
+    sim_free(&S);
+}
+
 /* The registry check (transport_registry_check, run at every start-up)
  * refuses a flag table entry without a '-' name, with more than 2
  * arguments, without help, or with arguments but no argument names, at
@@ -2117,6 +2154,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_uet_sleek_scan_and_end),
         cmocka_unit_test(test_every_transport_fires_done_triggers),
         cmocka_unit_test(test_htsim_output_lines),
+        cmocka_unit_test(test_htsim_lines_of_messages_over_one_connection),
         cmocka_unit_test(test_registry_check_flags_and_packet_types),
         cmocka_unit_test(test_homa_cutoffs_from_sizes_four_levels),
         cmocka_unit_test(test_ndp_htsim_startflow_line),
