@@ -804,6 +804,32 @@ static void test_incast_overlay(void **state)
     sim_free(&S);
 }
 
+/* An incast's senders are drawn from every host but the receiver, the
+ * first candidate in host order included: with one sender per event among
+ * 7 candidates, the lowest-numbered host other than the receiver is the
+ * sender in about 1 event of 7, and in every one of dozens of events with
+ * probability below 7^-20 (issue 26: a partial shuffle that began at its
+ * second slot made that host a sender of every incast, unnoticed with 5
+ * senders of 7). */
+static void test_incast_sender_draw_includes_the_first_candidate(void **state)
+{
+    (void)state;
+    setup_run(WKA, ",stop_us=100,incast=0.3,incast_senders=1,incast_bytes=20000", "uet", 4, 2000, false);
+    sim_run(&S);
+    uint32_t events = 0, first_sent = 0;
+    for (uint32_t i = 0; i < S.n_flows; i++) {
+        const struct flow *f = &S.flows[i];
+        if (!S.poisson->is_incast || i >= S.poisson->cap_is_incast || !S.poisson->is_incast[i])
+            continue;
+        events++;
+        first_sent += f->src == (f->dst == 0 ? 1u : 0u);
+    }
+    print_message("%u incasts, %u sent by the first candidate\n", events, first_sent);
+    assert_true(events >= 20);
+    assert_true(first_sent < events);
+    sim_free(&S);
+}
+
 static char *flows_csv(void)
 {
     struct strbuf b;
@@ -1133,6 +1159,7 @@ int main(void)
         cmocka_unit_test(test_end_to_end_eqds),
         cmocka_unit_test(test_end_to_end_eqds_pacer_per_flow),
         cmocka_unit_test(test_incast_overlay),
+        cmocka_unit_test(test_incast_sender_draw_includes_the_first_candidate),
         cmocka_unit_test(test_cut_short_run_and_goodput),
         cmocka_unit_test(test_quiet_moments_do_not_end_the_run),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other),
