@@ -493,6 +493,29 @@ static void test_bbr_full_pipe_growth_of_exactly_25_percent_counts(void **st)
     free(b);
 }
 
+/* BBR's round-trip propagation time takes only real samples (tcp_bbr.c
+ * bbr_update_min_rtt skips a sample it cannot trust): an ACK flagged with
+ * a valid RTT of 0 ps leaves min_rtt, and so the window (cwnd_gain x BDP +
+ * 3 packets, 2.885 x 150 kB + 3 x 4150 here), exactly as an ACK without a
+ * sample does; taken as 0 it would drop the window to BBR's floor of 4
+ * packets. */
+static void test_bbr_ignores_a_zero_rtt_sample(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("bbr");
+    void *zero = make("bbr"), *none = make("bbr");
+    struct cc_ack a = {.now = 100 * US, .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = 0,
+                       .in_flight_bytes = 100000};
+    ops->on_ack(zero, &a);
+    a.rtt_valid = false;
+    ops->on_ack(none, &a);
+    uint64_t w = ((const struct cc_window *)zero)->cwnd_bytes;
+    assert_int_equal(w, ((const struct cc_window *)none)->cwnd_bytes);
+    assert_true(w > 400000);
+    free(zero);
+    free(none);
+}
+
 /* Swift counts consecutive timeouts once per smoothed RTT (swift.c
  * sw_on_timeout): a second timeout exactly one srtt (12 us, the base RTT
  * before any ACK) after the first is a new episode and cuts again by
@@ -763,6 +786,7 @@ int main(void)
         cmocka_unit_test(test_cc_names_lists_every_algorithm_in_order),
         cmocka_unit_test(test_counters_write_exactly_n_counters),
         cmocka_unit_test(test_bbr_full_pipe_growth_of_exactly_25_percent_counts),
+        cmocka_unit_test(test_bbr_ignores_a_zero_rtt_sample),
         cmocka_unit_test(test_swift_timeout_one_srtt_later_is_a_new_episode),
         cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
         cmocka_unit_test(test_option_ranges_at_both_ends),
