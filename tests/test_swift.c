@@ -155,6 +155,27 @@ static void test_additive_increase_per_rtt(void **st)
     done(f);
 }
 
+/* Swift increases while the delay is below the target (swift.c's header:
+ * "delay < target : cwnd += ..."); a delay exactly at the target takes the decrease
+ * side, whose cut there is 1 - beta x 0 / delay = nothing. With flow
+ * scaling off (fs_range_us=0) and no hops the target is base_target_us
+ * exactly (20 us): an ACK at 20 us leaves 10 packets, one at 20 us - 1 ps
+ * adds ai / cwnd = 0.1 packet. */
+static void test_delay_at_the_target_does_not_increase(void **st)
+{
+    (void)st;
+    for (int below = 0; below < 2; below++) {
+        opt("fs_range_us", 0);
+        opt("base_target_us", 20);
+        struct flowcc f = make(&cc_swift_ops, 10, 0);
+        struct cc_ack a = {.now = T0, .newly_acked_bytes = MTU, .rtt_valid = true,
+                           .raw_rtt_ps = 20 * US - (simtime_ps)below};
+        f.ops->on_ack(f.st, &a);
+        expect_cwnd(f, below ? inc(10, 1) : 10);
+        done(f);
+    }
+}
+
 /* An ACK without an RTT sample before any delay is known decides nothing:
  * the window stays; once a delay is known, such an ACK reuses it (issue 26:
  * "no delay yet" tested as last_delay == 1 went unnoticed, growing the
@@ -650,6 +671,7 @@ int main(void)
         cmocka_unit_test(test_defaults_from_seed),
         cmocka_unit_test(test_median_window_matches_sorting),
         cmocka_unit_test(test_additive_increase_per_rtt),
+        cmocka_unit_test(test_delay_at_the_target_does_not_increase),
         cmocka_unit_test(test_no_decision_before_a_delay),
         cmocka_unit_test(test_md_bounded_and_once_per_rtt),
         cmocka_unit_test(test_target_scales_with_hops_and_window),
