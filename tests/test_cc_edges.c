@@ -516,6 +516,41 @@ static void test_bbr_ignores_a_zero_rtt_sample(void **st)
     free(none);
 }
 
+/* nscc-fixed's delay filter rounds each EWMA step to nearest (avg += w (x
+ * - avg), w = 0.0125 in Q24): fed a delay exactly at the target, the
+ * average settles at or below target x 256, never above, as the exact
+ * average would; so ECN-marked ACKs at that delay never count as a
+ * multiplicative decrease (seed 002 Sec. 3b: only an average above the
+ * target cuts), and do not hold off the next one by the once-per-base-RTT
+ * rule. 3000 such ACKs 1 ns apart (inside the first QuickAdapt period,
+ * base RTT + target = 13 us), then one at 10 x the target: the window is
+ * cut at once. (A step rounded up settles 1/256 ns above the target, takes
+ * a zero-size cut there, and the real one is then held off.) */
+static void test_nscc_fixed_delay_at_the_target_holds_off_nothing(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("nscc-fixed");
+    void *n = calloc(1, ops->state_size);
+    struct cc_params p = ref_params();
+    p.target_qdelay_ps = 1 * US;
+    ops->init(n, &p);
+    const struct cc_window *w = n;
+    simtime_ps t = 1 * US;
+    for (int i = 0; i < 3000; i++) {
+        struct cc_ack a = {.now = t += 1000, .newly_acked_bytes = 64, .rtt_valid = true, .raw_rtt_ps = RTT + 1 * US,
+                           .ecn = true, .in_flight_bytes = 100000};
+        ops->on_ack(n, &a);
+    }
+    uint64_t before = w->cwnd_bytes;
+    struct cc_ack high = {.now = t += 1000, .newly_acked_bytes = 64, .rtt_valid = true, .raw_rtt_ps = RTT + 10 * US,
+                          .ecn = true, .in_flight_bytes = 100000};
+    ops->on_ack(n, &high);
+    print_message("window %llu before the high-delay ACK, %llu after\n", (unsigned long long)before,
+                  (unsigned long long)w->cwnd_bytes);
+    assert_true(w->cwnd_bytes < before);
+    free(n);
+}
+
 /* Swift counts consecutive timeouts once per smoothed RTT (swift.c
  * sw_on_timeout): a second timeout exactly one srtt (12 us, the base RTT
  * before any ACK) after the first is a new episode and cuts again by
@@ -787,6 +822,7 @@ int main(void)
         cmocka_unit_test(test_counters_write_exactly_n_counters),
         cmocka_unit_test(test_bbr_full_pipe_growth_of_exactly_25_percent_counts),
         cmocka_unit_test(test_bbr_ignores_a_zero_rtt_sample),
+        cmocka_unit_test(test_nscc_fixed_delay_at_the_target_holds_off_nothing),
         cmocka_unit_test(test_swift_timeout_one_srtt_later_is_a_new_episode),
         cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
         cmocka_unit_test(test_option_ranges_at_both_ends),
