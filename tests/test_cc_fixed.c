@@ -356,6 +356,33 @@ static void test_smartt_fixed_wait_to_decrease_per_packet_count(void **st)
     }
 }
 
+/* --cc-opt wtd_threshold=1 lets a fair decrease through only once the
+ * wait-to-decrease average reaches 1. Neither variant's average ever does:
+ * the float one, avg = 15/16 avg + 1/16, stops 4 ulps short of 1 (in
+ * double, 1 - 15/16 x 2^-53 rounds back down), and the fixed one's step,
+ * rounded to nearest, is 0 once it is within 8 Q24 units of 2^24. So 600
+ * ECN-marked ACKs at the base RTT (not "high": no multiplicative decrease)
+ * cut neither window, and the two stay in step (a step rounded up would
+ * carry the fixed average to 2^24 + 1 and start fair decreases there). */
+static void test_smartt_fixed_wait_to_decrease_threshold_one(void **st)
+{
+    (void)st;
+    static const struct cc_option one[] = {{"wtd_threshold", 1.0}};
+    pair_opts = one;
+    pair_n_opts = 1;
+    const struct net *n = &NETS[0];
+    struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+    p.strict = true;
+    simtime_ps t = 1000 * NS;
+    uint64_t start = cc_cwnd(p.b);
+    for (int k = 0; k < 600; k++)
+        ack(&p, t += 200 * NS, MTU, n->rtt, true, 300000);
+    assert_true(cc_cwnd(p.b) >= start);
+    free_pair(&p);
+    pair_opts = NULL;
+    pair_n_opts = 0;
+}
+
 /* A NIC clock counts whole nanoseconds: an RTT sample under 1 ns reads 0
  * and must not become the base RTT (maxwnd = 1.25 x base RTT x line rate
  * would fall to the 1-MTU floor and take the window with it). And a sample
@@ -482,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_nscc_fixed_tracks_float),
         cmocka_unit_test(test_smartt_fixed_tracks_float),
         cmocka_unit_test(test_smartt_fixed_wait_to_decrease_per_packet_count),
+        cmocka_unit_test(test_smartt_fixed_wait_to_decrease_threshold_one),
         cmocka_unit_test(test_smartt_fixed_keep_power_exact),
         cmocka_unit_test(test_fixed_track_float_with_switches_off),
         cmocka_unit_test(test_nscc_fixed_tracks_float_with_q3_pressure),
