@@ -830,6 +830,29 @@ static void test_incast_sender_draw_includes_the_first_candidate(void **state)
     sim_free(&S);
 }
 
+/* The measured window is [warmup, stop): a message posted exactly at the
+ * warm-up's end is measured (flows.csv gives its size group), one posted
+ * 1 ps before is not, nor one posted exactly at stop (docs/workloads.md,
+ * poisson_group_label against account()'s tests). */
+static void test_group_label_at_the_window_edges(void **state)
+{
+    (void)state;
+    setup_run(WKA, ",warmup_us=10,stop_us=80", "uet", 3, 200, false);
+    sim_run(&S);
+    assert_true(S.n_flows > 0);
+    struct flow f = S.flows[S.n_flows - 1];
+    assert_true(f.ordinal >= S.poisson->first_flow);
+    f.posted_ps = 10 * PS_PER_US;
+    assert_true(poisson_group_label(&S, &f)[0] != '\0');
+    f.posted_ps = 10 * PS_PER_US - 1;
+    assert_string_equal(poisson_group_label(&S, &f), "");
+    f.posted_ps = 80 * PS_PER_US - 1;
+    assert_true(poisson_group_label(&S, &f)[0] != '\0');
+    f.posted_ps = 80 * PS_PER_US;
+    assert_string_equal(poisson_group_label(&S, &f), "");
+    sim_free(&S);
+}
+
 static char *flows_csv(void)
 {
     struct strbuf b;
@@ -1160,6 +1183,7 @@ int main(void)
         cmocka_unit_test(test_end_to_end_eqds_pacer_per_flow),
         cmocka_unit_test(test_incast_overlay),
         cmocka_unit_test(test_incast_sender_draw_includes_the_first_candidate),
+        cmocka_unit_test(test_group_label_at_the_window_edges),
         cmocka_unit_test(test_cut_short_run_and_goodput),
         cmocka_unit_test(test_quiet_moments_do_not_end_the_run),
         cmocka_unit_test(test_same_seed_same_run_other_seed_other),
