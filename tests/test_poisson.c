@@ -853,6 +853,82 @@ static void test_group_label_at_the_window_edges(void **state)
     sim_free(&S);
 }
 
+/* A run can end before its measured window does: its last message done
+ * and no arrival left before stop_us. The switches then sit empty until the
+ * window's end, and their time average over the window [warmup, stop)
+ * counts that tail as empty (docs/workloads.md; goodput counts it the same
+ * way), so the run's window mean times the window's length (100 us) is the
+ * buffered byte-time up to the run's end: what the same run cut by -end at
+ * that end averages over its own, shorter window. (RPC sizes at 0.1% load,
+ * seed 7: 9 messages in the window, the last done at 298.6 us.) A run over
+ * before its window began has nothing in it. */
+static double window_mean_tor(double end_us, simtime_ps *ended_ps, bool *end_taken)
+{
+    snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.001,n=8,warmup_us=200,stop_us=300",
+             shared_path("workloads/google_all_rpc.cdf"));
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = spec_buf;
+    c.tiers = 2;
+    c.seed = 7;
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    c.switch_stats = true;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    struct poisson_stats ps;
+    poisson_collect(&S, &ps);
+    assert_true(ps.has_switch_window);
+    *ended_ps = S.now;
+    *end_taken = S.poisson->end_taken;
+    double mean = ps.win_mean_bytes[0];
+    sim_free(&S);
+    return mean;
+}
+
+static void test_switch_window_after_the_run_ended(void **state)
+{
+    (void)state;
+    simtime_ps ended_ps, cut_ps;
+    bool taken, cut_taken;
+    double early = window_mean_tor(400, &ended_ps, &taken);
+    print_message("ended at %.6f us, window end %s\n", (double)ended_ps / PS_PER_US, taken ? "taken" : "not reached");
+    assert_false(taken);
+    assert_true(ended_ps > 200 * PS_PER_US && ended_ps < 300 * PS_PER_US);
+    double cut = window_mean_tor((double)ended_ps / PS_PER_US, &cut_ps, &cut_taken);
+    assert_true(cut_taken);
+    assert_true(cut > 0);
+    double want = cut * (double)(ended_ps - 200 * PS_PER_US) / (100.0 * PS_PER_US);
+    print_message("window mean %.6f bytes, the cut run's %.6f over its window: want %.6f\n", early, cut, want);
+    assert_true(fabs(early - want) <= 1e-9 * want);
+
+    /* a run over before its window begins (Hadoop sizes at 0.5% load, seed
+     * 1: done at 89 us, the window 200-220 us) saw nothing in the window:
+     * no buffer, no goodput, no message, not what it did before */
+    snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.005,n=8,warmup_us=200,stop_us=220",
+             shared_path("workloads/facebook_hadoop.cdf"));
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = spec_buf;
+    c.tiers = 2;
+    c.seed = 1;
+    c.end_ps = 300 * PS_PER_US;
+    c.switch_stats = true;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    assert_true(S.n_flows > 0 && S.now < 200 * PS_PER_US);
+    struct poisson_stats ps;
+    poisson_collect(&S, &ps);
+    assert_int_equal(ps.measured, 0);
+    assert_true(ps.goodput_gbps_max == 0);
+    for (int t = 0; t < 2; t++) {
+        assert_int_equal(ps.win_peak_bytes[t], 0);
+        assert_true(ps.win_mean_bytes[t] == 0);
+    }
+    sim_free(&S);
+}
+
 static char *flows_csv(void)
 {
     struct strbuf b;
@@ -1183,6 +1259,7 @@ int main(void)
         cmocka_unit_test(test_end_to_end_eqds_pacer_per_flow),
         cmocka_unit_test(test_incast_overlay),
         cmocka_unit_test(test_incast_sender_draw_includes_the_first_candidate),
+        cmocka_unit_test(test_switch_window_after_the_run_ended),
         cmocka_unit_test(test_group_label_at_the_window_edges),
         cmocka_unit_test(test_cut_short_run_and_goodput),
         cmocka_unit_test(test_quiet_moments_do_not_end_the_run),

@@ -685,6 +685,7 @@ void poisson_setup(struct sim *s, const struct poisson_spec *p)
         pr->sw_peak_win = xcalloc(s->n_switches, sizeof(uint64_t));
     }
     /* the window's start (nothing received before a warm-up of 0) and end */
+    pr->start_taken = !p->warmup_ps; /* else at the warm-up's end */
     if (p->warmup_ps)
         sim_at(s, p->warmup_ps, EV_ARRIVAL, s->n_hosts);
     sim_at(s, window_end_ps(s), EV_ARRIVAL, s->n_hosts + 1);
@@ -718,6 +719,7 @@ void poisson_arrival(struct sim *s, uint32_t host)
         if (pr->sw_int_start)
             note_switches(s, end ? pr->sw_int_end : pr->sw_int_start, !end);
         pr->end_taken |= end;
+        pr->start_taken |= !end;
         return;
     }
     const struct poisson_msg m = pending_of(pr)[host].msg;
@@ -870,9 +872,10 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
         ps->load_achieved = all_bytes / (s->n_hosts * window_s * rate_bytes_per_s);
         ps->msgs_per_s_per_host = ps->measured / (s->n_hosts * window_s);
         /* a run that ended before the window did (every message done)
-         * received nothing after: its final state is the window's end */
+         * received nothing after: its final state is the window's end; one
+         * that ended before the window began noted neither end (0 and 0) */
         double *at_end = pr->rcv_at_end, *now = NULL;
-        if (!pr->end_taken) {
+        if (!pr->end_taken && pr->start_taken) {
             at_end = now = xmalloc(s->n_hosts * sizeof(double));
             note_received(s, now);
         }
@@ -886,14 +889,19 @@ void poisson_collect(const struct sim *s, struct poisson_stats *ps)
         free(now);
         if (pr->sw_int_start) {
             /* a run that ended before the window did: its final state (the
-             * integrals were closed at the run's end) is the window's end */
+             * integrals were closed at the run's end) is the window's end,
+             * the switches empty from then on, so the average is over the
+             * whole window, as goodput's is (window_s above) */
             ps->has_switch_window = true;
-            double dur_ps = (double)((pr->end_taken ? ps->window_end_ps : s->now) - ps->window_start_ps);
+            double dur_ps = (double)(ps->window_end_ps - ps->window_start_ps);
             uint32_t per_tier[TOPO_MAX_TIERS] = {0};
             for (uint32_t i = 0; i < s->n_switches; i++) {
                 const struct switch_node *sw = &s->switches[i];
-                double end_int = pr->end_taken ? pr->sw_int_end[i] : sw->buffered_byte_ps;
-                uint64_t peak = pr->end_taken ? pr->sw_peak_win[i] : sw->win_peak_buffered_bytes;
+                /* a run that ended before the window began saw nothing in it:
+                 * the end's values were never noted (0, as the start's) */
+                bool noted = pr->end_taken || !pr->start_taken;
+                double end_int = noted ? pr->sw_int_end[i] : sw->buffered_byte_ps;
+                uint64_t peak = noted ? pr->sw_peak_win[i] : sw->win_peak_buffered_bytes;
                 invariant(sw->tier < TOPO_MAX_TIERS, "switch %u in tier %u", i, sw->tier);
                 per_tier[sw->tier]++;
                 ps->win_mean_bytes[sw->tier] += dur_ps > 0 ? (end_int - pr->sw_int_start[i]) / dur_ps : 0;

@@ -147,6 +147,7 @@ struct poisson_run {
      * (snapshot events), for goodput */
     double *rcv_at_start, *rcv_at_end;
     bool end_taken;
+    bool start_taken;         /* the window's start was noted (at setup when there is no warm-up) */
     /* --switch-stats: each switch's buffer integral (byte x ps) at the
      * window's start and end and its peak within the window, so the ToR
      * queuing excludes the warm-up and the drain (seed 001 Sec. 5.3) */
