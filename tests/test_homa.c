@@ -38,6 +38,23 @@ static bool parse(struct homa_params *p, const char *a, const char *b)
     return homa_params_parse(p, opts, b ? 2 : (a ? 1 : 0), err, sizeof err);
 }
 
+/* The defaults (homa.h: "cutoffs=A:B:... on the command line; else
+ * derived"): no cutoffs given and none set, so setup derives them from the
+ * workload; whatever the struct held before is not read (issue 26: the
+ * defaults' zeroing changed to another byte went unnoticed). */
+static void test_defaults_give_no_cutoffs(void **state)
+{
+    (void)state;
+    struct homa_params p;
+    memset(&p, 0xa5, sizeof p);
+    homa_params_default(&p, MSS);
+    assert_false(p.cutoffs_given);
+    for (size_t i = 0; i < sizeof p.cutoff_bytes / sizeof p.cutoff_bytes[0]; i++)
+        assert_int_equal(p.cutoff_bytes[i], 0);
+    assert_int_equal(p.mss_bytes, MSS);
+    assert_int_equal(p.unsched_levels + p.k, p.levels);
+}
+
 /* ---- unscheduled prefix and priorities --------------------------------------- */
 
 /* sird.md Sec. 4: the first min(size, RTTbytes) bytes go unscheduled; whole
@@ -650,6 +667,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_option_error_fits_its_buffer),
+        cmocka_unit_test(test_defaults_give_no_cutoffs),
         cmocka_unit_test(test_unscheduled_prefix_is_rtt_bytes),
         cmocka_unit_test(test_scheduled_level_from_rank),
         cmocka_unit_test(test_unscheduled_level_from_cutoffs),

@@ -169,6 +169,37 @@ static void test_retransmissions_are_pulled_first(void **st)
     teardown();
 }
 
+/* A retransmitting sender whose target rose while it was owed (so it was
+ * not queued as active, pull_target_heard) joins the active queue when its
+ * debt is paid, if any demand is left (pull_pacer.h: "the pull target is
+ * above what was granted so far"), however small: here exactly one
+ * quantum. Owed one pull (8 quanta) and a target of 9: the retransmission
+ * pull grants 8, the flow is then active with 1 quantum to go and gets the
+ * next pull; only then is its demand met (issue 26: 'demand > 1' left a
+ * one-quantum demand unserved and the pacer stopped). */
+static void test_one_quantum_left_after_retransmissions_is_pulled(void **st)
+{
+    (void)st;
+    setup("eqds", false);
+    const struct pull_pacer_cfg *cfg = our_cfg(eqds_pacer_cfg(&S));
+    struct pull_pacer *pp = eqds_pacer(&S, 0);
+    assert_int_equal(cfg->per_pull_q, 8);
+    S.now = 0;
+    pull_request_rtx(&S, cfg, pp, 1, 8);
+    pull_target_heard(&S, cfg, pp, 1, 9);
+    assert_false(C[1].in_active); /* owed: served as retransmitting first */
+    assert_int_equal(tick(cfg, pp), 1);
+    assert_int_equal(C[1].rtx_backlog_q, 0);
+    assert_int_equal(C[1].latest_q, 8);
+    assert_true(C[1].in_active);
+    assert_int_equal(pp->active.len, 1);
+    assert_int_equal(tick(cfg, pp), 1); /* the last quantum's pull */
+    assert_int_equal(C[1].latest_q, 16);
+    assert_false(C[1].in_active); /* demand met: idle from now on */
+    assert_true(C[1].in_idle);
+    teardown();
+}
+
 /* Active senders take turns. */
 static void test_active_senders_take_turns(void **st)
 {
@@ -365,6 +396,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eqds_pulls_4kb_at_099_of_line_rate),
         cmocka_unit_test(test_retransmissions_are_pulled_first),
+        cmocka_unit_test(test_one_quantum_left_after_retransmissions_is_pulled),
         cmocka_unit_test(test_active_senders_take_turns),
         cmocka_unit_test(test_idle_sender_gets_at_most_one_window),
         cmocka_unit_test(test_uet_grants_up_to_the_target_at_099_line_rate),

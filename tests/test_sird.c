@@ -548,6 +548,56 @@ static void test_bkt_idle_reset(void **st)
                  (unsigned long long)bkt[0], (unsigned long long)bkt[1]);
 }
 
+/* bkt_idle_reset=2 (our option, sird.md A25) at its edge: the buckets
+ * restart when the pair has been silent for the reset time or longer ("for
+ * that long", sird.c peer_idle_reset), so a silence of exactly 2 base RTTs
+ * resets them and one picosecond less does not. The silence runs from the
+ * 300 KB message's last data packet (its receive-done time: credit to it
+ * went out before) to the arrival of the one-packet message's only packet
+ * (no credit request: it is all unscheduled), which travels the idle
+ * network in the same time whenever it starts; so its start is placed at
+ * the last arrival + 2 base RTTs - its own delivery time, and 1 ps earlier
+ * (issue 26: '>' for '>=' survived, the other test's silence being 1 ms). */
+static uint64_t sender_bucket_after(double second_start_us, simtime_ps *last_rx_ps, simtime_ps *delivery_ps)
+{
+    char cm[160];
+    snprintf(cm, sizeof cm, "Nodes 144\nConnections 2\n0->20 start 0 size 300000\n0->20 start %.6f size 1000\n",
+             second_start_us);
+    static const char *const opts[] = {"sthr=0", "alpha0=1", "bkt_idle_reset=2", NULL};
+    setup_cm(cm, second_start_us + 20, opts, true, 0);
+    sim_run(&S);
+    assert_int_equal(S.flows_finished, 2);
+    assert_int_equal(S.flows[1].n_pkts, 1);
+    *last_rx_ps = S.flows[0].rcv_done_ps;
+    *delivery_ps = S.flows[1].rcv_done_ps - S.flows[1].start_ps;
+    uint64_t sb, snd, net;
+    assert_true(sird_peer_state(&S, 20, 0, &sb, &snd, &net));
+    sim_free(&S);
+    return snd;
+}
+
+static void test_bkt_idle_reset_at_exactly_the_reset_time(void **st)
+{
+    (void)st;
+    simtime_ps last_rx, delivery, last_rx2, delivery2;
+    /* 1 ms of silence: reset (test_bkt_idle_reset); the times measured */
+    assert_int_equal(sender_bucket_after(1000, &last_rx, &delivery), BDP);
+    setup_cm("Nodes 144\nConnections 1\n0->20 start 0 size 1000\n", 10, NULL, true, 0);
+    simtime_ps reset_ps = 2 * S.base_rtt_ps;
+    sim_free(&S);
+    simtime_ps start = last_rx + reset_ps - delivery;
+    assert_true(start > last_rx); /* after the first message, on an idle network */
+    uint64_t at = sender_bucket_after((double)start / PS_PER_US, &last_rx2, &delivery2);
+    assert_int_equal(last_rx2, last_rx);
+    assert_int_equal(delivery2, delivery);
+    uint64_t before = sender_bucket_after((double)(start - 1) / PS_PER_US, &last_rx2, &delivery2);
+    assert_int_equal(last_rx2, last_rx);
+    assert_int_equal(delivery2, delivery);
+    if (at != BDP || !(before < BDP / 2))
+        fail_msg("sender bucket: %llu B after a silence of exactly 2 base RTTs (want %u: reset), %llu B after "
+                 "1 ps less (want it still shrunk)", (unsigned long long)at, BDP, (unsigned long long)before);
+}
+
 /* Loss (sird.md Sec. 1.9): 30 x 1 MB sent entirely unscheduled (UnschT =
  * 16 BDP) into 20-packet queues drops thousands of packets; receiver
  * timeouts take the credit back and credit the missing packets again, and
@@ -745,6 +795,7 @@ int main(void)
         cmocka_unit_test(test_pace_factor_drains_the_queue),
         cmocka_unit_test(test_fig10_congested_sender),
         cmocka_unit_test(test_bkt_idle_reset),
+        cmocka_unit_test(test_bkt_idle_reset_at_exactly_the_reset_time),
         cmocka_unit_test(test_loss_recovered_by_timeouts),
         cmocka_unit_test(test_resend_asked_twice_sent_once),
         cmocka_unit_test(test_recredit_of_an_unsent_packet_resends_nothing),
