@@ -548,6 +548,51 @@ static void test_bkt_idle_reset(void **st)
                  (unsigned long long)bkt[0], (unsigned long long)bkt[1]);
 }
 
+/* A message whose sender falls silent is given up after max_timeouts
+ * receiver timeouts in a row (sird.md Sec. 1.9 [ours]): its credit that
+ * never turned into data comes back (b = 0 and every sb = 0, no sender
+ * holds any), so the receiver's other senders are not starved by it, and
+ * the message stays unfinished. The sender's host link fails for good at
+ * 2 us; the message is 64 whole packets, all scheduled (unscht=0), all
+ * credited before the failure (B = 3 BDP), so the give-up's scan runs to
+ * the last packet's credit bit, the last of its 64-bit word. */
+static void test_silent_sender_abandoned_and_its_credit_returned(void **st)
+{
+    (void)st;
+    struct config c;
+    config_defaults(&c);
+    char cm[96];
+    snprintf(cm, sizeof cm, "Nodes 144\nConnections 1\n0->20 start 0 size %u\n", 64 * MSS);
+    c.tm_path = temp_file(cm, ".cm");
+    c.topo_path = TOPO;
+    c.mtu_bytes = 1500;
+    c.queue_infinite = true;
+    c.transport_name = "sird";
+    c.lb_name = "random";
+    c.end_ps = 3000 * PS_PER_US;
+    c.progress = false;
+    static const char *const opts[] = {"unscht=0", "B=3"};
+    for (unsigned i = 0; i < 2; i++)
+        c.tp_flags[c.n_tp_flags++] = (struct tp_flag_given){"--sird-opt", {opts[i], NULL}};
+    static char fail[] = "link host0 tor0 down at 2";
+    c.fail_specs[c.n_fail_specs++] = fail;
+    sim_setup(&S, &c);
+    sim_run(&S);
+    const struct flow *f = &S.flows[0];
+    struct sird_rx_view v = sird_rx_state(&S, 20);
+    print_message("credit %llu B in %llu credits; timeouts %llu; complete %d\n",
+                  (unsigned long long)v.credit_bytes_total, (unsigned long long)v.credits_sent,
+                  (unsigned long long)f->c.timeouts, f->rcv_complete);
+    assert_int_equal(f->n_pkts, 64);
+    assert_false(f->rcv_complete);
+    /* every packet credited at the start, and again at each of the first
+     * max_timeouts - 1 timeouts (the re-credits); the last one gives up */
+    assert_int_equal(v.credit_bytes_total, (uint64_t)sird_params_of(&S)->max_timeouts * 64 * MSS);
+    assert_int_equal(f->c.timeouts, sird_params_of(&S)->max_timeouts);
+    check_credit_all_returned();
+    sim_free(&S);
+}
+
 /* bkt_idle_reset=2 (our option, sird.md A25) at its edge: the buckets
  * restart when the pair has been silent for the reset time or longer ("for
  * that long", sird.c peer_idle_reset), so a silence of exactly 2 base RTTs
@@ -796,6 +841,7 @@ int main(void)
         cmocka_unit_test(test_fig10_congested_sender),
         cmocka_unit_test(test_bkt_idle_reset),
         cmocka_unit_test(test_bkt_idle_reset_at_exactly_the_reset_time),
+        cmocka_unit_test(test_silent_sender_abandoned_and_its_credit_returned),
         cmocka_unit_test(test_loss_recovered_by_timeouts),
         cmocka_unit_test(test_resend_asked_twice_sent_once),
         cmocka_unit_test(test_recredit_of_an_unsent_packet_resends_nothing),
