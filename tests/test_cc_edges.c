@@ -493,8 +493,8 @@ static void test_bbr_full_pipe_growth_of_exactly_25_percent_counts(void **st)
     free(b);
 }
 
-/* BBR's round-trip propagation time takes only real samples (tcp_bbr.c
- * bbr_update_min_rtt skips a sample it cannot trust): an ACK flagged with
+/* BBR's round-trip propagation time takes only samples above 0 ps (bbr.c's
+ * own rule; a simulated RTT is never 0, so 0 means no sample): an ACK flagged with
  * a valid RTT of 0 ps leaves min_rtt, and so the window (cwnd_gain x BDP +
  * 3 packets, 2.885 x 150 kB + 3 x 4150 here), exactly as an ACK without a
  * sample does; taken as 0 it would drop the window to BBR's floor of 4

@@ -358,9 +358,9 @@ static void test_smartt_fixed_wait_to_decrease_per_packet_count(void **st)
 
 /* --cc-opt wtd_threshold=1 lets a fair decrease through only once the
  * wait-to-decrease average reaches 1. Neither variant's average ever does:
- * the float one, avg = 15/16 avg + 1/16, stops 4 ulps short of 1 (in
- * double, 1 - 15/16 x 2^-53 rounds back down), and the fixed one's step,
- * rounded to nearest, is 0 once it is within 8 Q24 units of 2^24. So 600
+ * the float one, avg = 15/16 avg + 1/16, stops 2^-50 short of 1 (each
+ * step's rounding in double undoes it there), and the fixed one's step,
+ * rounded to nearest, is 0 once it is 7 Q24 units short of 2^24. So 600
  * ECN-marked ACKs at the base RTT (not "high": no multiplicative decrease)
  * cut neither window, and the two stay in step (a step rounded up would
  * carry the fixed average to 2^24 + 1 and start fair decreases there). */
