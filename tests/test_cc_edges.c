@@ -551,6 +551,70 @@ static void test_nscc_fixed_delay_at_the_target_holds_off_nothing(void **st)
     free(n);
 }
 
+/* nscc-fixed keeps its switches as bits of one flags byte: --cc-opt
+ * quick_adapt=0 turns QuickAdapt off whatever else is on, --q3-pressure
+ * included (issue 26: a Q3 bit that overlapped QuickAdapt's turned it
+ * back on). A loss and, one QuickAdapt period later, an ACK with almost
+ * nothing delivered would set the window to what was delivered; with it
+ * off the window only loses the lost packet. */
+static bool nscc_fixed_keeps_half_after_a_quiet_loss(double q3_pressure)
+{
+    const struct cc_ops *ops = cc_find("nscc-fixed");
+    void *n = calloc(1, ops->state_size);
+    struct cc_option off[1] = {{"quick_adapt", 0}};
+    struct cc_params p = ref_params();
+    p.opts = off;
+    p.n_opts = 1;
+    p.q3_pressure = q3_pressure;
+    ops->init(n, &p);
+    uint64_t start = ((const struct cc_window *)n)->cwnd_bytes;
+    struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = MTU, .rtt_valid = true, .raw_rtt_ps = RTT,
+                       .in_flight_bytes = 100000};
+    ops->on_ack(n, &a);
+    struct cc_nack k = {.now = 2 * US, .pkt_bytes = MTU, .raw_rtt_ps = RTT, .in_flight_bytes = 100000};
+    ops->on_nack(n, &k);
+    a.now = 100 * US; /* past base RTT + target from the first ACK */
+    ops->on_ack(n, &a);
+    uint64_t w = ((const struct cc_window *)n)->cwnd_bytes;
+    free(n);
+    assert_true(start > 100000);
+    return w * 2 > start;
+}
+
+static void test_nscc_fixed_quick_adapt_off_stays_off_with_q3(void **st)
+{
+    (void)st;
+    assert_true(nscc_fixed_keeps_half_after_a_quiet_loss(0));
+    assert_true(nscc_fixed_keeps_half_after_a_quiet_loss(0.2));
+}
+
+/* nscc-fixed decreases only when the filtered delay is above the target
+ * (seed 002 Sec. 3b: avg_rtt - target_rtt > 0), not at it: a decrease there
+ * cuts nothing yet would start the once-per-base-RTT hold-off. With a
+ * target of 1 us (1000 ns, 256000 in Q8) one ECN-marked ACK at 80 us of
+ * delay takes the average from 0 to exactly 256000 (80000 x 256 x 209715
+ * / 2^24 = 255999.7, rounded); the next, 1 ns later, lifts it above the
+ * target and must cut. */
+static void test_nscc_fixed_average_exactly_at_the_target_is_no_decrease(void **st)
+{
+    (void)st;
+    const struct cc_ops *ops = cc_find("nscc-fixed");
+    void *n = calloc(1, ops->state_size);
+    struct cc_params p = ref_params();
+    p.target_qdelay_ps = 1 * US;
+    ops->init(n, &p);
+    const struct cc_window *w = n;
+    struct cc_ack a = {.now = 1 * US, .newly_acked_bytes = 64, .rtt_valid = true, .raw_rtt_ps = RTT + 80 * US,
+                       .ecn = true, .in_flight_bytes = 100000};
+    ops->on_ack(n, &a);
+    uint64_t before = w->cwnd_bytes;
+    a.now += 1000;
+    ops->on_ack(n, &a);
+    print_message("window %llu, then %llu\n", (unsigned long long)before, (unsigned long long)w->cwnd_bytes);
+    assert_true(w->cwnd_bytes < before);
+    free(n);
+}
+
 /* Swift counts consecutive timeouts once per smoothed RTT (swift.c
  * sw_on_timeout): a second timeout exactly one srtt (12 us, the base RTT
  * before any ACK) after the first is a new episode and cuts again by
@@ -823,6 +887,8 @@ int main(void)
         cmocka_unit_test(test_bbr_full_pipe_growth_of_exactly_25_percent_counts),
         cmocka_unit_test(test_bbr_ignores_a_zero_rtt_sample),
         cmocka_unit_test(test_nscc_fixed_delay_at_the_target_holds_off_nothing),
+        cmocka_unit_test(test_nscc_fixed_quick_adapt_off_stays_off_with_q3),
+        cmocka_unit_test(test_nscc_fixed_average_exactly_at_the_target_is_no_decrease),
         cmocka_unit_test(test_swift_timeout_one_srtt_later_is_a_new_episode),
         cmocka_unit_test(test_bbr_bandwidth_filter_forgets_after_ten_rounds),
         cmocka_unit_test(test_option_ranges_at_both_ends),

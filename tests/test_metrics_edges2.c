@@ -67,7 +67,7 @@ static void setup_run(const char *tm, bool trigger_delay, bool switch_stats)
  * first[t+1]) gives first = {0, 1, 3, 3}, waiters {3, 1, 2} (connection
  * indices), and the distinct source hosts the same. sim_free() frees
  * both arrays, where malloc checking sees a write past their nt + 1
- * entries. */
+ * entries. An undeclared id activates nothing. */
 static const char TRIGGERS[] = "Nodes 16\nConnections 4\nTriggers 3\n"
                                "0->5 id 1 start 0 size 1000 send_done_trigger 1\n"
                                "1->6 id 2 trigger 1 size 1000\n"
@@ -92,6 +92,15 @@ static void test_trigger_index_prefix_sums(void **st)
                 assert_int_equal(S.trig_host[k], order[k]); /* connection i's source is host i */
         }
         /* trigger 1 fired when connection 0 sent, trigger 3 when connection 2 did */
+        assert_int_equal(S.flows_finished, 4);
+        /* an id the file does not declare, above every declared one (the
+         * search ends past the last entry) or below, activates nothing */
+        uint32_t counts[3];
+        memcpy(counts, S.trigger_counts, sizeof counts);
+        sim_trigger_activate(&S, 4);
+        sim_trigger_activate(&S, 1000000);
+        sim_trigger_activate(&S, 0);
+        assert_memory_equal(counts, S.trigger_counts, sizeof counts);
         assert_int_equal(S.flows_finished, 4);
         sim_free(&S);
     }
