@@ -333,14 +333,15 @@ static void test_smartt_fixed_keep_power_exact(void **st)
 
 /* SMaRTT's wait-to-decrease average moves by 1 - keep^n for an ACK of n
  * packets (Sec. 3.6.1); smartt-fixed raises its Q24 keep to the n-th power
- * by squaring. ACKs of 2, 3, 4 and 8 packets each, in turns of marked and
+ * by squaring, and smartt its table of powers up to 63 packets and pow()
+ * from 64 on. ACKs of 2, 3, 4, 8, 63, 64 and 65 packets each, in turns of marked and
  * clean runs (so the average crosses the threshold again and again, and a
  * decrease happens or not on each side of it), keep both variants' windows
  * within 1% at every step. */
 static void test_smartt_fixed_wait_to_decrease_per_packet_count(void **st)
 {
     (void)st;
-    static const uint32_t pkts[] = {2, 3, 4, 8};
+    static const uint32_t pkts[] = {2, 3, 4, 8, 63, 64, 65};
     for (size_t i = 0; i < sizeof pkts / sizeof pkts[0]; i++) {
         const struct net *n = &NETS[0];
         struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
