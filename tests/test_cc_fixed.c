@@ -357,6 +357,24 @@ static void test_smartt_fixed_wait_to_decrease_per_packet_count(void **st)
     }
 }
 
+/* The shortest RTT a NIC clock can report is 1 ns: a NACK carrying it is
+ * a real sample, the new base RTT in both variants (their window falls
+ * with it to the floor), so the
+ * windows stay in step (issue 26: the fixed variant taking only samples
+ * above 1 ns went unnoticed; samples under 1 ns read 0 and are no sample,
+ * above). */
+static void test_smartt_fixed_nack_of_one_ns_is_the_base_rtt(void **st)
+{
+    (void)st;
+    const struct net *n = &NETS[0];
+    struct pair p = make_pair("smartt", "smartt-fixed", n, n->rtt);
+    p.strict = true;
+    nack(&p, 1000 * NS, 1 * NS, 300000);
+    ack(&p, 2000 * NS, MTU, 2 * NS, false, 300000);
+    assert_true(cc_cwnd(p.b) <= 2 * MTU); /* at the floor with maxwnd */
+    free_pair(&p);
+}
+
 /* --cc-opt wtd_threshold=1 lets a fair decrease through only once the
  * wait-to-decrease average reaches 1. Neither variant's average ever does:
  * the float one, avg = 15/16 avg + 1/16, stops 2^-50 short of 1 (each
@@ -511,6 +529,7 @@ int main(void)
         cmocka_unit_test(test_smartt_fixed_tracks_float),
         cmocka_unit_test(test_smartt_fixed_wait_to_decrease_per_packet_count),
         cmocka_unit_test(test_smartt_fixed_wait_to_decrease_threshold_one),
+        cmocka_unit_test(test_smartt_fixed_nack_of_one_ns_is_the_base_rtt),
         cmocka_unit_test(test_smartt_fixed_keep_power_exact),
         cmocka_unit_test(test_fixed_track_float_with_switches_off),
         cmocka_unit_test(test_nscc_fixed_tracks_float_with_q3_pressure),
