@@ -779,6 +779,17 @@ static void test_missing_parent_of_a_one_letter_name(void **st)
             if (strcmp(e->d_name, "new"))
                 fail_msg("%s holds '%s' besides 'new'", g_tmp, e->d_name);
     closedir(d);
+    /* the same with a relative name, whose first directory is new too (no
+     * existing directory is met on the way: each mkdir succeeds) */
+    char cwd[400];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_int_equal(chdir(g_tmp), 0);
+    o = outdir_prepare("rel/z", ONE_NAME, err, sizeof err);
+    bool made = o && outdir_write(o, "one.bin", "x", 1, err, sizeof err) && outdir_commit(o, err, sizeof err);
+    bool there = access("rel/z/one.bin", F_OK) == 0;
+    assert_int_equal(chdir(cwd), 0);
+    if (!made || !there)
+        fail_msg("--out rel/z from %s: %s", g_tmp, err);
     remove_tree(g_tmp);
 }
 
