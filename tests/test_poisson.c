@@ -853,6 +853,22 @@ static void test_group_label_at_the_window_edges(void **state)
     sim_free(&S);
 }
 
+/* A 2-tier run of spec_buf's Poisson workload with --switch-stats, to
+ * its end: the window tests' common setup. */
+static void run_switch_stats(uint64_t seed, double end_us)
+{
+    struct config c;
+    config_defaults(&c);
+    c.workload_spec = spec_buf;
+    c.tiers = 2;
+    c.seed = seed;
+    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
+    c.switch_stats = true;
+    c.progress = false;
+    sim_setup(&S, &c);
+    sim_run(&S);
+}
+
 /* A run can end before its measured window does: its last message done
  * and no arrival left before stop_us. The switches then sit empty until the
  * window's end, and their time average over the window [warmup, stop)
@@ -866,16 +882,7 @@ static double window_mean_tor(double end_us, simtime_ps *ended_ps, bool *end_tak
 {
     snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.001,n=8,warmup_us=200,stop_us=300",
              shared_path("workloads/google_all_rpc.cdf"));
-    struct config c;
-    config_defaults(&c);
-    c.workload_spec = spec_buf;
-    c.tiers = 2;
-    c.seed = 7;
-    c.end_ps = (simtime_ps)(end_us * PS_PER_US);
-    c.switch_stats = true;
-    c.progress = false;
-    sim_setup(&S, &c);
-    sim_run(&S);
+    run_switch_stats(7, end_us);
     struct poisson_stats ps;
     poisson_collect(&S, &ps);
     assert_true(ps.has_switch_window);
@@ -907,16 +914,7 @@ static void test_switch_window_after_the_run_ended(void **state)
      * no buffer, no goodput, no message, not what it did before */
     snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.005,n=8,warmup_us=200,stop_us=220",
              shared_path("workloads/facebook_hadoop.cdf"));
-    struct config c;
-    config_defaults(&c);
-    c.workload_spec = spec_buf;
-    c.tiers = 2;
-    c.seed = 1;
-    c.end_ps = 300 * PS_PER_US;
-    c.switch_stats = true;
-    c.progress = false;
-    sim_setup(&S, &c);
-    sim_run(&S);
+    run_switch_stats(1, 300);
     assert_true(S.n_flows > 0 && S.now < 200 * PS_PER_US);
     struct poisson_stats ps;
     poisson_collect(&S, &ps);
@@ -1191,16 +1189,7 @@ static void test_switch_window_mean_within_peak(void **state)
 {
     (void)state;
     snprintf(spec_buf, sizeof spec_buf, "poisson:cdf=%s,load=0.5,n=8,warmup_us=200,stop_us=220", shared_path(WKA));
-    struct config c;
-    config_defaults(&c);
-    c.workload_spec = spec_buf;
-    c.tiers = 2;
-    c.seed = 5;
-    c.end_ps = 300 * PS_PER_US;
-    c.switch_stats = true;
-    c.progress = false;
-    sim_setup(&S, &c);
-    sim_run(&S);
+    run_switch_stats(5, 300);
     struct poisson_stats ps;
     poisson_collect(&S, &ps);
     assert_true(ps.has_switch_window);
